@@ -1,0 +1,268 @@
+package io.prefixlog.core.delta;
+
+import io.prefixlog.core.text.Utf8;
+import io.prefixlog.schemas.delta.DeltaOp;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Encodes a target body as copy/insert ops against a base body. Both must be well-formed UTF-8.
+ *
+ * <p>The common case of a session is "the base, plus new messages before the closing brackets": the
+ * shared prefix and suffix are found with vectorised {@link Arrays#mismatch} and the delta is copy
+ * · insert · copy without any indexing. When the middle of the base also changed (a timestamp in
+ * the system prompt, an edited message), the base's middle is indexed by a hash of every {@value
+ * #WINDOW}-byte window at a stride of {@value #STRIDE} bytes, and the target's middle is scanned
+ * for matches that are then extended in both directions. So an edit costs its own bytes, not the
+ * rest of the body. Every match is trimmed to code point boundaries: ops count code points.
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class DeltaEncoder {
+  /** Bytes hashed per index entry. */
+  static final int WINDOW = 16;
+
+  /** Distance between indexed base positions. Matches of WINDOW + STRIDE - 1 bytes are found. */
+  static final int STRIDE = 8;
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private final int minMatch;
+
+  /**
+   * @param minMatch the shortest match worth a copy op, in bytes; a copy op costs about 30 bytes of
+   *     JSON, so shorter matches are cheaper as inserts. At least {@code WINDOW + STRIDE - 1}.
+   */
+  public DeltaEncoder(int minMatch) {
+    if (minMatch < WINDOW + STRIDE - 1) {
+      throw new IllegalArgumentException(
+          "minMatch must be at least " + (WINDOW + STRIDE - 1) + " bytes, got " + minMatch);
+    }
+    this.minMatch = minMatch;
+  }
+
+  /** The encoder with the default minimum match of 32 bytes. */
+  public static DeltaEncoder withDefaults() {
+    return new DeltaEncoder(32);
+  }
+
+  public EncodedDelta encode(byte[] base, byte[] target) {
+    OpsBuilder ops = new OpsBuilder(base, target);
+    int prefix = commonPrefix(base, target);
+    int suffix = commonSuffix(base, target, prefix);
+    int targetMiddleEnd = target.length - suffix;
+    int baseMiddleEnd = base.length - suffix;
+
+    ops.copy(0, 0, prefix);
+    if (prefix < targetMiddleEnd) {
+      if (baseMiddleEnd - prefix >= minMatch && targetMiddleEnd - prefix >= minMatch) {
+        matchMiddle(base, prefix, baseMiddleEnd, target, prefix, targetMiddleEnd, ops);
+      } else {
+        ops.insert(prefix, targetMiddleEnd);
+      }
+    }
+    ops.copy(targetMiddleEnd, baseMiddleEnd, suffix);
+    return ops.build(Utf8.countCodePoints(target, 0, prefix));
+  }
+
+  private static int commonPrefix(byte[] base, byte[] target) {
+    int p = Arrays.mismatch(base, target);
+    if (p < 0) {
+      return base.length; // identical
+    }
+    while (p > 0 && isInside(target, p)) {
+      p--;
+    }
+    return p;
+  }
+
+  private static int commonSuffix(byte[] base, byte[] target, int prefix) {
+    int limit = Math.min(base.length, target.length) - prefix;
+    int s = 0;
+    while (s < limit && base[base.length - 1 - s] == target[target.length - 1 - s]) {
+      s++;
+    }
+    while (s > 0 && isInside(target, target.length - s)) {
+      s--;
+    }
+    return s;
+  }
+
+  /** True when {@code position} falls inside a multi-byte sequence rather than on a boundary. */
+  private static boolean isInside(byte[] bytes, int position) {
+    return position < bytes.length && Utf8.isContinuation(bytes[position]);
+  }
+
+  private void matchMiddle(
+      byte[] base,
+      int baseStart,
+      int baseEnd,
+      byte[] target,
+      int targetStart,
+      int targetEnd,
+      OpsBuilder ops) {
+    WindowIndex index = WindowIndex.build(base, baseStart, baseEnd);
+    int pending = targetStart; // start of target bytes not yet covered by an op
+    int i = targetStart;
+    while (i + WINDOW <= targetEnd) {
+      int j = index.find(base, target, i);
+      if (j < 0) {
+        i++;
+        continue;
+      }
+      int forward = Arrays.mismatch(target, i, targetEnd, base, j, baseEnd);
+      int matchEnd = forward < 0 ? Math.min(targetEnd - i, baseEnd - j) : forward;
+      int back = 0;
+      while (i - back > pending
+          && j - back > baseStart
+          && target[i - back - 1] == base[j - back - 1]) {
+        back++;
+      }
+      int start = i - back;
+      int baseFrom = j - back;
+      int end = i + matchEnd;
+      while (start < end && Utf8.isContinuation(target[start])) {
+        start++;
+        baseFrom++;
+      }
+      while (end > start && isInside(target, end)) {
+        end--;
+      }
+      if (end - start < minMatch) {
+        i++;
+        continue;
+      }
+      ops.insert(pending, start);
+      ops.copy(start, baseFrom, end - start);
+      pending = end;
+      i = end;
+    }
+    ops.insert(pending, targetEnd);
+  }
+
+  /** Open-addressing table from window hash to the first base position with that window. */
+  private static final class WindowIndex {
+    private final int[] slots; // base position + 1; 0 = empty
+    private final int mask;
+
+    private WindowIndex(int[] slots) {
+      this.slots = slots;
+      this.mask = slots.length - 1;
+    }
+
+    static WindowIndex build(byte[] base, int start, int end) {
+      int entries = Math.max(1, (end - start - WINDOW) / STRIDE + 1);
+      int size = Integer.highestOneBit(entries * 2 - 1) << 1;
+      WindowIndex index = new WindowIndex(new int[Math.max(16, size)]);
+      for (int j = start; j + WINDOW <= end; j += STRIDE) {
+        int slot = hash(base, j) & index.mask;
+        while (index.slots[slot] != 0) {
+          slot = (slot + 1) & index.mask;
+        }
+        index.slots[slot] = j + 1;
+      }
+      return index;
+    }
+
+    /** A base position whose window equals the target's window at {@code i}, or -1. */
+    int find(byte[] base, byte[] target, int i) {
+      long a = (long) LONGS.get(target, i);
+      long b = (long) LONGS.get(target, i + Long.BYTES);
+      int slot = mix(a, b) & mask;
+      int probes = 0;
+      while (slots[slot] != 0 && probes++ < 8) {
+        int j = slots[slot] - 1;
+        if ((long) LONGS.get(base, j) == a && (long) LONGS.get(base, j + Long.BYTES) == b) {
+          return j;
+        }
+        slot = (slot + 1) & mask;
+      }
+      return -1;
+    }
+
+    private static int hash(byte[] bytes, int position) {
+      return mix((long) LONGS.get(bytes, position), (long) LONGS.get(bytes, position + Long.BYTES));
+    }
+
+    private static int mix(long a, long b) {
+      long h = a * 0x9E3779B97F4A7C15L ^ Long.rotateLeft(b * 0xC2B2AE3D27D4EB4FL, 29);
+      return (int) (h ^ (h >>> 32));
+    }
+  }
+
+  /** Collects byte-range ops in target order and converts them to code-point ops. */
+  private static final class OpsBuilder {
+    private final byte[] base;
+    private final byte[] target;
+    private final List<DeltaOp> ops = new ArrayList<>();
+    private long copiedBytes;
+    private long insertedBytes;
+    // Pending copy, merged with the next one when both ranges are contiguous.
+    private int copyFrom = -1;
+    private int copyLength;
+    // Code-point cursor into the base: copies mostly move forward.
+    private int cursorByte;
+    private long cursorCodePoint;
+
+    OpsBuilder(byte[] base, byte[] target) {
+      this.base = base;
+      this.target = target;
+    }
+
+    void copy(int targetFrom, int baseFrom, int length) {
+      if (length <= 0) {
+        return;
+      }
+      copiedBytes += length;
+      if (copyFrom >= 0 && copyFrom + copyLength == baseFrom) {
+        copyLength += length;
+        return;
+      }
+      flushCopy();
+      copyFrom = baseFrom;
+      copyLength = length;
+    }
+
+    void insert(int targetFrom, int targetTo) {
+      if (targetTo <= targetFrom) {
+        return;
+      }
+      flushCopy();
+      insertedBytes += targetTo - targetFrom;
+      ops.add(
+          new DeltaOp.Insert(
+              new String(target, targetFrom, targetTo - targetFrom, StandardCharsets.UTF_8)));
+    }
+
+    private void flushCopy() {
+      if (copyFrom < 0) {
+        return;
+      }
+      long from = codePointAt(copyFrom);
+      long to = codePointAt(copyFrom + copyLength);
+      ops.add(new DeltaOp.Copy(Math.toIntExact(from), Math.toIntExact(to - from)));
+      copyFrom = -1;
+    }
+
+    private long codePointAt(int byteOffset) {
+      if (byteOffset < cursorByte) {
+        cursorByte = 0;
+        cursorCodePoint = 0;
+      }
+      cursorCodePoint += Utf8.countCodePoints(base, cursorByte, byteOffset);
+      cursorByte = byteOffset;
+      return cursorCodePoint;
+    }
+
+    EncodedDelta build(long prefixCodePoints) {
+      flushCopy();
+      return new EncodedDelta(ops, prefixCodePoints, copiedBytes, insertedBytes);
+    }
+  }
+}

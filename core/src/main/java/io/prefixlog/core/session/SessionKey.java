@@ -1,0 +1,17 @@
+package io.prefixlog.core.session;
+
+import java.util.Objects;
+
+/**
+ * A derived session key and the signal it came from.
+ *
+ * @param key truncated keyed hash, lower-case hex; never the raw signal
+ * @param source where the signal was found: {@code header:<name>}, {@code body:session_id}, {@code
+ *     body:user} or {@code fallback}
+ */
+public record SessionKey(String key, String source) {
+  public SessionKey {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(source, "source");
+  }
+}

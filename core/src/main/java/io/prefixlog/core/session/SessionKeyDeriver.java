@@ -1,0 +1,106 @@
+package io.prefixlog.core.session;
+
+import java.nio.charset.StandardCharsets;
+import java.security.InvalidKeyException;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Derives {@code session_key} (DESIGN §5): a keyed hash (HMAC-SHA-256, truncated to {@value
+ * #KEY_HEX_CHARS} hex digits) of the first session signal present, in this order: the configured
+ * session headers, the body's {@code session_id}, the body's {@code user}, and the fallback tuple
+ * (client address, model, user agent).
+ *
+ * <p>Explicit session ids (headers and {@code session_id}) share one namespace, so a client that
+ * sends the same id once as a header and once in the body stays in one session; {@code user} and
+ * the fallback tuple have their own. Raw signal values never leave this class.
+ */
+public final class SessionKeyDeriver {
+  /** 128 bits: collisions stay negligible at any realistic number of sessions. */
+  public static final int KEY_HEX_CHARS = 32;
+
+  /** Headers tried first, in order: generic, Open WebUI's chat id, and agents' own. */
+  public static final List<String> DEFAULT_HEADERS =
+      List.of("x-session-id", "x-conversation-id", "x-openwebui-chat-id", "x-agent-session-id");
+
+  private static final HexFormat HEX = HexFormat.of();
+
+  private final SecretKeySpec secret;
+  private final List<String> headerOrder;
+
+  /**
+   * @param secret the HMAC key; at least 16 bytes
+   * @param headerOrder session headers to look for, in order; matched case-insensitively
+   */
+  public SessionKeyDeriver(byte[] secret, List<String> headerOrder) {
+    Objects.requireNonNull(secret, "secret");
+    if (secret.length < 16) {
+      throw new IllegalArgumentException(
+          "the session key secret must be at least 16 bytes, got " + secret.length);
+    }
+    this.secret = new SecretKeySpec(secret.clone(), "HmacSHA256");
+    this.headerOrder =
+        Objects.requireNonNull(headerOrder, "headerOrder").stream()
+            .map(h -> h.toLowerCase(Locale.ROOT))
+            .toList();
+  }
+
+  /** The configured session headers, lower case, in the order they are tried. */
+  public List<String> headerOrder() {
+    return headerOrder;
+  }
+
+  /**
+   * Derives the key of one request.
+   *
+   * @param headers request headers with lower-case names
+   * @param body the body's top-level session fields (may be {@link BodyFields#EMPTY})
+   * @param clientAddr the client address as the proxy saw it (before any anonymisation)
+   * @param userAgent the {@code User-Agent} header, or null
+   */
+  public SessionKey derive(
+      Map<String, String> headers, BodyFields body, String clientAddr, String userAgent) {
+    for (String header : headerOrder) {
+      String value = headers.get(header);
+      if (value != null && !value.isBlank()) {
+        return new SessionKey(mac("session", value), "header:" + header);
+      }
+    }
+    if (body.sessionId() != null && !body.sessionId().isBlank()) {
+      return new SessionKey(mac("session", body.sessionId()), "body:session_id");
+    }
+    if (body.user() != null && !body.user().isBlank()) {
+      return new SessionKey(mac("user", body.user()), "body:user");
+    }
+    String tuple =
+        nullToEmpty(clientAddr)
+            + '\u0000'
+            + nullToEmpty(body.model())
+            + '\u0000'
+            + nullToEmpty(userAgent);
+    return new SessionKey(mac("fallback", tuple), "fallback");
+  }
+
+  private String mac(String namespace, String value) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(secret);
+      mac.update(namespace.getBytes(StandardCharsets.UTF_8));
+      mac.update((byte) 0);
+      byte[] digest = mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
+      return HEX.formatHex(digest, 0, KEY_HEX_CHARS / 2);
+    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+      throw new IllegalStateException("HmacSHA256 is available in every Java runtime", e);
+    }
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}

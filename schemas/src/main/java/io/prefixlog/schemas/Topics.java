@@ -1,0 +1,81 @@
+package io.prefixlog.schemas;
+
+import io.prefixlog.schemas.Topic.CleanupPolicy;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.dlq.DeadLetter;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.kv.BlockIndexEntry;
+import io.prefixlog.schemas.kv.SourceStats;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
+import java.util.List;
+import java.util.Objects;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * Every prefixlog topic, named under one prefix (default {@code prefixlog.}).
+ *
+ * <p>The raw inputs are typed as bytes: their readers parse them themselves so that a bad record
+ * becomes a counted dead letter with its exact bytes, not a deserialisation crash.
+ */
+public record Topics(
+    Topic<String, byte[]> requestsRaw,
+    Topic<String, byte[]> kvEvents,
+    Topic<String, DeltaRecord> sessionDeltas,
+    Topic<String, ChunkLookupRecord> chunkLookups,
+    Topic<String, BlockIndexEntry> blockIndex,
+    Topic<String, SourceStats> sourceStats,
+    Topic<byte[], DeadLetter> deadLetters) {
+
+  public static final String DEFAULT_PREFIX = "prefixlog.";
+
+  public Topics {
+    Objects.requireNonNull(requestsRaw, "requestsRaw");
+    Objects.requireNonNull(kvEvents, "kvEvents");
+    Objects.requireNonNull(sessionDeltas, "sessionDeltas");
+    Objects.requireNonNull(chunkLookups, "chunkLookups");
+    Objects.requireNonNull(blockIndex, "blockIndex");
+    Objects.requireNonNull(sourceStats, "sourceStats");
+    Objects.requireNonNull(deadLetters, "deadLetters");
+  }
+
+  /** The topics under {@code prefix}; the prefix may be empty. */
+  public static Topics withPrefix(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    return new Topics(
+        new Topic<>(
+            prefix + "requests.raw", Serdes.String(), Serdes.ByteArray(), CleanupPolicy.DELETE),
+        new Topic<>(
+            prefix + "kv.events", Serdes.String(), Serdes.ByteArray(), CleanupPolicy.DELETE),
+        new Topic<>(
+            prefix + "session.deltas",
+            Serdes.String(),
+            JsonSerde.of(DeltaRecord.class),
+            CleanupPolicy.COMPACT_DELETE),
+        new Topic<>(
+            prefix + "chunk.lookups",
+            Serdes.String(),
+            JsonSerde.of(ChunkLookupRecord.class),
+            CleanupPolicy.COMPACT_DELETE),
+        new Topic<>(
+            prefix + "kv.block-index",
+            Serdes.String(),
+            JsonSerde.of(BlockIndexEntry.class),
+            CleanupPolicy.COMPACT),
+        new Topic<>(
+            prefix + "kv.source-stats",
+            Serdes.String(),
+            JsonSerde.of(SourceStats.class),
+            CleanupPolicy.COMPACT),
+        new Topic<>(
+            prefix + "dlq",
+            Serdes.ByteArray(),
+            JsonSerde.of(DeadLetter.class),
+            CleanupPolicy.DELETE));
+  }
+
+  /** Every topic, inputs first. */
+  public List<Topic<?, ?>> all() {
+    return List.of(
+        requestsRaw, kvEvents, sessionDeltas, chunkLookups, blockIndex, sourceStats, deadLetters);
+  }
+}

@@ -1,0 +1,96 @@
+package io.prefixlog.schemas.delta;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.prefixlog.schemas.request.ResponseInfo;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One turn of a session, schema version 2, keyed {@code session_key/seq} on {@code session.deltas}.
+ *
+ * <p>A {@code full} record (a keyframe) carries the body as the raw event did; a {@code delta}
+ * record carries {@code ops} against the earlier turn {@code base_seq} of the same session. Either
+ * way {@code body_len} and {@code body_sha256} describe the rebuilt bytes, so every rebuild is
+ * checked. {@link #toString()} never shows the body.
+ *
+ * @param keyframeReason why a keyframe was written ({@code first_turn}, {@code no_close_base},
+ *     {@code chain_limit}, {@code not_utf8}); absent on deltas
+ * @param chainDepth deltas between this record and its keyframe (0 for a keyframe): the rebuild
+ *     cost, bounded by the configured keyframe interval
+ */
+public record DeltaRecord(
+    @JsonProperty("schema_version") Integer schemaVersion,
+    @JsonProperty("session_key") String sessionKey,
+    @JsonProperty("seq") Long seq,
+    @JsonProperty("request_id") String requestId,
+    @JsonProperty("ts") Long ts,
+    @JsonProperty("model") String model,
+    @JsonProperty("session_key_source") String sessionKeySource,
+    @JsonProperty("client_addr") String clientAddr,
+    @JsonProperty("user_agent") String userAgent,
+    @JsonProperty("headers") Map<String, String> headers,
+    @JsonProperty("method") String method,
+    @JsonProperty("path") String path,
+    @JsonProperty("kind") String kind,
+    @JsonProperty("keyframe_reason") String keyframeReason,
+    @JsonProperty("body") String body,
+    @JsonProperty("body_encoding") String bodyEncoding,
+    @JsonProperty("base_seq") Long baseSeq,
+    @JsonProperty("base_sha256") String baseSha256,
+    @JsonProperty("ops") List<DeltaOp> ops,
+    @JsonProperty("chain_depth") Integer chainDepth,
+    @JsonProperty("body_len") Long bodyLen,
+    @JsonProperty("body_sha256") String bodySha256,
+    @JsonProperty("prefix_len") Long prefixLen,
+    @JsonProperty("truncated") Boolean truncated,
+    @JsonProperty("prompt_tokens") Long promptTokens,
+    @JsonProperty("cached_tokens") Long cachedTokens,
+    @JsonProperty("prefix_cache_hit_rate") Double prefixCacheHitRate,
+    @JsonProperty("response") ResponseInfo response) {
+
+  public static final int SCHEMA_VERSION = 2;
+  public static final String KIND_FULL = "full";
+  public static final String KIND_DELTA = "delta";
+
+  public DeltaRecord {
+    headers = headers == null ? null : Collections.unmodifiableSortedMap(new TreeMap<>(headers));
+    ops = ops == null ? null : List.copyOf(ops);
+  }
+
+  /** The record key: {@code session_key/seq}. */
+  public static String key(String sessionKey, long seq) {
+    return sessionKey + "/" + seq;
+  }
+
+  /** The session part of a record key (everything before the last {@code /}). */
+  public static String sessionOfKey(String key) {
+    int slash = key.lastIndexOf('/');
+    if (slash <= 0) {
+      throw new IllegalArgumentException("delta key is not session_key/seq: " + key);
+    }
+    return key.substring(0, slash);
+  }
+
+  public boolean isKeyframe() {
+    return KIND_FULL.equals(kind);
+  }
+
+  @Override
+  public String toString() {
+    return "DeltaRecord[sessionKey="
+        + sessionKey
+        + ", seq="
+        + seq
+        + ", kind="
+        + kind
+        + ", baseSeq="
+        + baseSeq
+        + ", ops="
+        + (ops == null ? 0 : ops.size())
+        + ", bodyLen="
+        + bodyLen
+        + ", body=<redacted>]";
+  }
+}

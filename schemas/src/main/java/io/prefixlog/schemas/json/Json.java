@@ -1,0 +1,37 @@
+package io.prefixlog.schemas.json;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/**
+ * The JSON configuration every prefixlog wire type is read and written with.
+ *
+ * <p>Absent stays absent ({@code NON_NULL}): a field a producer could not know is left out, never
+ * written as null. Unknown fields are ignored on read so that newer producers do not break older
+ * readers; the JSON Schemas in {@code schemas/} are where strictness lives.
+ */
+public final class Json {
+  private static final ObjectMapper MAPPER =
+      JsonMapper.builder()
+          .defaultPropertyInclusion(
+              JsonInclude.Value.construct(
+                  JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+          // Parse errors must never quote the input: it can hold a prompt.
+          .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION.mappedFeature())
+          .build();
+
+  private Json() {}
+
+  /** The shared, thread-safe mapper. Do not reconfigure it. */
+  public static ObjectMapper mapper() {
+    return MAPPER;
+  }
+}

@@ -1,0 +1,33 @@
+package io.prefixlog.schemas.lookup;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+
+/**
+ * The chunk hashes of one request's prompt, keyed by {@code request_id} on {@code chunk.lookups}.
+ *
+ * <p>The first six fields are LMCache's lookup-hash log fields with LMCache's meaning: {@code
+ * timestamp} in Unix seconds, {@code chunk_hashes} as {@code 0x}-prefixed hex, full chunks only
+ * (the tail, {@code seq_len mod chunk_size}, is an implicit miss). Hashes are prefix-chained: hash
+ * i covers chunks 0..i. {@code chunk_unit} states what {@code chunk_size} and {@code seq_len} count
+ * ({@code bytes} of the rendered prompt when no tokenizer is used; {@code tokens} in LMCache's own
+ * files).
+ */
+public record ChunkLookupRecord(
+    @JsonProperty("timestamp") Double timestamp,
+    @JsonProperty("request_id") String requestId,
+    @JsonProperty("model_name") String modelName,
+    @JsonProperty("chunk_size") Integer chunkSize,
+    @JsonProperty("seq_len") Long seqLen,
+    @JsonProperty("chunk_hashes") List<String> chunkHashes,
+    @JsonProperty("session_key") String sessionKey,
+    @JsonProperty("hash_algo") String hashAlgo,
+    @JsonProperty("chunk_unit") String chunkUnit,
+    @JsonProperty("chunked") String chunked,
+    @JsonProperty("prompt_tokens") Long promptTokens,
+    @JsonProperty("cached_tokens") Long cachedTokens) {
+
+  public ChunkLookupRecord {
+    chunkHashes = chunkHashes == null ? null : List.copyOf(chunkHashes);
+  }
+}

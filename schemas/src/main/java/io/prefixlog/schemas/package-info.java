@@ -1,0 +1,2 @@
+/** Wire types shared by every prefixlog module: topics, records and their Serdes. */
+package io.prefixlog.schemas;
