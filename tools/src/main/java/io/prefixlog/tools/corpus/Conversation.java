@@ -1,0 +1,21 @@
+package io.prefixlog.tools.corpus;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One conversation of a corpus file: its id and its messages, each kept as the JSON object it was
+ * in the file (field order and text untouched, tool-call fields included).
+ */
+public record Conversation(String id, List<ObjectNode> messages) {
+  public Conversation {
+    Objects.requireNonNull(id, "id");
+    messages = List.copyOf(messages);
+  }
+
+  /** How many chat requests this conversation made: one per assistant message. */
+  public int requestCount() {
+    return (int) messages.stream().filter(m -> "assistant".equals(m.path("role").asText())).count();
+  }
+}

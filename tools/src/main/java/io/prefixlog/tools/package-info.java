@@ -1,0 +1,2 @@
+/** The prefixlog launcher and its subcommands. */
+package io.prefixlog.tools;
