@@ -1,0 +1,64 @@
+package io.prefixlog.core.delta;
+
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.ResponseInfo;
+import io.prefixlog.schemas.request.Usage;
+
+/** Builds the delta record of one turn from its raw event and the encoder's decision. */
+public final class DeltaRecords {
+  private DeltaRecords() {}
+
+  /**
+   * @param raw the validated raw event (its body fields are copied only for keyframes)
+   * @param turn the encoder's decision for it
+   */
+  public static DeltaRecord of(RawRequestEvent raw, EncodedTurn turn) {
+    Long promptTokens = null;
+    Long cachedTokens = null;
+    ResponseInfo response = raw.response();
+    if (response != null && response.usage() != null) {
+      Usage usage = response.usage();
+      promptTokens = usage.promptTokens();
+      cachedTokens = usage.cachedTokens();
+      // vLLM omits cached_tokens when it is zero; with prompt tokens known, absent means zero.
+      if (cachedTokens == null && promptTokens != null) {
+        cachedTokens = 0L;
+      }
+    }
+    Double hitRate =
+        promptTokens != null && promptTokens > 0 && cachedTokens != null
+            ? (double) cachedTokens / promptTokens
+            : null;
+    boolean keyframe = turn.isKeyframe();
+    return new DeltaRecord(
+        DeltaRecord.SCHEMA_VERSION,
+        raw.sessionKey(),
+        turn.seq(),
+        raw.requestId(),
+        raw.ts(),
+        raw.model(),
+        raw.sessionKeySource(),
+        raw.clientAddr(),
+        raw.userAgent(),
+        raw.headers(),
+        raw.method(),
+        raw.path(),
+        keyframe ? DeltaRecord.KIND_FULL : DeltaRecord.KIND_DELTA,
+        keyframe ? turn.keyframeReason().wireName() : null,
+        keyframe ? raw.body() : null,
+        keyframe ? raw.bodyEncoding() : null,
+        keyframe ? null : turn.base().seq(),
+        keyframe ? null : turn.base().sha256(),
+        keyframe ? null : turn.delta().ops(),
+        turn.chainDepth(),
+        raw.bodyLen(),
+        raw.bodySha256(),
+        keyframe ? 0L : turn.delta().prefixCodePoints(),
+        raw.truncated(),
+        promptTokens,
+        cachedTokens,
+        hitRate,
+        response);
+  }
+}

@@ -1,0 +1,57 @@
+package io.prefixlog.core.delta;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The encoder's decision for one request, and what the session state becomes.
+ *
+ * @param seq the turn's seq
+ * @param keyframeReason why the turn is a keyframe, or null for a delta
+ * @param base the base a delta was encoded against, or null for a keyframe
+ * @param delta the ops, or null for a keyframe
+ * @param chainDepth deltas between this turn and its keyframe
+ * @param newState the session state after this turn
+ * @param storeBody whether the turn's body must be stored as a base under {@code seq}
+ * @param evictedSeqs stored bases no longer needed: delete their bodies
+ */
+public record EncodedTurn(
+    long seq,
+    KeyframeReason keyframeReason,
+    BaseInfo base,
+    EncodedDelta delta,
+    int chainDepth,
+    SessionState newState,
+    boolean storeBody,
+    List<Long> evictedSeqs) {
+
+  public EncodedTurn {
+    Objects.requireNonNull(newState, "newState");
+    evictedSeqs = List.copyOf(evictedSeqs);
+    if ((keyframeReason == null) == (delta == null)) {
+      throw new IllegalArgumentException("a turn is either a keyframe or a delta");
+    }
+  }
+
+  public boolean isKeyframe() {
+    return keyframeReason != null;
+  }
+
+  /** Why a turn was written whole; the wire names go into {@code keyframe_reason}. */
+  public enum KeyframeReason {
+    FIRST_TURN("first_turn"),
+    NO_CLOSE_BASE("no_close_base"),
+    CHAIN_LIMIT("chain_limit"),
+    NOT_UTF8("not_utf8");
+
+    private final String wireName;
+
+    KeyframeReason(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.prefixlog.core.delta;
+
+import io.prefixlog.core.delta.EncodedTurn.KeyframeReason;
+import io.prefixlog.core.text.Sha256;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Decides how each request of a session is written: which stored base it is encoded against, or why
+ * it is a keyframe, and which bases the session keeps afterwards.
+ *
+ * <p>Candidates are ranked by the prefix they share with the request, estimated from stored {@link
+ * PrefixFingerprint}s (newest first among equals), so that usually only one stored body is loaded.
+ * The first candidate is taken when it leaves at most {@code goodEnoughFraction} of the body as
+ * literal text; otherwise every candidate is tried and the one with the fewest literal bytes wins.
+ * This is what keeps branches, regenerations and interleaved chats under one key cheap.
+ *
+ * <p>Pure logic: the stream app backs {@link BaseBodies} with a RocksDB store, the benchmarks and
+ * tools with memory.
+ */
+public final class TurnEncoder {
+  private final EncoderSettings settings;
+  private final DeltaEncoder encoder;
+
+  public TurnEncoder(EncoderSettings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.encoder = new DeltaEncoder(settings.minMatchBytes());
+  }
+
+  public EncoderSettings settings() {
+    return settings;
+  }
+
+  /**
+   * Encodes one request body.
+   *
+   * @param state the session's state before this request ({@link SessionState#fresh()} if new)
+   * @param body the exact request bytes
+   * @param utf8 whether the bytes are well-formed UTF-8 (only such bodies can be or have bases)
+   * @param bodies loads stored bases
+   * @param nowMs the processing time, recorded as the session's last activity
+   */
+  public EncodedTurn encode(
+      SessionState state, byte[] body, boolean utf8, BaseBodies bodies, long nowMs) {
+    long seq = state.nextSeq();
+    if (!utf8) {
+      SessionState next = new SessionState(seq + 1, nowMs, state.bases());
+      return new EncodedTurn(seq, KeyframeReason.NOT_UTF8, null, null, 0, next, false, List.of());
+    }
+    long[] fingerprint = PrefixFingerprint.of(body);
+    Choice best = chooseBase(state, body, fingerprint, bodies);
+
+    KeyframeReason reason = null;
+    if (best == null) {
+      reason =
+          state.bases().isEmpty() && seq == 1
+              ? KeyframeReason.FIRST_TURN
+              : KeyframeReason.NO_CLOSE_BASE;
+    } else if (best.delta.insertedFraction() > settings.maxInsertedFraction()) {
+      reason = KeyframeReason.NO_CLOSE_BASE;
+    } else if (best.base.chainDepth() + 1 >= settings.keyframeInterval()) {
+      reason = KeyframeReason.CHAIN_LIMIT;
+    }
+    int chainDepth = reason == null ? best.base.chainDepth() + 1 : 0;
+    BaseInfo stored = new BaseInfo(seq, Sha256.hex(body), chainDepth, body.length, fingerprint);
+    List<Long> evicted = new ArrayList<>();
+    List<BaseInfo> bases = keep(stored, state.bases(), evicted);
+    boolean storeBody = bases.contains(stored);
+    SessionState next = new SessionState(seq + 1, nowMs, bases);
+    if (reason != null) {
+      return new EncodedTurn(seq, reason, null, null, 0, next, storeBody, evicted);
+    }
+    return new EncodedTurn(seq, null, best.base, best.delta, chainDepth, next, storeBody, evicted);
+  }
+
+  private Choice chooseBase(
+      SessionState state, byte[] body, long[] fingerprint, BaseBodies bodies) {
+    List<BaseInfo> candidates = new ArrayList<>(state.bases());
+    candidates.sort(
+        Comparator.comparingLong(
+                (BaseInfo b) ->
+                    PrefixFingerprint.sharedPrefixAtLeast(b.fingerprintView(), fingerprint))
+            .reversed()
+            .thenComparing(Comparator.comparingLong(BaseInfo::seq).reversed()));
+    Choice best = null;
+    for (BaseInfo candidate : candidates) {
+      byte[] baseBody = bodies.load(candidate.seq());
+      if (baseBody == null) {
+        continue;
+      }
+      EncodedDelta delta = encoder.encode(baseBody, body);
+      if (best == null || delta.insertedBytes() < best.delta.insertedBytes()) {
+        best = new Choice(candidate, delta);
+      }
+      if (best.delta.insertedFraction() <= settings.goodEnoughFraction()) {
+        break;
+      }
+    }
+    return best;
+  }
+
+  /** The newest bases within the count and byte limits; what falls out goes to {@code evicted}. */
+  private List<BaseInfo> keep(BaseInfo newest, List<BaseInfo> older, List<Long> evicted) {
+    List<BaseInfo> kept = new ArrayList<>();
+    long bytes = 0;
+    List<BaseInfo> all = new ArrayList<>();
+    all.add(newest);
+    all.addAll(older);
+    for (BaseInfo base : all) {
+      boolean fits =
+          kept.size() < settings.maxBases() && bytes + base.length() <= settings.maxBaseBytes();
+      if (fits) {
+        kept.add(base);
+        bytes += base.length();
+      } else if (base != newest) {
+        evicted.add(base.seq());
+      }
+    }
+    return kept;
+  }
+
+  private record Choice(BaseInfo base, EncodedDelta delta) {}
+}
