@@ -61,8 +61,11 @@ public final class DeltaEncoder {
 
     ops.copy(0, 0, prefix);
     if (prefix < targetMiddleEnd) {
-      if (baseMiddleEnd - prefix >= minMatch && targetMiddleEnd - prefix >= minMatch) {
-        matchMiddle(base, prefix, baseMiddleEnd, target, prefix, targetMiddleEnd, ops);
+      // The target's middle is matched against all of the base after the prefix, suffix included:
+      // the common suffix is taken greedily and may hold text that the middle repeats (the tail
+      // of the last question, which the new turn's question shares).
+      if (base.length - prefix >= minMatch && targetMiddleEnd - prefix >= minMatch) {
+        matchMiddle(base, prefix, base.length, target, prefix, targetMiddleEnd, ops);
       } else {
         ops.insert(prefix, targetMiddleEnd);
       }
@@ -109,15 +112,26 @@ public final class DeltaEncoder {
       OpsBuilder ops) {
     WindowIndex index = WindowIndex.build(base, baseStart, baseEnd);
     int pending = targetStart; // start of target bytes not yet covered by an op
+    int offset = 0; // base position minus target position of the last copy
     int i = targetStart;
     while (i + WINDOW <= targetEnd) {
-      int j = index.find(base, target, i);
-      if (j < 0) {
+      // The last copy's alignment first: after an in-place edit (a timestamp) the rest of the
+      // body continues at the same offset, and repeated text must not pull the match elsewhere.
+      int j = i + offset;
+      int length = 0;
+      if (j >= baseStart && j + WINDOW <= baseEnd && sameWindow(base, j, target, i)) {
+        length = forwardMatch(base, j, baseEnd, target, i, targetEnd);
+      } else {
+        long found = index.longestMatch(base, baseEnd, target, i, targetEnd);
+        if (found >= 0) {
+          j = (int) (found >>> 32);
+          length = (int) found;
+        }
+      }
+      if (length < WINDOW) {
         i++;
         continue;
       }
-      int forward = Arrays.mismatch(target, i, targetEnd, base, j, baseEnd);
-      int matchEnd = forward < 0 ? Math.min(targetEnd - i, baseEnd - j) : forward;
       int back = 0;
       while (i - back > pending
           && j - back > baseStart
@@ -126,7 +140,7 @@ public final class DeltaEncoder {
       }
       int start = i - back;
       int baseFrom = j - back;
-      int end = i + matchEnd;
+      int end = i + length;
       while (start < end && Utf8.isContinuation(target[start])) {
         start++;
         baseFrom++;
@@ -140,14 +154,32 @@ public final class DeltaEncoder {
       }
       ops.insert(pending, start);
       ops.copy(start, baseFrom, end - start);
+      offset = baseFrom - start;
       pending = end;
       i = end;
     }
     ops.insert(pending, targetEnd);
   }
 
-  /** Open-addressing table from window hash to the first base position with that window. */
+  private static boolean sameWindow(byte[] base, int j, byte[] target, int i) {
+    return (long) LONGS.get(base, j) == (long) LONGS.get(target, i)
+        && (long) LONGS.get(base, j + Long.BYTES) == (long) LONGS.get(target, i + Long.BYTES);
+  }
+
+  private static int forwardMatch(
+      byte[] base, int j, int baseEnd, byte[] target, int i, int targetEnd) {
+    int mismatch = Arrays.mismatch(target, i, targetEnd, base, j, baseEnd);
+    return mismatch < 0 ? Math.min(targetEnd - i, baseEnd - j) : mismatch;
+  }
+
+  /**
+   * Open-addressing table from window hash to base positions. Equal windows (repeated text) get one
+   * slot each, so a lookup can pick the longest of several candidates.
+   */
   private static final class WindowIndex {
+    /** Candidates examined per lookup: bounds the cost of highly repetitive bases. */
+    private static final int MAX_PROBES = 8;
+
     private final int[] slots; // base position + 1; 0 = empty
     private final int mask;
 
@@ -162,28 +194,42 @@ public final class DeltaEncoder {
       WindowIndex index = new WindowIndex(new int[Math.max(16, size)]);
       for (int j = start; j + WINDOW <= end; j += STRIDE) {
         int slot = hash(base, j) & index.mask;
-        while (index.slots[slot] != 0) {
+        int probes = 0;
+        while (index.slots[slot] != 0 && probes < MAX_PROBES) {
           slot = (slot + 1) & index.mask;
+          probes++;
         }
-        index.slots[slot] = j + 1;
+        // A window repeated more often than lookups examine is not indexed again: this keeps
+        // building linear on repetitive bases (long runs of spaces, repeated tool output).
+        if (index.slots[slot] == 0) {
+          index.slots[slot] = j + 1;
+        }
       }
       return index;
     }
 
-    /** A base position whose window equals the target's window at {@code i}, or -1. */
-    int find(byte[] base, byte[] target, int i) {
+    /**
+     * The base position of the longest match of the target at {@code i} among the candidates with
+     * the same window, packed as {@code position << 32 | length}, or -1 when there is none.
+     */
+    long longestMatch(byte[] base, int baseEnd, byte[] target, int i, int targetEnd) {
       long a = (long) LONGS.get(target, i);
       long b = (long) LONGS.get(target, i + Long.BYTES);
       int slot = mix(a, b) & mask;
-      int probes = 0;
-      while (slots[slot] != 0 && probes++ < 8) {
+      long best = -1;
+      int bestLength = 0;
+      for (int probes = 0; slots[slot] != 0 && probes < MAX_PROBES; probes++) {
         int j = slots[slot] - 1;
         if ((long) LONGS.get(base, j) == a && (long) LONGS.get(base, j + Long.BYTES) == b) {
-          return j;
+          int length = forwardMatch(base, j, baseEnd, target, i, targetEnd);
+          if (length > bestLength) {
+            bestLength = length;
+            best = ((long) j << 32) | length;
+          }
         }
         slot = (slot + 1) & mask;
       }
-      return -1;
+      return best;
     }
 
     private static int hash(byte[] bytes, int position) {

@@ -1,0 +1,75 @@
+package io.prefixlog.core.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Serves {@code GET /metrics} (Prometheus text) and {@code GET /health} (200 when healthy, 503
+ * otherwise) on one small daemon thread.
+ */
+public final class MetricsServer implements AutoCloseable {
+  private final HttpServer server;
+
+  private MetricsServer(HttpServer server) {
+    this.server = server;
+  }
+
+  /**
+   * Starts serving.
+   *
+   * @param host the address to bind (loopback unless the deployment exposes metrics)
+   * @param port the port; 0 picks a free one
+   */
+  public static MetricsServer start(
+      String host, int port, MetricsRegistry registry, BooleanSupplier healthy) throws IOException {
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(healthy, "healthy");
+    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
+    server.createContext(
+        "/metrics",
+        exchange ->
+            respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.render()));
+    server.createContext(
+        "/health",
+        exchange -> {
+          boolean ok = healthy.getAsBoolean();
+          respond(
+              exchange, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "unhealthy\n");
+        });
+    server.setExecutor(
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread thread = new Thread(r, "prefixlog-metrics-http");
+              thread.setDaemon(true);
+              return thread;
+            }));
+    server.start();
+    return new MetricsServer(server);
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private static void respond(HttpExchange exchange, int status, String type, String body)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", type);
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

@@ -1,0 +1,2 @@
+/** Counters and gauges in Prometheus' text format, served over HTTP with /metrics and /health. */
+package io.prefixlog.core.metrics;

@@ -1,0 +1,65 @@
+package io.prefixlog.streams;
+
+import io.prefixlog.core.delta.EncodedTurn;
+import io.prefixlog.core.metrics.MetricsRegistry;
+import java.util.concurrent.atomic.LongAdder;
+
+/** The stream app's metrics, one set per app instance, shared by all its tasks. */
+public final class StreamAppMetrics {
+  private final MetricsRegistry registry;
+  private final LongAdder deltas;
+  private final LongAdder bodyBytesIn;
+  private final LongAdder recordBytesOut;
+  private final LongAdder liveSessions = new LongAdder();
+  private final LongAdder sessionsEvicted;
+
+  public StreamAppMetrics(MetricsRegistry registry) {
+    this.registry = registry;
+    this.deltas =
+        registry.counter(
+            "prefixlog_turns_total", "Delta records emitted, by kind.", "kind", "delta");
+    this.bodyBytesIn =
+        registry.counter("prefixlog_body_bytes_in_total", "Request body bytes encoded.");
+    this.recordBytesOut =
+        registry.counter(
+            "prefixlog_record_bytes_out_total",
+            "Bytes of delta record JSON emitted (uncompressed).");
+    this.sessionsEvicted =
+        registry.counter(
+            "prefixlog_sessions_evicted_total", "Idle sessions whose bases were evicted.");
+    registry.gauge(
+        "prefixlog_live_sessions", "Sessions holding bases on this instance.", liveSessions::sum);
+  }
+
+  public MetricsRegistry registry() {
+    return registry;
+  }
+
+  public LongAdder liveSessions() {
+    return liveSessions;
+  }
+
+  public LongAdder sessionsEvicted() {
+    return sessionsEvicted;
+  }
+
+  /** Counts one emitted turn. */
+  public void recordTurn(EncodedTurn turn, long bodyBytes, long recordBytes) {
+    if (turn.isKeyframe()) {
+      registry
+          .counter(
+              "prefixlog_keyframes_total",
+              "Keyframes emitted, by reason.",
+              "reason",
+              turn.keyframeReason().wireName())
+          .increment();
+      registry
+          .counter("prefixlog_turns_total", "Delta records emitted, by kind.", "kind", "full")
+          .increment();
+    } else {
+      deltas.increment();
+    }
+    bodyBytesIn.add(bodyBytes);
+    recordBytesOut.add(recordBytes);
+  }
+}

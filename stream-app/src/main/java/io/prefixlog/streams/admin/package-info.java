@@ -1,0 +1,2 @@
+/** Creating the app's topics with the settings the contract gives them. */
+package io.prefixlog.streams.admin;

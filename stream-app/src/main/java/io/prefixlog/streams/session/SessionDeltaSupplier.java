@@ -1,0 +1,44 @@
+package io.prefixlog.streams.session;
+
+import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.streams.StreamAppMetrics;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.state.StoreBuilder;
+
+/** Supplies {@link SessionDeltaProcessor}s and declares the stores they use. */
+public final class SessionDeltaSupplier
+    implements ProcessorSupplier<String, byte[], Object, Object> {
+  private final Wiring wiring;
+
+  /**
+   * @param deltaSink the sink node the delta records go to
+   * @param deadLetterSink the sink node the dead letters go to
+   */
+  public SessionDeltaSupplier(
+      StreamAppConfig config, StreamAppMetrics metrics, String deltaSink, String deadLetterSink) {
+    this.wiring = new Wiring(config, metrics, deltaSink, deadLetterSink);
+  }
+
+  @Override
+  public Processor<String, byte[], Object, Object> get() {
+    return new SessionDeltaProcessor(wiring);
+  }
+
+  @Override
+  public Set<StoreBuilder<?>> stores() {
+    return SessionStores.builders(wiring.config().maxRecordBytes());
+  }
+
+  record Wiring(
+      StreamAppConfig config, StreamAppMetrics metrics, String deltaSink, String deadLetterSink) {
+    Wiring {
+      Objects.requireNonNull(config, "config");
+      Objects.requireNonNull(metrics, "metrics");
+      Objects.requireNonNull(deltaSink, "deltaSink");
+      Objects.requireNonNull(deadLetterSink, "deadLetterSink");
+    }
+  }
+}

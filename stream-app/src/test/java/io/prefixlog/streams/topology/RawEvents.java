@@ -1,0 +1,53 @@
+package io.prefixlog.streams.topology;
+
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.ResponseInfo;
+import io.prefixlog.schemas.request.Usage;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Builds raw request events the way a producer would, for tests. */
+final class RawEvents {
+  private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
+  private static int counter;
+
+  private RawEvents() {}
+
+  static RawRequestEvent of(String session, byte[] body) {
+    return of(session, body, null);
+  }
+
+  static RawRequestEvent of(String session, byte[] body, Usage usage) {
+    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
+    return new RawRequestEvent(
+        1,
+        "req-" + (++counter),
+        1_700_000_000_000L + counter,
+        session,
+        "header:x-session-id",
+        "127.0.0.1",
+        "test-agent/1.0",
+        Map.of("x-session-id", "conversation-" + session),
+        "POST",
+        "/v1/chat/completions",
+        "test-model",
+        encoded.text(),
+        encoded.encoding().wireName(),
+        (long) body.length,
+        Sha256.hex(body),
+        false,
+        null,
+        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null));
+  }
+
+  static byte[] bytes(RawRequestEvent event) {
+    return SERDE.toBytes(event);
+  }
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
