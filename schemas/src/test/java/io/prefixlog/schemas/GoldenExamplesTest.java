@@ -5,7 +5,6 @@ import static java.util.Map.entry;
 import static java.util.stream.Collectors.toList;
 import static java.util.stream.Collectors.toSet;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.ValidationMessage;
@@ -184,17 +183,6 @@ class GoldenExamplesTest {
               "source-stats.v1/invalid-session-count-not-integer.json",
               "type $.blocks_stored_by_session.c-8812-04f1"));
 
-  /**
-   * Record defects these tests found, reported to the owner of the records. Each one skips the
-   * byte-for-byte round trip of its type; {@link #shouldStillShowEveryKnownRecordDefect} fails as
-   * soon as a defect is fixed, so that its skip is removed with it.
-   */
-  private static final Map<Class<?>, String> KNOWN_RECORD_DEFECTS =
-      Map.of(
-          DeltaRecord.class,
-          "DeltaRecord.isKeyframe() is written as an extra \"keyframe\" property, which the"
-              + " contract and the schema do not have: it needs @JsonIgnore");
-
   static Stream<Golden> validExamples() {
     return WireSchemas.valid().stream();
   }
@@ -224,8 +212,6 @@ class GoldenExamplesTest {
   @MethodSource("validExamples")
   void shouldRoundTripEveryValidExampleByteForByte(Golden golden) {
     // Given
-    String defect = KNOWN_RECORD_DEFECTS.get(golden.schema().type());
-    assumeThat(defect).as("known record defect: %s", defect).isNull();
     byte[] expected = golden.bytes();
 
     // When
@@ -234,31 +220,6 @@ class GoldenExamplesTest {
     // Then
     assertThat(new String(written, UTF_8)).isEqualTo(new String(expected, UTF_8));
     assertThat(written).isEqualTo(expected);
-  }
-
-  @Test
-  void shouldStillShowEveryKnownRecordDefect() {
-    // Given
-    List<Golden> deltaRecords = WireSchemas.valid(WireSchemas.byName("delta-record.v2"));
-
-    // When
-    List<String> written =
-        deltaRecords.stream()
-            .map(g -> new String(roundTrip(DeltaRecord.class, g.bytes()), UTF_8))
-            .collect(toList());
-
-    // Then
-    assertThat(KNOWN_RECORD_DEFECTS).containsOnlyKeys(DeltaRecord.class);
-    assertThat(written)
-        .as("fixed? then remove DeltaRecord from KNOWN_RECORD_DEFECTS and this assertion")
-        .containsExactlyElementsOf(
-            deltaRecords.stream()
-                .map(g -> new String(g.bytes(), UTF_8))
-                .map(
-                    json ->
-                        json.replaceFirst(
-                            "}$", ",\"keyframe\":" + json.contains("\"kind\":\"full\"") + "}"))
-                .collect(toList()));
   }
 
   @ParameterizedTest(name = "{0}")

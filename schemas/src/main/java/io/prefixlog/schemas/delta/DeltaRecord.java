@@ -1,5 +1,6 @@
 package io.prefixlog.schemas.delta;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.util.Collections;
@@ -73,6 +74,7 @@ public record DeltaRecord(
     return key.substring(0, slash);
   }
 
+  @JsonIgnore
   public boolean isKeyframe() {
     return KIND_FULL.equals(kind);
   }

@@ -2,6 +2,7 @@ package io.prefixlog.schemas.json;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -24,6 +25,8 @@ public final class Json {
           .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+          // Emoji and other astral characters as their 4 UTF-8 bytes, not 12 bytes of escapes.
+          .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
           // Parse errors must never quote the input: it can hold a prompt.
           .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION.mappedFeature())
           .build();

@@ -34,5 +34,7 @@ public record KvEvent(
 
   public KvEvent {
     blockHashes = blockHashes == null ? null : List.copyOf(blockHashes);
+    // An explicit JSON null reads as a NullNode; absent must stay absent when written back.
+    extraKeys = extraKeys == null || extraKeys.isNull() ? null : extraKeys;
   }
 }
