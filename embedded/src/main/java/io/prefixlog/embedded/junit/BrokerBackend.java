@@ -1,0 +1,63 @@
+package io.prefixlog.embedded.junit;
+
+import java.util.Locale;
+import java.util.function.BooleanSupplier;
+
+/** Which broker {@link KafkaExtension} starts, chosen by {@code PREFIXLOG_TEST_BROKER}. */
+enum BrokerBackend {
+  /** {@link io.prefixlog.embedded.KafkaBroker}: a child JVM from the Kafka jars. */
+  PROCESS,
+  /** Testcontainers' {@code KafkaContainer} with the {@code apache/kafka} image. */
+  TESTCONTAINERS;
+
+  /** System property and environment variable naming the backend; the property wins. */
+  static final String SETTING = "PREFIXLOG_TEST_BROKER";
+
+  private static final String DOCKER_CLIENT_FACTORY = "org.testcontainers.DockerClientFactory";
+
+  /**
+   * Resolves the setting ({@code process}, {@code testcontainers} or {@code auto}, default auto).
+   */
+  static BrokerBackend choose(String setting, BooleanSupplier dockerAvailable) {
+    String value = setting == null || setting.isBlank() ? "auto" : setting.trim();
+    switch (value.toLowerCase(Locale.ROOT)) {
+      case "process":
+        return PROCESS;
+      case "testcontainers":
+        if (!dockerAvailable.getAsBoolean()) {
+          throw new IllegalStateException(
+              SETTING
+                  + "=testcontainers but Testcontainers is not on the test class path or finds no"
+                  + " Docker engine; use "
+                  + SETTING
+                  + "=process or auto");
+        }
+        return TESTCONTAINERS;
+      case "auto":
+        return dockerAvailable.getAsBoolean() ? TESTCONTAINERS : PROCESS;
+      default:
+        throw new IllegalArgumentException(
+            SETTING + " must be process, testcontainers or auto but was '" + setting + "'");
+    }
+  }
+
+  /** The setting from the system property, else the environment, else null. */
+  static String configuredSetting() {
+    String property = System.getProperty(SETTING);
+    return property != null ? property : System.getenv(SETTING);
+  }
+
+  /**
+   * Whether Testcontainers is on the class path and reaches a Docker engine. The class check comes
+   * first so that {@link ContainerBroker}, the only class naming Testcontainers types, is never
+   * loaded without them.
+   */
+  static boolean testcontainersDockerAvailable() {
+    try {
+      Class.forName(DOCKER_CLIENT_FACTORY, false, BrokerBackend.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+    return ContainerBroker.dockerAvailable();
+  }
+}
