@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
 public final class StreamApp implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(StreamApp.class);
 
+  /** Names a properties file with settings under their environment-variable names. */
+  public static final String CONFIG_FILE_VARIABLE = "PREFIXLOG_CONFIG_FILE";
+
   private final StreamAppConfig config;
   private final StreamAppMetrics metrics;
   private final KafkaStreams streams;
