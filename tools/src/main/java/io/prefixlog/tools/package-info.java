@@ -1,2 +1,2 @@
-/** The prefixlog launcher and its subcommands. */
+/** The prefixlog launcher and its dispatch table of subcommands. */
 package io.prefixlog.tools;

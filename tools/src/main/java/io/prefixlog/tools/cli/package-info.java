@@ -1,0 +1,2 @@
+/** What every prefixlog command shares: option parsing and help, terminal output, progress bars. */
+package io.prefixlog.tools.cli;

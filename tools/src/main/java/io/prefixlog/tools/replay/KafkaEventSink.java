@@ -1,0 +1,126 @@
+package io.prefixlog.tools.replay;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Sends events to the raw topic with an idempotent producer ({@code acks=all}), after checking with
+ * the Admin API that the topic exists: creating topics is the stream app's job, and a producer
+ * would otherwise wait {@code max.block.ms} for metadata of a topic that never comes.
+ */
+final class KafkaEventSink implements EventSink {
+  /** The capture limit (DESIGN §3) plus room for the event's other fields and JSON escaping. */
+  static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024 + 1024 * 1024;
+
+  static final Duration CHECK_TIMEOUT = Duration.ofSeconds(30);
+
+  private final KafkaProducer<String, byte[]> producer;
+  private final String topic;
+
+  private KafkaEventSink(KafkaProducer<String, byte[]> producer, String topic) {
+    this.producer = producer;
+    this.topic = topic;
+  }
+
+  /** Checks the topic, then opens the producer. */
+  static KafkaEventSink open(String bootstrap, String topic) throws SinkException {
+    checkTopic(bootstrap, topic);
+    try {
+      return new KafkaEventSink(new KafkaProducer<>(producerConfig(bootstrap)), topic);
+    } catch (KafkaException e) {
+      throw new SinkException(
+          "cannot create a producer for " + bootstrap + ": " + e.getMessage(), e);
+    }
+  }
+
+  static Properties producerConfig(String bootstrap) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-replay");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(MAX_REQUEST_BYTES));
+    // buffer.memory (32 MiB by default) must hold at least one record of the maximum size.
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(2L * MAX_REQUEST_BYTES));
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    return p;
+  }
+
+  private static void checkTopic(String bootstrap, String topic) throws SinkException {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(AdminClientConfig.CLIENT_ID_CONFIG, "prefixlog-replay-check");
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(CHECK_TIMEOUT.toMillis()));
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(CHECK_TIMEOUT.toMillis()));
+    String unreachable =
+        "cannot reach Kafka at "
+            + bootstrap
+            + " within "
+            + CHECK_TIMEOUT.toSeconds()
+            + " s: is a broker running there? (prefixlog up starts one; --bootstrap picks another)";
+    try (Admin admin = Admin.create(p)) {
+      admin
+          .describeTopics(List.of(topic))
+          .allTopicNames()
+          .get(CHECK_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof UnknownTopicOrPartitionException) {
+        throw new SinkException(
+            "topic "
+                + topic
+                + " does not exist at "
+                + bootstrap
+                + ": the stream app creates it when it starts (prefixlog up), or check"
+                + " --topic-prefix");
+      }
+      if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+        throw new SinkException(unreachable, cause);
+      }
+      throw new SinkException(
+          "cannot check topic " + topic + " at " + bootstrap + ": " + cause, cause);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new SinkException(unreachable, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while checking topic " + topic, e);
+    } catch (KafkaException e) {
+      throw new SinkException("cannot connect to " + bootstrap + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void send(String key, byte[] value, Consumer<Exception> onResult) {
+    try {
+      producer.send(new ProducerRecord<>(topic, key, value), (metadata, e) -> onResult.accept(e));
+    } catch (KafkaException e) {
+      onResult.accept(e);
+    }
+  }
+
+  @Override
+  public void flush() {
+    producer.flush();
+  }
+
+  @Override
+  public void close() {
+    producer.close(Duration.ofSeconds(30));
+  }
+}

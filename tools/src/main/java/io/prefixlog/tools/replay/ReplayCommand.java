@@ -1,0 +1,475 @@
+package io.prefixlog.tools.replay;
+
+import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Progress;
+import io.prefixlog.tools.cli.ProjectHome;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.Units;
+import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.tools.cli.Version;
+import io.prefixlog.tools.corpus.ChatRequests;
+import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.replay.EventSink.SinkException;
+import io.prefixlog.tools.replay.InterleavePlan.Step;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code prefixlog replay}: produces one raw request event per assistant turn of the corpora into
+ * the raw topic, as the capture would for a client that sends each conversation's id as {@code
+ * X-Session-ID}. Several sessions are in flight at once (round robin), each session's turns in
+ * order; every send's result is awaited and any failure fails the run.
+ */
+public final class ReplayCommand implements Command {
+  /**
+   * The documented development secret: the default of the stream app and the bridge as well, so
+   * that replayed sessions get the keys live capture would give them. Never for production.
+   */
+  public static final String DEV_SESSION_SECRET = "prefixlog-dev-secret-change-me";
+
+  /** Environment variable holding the session key secret. */
+  public static final String SECRET_ENV = "PREFIXLOG_SESSION_SECRET";
+
+  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+  static final String DEFAULT_MODEL = "prefixlog-demo";
+  static final int DEFAULT_INTERLEAVE = 8;
+
+  private static final Logger LOGGER = LoggerFactory.getLogger(ReplayCommand.class);
+  private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
+
+  static final List<Option> OPTIONS =
+      List.of(
+          Option.value(
+                  "corpus",
+                  "PATH",
+                  "every *.jsonl under corpora/ of the project",
+                  "A corpus file, or a directory whose *.jsonl files (recursively, sorted) are read.")
+              .repeatable(),
+          Option.value(
+              "conversations",
+              "N",
+              "all",
+              "Replay at most N conversations of each file (the first N; with --seed, N at"
+                  + " random)."),
+          Option.value("turns", "N", "all", "Stop after N events in total."),
+          Option.value(
+              "interleave",
+              "K",
+              Integer.toString(DEFAULT_INTERLEAVE),
+              "Keep K sessions in flight, sending one turn of each in turn; a session's turns"
+                  + " stay in order."),
+          Option.value("rate", "R", "0 (unlimited)", "Send at most R events per second."),
+          Option.value("model", "NAME", DEFAULT_MODEL, "The model field of every request body."),
+          Option.value(
+              "secret",
+              "SECRET",
+              "$" + SECRET_ENV + ", else the development secret " + DEV_SESSION_SECRET,
+              "Session key secret (at least 16 bytes); must match the stream app's and the"
+                  + " bridge's. Prefer the environment variable: arguments show in ps."),
+          Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
+          Option.value(
+              "topic-prefix",
+              "PREFIX",
+              "\"" + Topics.DEFAULT_PREFIX + "\"",
+              "Prefix of every topic name."),
+          Option.value(
+              "seed",
+              "N",
+              "none (file order, random request ids)",
+              "Sample conversations and order sessions at random from this seed, and derive"
+                  + " request ids from it, so that a run can be repeated."),
+          Option.flag("progress", "Show the progress bar even when stderr is not a terminal."));
+
+  private static final String DESCRIPTION =
+      """
+      Replays the conversation corpora into the raw topic (<prefix>requests.raw): one raw request
+      event per assistant turn, whose body is the chat request that turn answered (every message
+      before it), keyed by session_key. The simulated client sends the conversation id as
+      X-Session-ID, so session_key is derived from that header with the session key secret, as
+      the capture does. Events carry no response. The topic must exist (the stream app creates
+      it). Exit code 0 when every event was acknowledged, 1 when any send failed or Kafka cannot
+      be reached, 2 for a bad command line.
+      """;
+
+  private final Terminal terminal;
+  private final EventSink.Factory sinks;
+  private final Supplier<Optional<Path>> home;
+  private final LongSupplier clock;
+
+  public ReplayCommand(Terminal terminal) {
+    this(terminal, KafkaEventSink::open, ProjectHome::find, System::currentTimeMillis);
+  }
+
+  ReplayCommand(
+      Terminal terminal,
+      EventSink.Factory sinks,
+      Supplier<Optional<Path>> home,
+      LongSupplier clock) {
+    this.terminal = terminal;
+    this.sinks = sinks;
+    this.home = home;
+    this.clock = clock;
+  }
+
+  @Override
+  public String name() {
+    return "replay";
+  }
+
+  @Override
+  public String summary() {
+    return "Send the corpora's chat requests to the raw topic as captured client traffic.";
+  }
+
+  static String help() {
+    return CommandLine.help("prefixlog replay", DESCRIPTION, OPTIONS);
+  }
+
+  @Override
+  public int run(String[] args) {
+    Settings settings;
+    try {
+      CommandLine line = CommandLine.parse("prefixlog replay", OPTIONS, args);
+      if (line.helpRequested()) {
+        terminal.out().print(help());
+        return OK;
+      }
+      settings = Settings.from(line, terminal.env());
+    } catch (UsageException e) {
+      terminal.err().println("prefixlog replay: " + e.getMessage());
+      return USAGE;
+    }
+    Selection selection;
+    try {
+      selection = select(settings);
+    } catch (UsageException e) {
+      terminal.err().println("prefixlog replay: " + e.getMessage());
+      return USAGE;
+    } catch (RuntimeException e) {
+      terminal.err().println("prefixlog replay: " + e.getMessage());
+      return FAILED;
+    }
+    if (settings.secretIsDefault) {
+      terminal
+          .err()
+          .println(
+              "prefixlog replay: warning: using the development session secret; set "
+                  + SECRET_ENV
+                  + " (or --secret) to the stream app's and bridge's secret outside development");
+    }
+    int[] turnCounts =
+        selection.sessions.stream().mapToInt(s -> s.conversation.requestCount()).toArray();
+    List<Step> plan = InterleavePlan.of(turnCounts, settings.interleave, settings.maxTurns);
+    String topic = Topics.withPrefix(settings.topicPrefix).requestsRaw().name();
+    try (EventSink sink = sinks.open(settings.bootstrap, topic)) {
+      return send(settings, selection, plan, sink, topic);
+    } catch (SinkException e) {
+      terminal.err().println("prefixlog replay: " + e.getMessage());
+      return FAILED;
+    }
+  }
+
+  private Selection select(Settings settings) throws UsageException {
+    List<Path> files = CorpusSources.resolve(settings.corpus, home.get());
+    Random random = settings.seed == null ? null : new Random(settings.seed);
+    List<Session> sessions = new ArrayList<>();
+    for (Path file : files) {
+      List<Conversation> conversations = new ArrayList<>(CorpusFile.read(file));
+      conversations.removeIf(c -> c.requestCount() == 0);
+      if (random != null) {
+        Collections.shuffle(conversations, random);
+      }
+      int take = (int) Math.min(conversations.size(), settings.maxConversations);
+      for (Conversation conversation : conversations.subList(0, take)) {
+        sessions.add(new Session(conversation));
+      }
+    }
+    if (random != null) {
+      Collections.shuffle(sessions, random);
+    }
+    if (sessions.isEmpty()) {
+      throw new UsageException("the corpus has no conversation with an assistant turn: " + files);
+    }
+    return new Selection(sessions, files.size(), random);
+  }
+
+  /** The sessions to replay, how many files they came from, and the seeded randomness if any. */
+  private record Selection(List<Session> sessions, int files, Random random) {}
+
+  private int send(
+      Settings settings, Selection selection, List<Step> plan, EventSink sink, String topic) {
+    ReplayEvents events = new ReplayEvents(settings.secret, Version.current());
+    ChatRequests renderer = new ChatRequests(settings.model, ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    Map<Integer, List<ChatRequest>> rendered = new HashMap<>();
+    AtomicLong acknowledged = new AtomicLong();
+    AtomicLong failed = new AtomicLong();
+    AtomicReference<Exception> firstFailure = new AtomicReference<>();
+    long bodyBytes = 0;
+    long sent = 0;
+    long started = System.nanoTime();
+    Interrupt interrupt = Interrupt.install();
+    try {
+      try (Progress progress =
+          Progress.counting(terminal, settings.progress, "replay", plan.size(), "events")) {
+        for (Step step : plan) {
+          if (interrupt.requested()) {
+            break;
+          }
+          pace(settings.rate, started, sent);
+          Session session = selection.sessions.get(step.session());
+          List<ChatRequest> requests =
+              rendered.computeIfAbsent(step.session(), i -> renderer.of(session.conversation));
+          if (session.key == null) {
+            session.key = events.sessionKey(session.conversation.id());
+          }
+          ChatRequest request = requests.get(step.turn());
+          if (step.turn() == requests.size() - 1) {
+            rendered.remove(step.session()); // its last turn: drop the rendered bodies
+          }
+          RawRequestEvent event =
+              events.event(request, session.key, requestId(selection.random), clock.getAsLong());
+          sink.send(
+              session.key.key(),
+              SERDE.toBytes(event),
+              e -> {
+                if (e == null) {
+                  acknowledged.incrementAndGet();
+                } else {
+                  failed.incrementAndGet();
+                  firstFailure.compareAndSet(null, e);
+                  LOGGER.debug(
+                      "send failed sessionKey={} requestId={}",
+                      event.sessionKey(),
+                      event.requestId(),
+                      e);
+                }
+              });
+          sent++;
+          bodyBytes += request.body().length;
+          progress.update(sent);
+        }
+        sink.flush();
+      }
+      long elapsed = System.nanoTime() - started;
+      long sessionCount = plan.stream().limit(sent).map(Step::session).distinct().count();
+      printSummary(
+          settings,
+          selection.files,
+          topic,
+          sent,
+          sessionCount,
+          bodyBytes,
+          elapsed,
+          acknowledged.get(),
+          failed.get());
+      if (failed.get() > 0 || acknowledged.get() != sent) {
+        Exception first = firstFailure.get();
+        terminal
+            .err()
+            .println(
+                "prefixlog replay: "
+                    + Units.count(sent - acknowledged.get())
+                    + " of "
+                    + Units.count(sent)
+                    + " events were not acknowledged"
+                    + (first == null ? "" : "; first failure: " + first));
+        return FAILED;
+      }
+      if (interrupt.requested()) {
+        terminal
+            .err()
+            .println("prefixlog replay: interrupted after " + Units.count(sent) + " events");
+        return FAILED;
+      }
+      return OK;
+    } finally {
+      terminal.out().flush();
+      interrupt.done();
+    }
+  }
+
+  private void printSummary(
+      Settings settings,
+      int files,
+      String topic,
+      long sent,
+      long sessionCount,
+      long bodyBytes,
+      long elapsedNanos,
+      long acknowledged,
+      long failed) {
+    double seconds = Math.max(elapsedNanos, 1) / 1e9;
+    terminal
+        .out()
+        .printf(
+            Locale.ROOT,
+            "replay: %s events from %s conversations (%d corpus file%s) to %s at %s%n"
+                + "  bodies %s, %s, %s events/s, interleave %d, rate %s%n"
+                + "  acknowledged %s, failed %s%n",
+            Units.count(sent),
+            Units.count(sessionCount),
+            files,
+            files == 1 ? "" : "s",
+            topic,
+            settings.bootstrap,
+            Units.bytes(bodyBytes),
+            Units.seconds(elapsedNanos),
+            Units.count(Math.round(sent / seconds)),
+            settings.interleave,
+            settings.rate == 0 ? "unlimited" : settings.rate + "/s",
+            Units.count(acknowledged),
+            Units.count(failed));
+  }
+
+  private static void pace(double rate, long startedNanos, long sent) {
+    if (rate <= 0) {
+      return;
+    }
+    long due = startedNanos + (long) (sent * 1e9 / rate);
+    long wait;
+    while ((wait = due - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(wait);
+    }
+  }
+
+  private static String requestId(Random random) {
+    if (random == null) {
+      return UUID.randomUUID().toString();
+    }
+    long msb = random.nextLong();
+    long lsb = random.nextLong();
+    msb = (msb & ~0xF000L) | 0x4000L; // version 4
+    lsb = (lsb & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L; // IETF variant
+    return new UUID(msb, lsb).toString();
+  }
+
+  /** A conversation being replayed, with its session key once derived. */
+  private static final class Session {
+    final Conversation conversation;
+    SessionKey key;
+
+    Session(Conversation conversation) {
+      this.conversation = conversation;
+    }
+  }
+
+  /** The validated command line. */
+  static final class Settings {
+    List<String> corpus;
+    long maxConversations;
+    long maxTurns;
+    int interleave;
+    double rate;
+    String model;
+    String secret;
+    boolean secretIsDefault;
+    String bootstrap;
+    String topicPrefix;
+    Long seed;
+    boolean progress;
+
+    static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
+      Settings s = new Settings();
+      s.corpus = line.values("corpus");
+      s.maxConversations = line.longValue("conversations", Long.MAX_VALUE, 1);
+      s.maxTurns = line.longValue("turns", Long.MAX_VALUE, 1);
+      s.interleave = (int) line.longValue("interleave", DEFAULT_INTERLEAVE, 1);
+      if (s.interleave > 100_000) {
+        throw new UsageException("--interleave must be at most 100000, got " + s.interleave);
+      }
+      s.rate = line.doubleValue("rate", 0, 0);
+      s.model = line.string("model", DEFAULT_MODEL);
+      if (s.model.isBlank()) {
+        throw new UsageException("--model must not be empty");
+      }
+      String fromEnv = env.get(SECRET_ENV);
+      if (line.has("secret")) {
+        s.secret = line.value("secret").orElseThrow();
+      } else if (fromEnv != null && !fromEnv.isEmpty()) {
+        s.secret = fromEnv;
+      } else {
+        s.secret = DEV_SESSION_SECRET;
+        s.secretIsDefault = true;
+      }
+      int secretBytes = s.secret.getBytes(StandardCharsets.UTF_8).length;
+      if (secretBytes < 16) {
+        String source = line.has("secret") ? "--secret" : SECRET_ENV;
+        throw new UsageException(source + " must be at least 16 bytes, got " + secretBytes);
+      }
+      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
+      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      if (line.has("seed")) {
+        s.seed = line.longValue("seed", 0, Long.MIN_VALUE);
+      }
+      s.progress = line.has("progress");
+      return s;
+    }
+  }
+
+  /**
+   * Ctrl-C during a replay: stop sending, wait for the results of what was sent, print the summary,
+   * then let the JVM exit.
+   */
+  private static final class Interrupt {
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile boolean requested;
+    private Thread hook;
+
+    static Interrupt install() {
+      Interrupt interrupt = new Interrupt();
+      interrupt.hook =
+          new Thread(
+              () -> {
+                interrupt.requested = true;
+                try {
+                  interrupt.finished.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "prefixlog-replay-shutdown");
+      Runtime.getRuntime().addShutdownHook(interrupt.hook);
+      return interrupt;
+    }
+
+    boolean requested() {
+      return requested;
+    }
+
+    void done() {
+      finished.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // The JVM is already shutting down (Ctrl-C): the hook is running and now returns.
+        LOGGER.debug("shutdown in progress; the replay hook returns now");
+      }
+    }
+  }
+}

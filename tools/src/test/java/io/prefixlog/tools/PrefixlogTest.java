@@ -1,0 +1,108 @@
+package io.prefixlog.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PrefixlogTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final List<String> calls = new ArrayList<>();
+
+  private final Command echo =
+      new Command() {
+        @Override
+        public String name() {
+          return "echo";
+        }
+
+        @Override
+        public String summary() {
+          return "Echo the arguments.";
+        }
+
+        @Override
+        public int run(String[] args) {
+          calls.add(String.join(" ", args));
+          return args.length;
+        }
+      };
+
+  private int run(String... args) {
+    return new Prefixlog(
+            List.of(echo),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8))
+        .run(args);
+  }
+
+  @Test
+  void shouldDispatchToTheNamedCommandWithTheRestOfTheArguments() {
+    // When
+    int code = run("echo", "--a", "b");
+
+    // Then
+    assertThat(code).isEqualTo(2);
+    assertThat(calls).containsExactly("--a b");
+  }
+
+  @Test
+  void shouldListTheCommandsWithTheirSummaries() {
+    // When
+    int code = run("help");
+
+    // Then
+    assertThat(code).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .endsWith(
+            "Usage: prefixlog <command> [options]\n\n"
+                + "Commands:\n"
+                + "  echo  Echo the arguments.\n"
+                + "  help  Show the commands, or one command's options: prefixlog help <command>.\n\n"
+                + "prefixlog <command> --help lists a command's options and their defaults.\n");
+  }
+
+  @Test
+  void shouldShowACommandsHelpThroughHelp() {
+    // When
+    int code = run("help", "echo");
+
+    // Then
+    assertThat(code).isEqualTo(1);
+    assertThat(calls).containsExactly("--help");
+  }
+
+  @Test
+  void shouldNameAnUnknownCommand() {
+    // When
+    int code = run("replai");
+
+    // Then
+    assertThat(code).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            "prefixlog: unknown command 'replai' (commands: echo, help; see prefixlog help)\n");
+  }
+
+  @Test
+  void shouldPrintUsageOnStderrWithoutArguments() {
+    assertThat(run()).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("Usage: prefixlog <command>");
+  }
+
+  @Test
+  void shouldHaveReplayAndReconstructInItsTable() {
+    assertThat(
+            Prefixlog.commands(
+                    new io.prefixlog.tools.cli.Terminal(
+                        new PrintStream(out), new PrintStream(err), java.util.Map.of(), false))
+                .stream()
+                .map(Command::name))
+        .containsExactly("replay", "reconstruct");
+  }
+}
