@@ -31,8 +31,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * rebuilt.
  */
 final class TopicReader {
-  /** The capture limit (DESIGN §3) plus headroom for the record's other fields. */
-  static final int MAX_RECORD_BYTES = 16 * 1024 * 1024 + 1024 * 1024;
+  /**
+   * The largest delta record: a keyframe of a body at the capture limit (16 MiB, DESIGN §3),
+   * doubled for JSON escaping or base64, plus 1 MiB of metadata, as the stream app's {@code
+   * StreamAppConfig.maxRecordBytes()} at its defaults.
+   */
+  static final int MAX_RECORD_BYTES = 2 * 16 * 1024 * 1024 + 1024 * 1024;
 
   static final Duration TIMEOUT = Duration.ofSeconds(30);
 
@@ -64,7 +68,7 @@ final class TopicReader {
     // Soft limits (a larger first batch is still returned), sized so that a full-size record
     // comes in one fetch.
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(MAX_RECORD_BYTES));
-    p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(4 * MAX_RECORD_BYTES));
+    p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(2 * MAX_RECORD_BYTES));
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(TIMEOUT.toMillis()));
     return p;
   }

@@ -22,8 +22,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * would otherwise wait {@code max.block.ms} for metadata of a topic that never comes.
  */
 final class KafkaEventSink implements EventSink {
-  /** The capture limit (DESIGN §3) plus room for the event's other fields and JSON escaping. */
-  static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024 + 1024 * 1024;
+  /**
+   * The capture limit (16 MiB, DESIGN §3), doubled for JSON escaping or base64, plus 1 MiB for the
+   * other fields: the stream app's {@code StreamAppConfig.maxRecordBytes()} at its defaults.
+   */
+  static final int MAX_REQUEST_BYTES = 2 * 16 * 1024 * 1024 + 1024 * 1024;
 
   static final Duration CHECK_TIMEOUT = Duration.ofSeconds(30);
 
@@ -58,6 +61,8 @@ final class KafkaEventSink implements EventSink {
     // buffer.memory (32 MiB by default) must hold at least one record of the maximum size.
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(2L * MAX_REQUEST_BYTES));
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    // Chat turns are a few kB: 64 KiB batches compress better than the 16 KiB default.
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(64 * 1024));
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     return p;
   }

@@ -1,0 +1,259 @@
+package io.prefixlog.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.streams.StreamApp;
+import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.Version;
+import io.prefixlog.tools.corpus.ChatRequests;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.reconstruct.ReconstructCommand;
+import io.prefixlog.tools.replay.ReplayCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The tools against a real broker and the real stream app: replay the corpora into the raw topic,
+ * let the stream app write the deltas, and reconstruct every body from them.
+ */
+@ExtendWith(KafkaExtension.class)
+class EndToEndIT {
+  private static final String SECRET = "end-to-end-test-session-secret";
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private Terminal terminal() {
+    out.reset();
+    err.reset();
+    return new Terminal(
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        Map.of(),
+        false);
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void shouldReconstructEveryReplayedTurnFromTheStreamAppsDeltas(KafkaCluster kafka)
+      throws Exception {
+    // Given: the stream app, which creates the topics
+    Path root = io.prefixlog.tools.cli.ProjectHome.findFrom(Path.of("")).orElseThrow();
+    Path tau = root.resolve("corpora/agentic/tau_bench_gpt4o_airline.jsonl");
+    Conversation emoji =
+        CorpusFile.read(root.resolve("corpora/chat/hh_rlhf_harmless_base_test.jsonl")).stream()
+            .filter(c -> c.id().equals("hh_rlhf_harmless_base_test-1588"))
+            .findFirst()
+            .orElseThrow();
+    Path chat =
+        Files.writeString(
+            dir.resolve("emoji.jsonl"),
+            Files.readAllLines(root.resolve("corpora/chat/hh_rlhf_harmless_base_test.jsonl"))
+                    .stream()
+                    .filter(l -> l.contains("\"hh_rlhf_harmless_base_test-1588\""))
+                    .findFirst()
+                    .orElseThrow()
+                + "\n");
+    List<Conversation> tauConversations = CorpusFile.read(tau).subList(0, 3);
+    int turns = emoji.requestCount();
+    for (Conversation c : tauConversations) {
+      turns += c.requestCount();
+    }
+    Map<String, String> settings = new HashMap<>();
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+    settings.put("PREFIXLOG_TOPIC_PREFIX", "e2e.");
+    settings.put("PREFIXLOG_APPLICATION_ID", "tools-end-to-end");
+    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    settings.put("PREFIXLOG_PARTITIONS", "3");
+    try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
+      app.start();
+      awaitRunning(app);
+
+      // When: replay, wait for the deltas, reconstruct
+      int replayed =
+          new ReplayCommand(terminal())
+              .run(
+                  new String[] {
+                    "--corpus",
+                    tau.toString(),
+                    "--corpus",
+                    chat.toString(),
+                    "--conversations",
+                    "3",
+                    "--interleave",
+                    "2",
+                    "--bootstrap",
+                    kafka.bootstrapServers(),
+                    "--topic-prefix",
+                    "e2e.",
+                    "--secret",
+                    SECRET
+                  });
+      String replayOut = out();
+      awaitRecords(kafka, "e2e.session.deltas", turns);
+      int all =
+          new ReconstructCommand(terminal())
+              .run(
+                  new String[] {"--bootstrap", kafka.bootstrapServers(), "--topic-prefix", "e2e."});
+      String allOut = out();
+      String emojiKey =
+          new SessionKeyDeriver(
+                  SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS)
+              .derive(
+                  Map.of("x-session-id", emoji.id()),
+                  BodyFields.EMPTY,
+                  "127.0.0.1",
+                  "prefixlog-replay/" + Version.current())
+              .key();
+      int one =
+          new ReconstructCommand(terminal())
+              .run(
+                  new String[] {
+                    "--bootstrap",
+                    kafka.bootstrapServers(),
+                    "--topic-prefix",
+                    "e2e.",
+                    "--session",
+                    emojiKey,
+                    "--seq",
+                    "3",
+                    "--print"
+                  });
+
+      // Then
+      assertThat(replayed).as(err()).isEqualTo(Command.OK);
+      assertThat(replayOut)
+          .startsWith(
+              "replay: "
+                  + turns
+                  + " events from 4 conversations (2 corpus files) to e2e.requests.raw at "
+                  + kafka.bootstrapServers());
+      assertThat(all).as(allOut).isEqualTo(Command.OK);
+      assertThat(allOut)
+          .contains(row("sessions", 4) + "  (0 with problems)\n")
+          .contains(row("turns", turns) + "\n")
+          .contains(row("rebuilt ok", turns) + "  (")
+          .contains(row("checksum mismatches", 0) + "\n")
+          .contains(row("broken chains", 0) + "\n")
+          .endsWith("OK: every turn was rebuilt and matched body_len and body_sha256\n");
+      assertThat(one).as(err()).isEqualTo(Command.OK);
+      byte[] expected =
+          new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT)
+              .of(emoji)
+              .get(2)
+              .body();
+      assertThat(out.toByteArray()).isEqualTo(expected);
+      assertThat(new String(expected, StandardCharsets.UTF_8)).contains("👌🏾👍🏾");
+    }
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void shouldSayClearlyThatTheTopicsDoNotExist(KafkaCluster kafka) {
+    // When
+    int replayed =
+        new ReplayCommand(terminal())
+            .run(
+                new String[] {
+                  "--bootstrap",
+                  kafka.bootstrapServers(),
+                  "--topic-prefix",
+                  "absent.",
+                  "--turns",
+                  "1"
+                });
+    String replayErr = err();
+    int reconstructed =
+        new ReconstructCommand(terminal())
+            .run(
+                new String[] {
+                  "--bootstrap", kafka.bootstrapServers(), "--topic-prefix", "absent."
+                });
+
+    // Then
+    assertThat(replayed).isEqualTo(Command.FAILED);
+    assertThat(replayErr)
+        .endsWith(
+            "prefixlog replay: topic absent.requests.raw does not exist at "
+                + kafka.bootstrapServers()
+                + ": the stream app creates it when it starts (prefixlog up), or check"
+                + " --topic-prefix\n");
+    assertThat(reconstructed).isEqualTo(Command.FAILED);
+    assertThat(err())
+        .isEqualTo(
+            "prefixlog reconstruct: topic absent.session.deltas does not exist at "
+                + kafka.bootstrapServers()
+                + " (the stream app creates it; check --topic-prefix)\n");
+  }
+
+  /** A row of the reconstruct summary. */
+  private static String row(String label, long value) {
+    return String.format(java.util.Locale.ROOT, "  %-21s %12d", label, value);
+  }
+
+  private static void awaitRunning(StreamApp app) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (app.state() != KafkaStreams.State.RUNNING) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the stream app is " + app.state() + " after 60 s");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Waits until the topic holds {@code count} committed records. */
+  private static void awaitRecords(KafkaCluster kafka, String topic, int count) {
+    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      int seen = 0;
+      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+      while (seen < count) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(topic + " has " + seen + " of " + count + " records after 90 s");
+        }
+        seen += consumer.poll(Duration.ofMillis(500)).count();
+      }
+    }
+  }
+}
