@@ -1,0 +1,232 @@
+package io.prefixlog.benchmarks.delta;
+
+import io.prefixlog.benchmarks.delta.Workload.Session;
+import io.prefixlog.core.delta.DeltaDecoder;
+import io.prefixlog.core.delta.DeltaException;
+import io.prefixlog.core.delta.DeltaRecords;
+import io.prefixlog.core.delta.EncodedTurn;
+import io.prefixlog.core.delta.SessionState;
+import io.prefixlog.core.delta.TurnEncoder;
+import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.schemas.delta.DeltaOp;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
+
+/**
+ * Runs a workload through {@link TurnEncoder} exactly as the stream app does (one {@link
+ * SessionState} per session key, stored bodies kept and evicted as the encoder says), builds the
+ * raw events as the replay tool sends them and the delta records the stream app emits, and checks
+ * every turn by rebuilding it from its serialised record.
+ */
+final class PrefixlogReplay {
+  static final String SECRET = "prefixlog-dev-secret-change-me";
+  static final String CLIENT_ADDR = "127.0.0.1";
+  static final String USER_AGENT = "prefixlog-replay/0.1.0";
+  static final String PATH = "/v1/chat/completions";
+
+  private static final JsonSerde<DeltaRecord> SERDE = JsonSerde.of(DeltaRecord.class);
+
+  private final SessionEncoder encoder;
+  private final String model;
+  private final SessionKeyDeriver deriver =
+      new SessionKeyDeriver(
+          SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+
+  PrefixlogReplay(SessionEncoder encoder, String model) {
+    this.encoder = encoder;
+    this.model = model;
+  }
+
+  /**
+   * One turn's record and what it is made of.
+   *
+   * @param json the record's value bytes as produced
+   * @param metadataJson the same record without {@code ops} and {@code body}: the per-record cost
+   * @param baseGap seq minus base_seq (1 = the previous turn), 0 for a keyframe
+   * @param insertedBytes body bytes carried by inserts
+   * @param rebuilt whether the record rebuilt the body byte for byte, sha256 included
+   */
+  record Turn(
+      int session,
+      long seq,
+      int bodyLen,
+      byte[] json,
+      byte[] metadataJson,
+      String keyframeReason,
+      int copies,
+      int inserts,
+      long insertedBytes,
+      long baseGap,
+      int chainDepth,
+      boolean rebuilt) {
+    boolean keyframe() {
+      return keyframeReason != null;
+    }
+  }
+
+  /** Encodes every turn of every session; turns are returned per session, in turn order. */
+  List<List<Turn>> run(Workload workload, long startMs) {
+    Random random = new Random(42);
+    long clockMs = startMs;
+    List<List<Turn>> out = new ArrayList<>();
+    for (int s = 0; s < workload.sessions().size(); s++) {
+      Session session = workload.sessions().get(s);
+      Map<String, String> headers = Map.of("x-session-id", session.conversationId());
+      SessionState state = SessionState.fresh();
+      Map<Long, byte[]> stored = new HashMap<>();
+      Map<Long, byte[]> rebuiltBodies = new HashMap<>();
+      List<Turn> turns = new ArrayList<>();
+      for (byte[] body : session.bodies()) {
+        clockMs += 1 + random.nextInt(2_000);
+        RawRequestEvent raw = rawEvent(body, headers, randomUuid(random), clockMs);
+        boolean utf8 = BodyEncoding.UTF_8.wireName().equals(raw.bodyEncoding());
+        EncodedTurn turn = encoder.encode(state, body, utf8, stored::get, clockMs);
+        state = turn.newState();
+        if (turn.storeBody()) {
+          stored.put(turn.seq(), body);
+        }
+        turn.evictedSeqs().forEach(stored::remove);
+        DeltaRecord record = DeltaRecords.of(raw, turn);
+        byte[] json = SERDE.toBytes(record);
+        boolean rebuilt = rebuild(SERDE.fromBytes(json), body, rebuiltBodies);
+        turns.add(describe(s, record, json, rebuilt));
+      }
+      out.add(turns);
+    }
+    return out;
+  }
+
+  /** The raw event the replay tool would send for this body (no response: none is known). */
+  RawRequestEvent rawEvent(byte[] body, Map<String, String> headers, String requestId, long ts) {
+    SessionKey key = deriver.derive(headers, BodyFields.read(body), CLIENT_ADDR, USER_AGENT);
+    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
+    return new RawRequestEvent(
+        RawRequestEvent.SCHEMA_VERSION,
+        requestId,
+        ts,
+        key.key(),
+        key.source(),
+        CLIENT_ADDR,
+        USER_AGENT,
+        headers,
+        "POST",
+        PATH,
+        model,
+        encoded.text(),
+        encoded.encoding().wireName(),
+        (long) body.length,
+        Sha256.hex(body),
+        false,
+        null,
+        null);
+  }
+
+  /** A version-4 UUID from the seeded generator, so that runs are reproducible. */
+  static String randomUuid(Random random) {
+    long high = (random.nextLong() & ~0xF000L) | 0x4000L;
+    long low = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+    return new UUID(high, low).toString();
+  }
+
+  /** Rebuilds the turn the way a reader does: from the record alone and the rebuilt base. */
+  private static boolean rebuild(DeltaRecord record, byte[] expected, Map<Long, byte[]> rebuilt) {
+    byte[] bytes;
+    if (record.isKeyframe()) {
+      Optional<BodyEncoding> encoding = BodyEncoding.fromWireName(record.bodyEncoding());
+      if (encoding.isEmpty() || record.body() == null) {
+        return false;
+      }
+      bytes = encoding.get().decode(record.body());
+    } else {
+      byte[] base = rebuilt.get(record.baseSeq());
+      if (base == null || !Sha256.hex(base).equals(record.baseSha256())) {
+        return false;
+      }
+      try {
+        bytes = DeltaDecoder.apply(base, record.ops());
+      } catch (DeltaException e) {
+        return false;
+      }
+    }
+    rebuilt.put(record.seq(), bytes);
+    return Arrays.equals(bytes, expected)
+        && record.bodyLen() == bytes.length
+        && Sha256.hex(bytes).equals(record.bodySha256());
+  }
+
+  private static Turn describe(int session, DeltaRecord record, byte[] json, boolean rebuilt) {
+    int copies = 0;
+    int inserts = 0;
+    long insertedBytes = 0;
+    if (record.ops() != null) {
+      for (DeltaOp op : record.ops()) {
+        if (op instanceof DeltaOp.Insert insert) {
+          inserts++;
+          insertedBytes += insert.text().getBytes(StandardCharsets.UTF_8).length;
+        } else {
+          copies++;
+        }
+      }
+    }
+    return new Turn(
+        session,
+        record.seq(),
+        Math.toIntExact(record.bodyLen()),
+        json,
+        SERDE.toBytes(withoutPayload(record)),
+        record.keyframeReason(),
+        copies,
+        inserts,
+        insertedBytes,
+        record.isKeyframe() ? 0 : record.seq() - record.baseSeq(),
+        record.chainDepth(),
+        rebuilt);
+  }
+
+  /** The record with {@code ops} and {@code body} left out: identity, hashes and bookkeeping. */
+  static DeltaRecord withoutPayload(DeltaRecord r) {
+    return new DeltaRecord(
+        r.schemaVersion(),
+        r.sessionKey(),
+        r.seq(),
+        r.requestId(),
+        r.ts(),
+        r.model(),
+        r.sessionKeySource(),
+        r.clientAddr(),
+        r.userAgent(),
+        r.headers(),
+        r.method(),
+        r.path(),
+        r.kind(),
+        r.keyframeReason(),
+        null,
+        r.bodyEncoding(),
+        r.baseSeq(),
+        r.baseSha256(),
+        null,
+        r.chainDepth(),
+        r.bodyLen(),
+        r.bodySha256(),
+        r.prefixLen(),
+        r.truncated(),
+        r.promptTokens(),
+        r.cachedTokens(),
+        r.prefixCacheHitRate(),
+        r.response());
+  }
+}
