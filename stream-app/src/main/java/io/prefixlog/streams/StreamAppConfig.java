@@ -2,6 +2,7 @@ package io.prefixlog.streams;
 
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.schemas.Topics;
 import java.nio.file.Path;
@@ -29,7 +30,7 @@ import java.util.Objects;
  * @param maxBodyBytes {@code PREFIXLOG_MAX_BODY_BYTES}, default 16MiB: the capture limit
  * @param encoder {@code PREFIXLOG_SESSION_MAX_BASES} (4), {@code PREFIXLOG_SESSION_MAX_BASE_BYTES}
  *     (8MiB), {@code PREFIXLOG_KEYFRAME_INTERVAL} (32), {@code PREFIXLOG_MAX_INSERTED_FRACTION}
- *     (0.5), {@code PREFIXLOG_MIN_MATCH_BYTES} (32)
+ *     (0.5), {@code PREFIXLOG_MIN_MATCH_BYTES} (64)
  * @param sessionTtl {@code PREFIXLOG_SESSION_TTL}, default 30m: idle sessions lose their bases
  * @param sessionSeqRetention {@code PREFIXLOG_SESSION_SEQ_RETENTION}, default 7d: how long an idle
  *     session's seq counter is kept (at least the deltas' retention, so seq keys never repeat while
@@ -93,7 +94,11 @@ public record StreamAppConfig(
             s.integer("PREFIXLOG_KEYFRAME_INTERVAL", defaults.keyframeInterval(), 1, 10_000),
             s.decimal("PREFIXLOG_MAX_INSERTED_FRACTION", defaults.maxInsertedFraction(), 0, 1),
             defaults.goodEnoughFraction(),
-            s.integer("PREFIXLOG_MIN_MATCH_BYTES", defaults.minMatchBytes(), 23, 1 << 20));
+            s.integer(
+                "PREFIXLOG_MIN_MATCH_BYTES",
+                defaults.minMatchBytes(),
+                DeltaEncoder.MIN_MATCH_FLOOR,
+                1 << 20));
     return new StreamAppConfig(
         s.string("PREFIXLOG_BOOTSTRAP_SERVERS", DEFAULT_BOOTSTRAP),
         s.string("PREFIXLOG_TOPIC_PREFIX", Topics.DEFAULT_PREFIX),

@@ -17,9 +17,9 @@ import java.util.List;
  * shared prefix and suffix are found with vectorised {@link Arrays#mismatch} and the delta is copy
  * · insert · copy without any indexing. When the middle of the base also changed (a timestamp in
  * the system prompt, an edited message), the base's middle is indexed by a hash of every {@value
- * #WINDOW}-byte window at a stride of {@value #STRIDE} bytes, and the target's middle is scanned
- * for matches that are then extended in both directions. So an edit costs its own bytes, not the
- * rest of the body. Every match is trimmed to code point boundaries: ops count code points.
+ * #WINDOW}-byte window at a stride of {@code minMatch - WINDOW} bytes, and the target's middle is
+ * scanned for matches that are then extended in both directions. So an edit costs its own bytes,
+ * not the rest of the body. Every match is trimmed to code point boundaries: ops count code points.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -27,29 +27,37 @@ public final class DeltaEncoder {
   /** Bytes hashed per index entry. */
   static final int WINDOW = 16;
 
-  /** Distance between indexed base positions. Matches of WINDOW + STRIDE - 1 bytes are found. */
-  static final int STRIDE = 8;
-
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final int minMatch;
 
   /**
+   * Distance between indexed base positions: {@code minMatch - WINDOW}, so that every match of
+   * {@code minMatch} bytes contains a whole indexed window and is found, with as few entries as
+   * that allows (a sparser index is cheaper to build and yields fewer, longer ops).
+   */
+  private final int stride;
+
+  /** The smallest {@code minMatch} an encoder accepts. */
+  public static final int MIN_MATCH_FLOOR = WINDOW + 1;
+
+  /**
    * @param minMatch the shortest match worth a copy op, in bytes; a copy op costs about 30 bytes of
-   *     JSON, so shorter matches are cheaper as inserts. At least {@code WINDOW + STRIDE - 1}.
+   *     JSON, so shorter matches are cheaper as inserts. At least {@link #MIN_MATCH_FLOOR}.
    */
   public DeltaEncoder(int minMatch) {
-    if (minMatch < WINDOW + STRIDE - 1) {
+    if (minMatch < MIN_MATCH_FLOOR) {
       throw new IllegalArgumentException(
-          "minMatch must be at least " + (WINDOW + STRIDE - 1) + " bytes, got " + minMatch);
+          "minMatch must be at least " + MIN_MATCH_FLOOR + " bytes, got " + minMatch);
     }
     this.minMatch = minMatch;
+    this.stride = minMatch - WINDOW;
   }
 
-  /** The encoder with the default minimum match of 32 bytes. */
+  /** The encoder with the default minimum match of 64 bytes. */
   public static DeltaEncoder withDefaults() {
-    return new DeltaEncoder(32);
+    return new DeltaEncoder(EncoderSettings.DEFAULTS.minMatchBytes());
   }
 
   public EncodedDelta encode(byte[] base, byte[] target) {
@@ -110,7 +118,7 @@ public final class DeltaEncoder {
       int targetStart,
       int targetEnd,
       OpsBuilder ops) {
-    WindowIndex index = WindowIndex.build(base, baseStart, baseEnd);
+    WindowIndex index = WindowIndex.build(base, baseStart, baseEnd, stride);
     int pending = targetStart; // start of target bytes not yet covered by an op
     int offset = 0; // base position minus target position of the last copy
     int i = targetStart;
@@ -188,11 +196,11 @@ public final class DeltaEncoder {
       this.mask = slots.length - 1;
     }
 
-    static WindowIndex build(byte[] base, int start, int end) {
-      int entries = Math.max(1, (end - start - WINDOW) / STRIDE + 1);
+    static WindowIndex build(byte[] base, int start, int end, int stride) {
+      int entries = Math.max(1, (end - start - WINDOW) / stride + 1);
       int size = Integer.highestOneBit(entries * 2 - 1) << 1;
       WindowIndex index = new WindowIndex(new int[Math.max(16, size)]);
-      for (int j = start; j + WINDOW <= end; j += STRIDE) {
+      for (int j = start; j + WINDOW <= end; j += stride) {
         int slot = hash(base, j) & index.mask;
         int probes = 0;
         while (index.slots[slot] != 0 && probes < MAX_PROBES) {

@@ -24,7 +24,7 @@ public record EncoderSettings(
     int minMatchBytes) {
 
   public static final EncoderSettings DEFAULTS =
-      new EncoderSettings(4, 8L * 1024 * 1024, 32, 0.5, 0.1, 32);
+      new EncoderSettings(4, 8L * 1024 * 1024, 32, 0.5, 0.1, 64);
 
   public EncoderSettings {
     if (maxBases < 1) {

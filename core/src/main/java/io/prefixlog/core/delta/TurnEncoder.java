@@ -44,6 +44,22 @@ public final class TurnEncoder {
    */
   public EncodedTurn encode(
       SessionState state, byte[] body, boolean utf8, BaseBodies bodies, long nowMs) {
+    return encode(state, body, Sha256.hex(body), utf8, bodies, nowMs);
+  }
+
+  /**
+   * Encodes one request body whose SHA-256 is already known (the stream app has verified it against
+   * the raw event), sparing a second digest of the body.
+   *
+   * @param bodySha256 the lower-case hex SHA-256 of {@code body}
+   */
+  public EncodedTurn encode(
+      SessionState state,
+      byte[] body,
+      String bodySha256,
+      boolean utf8,
+      BaseBodies bodies,
+      long nowMs) {
     long seq = state.nextSeq();
     if (!utf8) {
       SessionState next = new SessionState(seq + 1, nowMs, state.bases());
@@ -64,7 +80,7 @@ public final class TurnEncoder {
       reason = KeyframeReason.CHAIN_LIMIT;
     }
     int chainDepth = reason == null ? best.base.chainDepth() + 1 : 0;
-    BaseInfo stored = new BaseInfo(seq, Sha256.hex(body), chainDepth, body.length, fingerprint);
+    BaseInfo stored = new BaseInfo(seq, bodySha256, chainDepth, body.length, fingerprint);
     List<Long> evicted = new ArrayList<>();
     List<BaseInfo> bases = keep(stored, state.bases(), evicted);
     boolean storeBody = bases.contains(stored);

@@ -94,6 +94,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
         encoder.encode(
             state,
             request.body(),
+            request.event().bodySha256(),
             request.utf8(),
             seq -> bases.get(SessionStores.baseKey(session, seq)),
             context.currentSystemTimeMs());
