@@ -126,7 +126,7 @@ public final class ReconstructCommand implements Command {
       return USAGE;
     }
     PrintStream report = settings.print ? terminal.err() : terminal.out();
-    Rebuilder rebuilder = new Rebuilder(settings.scope, Math.max(PROBLEMS_SHOWN, 1000));
+    Rebuilder rebuilder = new Rebuilder(settings.scope);
     String topic = Topics.withPrefix(settings.topicPrefix).sessionDeltas().name();
     BodyFiles files;
     try {

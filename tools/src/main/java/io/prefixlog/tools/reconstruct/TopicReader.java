@@ -2,6 +2,7 @@ package io.prefixlog.tools.reconstruct;
 
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.core.rebuild.TurnKey;
+import io.prefixlog.tools.cli.Causes;
 import io.prefixlog.tools.cli.Progress;
 import java.io.IOException;
 import java.time.Duration;
@@ -184,7 +185,8 @@ final class TopicReader {
       throw new ReadException(
           "Kafka at " + bootstrap + " did not answer within " + TIMEOUT.toSeconds() + " s", e);
     } catch (KafkaException e) {
-      throw new ReadException("cannot read " + topic + " at " + bootstrap + ": " + e, e);
+      throw new ReadException(
+          "cannot read " + topic + " at " + bootstrap + ": " + Causes.describe(e), e);
     }
   }
 

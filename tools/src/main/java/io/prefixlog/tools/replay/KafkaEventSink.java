@@ -1,5 +1,6 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.tools.cli.Causes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -99,14 +100,15 @@ final class KafkaEventSink implements EventSink {
         throw new SinkException(unreachable, cause);
       }
       throw new SinkException(
-          "cannot check topic " + topic + " at " + bootstrap + ": " + cause, cause);
+          "cannot check topic " + topic + " at " + bootstrap + ": " + Causes.describe(cause),
+          cause);
     } catch (java.util.concurrent.TimeoutException e) {
       throw new SinkException(unreachable, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SinkException("interrupted while checking topic " + topic, e);
     } catch (KafkaException e) {
-      throw new SinkException("cannot connect to " + bootstrap + ": " + e.getMessage(), e);
+      throw new SinkException("cannot connect to " + bootstrap + ": " + Causes.describe(e), e);
     }
   }
 

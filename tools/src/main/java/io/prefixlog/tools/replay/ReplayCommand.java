@@ -342,7 +342,12 @@ public final class ReplayCommand implements Command {
             Units.seconds(elapsedNanos),
             Units.count(Math.round(sent / seconds)),
             settings.interleave,
-            settings.rate == 0 ? "unlimited" : settings.rate + "/s",
+            settings.rate == 0
+                ? "unlimited"
+                : (settings.rate == Math.rint(settings.rate)
+                        ? Long.toString((long) settings.rate)
+                        : Double.toString(settings.rate))
+                    + "/s",
             Units.count(acknowledged),
             Units.count(failed));
   }
