@@ -126,16 +126,27 @@ public final class StreamApp implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs until SIGTERM. Settings come from the environment; {@code --config FILE} names a
+   * properties file with the same keys (the environment still wins), as {@code
+   * PREFIXLOG_CONFIG_FILE} does.
+   */
   public static void main(String[] args) {
-    System.exit(run());
+    System.exit(run(args));
   }
 
-  static int run() {
+  static int run(String[] args) {
     StreamAppConfig config;
     try {
+      Map<String, String> environment = new HashMap<>(System.getenv());
+      if (args.length == 2 && args[0].equals("--config")) {
+        environment.put(CONFIG_FILE_VARIABLE, args[1]);
+      } else if (args.length != 0) {
+        System.err.println("usage: StreamApp [--config FILE]");
+        return 2;
+      }
       config =
-          StreamAppConfig.fromSettings(
-              Settings.fromEnvironment(System.getenv(), "PREFIXLOG_CONFIG_FILE"));
+          StreamAppConfig.fromSettings(Settings.fromEnvironment(environment, CONFIG_FILE_VARIABLE));
     } catch (ConfigException e) {
       System.err.println("prefixlog stream-app: " + e.getMessage());
       return 2;
