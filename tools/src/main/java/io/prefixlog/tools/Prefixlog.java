@@ -4,6 +4,7 @@ import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
+import io.prefixlog.tools.up.UpCommand;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,7 +37,8 @@ public final class Prefixlog {
 
   /** The dispatch table, in the order {@code help} lists it. */
   static List<Command> commands(Terminal terminal) {
-    return List.of(new ReplayCommand(terminal), new ReconstructCommand(terminal));
+    return List.of(
+        new UpCommand(terminal), new ReplayCommand(terminal), new ReconstructCommand(terminal));
   }
 
   int run(String[] args) {

@@ -1,0 +1,47 @@
+package io.prefixlog.tools.up;
+
+import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.tools.corpus.ChatRequests;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * One corpus file of the demo: what the replay will send from it, and the session keys its
+ * conversations get (the replay's client sends the conversation id as {@code X-Session-ID}).
+ *
+ * @param name the file's path under {@code corpora/}, without {@code .jsonl}
+ * @param conversations how many conversations of the file are replayed
+ * @param turns the raw events that makes
+ * @param bodyBytes the request bytes of those events
+ */
+record DemoCorpus(
+    String name, Path file, int conversations, long turns, long bodyBytes, Set<String> sessions) {
+
+  static DemoCorpus of(Path corporaDir, String name, int maxConversations, SessionKeyDeriver keys) {
+    Path file = corporaDir.resolve(name + ".jsonl");
+    List<Conversation> conversations =
+        CorpusFile.read(file).stream().limit(maxConversations).toList();
+    ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    long turns = 0;
+    long bytes = 0;
+    for (Conversation conversation : conversations) {
+      for (ChatRequests.ChatRequest request : requests.of(conversation)) {
+        turns++;
+        bytes += request.body().length;
+      }
+    }
+    Set<String> sessions =
+        conversations.stream()
+            .map(
+                c ->
+                    keys.derive(Map.of("x-session-id", c.id()), BodyFields.EMPTY, null, null).key())
+            .collect(Collectors.toUnmodifiableSet());
+    return new DemoCorpus(name, file, conversations.size(), turns, bytes, sessions);
+  }
+}
