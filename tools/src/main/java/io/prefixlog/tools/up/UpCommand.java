@@ -59,7 +59,8 @@ public final class UpCommand implements Command {
               "DIR",
               "<project>/var/up",
               "Where the broker and the stream app keep data."),
-          Option.value("kafka-port", "PORT", "9092", "The broker's port on 127.0.0.1."),
+          Option.value(
+              "kafka-port", "PORT", "9092", "The broker's port on 127.0.0.1 (0: any free port)."),
           Option.value(
               "metrics-port", "PORT", "9464", "The stream app's /metrics and /health port."),
           Option.flag("fresh", "Delete the data directory first (a clean start)."),
@@ -120,7 +121,7 @@ public final class UpCommand implements Command {
       Path home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
       dataDir =
           Path.of(line.string("data-dir", home.resolve("var/up").toString())).toAbsolutePath();
-      kafkaPort = (int) line.longValue("kafka-port", 9092, 1);
+      kafkaPort = (int) line.longValue("kafka-port", 9092, 0);
       metricsPort = (int) line.longValue("metrics-port", 9464, 0);
       chatConversations = (int) line.longValue("demo-chat-conversations", 300, 1);
       if (kafkaPort > 65535 || metricsPort > 65535) {

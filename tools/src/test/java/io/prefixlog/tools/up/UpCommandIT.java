@@ -1,0 +1,63 @@
+package io.prefixlog.tools.up;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.Terminal;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's first command, as a newcomer runs it: {@code prefixlog up --demo}. */
+class UpCommandIT {
+  @TempDir Path dataDir;
+
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void shouldStartTheStackReplayTheDemoAndRebuildEveryTurn() {
+    // Given
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Terminal terminal =
+        new Terminal(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            false);
+
+    // When
+    int code =
+        new UpCommand(terminal)
+            .run(
+                new String[] {
+                  "--demo",
+                  "--exit-after-demo",
+                  "--demo-chat-conversations",
+                  "40",
+                  "--data-dir",
+                  dataDir.toString(),
+                  "--kafka-port",
+                  "0",
+                  "--metrics-port",
+                  "0"
+                });
+
+    // Then
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(printed + err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(printed)
+        .contains("prefixlog is up (")
+        .contains("  kafka         127.0.0.1:")
+        .contains("  topics        prefixlog.requests.raw (in)  ->  prefixlog.session.deltas")
+        .containsPattern("agentic/swe_agent_trajectories +22 +230 .* +230 +0\\n")
+        .containsPattern("agentic/tau_bench_gpt4o_airline +200 +2454 .* +2454 +0\\n")
+        .containsPattern("chat/oasst_en100_threads +40 +\\d+ ")
+        .endsWith("demo: OK, 0 rebuild mismatches.\n");
+  }
+}
