@@ -33,7 +33,7 @@ import java.util.UUID;
  * every turn by rebuilding it from its serialised record.
  */
 final class PrefixlogReplay {
-  static final String SECRET = "prefixlog-dev-secret-change-me";
+  static final String SECRET = SessionKeyDeriver.DEV_SECRET;
   static final String CLIENT_ADDR = "127.0.0.1";
   static final String USER_AGENT = "prefixlog-replay/0.1.0";
   static final String PATH = "/v1/chat/completions";

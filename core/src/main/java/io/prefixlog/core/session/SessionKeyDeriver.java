@@ -29,6 +29,13 @@ public final class SessionKeyDeriver {
   public static final List<String> DEFAULT_HEADERS =
       List.of("x-session-id", "x-conversation-id", "x-openwebui-chat-id", "x-agent-session-id");
 
+  /**
+   * The development secret every component falls back to (with a warning) when none is configured,
+   * so that a demo's replay, bridge and tools agree on keys. Never use it in production: with a
+   * known secret, keys of guessable session ids can be recomputed.
+   */
+  public static final String DEV_SECRET = "prefixlog-dev-secret-change-me";
+
   private static final HexFormat HEX = HexFormat.of();
 
   private final SecretKeySpec secret;

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.replay;
 
 import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
@@ -51,7 +52,7 @@ public final class ReplayCommand implements Command {
    * The documented development secret: the default of the stream app and the bridge as well, so
    * that replayed sessions get the keys live capture would give them. Never for production.
    */
-  public static final String DEV_SESSION_SECRET = "prefixlog-dev-secret-change-me";
+  public static final String DEV_SESSION_SECRET = SessionKeyDeriver.DEV_SECRET;
 
   /** Environment variable holding the session key secret. */
   public static final String SECRET_ENV = "PREFIXLOG_SESSION_SECRET";
