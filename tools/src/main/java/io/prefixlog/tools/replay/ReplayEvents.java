@@ -16,11 +16,11 @@ import java.util.Objects;
  * client that puts the conversation id into {@code X-Session-ID}. There is no response (replay does
  * not call an engine), so {@code response} is absent, not invented.
  */
-final class ReplayEvents {
-  static final String SESSION_HEADER = "x-session-id";
-  static final String CLIENT_ADDR = "127.0.0.1";
-  static final String METHOD = "POST";
-  static final String PATH = "/v1/chat/completions";
+public final class ReplayEvents {
+  public static final String SESSION_HEADER = "x-session-id";
+  public static final String CLIENT_ADDR = "127.0.0.1";
+  public static final String METHOD = "POST";
+  public static final String PATH = "/v1/chat/completions";
 
   private final SessionKeyDeriver deriver;
   private final String userAgent;
@@ -29,7 +29,7 @@ final class ReplayEvents {
    * @param secret the session key secret the stream app and bridge are configured with
    * @param version the tools' version, for {@code User-Agent: prefixlog-replay/<version>}
    */
-  ReplayEvents(String secret, String version) {
+  public ReplayEvents(String secret, String version) {
     this.deriver =
         new SessionKeyDeriver(
             Objects.requireNonNull(secret, "secret").getBytes(StandardCharsets.UTF_8),
@@ -38,7 +38,7 @@ final class ReplayEvents {
   }
 
   /** The session key the capture derives for a conversation's requests. */
-  SessionKey sessionKey(String conversationId) {
+  public SessionKey sessionKey(String conversationId) {
     return deriver.derive(headers(conversationId), BodyFields.EMPTY, CLIENT_ADDR, userAgent);
   }
 
@@ -47,7 +47,7 @@ final class ReplayEvents {
    * @param requestId a fresh id
    * @param nowMs the event time
    */
-  RawRequestEvent event(ChatRequest request, SessionKey key, String requestId, long nowMs) {
+  public RawRequestEvent event(ChatRequest request, SessionKey key, String requestId, long nowMs) {
     byte[] body = request.body();
     BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
     return new RawRequestEvent(

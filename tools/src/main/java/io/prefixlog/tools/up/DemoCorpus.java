@@ -1,13 +1,11 @@
 package io.prefixlog.tools.up;
 
-import io.prefixlog.core.session.BodyFields;
-import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -23,7 +21,7 @@ import java.util.stream.Collectors;
 record DemoCorpus(
     String name, Path file, int conversations, long turns, long bodyBytes, Set<String> sessions) {
 
-  static DemoCorpus of(Path corporaDir, String name, int maxConversations, SessionKeyDeriver keys) {
+  static DemoCorpus of(Path corporaDir, String name, int maxConversations, ReplayEvents events) {
     Path file = corporaDir.resolve(name + ".jsonl");
     List<Conversation> conversations =
         CorpusFile.read(file).stream().limit(maxConversations).toList();
@@ -38,9 +36,7 @@ record DemoCorpus(
     }
     Set<String> sessions =
         conversations.stream()
-            .map(
-                c ->
-                    keys.derive(Map.of("x-session-id", c.id()), BodyFields.EMPTY, null, null).key())
+            .map(c -> events.sessionKey(c.id()).key())
             .collect(Collectors.toUnmodifiableSet());
     return new DemoCorpus(name, file, conversations.size(), turns, bytes, sessions);
   }

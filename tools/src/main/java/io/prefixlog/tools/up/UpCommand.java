@@ -6,7 +6,6 @@ import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.core.rebuild.SessionReport;
-import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.StartupException;
 import io.prefixlog.schemas.Topics;
@@ -20,7 +19,9 @@ import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.replay.ReplayCommand;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -262,9 +263,7 @@ public final class UpCommand implements Command {
               .resolve("corpora");
       String secret =
           terminal.env().getOrDefault(ReplayCommand.SECRET_ENV, ReplayCommand.DEV_SESSION_SECRET);
-      SessionKeyDeriver keys =
-          new SessionKeyDeriver(
-              secret.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+      ReplayEvents keys = new ReplayEvents(secret, Version.current());
       List<DemoCorpus> demo = new ArrayList<>();
       DEMO_AGENTIC.forEach(n -> demo.add(DemoCorpus.of(corpora, n, Integer.MAX_VALUE, keys)));
       DEMO_CHAT.forEach(n -> demo.add(DemoCorpus.of(corpora, n, chatConversations, keys)));
