@@ -1,0 +1,66 @@
+package io.prefixlog.core.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class MetricsServerTest {
+  @Test
+  void shouldServeCountersAndGaugesInPrometheusTextFormat() throws Exception {
+    // Given
+    MetricsRegistry registry = new MetricsRegistry();
+    registry
+        .counter("prefixlog_dead_letters_total", "Rejected inputs.", "reason", "invalid_json")
+        .add(2);
+    registry
+        .counter("prefixlog_dead_letters_total", "Rejected inputs.", "reason", "body_mismatch")
+        .increment();
+    registry.counter("prefixlog_body_bytes_in_total", "Body bytes.").add(1234);
+    registry.gauge("prefixlog_live_sessions", "Live sessions.", () -> 7);
+    AtomicBoolean healthy = new AtomicBoolean(true);
+
+    try (MetricsServer server = MetricsServer.start("127.0.0.1", 0, registry, healthy::get)) {
+      HttpClient client = HttpClient.newHttpClient();
+      URI base = URI.create("http://127.0.0.1:" + server.port());
+
+      // When
+      HttpResponse<String> metrics =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/metrics")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> up =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/health")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      healthy.set(false);
+      HttpResponse<String> down =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/health")).build(),
+              HttpResponse.BodyHandlers.ofString());
+
+      // Then
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.headers().firstValue("Content-Type"))
+          .hasValue("text/plain; version=0.0.4; charset=utf-8");
+      assertThat(metrics.body())
+          .isEqualTo(
+              "# HELP prefixlog_body_bytes_in_total Body bytes.\n"
+                  + "# TYPE prefixlog_body_bytes_in_total counter\n"
+                  + "prefixlog_body_bytes_in_total 1234\n"
+                  + "# HELP prefixlog_dead_letters_total Rejected inputs.\n"
+                  + "# TYPE prefixlog_dead_letters_total counter\n"
+                  + "prefixlog_dead_letters_total{reason=\"body_mismatch\"} 1\n"
+                  + "prefixlog_dead_letters_total{reason=\"invalid_json\"} 2\n"
+                  + "# HELP prefixlog_live_sessions Live sessions.\n"
+                  + "# TYPE prefixlog_live_sessions gauge\n"
+                  + "prefixlog_live_sessions 7\n");
+      assertThat(up.statusCode()).isEqualTo(200);
+      assertThat(down.statusCode()).isEqualTo(503);
+    }
+  }
+}
