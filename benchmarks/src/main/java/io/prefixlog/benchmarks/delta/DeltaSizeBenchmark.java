@@ -5,6 +5,7 @@ import io.prefixlog.benchmarks.delta.EncodeTiming.Samples;
 import io.prefixlog.benchmarks.delta.EncodeTiming.TurnFilter;
 import io.prefixlog.benchmarks.delta.PrefixlogReplay.Turn;
 import io.prefixlog.benchmarks.delta.Workload.Session;
+import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.core.delta.TurnEncoder;
 import io.prefixlog.core.text.Sha256;

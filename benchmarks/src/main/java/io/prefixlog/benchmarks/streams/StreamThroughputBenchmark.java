@@ -1,5 +1,6 @@
 package io.prefixlog.benchmarks.streams;
 
+import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Event;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Workload;
 import io.prefixlog.embedded.KafkaBroker;
@@ -163,7 +164,7 @@ public final class StreamThroughputBenchmark {
       out.println(
           "Runs (round w* = warm-up, not counted). steady = committed records/s from the first"
               + " to the last progress poll; wall = N / (start() to all N committed).");
-      Table runs = runTable();
+      TextTable runs = runTable();
       List<Object[]> pending = new ArrayList<>();
       for (int round = 0; round < totalRounds; round++) {
         boolean warmup = round < options.warmupRounds();
@@ -350,8 +351,8 @@ public final class StreamThroughputBenchmark {
     out.flush();
   }
 
-  private static Table runTable() {
-    return new Table(
+  private static TextTable runTable() {
+    return new TextTable(
         "round",
         "variant",
         "steady rec/s",
@@ -403,8 +404,8 @@ public final class StreamThroughputBenchmark {
             + " compression-rate-avg (compressed/uncompressed).%n",
         options.rounds(),
         rawBytesPerRecord);
-    Table table =
-        new Table(
+    TextTable table =
+        new TextTable(
             "variant",
             "runs",
             "steady rec/s",
@@ -440,8 +441,8 @@ public final class StreamThroughputBenchmark {
             + " background (the rest is the VM thread, zstd/lz4 have no threads). cores = (app JVM"
             + " + broker CPU) / wall time; 1-core ceiling = 1e6 / stream thread µs/rec, the rate if"
             + " the stream thread had a core to itself and never waited.");
-    Table cpu =
-        new Table(
+    TextTable cpu =
+        new TextTable(
             "variant",
             "stream thread",
             "producer I/O",
@@ -488,7 +489,7 @@ public final class StreamThroughputBenchmark {
     out.println(
         "Ratios: per round (the two runs of a round ran minutes apart at most), median [min-max];"
             + " and the ratio of the medians.");
-    Table ratios = new Table("ratio", "per-round median", "range", "of medians", "rounds");
+    TextTable ratios = new TextTable("ratio", "per-round median", "range", "of medians", "rounds");
     ratio(ratios, byVariant, Variant.PREFIXLOG, Variant.PASS_THROUGH);
     ratio(ratios, byVariant, Variant.PREFIXLOG, Variant.STORE);
     ratio(ratios, byVariant, Variant.STORE, Variant.PASS_THROUGH);
@@ -501,7 +502,7 @@ public final class StreamThroughputBenchmark {
   }
 
   private static void ratio(
-      Table table, Map<Variant, List<ThroughputRun.Result>> byVariant, Variant a, Variant b) {
+      TextTable table, Map<Variant, List<ThroughputRun.Result>> byVariant, Variant a, Variant b) {
     if (!byVariant.containsKey(a) || !byVariant.containsKey(b)) {
       return;
     }
@@ -540,7 +541,7 @@ public final class StreamThroughputBenchmark {
     StageProfile.Result profile =
         new StageProfile(w.events(), setup.encoder(), setup.maxBodyBytes())
             .run(1, options.stagePasses(), tmp.resolve("stage-profile"));
-    Table table = new Table("stage", "µs/record", "range");
+    TextTable table = new TextTable("stage", "µs/record", "range");
     for (StageProfile.Timing t : profile.stages()) {
       table.row(t.stage().label(), f1(t.median()), f1(t.min()) + "-" + f1(t.max()));
     }
@@ -567,8 +568,8 @@ public final class StreamThroughputBenchmark {
     out.println(
         "Store calls replayed against RocksDB in-process (the processor's get/put/delete sequence,"
             + " keys and values), µs per record:");
-    Table stores =
-        new Table(
+    TextTable stores =
+        new TextTable(
             "RocksDB options",
             "calls/rec",
             "in calls µs/rec",
@@ -654,7 +655,7 @@ public final class StreamThroughputBenchmark {
         "Stream thread, share of wall time by activity (the first rule that matches any frame of"
             + " the stack); \"w\" = of which waiting (parked, blocked, epoll_wait):");
     header[0] = "activity";
-    Table activities = new Table(header);
+    TextTable activities = new TextTable(header);
     for (StackSampler.Rule rule : StackSampler.ACTIVITIES) {
       Object[] row = new Object[shown.size() + 1];
       row[0] = rule.label();
@@ -696,7 +697,7 @@ public final class StreamThroughputBenchmark {
         "Stream thread, running samples by the code at the top of the stack (share of all"
             + " samples):");
     header[0] = "code";
-    Table code = new Table(header);
+    TextTable code = new TextTable(header);
     for (StackSampler.Rule rule : StackSampler.CODE) {
       Object[] row = new Object[shown.size() + 1];
       row[0] = rule.label();
@@ -718,7 +719,7 @@ public final class StreamThroughputBenchmark {
           v.code(),
           v.label(),
           s.samples());
-      Table top = new Table("method", "samples", "share");
+      TextTable top = new TextTable("method", "samples", "share");
       s.topFrames().entrySet().stream()
           .limit(options.topFrames())
           .forEach(e -> top.row(e.getKey(), e.getValue(), pct(e.getValue(), s.samples())));
@@ -733,7 +734,7 @@ public final class StreamThroughputBenchmark {
             j.samples(),
             j.truncated(),
             j.file());
-        Table hot = new Table("method", "samples", "share");
+        TextTable hot = new TextTable("method", "samples", "share");
         j.topFrames().entrySet().stream()
             .limit(options.topFrames())
             .forEach(e -> hot.row(e.getKey(), e.getValue(), pct(e.getValue(), j.samples())));

@@ -1,4 +1,4 @@
-package io.prefixlog.benchmarks.streams;
+package io.prefixlog.benchmarks.report;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -6,16 +6,19 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** An aligned text table: the first column left-aligned, the others right-aligned. */
-final class Table {
+/**
+ * An aligned text table: the first column left-aligned, the others right-aligned; a row of null
+ * cells is a separator. Also writes itself as CSV.
+ */
+public final class TextTable {
   private final List<String> header;
   private final List<List<String>> rows = new ArrayList<>();
 
-  Table(String... header) {
+  public TextTable(String... header) {
     this.header = List.of(header);
   }
 
-  Table row(Object... cells) {
+  public TextTable row(Object... cells) {
     if (cells.length != header.size()) {
       throw new IllegalArgumentException(
           "row has " + cells.length + " cells, header has " + header.size());
@@ -24,12 +27,12 @@ final class Table {
     return this;
   }
 
-  Table separator() {
+  public TextTable separator() {
     rows.add(null);
     return this;
   }
 
-  void print(PrintStream out) {
+  public void print(PrintStream out) {
     int[] width = new int[header.size()];
     for (int c = 0; c < width.length; c++) {
       width[c] = header.get(c).length();
@@ -58,5 +61,32 @@ final class Table {
       line.append(c == 0 ? cell + pad : pad + cell);
     }
     return line.toString().stripTrailing();
+  }
+
+  /** Header and rows as CSV lines, each prefixed with {@code table} as its first column. */
+  public List<String> csv(String table) {
+    List<String> lines = new ArrayList<>();
+    lines.add(csvLine(table, header));
+    for (List<String> row : rows) {
+      if (row != null) {
+        lines.add(csvLine(table, row));
+      }
+    }
+    return lines;
+  }
+
+  private static String csvLine(String table, List<String> cells) {
+    List<String> all = new ArrayList<>();
+    all.add(table);
+    all.addAll(cells);
+    return all.stream().map(TextTable::csvCell).collect(Collectors.joining(","));
+  }
+
+  private static String csvCell(String cell) {
+    String plain = cell.strip();
+    if (plain.contains(",") || plain.contains("\"") || plain.contains("\n")) {
+      return "\"" + plain.replace("\"", "\"\"") + "\"";
+    }
+    return plain;
   }
 }

@@ -1,0 +1,2 @@
+/** Output shared by the benchmarks: aligned text tables and their CSV form. */
+package io.prefixlog.benchmarks.report;
