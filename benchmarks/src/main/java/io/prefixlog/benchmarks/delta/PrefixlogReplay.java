@@ -7,7 +7,6 @@ import io.prefixlog.core.delta.DeltaRecords;
 import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.delta.TurnEncoder;
-import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.text.Sha256;
@@ -16,6 +15,9 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.tools.cli.Version;
+import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,17 +36,14 @@ import java.util.UUID;
  */
 final class PrefixlogReplay {
   static final String SECRET = SessionKeyDeriver.DEV_SECRET;
-  static final String CLIENT_ADDR = "127.0.0.1";
-  static final String USER_AGENT = "prefixlog-replay/0.1.0";
-  static final String PATH = "/v1/chat/completions";
 
   private static final JsonSerde<DeltaRecord> SERDE = JsonSerde.of(DeltaRecord.class);
 
   private final SessionEncoder encoder;
   private final String model;
-  private final SessionKeyDeriver deriver =
-      new SessionKeyDeriver(
-          SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+
+  /** Raw events exactly as the replay tool sends them. */
+  private final ReplayEvents events = new ReplayEvents(SECRET, Version.current());
 
   PrefixlogReplay(SessionEncoder encoder, String model) {
     this.encoder = encoder;
@@ -85,14 +84,19 @@ final class PrefixlogReplay {
     List<List<Turn>> out = new ArrayList<>();
     for (int s = 0; s < workload.sessions().size(); s++) {
       Session session = workload.sessions().get(s);
-      Map<String, String> headers = Map.of("x-session-id", session.conversationId());
+      SessionKey key = events.sessionKey(session.conversationId());
       SessionState state = SessionState.fresh();
       Map<Long, byte[]> stored = new HashMap<>();
       Map<Long, byte[]> rebuiltBodies = new HashMap<>();
       List<Turn> turns = new ArrayList<>();
       for (byte[] body : session.bodies()) {
         clockMs += 1 + random.nextInt(2_000);
-        RawRequestEvent raw = rawEvent(body, headers, randomUuid(random), clockMs);
+        RawRequestEvent raw =
+            events.event(
+                new ChatRequest(session.conversationId(), turns.size() + 1, body),
+                key,
+                randomUuid(random),
+                clockMs);
         boolean utf8 = BodyEncoding.UTF_8.wireName().equals(raw.bodyEncoding());
         EncodedTurn turn = encoder.encode(state, body, utf8, stored::get, clockMs);
         state = turn.newState();
@@ -108,31 +112,6 @@ final class PrefixlogReplay {
       out.add(turns);
     }
     return out;
-  }
-
-  /** The raw event the replay tool would send for this body (no response: none is known). */
-  RawRequestEvent rawEvent(byte[] body, Map<String, String> headers, String requestId, long ts) {
-    SessionKey key = deriver.derive(headers, BodyFields.read(body), CLIENT_ADDR, USER_AGENT);
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
-    return new RawRequestEvent(
-        RawRequestEvent.SCHEMA_VERSION,
-        requestId,
-        ts,
-        key.key(),
-        key.source(),
-        CLIENT_ADDR,
-        USER_AGENT,
-        headers,
-        "POST",
-        PATH,
-        model,
-        encoded.text(),
-        encoded.encoding().wireName(),
-        (long) body.length,
-        Sha256.hex(body),
-        false,
-        null,
-        null);
   }
 
   /** A version-4 UUID from the seeded generator, so that runs are reproducible. */
