@@ -1,6 +1,13 @@
 package io.prefixlog.core.request;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
@@ -15,6 +22,33 @@ import java.util.Optional;
  * declared length and SHA-256, or a {@link Rejection} with a reason code.
  */
 public final class RawEventValidator {
+  private static final ObjectMapper STRICT = strictMapper();
+
+  /** The shared mapper, but coercing nothing: a string is not a number, a number not a string. */
+  private static ObjectMapper strictMapper() {
+    JsonMapper mapper =
+        ((JsonMapper) Json.mapper())
+            .rebuild()
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .build();
+    mapper
+        .coercionConfigFor(LogicalType.Integer)
+        .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+    mapper
+        .coercionConfigFor(LogicalType.Textual)
+        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+    mapper
+        .coercionConfigFor(LogicalType.Boolean)
+        .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+    return mapper;
+  }
+
   private final long maxBodyBytes;
 
   /**
@@ -43,35 +77,31 @@ public final class RawEventValidator {
     if (value == null) {
       return Outcome.reject(Rejection.INVALID_JSON, "the record has no value (a tombstone)");
     }
-    JsonNode tree;
+    // One pass from bytes to the record (a tree first costs a third more on 20 KB bodies), with
+    // a mapper that coerces nothing, so that "ts":"5" or "body_len":1.5 are errors, not guesses.
+    RawRequestEvent event;
     try {
-      tree = Json.mapper().readTree(value);
+      event = STRICT.readValue(value, RawRequestEvent.class);
+    } catch (MismatchedInputException e) {
+      return new Outcome(null, mismatch(e));
     } catch (IOException e) {
       return Outcome.reject(
           Rejection.INVALID_JSON, JsonSerde.describeReadFailure(RawRequestEvent.class, e));
     }
-    if (tree == null || !tree.isObject()) {
+    if (event == null) {
       return Outcome.reject(Rejection.INVALID_JSON, "the value is not a JSON object");
     }
-    JsonNode version = tree.get("schema_version");
-    if (version == null) {
+    if (event.schemaVersion() == null) {
       return Outcome.reject(Rejection.MISSING_FIELD, "schema_version is missing");
     }
-    if (!version.isIntegralNumber() || version.asInt() != RawRequestEvent.SCHEMA_VERSION) {
+    if (event.schemaVersion() != RawRequestEvent.SCHEMA_VERSION) {
       return Outcome.reject(
           Rejection.UNKNOWN_SCHEMA_VERSION,
-          "schema_version " + version + " is not " + RawRequestEvent.SCHEMA_VERSION);
+          "schema_version " + event.schemaVersion() + " is not " + RawRequestEvent.SCHEMA_VERSION);
     }
-    Optional<Rejection> fieldProblem = checkFieldTypes(tree);
+    Optional<Rejection> fieldProblem = checkRequiredFields(event);
     if (fieldProblem.isPresent()) {
       return new Outcome(null, fieldProblem.get());
-    }
-    RawRequestEvent event;
-    try {
-      event = Json.mapper().treeToValue(tree, RawRequestEvent.class);
-    } catch (IOException e) {
-      return Outcome.reject(
-          Rejection.INVALID_FIELD, JsonSerde.describeReadFailure(RawRequestEvent.class, e));
     }
     if (key != null && !key.equals(event.sessionKey())) {
       return Outcome.reject(
@@ -114,34 +144,76 @@ public final class RawEventValidator {
     return new Outcome(new ValidatedRequest(event, body, utf8), null);
   }
 
-  private static Optional<Rejection> checkFieldTypes(JsonNode tree) {
-    String[] textual = {
-      "request_id", "session_key", "method", "path", "body", "body_encoding", "body_sha256"
+  private static Optional<Rejection> checkRequiredFields(RawRequestEvent event) {
+    String[][] required = {
+      {"request_id", event.requestId()},
+      {"session_key", event.sessionKey()},
+      {"method", event.method()},
+      {"path", event.path()},
+      {"body", event.body()},
+      {"body_encoding", event.bodyEncoding()},
+      {"body_sha256", event.bodySha256()}
     };
-    for (String field : textual) {
-      JsonNode node = tree.get(field);
-      if (node == null || node.isNull()) {
-        return Optional.of(new Rejection(Rejection.MISSING_FIELD, field + " is missing"));
-      }
-      if (!node.isTextual()) {
-        return Optional.of(new Rejection(Rejection.INVALID_FIELD, field + " must be a string"));
+    for (String[] field : required) {
+      if (field[1] == null) {
+        return Optional.of(new Rejection(Rejection.MISSING_FIELD, field[0] + " is missing"));
       }
     }
-    if (tree.get("session_key").asText().isEmpty()) {
+    if (event.sessionKey().isEmpty()) {
       return Optional.of(new Rejection(Rejection.INVALID_FIELD, "session_key must not be empty"));
     }
-    String[] integral = {"ts", "body_len"};
-    for (String field : integral) {
-      JsonNode node = tree.get(field);
-      if (node == null || node.isNull()) {
-        return Optional.of(new Rejection(Rejection.MISSING_FIELD, field + " is missing"));
-      }
-      if (!node.canConvertToLong() || !node.isIntegralNumber() || node.asLong() < 0) {
-        return Optional.of(
-            new Rejection(Rejection.INVALID_FIELD, field + " must be a non-negative integer"));
-      }
+    if (event.ts() == null) {
+      return Optional.of(new Rejection(Rejection.MISSING_FIELD, "ts is missing"));
+    }
+    if (event.bodyLen() == null) {
+      return Optional.of(new Rejection(Rejection.MISSING_FIELD, "body_len is missing"));
+    }
+    if (event.ts() < 0) {
+      return Optional.of(
+          new Rejection(Rejection.INVALID_FIELD, "ts must be a non-negative integer"));
+    }
+    if (event.bodyLen() < 0) {
+      return Optional.of(
+          new Rejection(Rejection.INVALID_FIELD, "body_len must be a non-negative integer"));
     }
     return Optional.empty();
+  }
+
+  /** A value of the wrong JSON type: which field, and what it should have been. */
+  private static Rejection mismatch(MismatchedInputException e) {
+    String field =
+        e.getPath().isEmpty() ? null : e.getPath().get(e.getPath().size() - 1).getFieldName();
+    if (field == null) {
+      return new Rejection(Rejection.INVALID_JSON, "the value is not a JSON object");
+    }
+    if (field.equals("schema_version")) {
+      return new Rejection(
+          Rejection.UNKNOWN_SCHEMA_VERSION,
+          "schema_version is not the integer " + RawRequestEvent.SCHEMA_VERSION);
+    }
+    String path =
+        e.getPath().stream()
+            .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+            .reduce((x, y) -> x + "." + y)
+            .orElse(field);
+    String expected = e.getTargetType() == null ? "another type" : describe(e.getTargetType());
+    return new Rejection(Rejection.INVALID_FIELD, path + " must be " + expected);
+  }
+
+  private static String describe(Class<?> type) {
+    if (type == String.class) {
+      return "a string";
+    }
+    if (type == Long.class || type == Integer.class || type == long.class || type == int.class) {
+      return "a non-negative integer";
+    }
+    if (type == Boolean.class || type == boolean.class) {
+      return "true or false";
+    }
+    if (type == Double.class || type == double.class) {
+      return "a number";
+    }
+    return "an object of the right shape";
   }
 
   private static String quoteShort(String value) {

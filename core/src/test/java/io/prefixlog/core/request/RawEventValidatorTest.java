@@ -54,7 +54,7 @@ class RawEventValidatorTest {
     assertReason(
         event("hi", "utf-8", 2, sha).replace("\"schema_version\":1", "\"schema_version\":\"1\""),
         Rejection.UNKNOWN_SCHEMA_VERSION,
-        "schema_version \"1\" is not 1");
+        "schema_version is not the integer 1");
     assertReason(
         event("hi", "utf-8", 2, sha).replace(",\"request_id\":\"r1\"", ""),
         Rejection.MISSING_FIELD,
@@ -81,6 +81,18 @@ class RawEventValidatorTest {
         event("x".repeat(2000), "utf-8", 2000, sha),
         Rejection.BODY_TOO_LARGE,
         "body_len 2000 exceeds the capture limit of 1024");
+    assertReason(
+        event("hi", "utf-8", 2, sha).replace("\"ts\":1", "\"ts\":\"1\""),
+        Rejection.INVALID_FIELD,
+        "ts must be a non-negative integer");
+    assertReason(
+        event("hi", "utf-8", 2, sha).replace("\"body_len\":2", "\"body_len\":2.5"),
+        Rejection.INVALID_FIELD,
+        "body_len must be a non-negative integer");
+    assertReason(
+        event("hi", "utf-8", 2, sha).replace("\"method\":\"POST\"", "\"method\":7"),
+        Rejection.INVALID_FIELD,
+        "method must be a string");
     RawEventValidator.Outcome wrongKey =
         validator.validate("other", bytes(event("hi", "utf-8", 2, sha)));
     assertThat(wrongKey.rejected().reason()).isEqualTo(Rejection.KEY_MISMATCH);
