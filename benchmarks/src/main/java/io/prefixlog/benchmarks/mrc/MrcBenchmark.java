@@ -1,0 +1,605 @@
+package io.prefixlog.benchmarks.mrc;
+
+import io.prefixlog.benchmarks.report.TextTable;
+import io.prefixlog.core.mrc.Analysis;
+import io.prefixlog.core.mrc.Curve;
+import io.prefixlog.core.mrc.MrcAnalyzer;
+import io.prefixlog.core.mrc.NaiveLru;
+import io.prefixlog.core.mrc.Sampling;
+import io.prefixlog.core.mrc.Semantics;
+import io.prefixlog.core.mrc.Weighting;
+import io.prefixlog.core.mrc.Windowing;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * DESIGN §9 "Analysis": the exact LRU hit-rate curve for every capacity in one pass over 100 M
+ * lookups in ≤ 30 s on one thread, and a sampled curve in ≤ 1 s. For each key space (default 1 M
+ * and 10 M distinct chunks, Zipf α = 0.9) it times, on the same in-memory trace and in one JVM:
+ *
+ * <ol>
+ *   <li>exact: {@link MrcAnalyzer} without windows (the curve), and again with hourly windows at
+ *       four capacities (what {@code analyze} does);
+ *   <li>naive: {@link NaiveLru} at one capacity, the reference that LMCache's simulator re-runs per
+ *       capacity point; its hits must equal the exact curve's at that capacity (exit 1 if not);
+ *   <li>sampled: SHARDS at {@code --sample-rate}, and its mean absolute error against the exact
+ *       curve over {@code --points} log-spaced capacities.
+ * </ol>
+ *
+ * <p>Usage: {@code MrcBenchmark [--lookups N] [--keys K1,K2] [--alpha A] [--chunks MIN-MAX]
+ * [--sample-rate R] [--points P] [--naive-capacity C] [--no-naive] [--no-windows] [--repeat R]
+ * [--seed S] [--csv FILE]}. Heap: the trace is 8 bytes per lookup (800 MB at 100 M); run 100 M
+ * lookups with {@code -Xmx4g}.
+ */
+public final class MrcBenchmark {
+  private static final String USAGE =
+      "usage: MrcBenchmark [--lookups N] [--keys K1,K2,...] [--alpha A] [--chunks MIN-MAX]"
+          + " [--sample-rate R] [--points P] [--naive-capacity C] [--no-naive] [--no-windows]"
+          + " [--repeat R] [--seed S] [--csv FILE]";
+
+  /** Window capacities as fractions of the key space. */
+  private static final double[] WINDOW_FRACTIONS = {0.0001, 0.001, 0.01, 0.1};
+
+  private final Options options;
+  private final PrintStream out;
+
+  private MrcBenchmark(Options options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /** Runs the benchmark; returns the exit code (1 when the naive and exact hits differ). */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      err.println(e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    if (options.help()) {
+      out.println(USAGE);
+      return 0;
+    }
+    return new MrcBenchmark(options, out).run();
+  }
+
+  /** Everything measured for one key space. */
+  private record Result(
+      int keySpace,
+      long lookups,
+      int requests,
+      double generateSeconds,
+      List<Double> exactSeconds,
+      List<Double> exactCpuSeconds,
+      double windowsSeconds,
+      long analysisHeapMiB,
+      double naiveSeconds,
+      double naiveCpuSeconds,
+      long naiveCapacity,
+      boolean naiveMatches,
+      double sampledSeconds,
+      double sampledCpuSeconds,
+      long sampledLookups,
+      long sampledRequests,
+      double maeChunks,
+      double maeUnits,
+      double maePrefixUnits,
+      double maxErrorChunks,
+      Curve exact,
+      Curve sampled) {
+
+    double exactMedian() {
+      return median(exactSeconds);
+    }
+
+    double exactCpuMedian() {
+      return median(exactCpuSeconds);
+    }
+
+    private static double median(List<Double> values) {
+      double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+      return sorted[sorted.length / 2];
+    }
+  }
+
+  private int run() {
+    out.println(
+        "MrcBenchmark: exact LRU hit rate vs capacity in one pass, vs naive LRU and SHARDS");
+    out.println("machine: " + Host.machine());
+    out.println("java: " + Host.jvm());
+    out.println("load average at start (1/5/15 min): " + Host.loadAverage());
+    out.println("prefixlog-core measured: " + codeSource(MrcAnalyzer.class));
+    out.printf(
+        Locale.ROOT,
+        "workload: %,d lookups per key space, Zipf alpha %.2f over %s distinct chunks, requests of"
+            + " %d-%d chunks of %d tokens + a 0-255 token tail, seed %d; one model, one thread%n",
+        options.lookups(),
+        options.alpha(),
+        Arrays.toString(options.keySpaces()),
+        options.minChunks(),
+        options.maxChunks(),
+        ZipfTrace.CHUNK_TOKENS,
+        options.seed());
+    out.printf(
+        Locale.ROOT,
+        "started %s; exact runs: %d; sampling rate %s; MAE over %d log-spaced capacities%n%n",
+        Instant.now(),
+        options.repeat(),
+        options.sampleRate(),
+        options.points());
+    out.flush();
+
+    List<Result> results = new ArrayList<>();
+    for (int keySpace : options.keySpaces()) {
+      results.add(measure(keySpace));
+    }
+
+    Map<String, TextTable> tables = new LinkedHashMap<>();
+    tables.put("time", timeTable(results));
+    tables.put("sampling", samplingTable(results));
+    for (Result result : results) {
+      tables.put("curve-" + result.keySpace(), curveTable(result));
+    }
+    out.println();
+    out.println(
+        "Table 1: time of one pass over the in-memory trace, one thread (wall clock and that"
+            + " thread's CPU time)");
+    tables.get("time").print(out);
+    out.println();
+    out.println(
+        "Table 2: SHARDS at rate "
+            + options.sampleRate()
+            + " against the exact curve, mean absolute error over "
+            + options.points()
+            + " log-spaced capacities (1 .. saturation)");
+    tables.get("sampling").print(out);
+    for (Result result : results) {
+      out.println();
+      out.printf(
+          Locale.ROOT,
+          "Table 3 (%,d keys): hit rate at log-spaced capacities, exact vs sampled%n",
+          result.keySpace());
+      tables.get("curve-" + result.keySpace()).print(out);
+    }
+    out.println();
+    out.println("load average at end (1/5/15 min): " + Host.loadAverage());
+    out.printf(Locale.ROOT, "GC time in all: %.1f s%n", Host.gcSeconds());
+    if (options.csv() != null) {
+      writeCsv(tables);
+    }
+    boolean allMatch = results.stream().allMatch(r -> r.naiveMatches());
+    if (!allMatch) {
+      out.println("FAILED: the naive LRU's hits differ from the exact curve's");
+    }
+    return allMatch ? 0 : 1;
+  }
+
+  private Result measure(int keySpace) {
+    progress("%,d keys: generating %,d lookups", keySpace, options.lookups());
+    long t0 = System.nanoTime();
+    ZipfTrace trace =
+        ZipfTrace.generate(
+            options.lookups(),
+            keySpace,
+            options.alpha(),
+            options.minChunks(),
+            options.maxChunks(),
+            options.seed());
+    double generate = seconds(t0);
+    progress("%,d keys: %,d requests generated in %.1f s", keySpace, trace.requests, generate);
+    long traceMiB = Host.usedHeapAfterGcMiB();
+
+    // exact, the curve alone
+    List<Double> exactSeconds = new ArrayList<>();
+    List<Double> exactCpuSeconds = new ArrayList<>();
+    Curve exact = null;
+    long analysisHeap = 0;
+    for (int rep = 0; rep < options.repeat(); rep++) {
+      Host.resetPeakHeap();
+      MrcAnalyzer analyzer = MrcAnalyzer.builder().expectedChunksPerModel(keySpace).build();
+      long start = System.nanoTime();
+      long cpuStart = cpuNanos();
+      trace.feed(analyzer);
+      Analysis analysis = analyzer.finish();
+      double s = seconds(start);
+      double cpu = (cpuNanos() - cpuStart) / 1e9;
+      exactSeconds.add(s);
+      exactCpuSeconds.add(cpu);
+      exact = analysis.overall().curve();
+      if (rep == 0) {
+        analysisHeap = Host.peakHeapMiB() - traceMiB;
+      }
+      progress(
+          "%,d keys: exact pass %d: %.2f s (%.0f ns/lookup); working set %,d",
+          keySpace, rep + 1, s, s * 1e9 / trace.lookups(), exact.workingSet());
+    }
+
+    // exact, with windows
+    double windows = Double.NaN;
+    if (!options.noWindows()) {
+      long[] capacities =
+          Arrays.stream(WINDOW_FRACTIONS)
+              .mapToLong(f -> Math.max(1, Math.round(f * keySpace)))
+              .toArray();
+      MrcAnalyzer analyzer =
+          MrcAnalyzer.builder()
+              .expectedChunksPerModel(keySpace)
+              .windows(Windowing.byTime(Duration.ofHours(1)))
+              .windowCapacities(capacities)
+              .build();
+      long start = System.nanoTime();
+      trace.feed(analyzer);
+      Analysis analysis = analyzer.finish();
+      windows = seconds(start);
+      progress(
+          "%,d keys: exact pass with %d hourly windows at %s: %.2f s",
+          keySpace, analysis.overall().windows().size(), Arrays.toString(capacities), windows);
+    }
+
+    // naive LRU, one capacity
+    long naiveCapacity =
+        options.naiveCapacity() > 0 ? options.naiveCapacity() : Math.max(1, keySpace / 10);
+    double naive = Double.NaN;
+    double naiveCpu = Double.NaN;
+    boolean matches = true;
+    if (!options.noNaive()) {
+      NaiveLru lru = new NaiveLru(naiveCapacity);
+      long start = System.nanoTime();
+      long cpuStart = cpuNanos();
+      trace.feed(lru);
+      naive = seconds(start);
+      naiveCpu = (cpuNanos() - cpuStart) / 1e9;
+      matches =
+          lru.hits(Semantics.PER_CHUNK) == exact.hits(Semantics.PER_CHUNK, naiveCapacity)
+              && lru.hits(Semantics.PREFIX) == exact.hits(Semantics.PREFIX, naiveCapacity)
+              && lru.unitHits(Semantics.PER_CHUNK)
+                  == exact.unitHits(Semantics.PER_CHUNK, naiveCapacity)
+              && lru.unitHits(Semantics.PREFIX) == exact.unitHits(Semantics.PREFIX, naiveCapacity);
+      progress(
+          "%,d keys: naive LRU at capacity %,d: %.2f s wall, %.2f s CPU; hits per chunk %,d /"
+              + " prefix %,d; exact curve at that capacity: %,d / %,d -> %s",
+          keySpace,
+          naiveCapacity,
+          naive,
+          naiveCpu,
+          lru.hits(Semantics.PER_CHUNK),
+          lru.hits(Semantics.PREFIX),
+          exact.hits(Semantics.PER_CHUNK, naiveCapacity),
+          exact.hits(Semantics.PREFIX, naiveCapacity),
+          matches ? "identical" : "DIFFERENT");
+      lru = null; // let the map go before the next pass
+    }
+
+    // sampled
+    Host.usedHeapAfterGcMiB();
+    MrcAnalyzer analyzer =
+        MrcAnalyzer.builder().sampling(Sampling.atRate(options.sampleRate())).build();
+    long start = System.nanoTime();
+    long cpuStart = cpuNanos();
+    trace.feed(analyzer);
+    Curve sampled = analyzer.finish().overall().curve();
+    double sampledSeconds = seconds(start);
+    double sampledCpu = (cpuNanos() - cpuStart) / 1e9;
+    long[] points =
+        Curve.logSpaced(options.points(), exact.saturationCapacity(Semantics.PER_CHUNK));
+    double[] mae = new double[3];
+    double maxError = 0;
+    for (long c : points) {
+      double chunkError =
+          Math.abs(
+              sampled.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c)
+                  - exact.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c));
+      mae[0] += chunkError;
+      maxError = Math.max(maxError, chunkError);
+      mae[1] +=
+          Math.abs(
+              sampled.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, c)
+                  - exact.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, c));
+      mae[2] +=
+          Math.abs(
+              sampled.hitRate(Semantics.PREFIX, Weighting.UNITS, c)
+                  - exact.hitRate(Semantics.PREFIX, Weighting.UNITS, c));
+    }
+    progress(
+        "%,d keys: sampled pass at rate %s: %.3f s; %,d of %,d lookups sampled; MAE %.4f",
+        keySpace,
+        sampled.sampling().rate(),
+        sampledSeconds,
+        sampled.totals().sampledAccesses(),
+        sampled.totals().accesses(),
+        mae[0] / points.length);
+    return new Result(
+        keySpace,
+        trace.lookups(),
+        trace.requests,
+        generate,
+        exactSeconds,
+        exactCpuSeconds,
+        windows,
+        analysisHeap,
+        naive,
+        naiveCpu,
+        naiveCapacity,
+        matches,
+        sampledSeconds,
+        sampledCpu,
+        sampled.totals().sampledAccesses(),
+        sampled.totals().sampledRequests(),
+        mae[0] / points.length,
+        mae[1] / points.length,
+        mae[2] / points.length,
+        maxError,
+        exact,
+        sampled);
+  }
+
+  private TextTable timeTable(List<Result> results) {
+    TextTable table =
+        new TextTable(
+            "distinct chunks",
+            "lookups",
+            "requests",
+            "working set",
+            "exact wall s",
+            "ns/lookup",
+            "exact CPU s",
+            "runs (wall s)",
+            "+windows wall s",
+            "naive 1 capacity wall s",
+            "ns/lookup",
+            "naive CPU s",
+            "naive capacity",
+            "naive = exact",
+            "naive/exact CPU",
+            "sampled wall s",
+            "sampled CPU s",
+            "peak heap - trace MiB");
+    for (Result r : results) {
+      table.row(
+          String.format(Locale.ROOT, "%,d", r.keySpace()),
+          String.format(Locale.ROOT, "%,d", r.lookups()),
+          String.format(Locale.ROOT, "%,d", r.requests()),
+          String.format(Locale.ROOT, "%,d", r.exact().workingSet()),
+          f(2, r.exactMedian()),
+          f(0, r.exactMedian() * 1e9 / r.lookups()),
+          f(2, r.exactCpuMedian()),
+          r.exactSeconds().stream().map(s -> f(1, s)).toList().toString(),
+          f(2, r.windowsSeconds()),
+          f(2, r.naiveSeconds()),
+          f(0, r.naiveSeconds() * 1e9 / r.lookups()),
+          f(2, r.naiveCpuSeconds()),
+          String.format(Locale.ROOT, "%,d", r.naiveCapacity()),
+          Double.isNaN(r.naiveSeconds()) ? "-" : r.naiveMatches() ? "yes" : "NO",
+          f(2, r.naiveCpuSeconds() / r.exactCpuMedian()),
+          f(3, r.sampledSeconds()),
+          f(3, r.sampledCpuSeconds()),
+          r.analysisHeapMiB());
+    }
+    return table;
+  }
+
+  private TextTable samplingTable(List<Result> results) {
+    TextTable table =
+        new TextTable(
+            "distinct chunks",
+            "rate",
+            "sampled lookups",
+            "sampled requests",
+            "sampled s",
+            "MAE per-chunk",
+            "max error",
+            "MAE per-chunk tokens",
+            "MAE prefix tokens",
+            "working set est.",
+            "exact");
+    for (Result r : results) {
+      table.row(
+          String.format(Locale.ROOT, "%,d", r.keySpace()),
+          r.sampled().sampling().rate(),
+          String.format(Locale.ROOT, "%,d", r.sampledLookups()),
+          String.format(Locale.ROOT, "%,d", r.sampledRequests()),
+          f(3, r.sampledSeconds()),
+          f(4, r.maeChunks()),
+          f(4, r.maxErrorChunks()),
+          f(4, r.maeUnits()),
+          f(4, r.maePrefixUnits()),
+          String.format(Locale.ROOT, "%,d", r.sampled().workingSet()),
+          String.format(Locale.ROOT, "%,d", r.exact().workingSet()));
+    }
+    return table;
+  }
+
+  private TextTable curveTable(Result r) {
+    TextTable table =
+        new TextTable(
+            "capacity (chunks)", "per-chunk exact", "sampled", "prefix tokens exact", "sampled");
+    for (long c : Curve.logSpaced(12, r.exact().saturationCapacity(Semantics.PER_CHUNK))) {
+      table.row(
+          String.format(Locale.ROOT, "%,d", c),
+          f(4, r.exact().hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c)),
+          f(4, r.sampled().hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c)),
+          f(4, r.exact().hitRate(Semantics.PREFIX, Weighting.UNITS, c)),
+          f(4, r.sampled().hitRate(Semantics.PREFIX, Weighting.UNITS, c)));
+    }
+    return table;
+  }
+
+  private void writeCsv(Map<String, TextTable> tables) {
+    List<String> lines = new ArrayList<>();
+    tables.forEach((name, table) -> lines.addAll(table.csv(name)));
+    try {
+      Files.write(options.csv(), lines, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    out.println("CSV: " + options.csv());
+  }
+
+  private void progress(String format, Object... args) {
+    out.printf(Locale.ROOT, "… " + format + "%n", args);
+    out.flush();
+  }
+
+  private static long cpuNanos() {
+    return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+  }
+
+  private static double seconds(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+
+  private static String f(int decimals, double value) {
+    return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", value);
+  }
+
+  private static String codeSource(Class<?> type) {
+    CodeSource source = type.getProtectionDomain().getCodeSource();
+    if (source == null) {
+      return "unknown";
+    }
+    try {
+      Path path = Path.of(source.getLocation().toURI());
+      return Files.isRegularFile(path)
+          ? path + " (" + Files.getLastModifiedTime(path) + ")"
+          : path.toString();
+    } catch (IOException | java.net.URISyntaxException | RuntimeException e) {
+      return source.getLocation().toString();
+    }
+  }
+
+  record Options(
+      int lookups,
+      int[] keySpaces,
+      double alpha,
+      int minChunks,
+      int maxChunks,
+      double sampleRate,
+      int points,
+      long naiveCapacity,
+      boolean noNaive,
+      boolean noWindows,
+      int repeat,
+      long seed,
+      Path csv,
+      boolean help) {
+
+    static Options parse(String[] args) {
+      int lookups = 100_000_000;
+      int[] keySpaces = {1_000_000, 10_000_000};
+      double alpha = 0.9;
+      int minChunks = 8;
+      int maxChunks = 64;
+      double sampleRate = 0.01;
+      int points = 30;
+      long naiveCapacity = 0;
+      boolean noNaive = false;
+      boolean noWindows = false;
+      int repeat = 1;
+      long seed = 20261121;
+      Path csv = null;
+      boolean help = false;
+      for (int i = 0; i < args.length; i++) {
+        String arg = args[i];
+        switch (arg) {
+          case "--lookups" ->
+              lookups = (int) number(value(args, ++i, arg), arg, 1, Integer.MAX_VALUE - 8);
+          case "--keys" ->
+              keySpaces =
+                  Arrays.stream(value(args, ++i, arg).split(","))
+                      .mapToInt(k -> (int) number(k.strip(), arg, 1, 300_000_000))
+                      .toArray();
+          case "--alpha" -> alpha = decimal(value(args, ++i, arg), arg, 0, 10);
+          case "--chunks" -> {
+            String[] range = value(args, ++i, arg).split("-");
+            if (range.length != 2) {
+              throw new IllegalArgumentException(arg + " expects MIN-MAX, got " + args[i]);
+            }
+            minChunks = (int) number(range[0], arg, 1, 1_000_000);
+            maxChunks = (int) number(range[1], arg, minChunks, 1_000_000);
+          }
+          case "--sample-rate" -> sampleRate = decimal(value(args, ++i, arg), arg, 1e-7, 1);
+          case "--points" -> points = (int) number(value(args, ++i, arg), arg, 2, 10_000);
+          case "--naive-capacity" ->
+              naiveCapacity = number(value(args, ++i, arg), arg, 1, Long.MAX_VALUE);
+          case "--no-naive" -> noNaive = true;
+          case "--no-windows" -> noWindows = true;
+          case "--repeat" -> repeat = (int) number(value(args, ++i, arg), arg, 1, 100);
+          case "--seed" -> seed = number(value(args, ++i, arg), arg, 0, Long.MAX_VALUE);
+          case "--csv" -> csv = Path.of(value(args, ++i, arg));
+          case "-h", "--help" -> help = true;
+          default -> throw new IllegalArgumentException("unknown argument: " + arg);
+        }
+      }
+      return new Options(
+          lookups,
+          keySpaces,
+          alpha,
+          minChunks,
+          maxChunks,
+          sampleRate,
+          points,
+          naiveCapacity,
+          noNaive,
+          noWindows,
+          repeat,
+          seed,
+          csv,
+          help);
+    }
+
+    private static String value(String[] args, int i, String flag) {
+      if (i >= args.length) {
+        throw new IllegalArgumentException(flag + " needs a value");
+      }
+      return args[i];
+    }
+
+    private static long number(String text, String flag, long min, long max) {
+      long value;
+      try {
+        value = Long.parseLong(text.replace("_", ""));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(flag + " expects a whole number, got " + text, e);
+      }
+      if (value < min || value > max) {
+        throw new IllegalArgumentException(
+            flag + " must be in [" + min + ", " + max + "], got " + value);
+      }
+      return value;
+    }
+
+    private static double decimal(String text, String flag, double min, double max) {
+      double value;
+      try {
+        value = Double.parseDouble(text);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(flag + " expects a number, got " + text, e);
+      }
+      if (!(value >= min && value <= max)) {
+        throw new IllegalArgumentException(
+            flag + " must be in [" + min + ", " + max + "], got " + value);
+      }
+      return value;
+    }
+  }
+}

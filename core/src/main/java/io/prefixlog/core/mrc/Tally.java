@@ -1,0 +1,103 @@
+package io.prefixlog.core.mrc;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Hits at the chosen window capacities over a stretch of requests (one window, or everything up to
+ * a window's end), with the engine's own figures for the same requests.
+ */
+public final class Tally {
+  private final Sampling sampling;
+  private final long[] capacities;
+  private final Totals totals;
+  private final EngineUsage engine;
+  private final long[][] hits; // [semantics][capacity index], over the sampled lookups
+  private final long[][] units;
+
+  Tally(
+      Sampling sampling,
+      long[] capacities,
+      Totals totals,
+      EngineUsage engine,
+      long[][] hits,
+      long[][] units) {
+    this.sampling = sampling;
+    this.capacities = capacities;
+    this.totals = totals;
+    this.engine = engine;
+    this.hits = hits;
+    this.units = units;
+  }
+
+  /** The window capacities, ascending. */
+  public List<Long> capacities() {
+    return Arrays.stream(capacities).boxed().toList();
+  }
+
+  public Totals totals() {
+    return totals;
+  }
+
+  public EngineUsage engine() {
+    return engine;
+  }
+
+  /** Chunk lookups that hit at {@code capacity}, one of {@link #capacities()}. */
+  public long hits(Semantics semantics, long capacity) {
+    return totals.count(
+        Weighting.CHUNKS,
+        hits[semantics.ordinal()][index(capacity)],
+        sampling,
+        sampling.distanceLimit(capacity));
+  }
+
+  /** Units that hit at {@code capacity}, one of {@link #capacities()}. */
+  public long unitHits(Semantics semantics, long capacity) {
+    return totals.count(
+        Weighting.UNITS,
+        units[semantics.ordinal()][index(capacity)],
+        sampling,
+        sampling.distanceLimit(capacity));
+  }
+
+  public double hitRate(Semantics semantics, Weighting weighting, long capacity) {
+    long[][] counts = weighting == Weighting.CHUNKS ? hits : units;
+    return totals.rate(
+        weighting,
+        counts[semantics.ordinal()][index(capacity)],
+        sampling,
+        sampling.distanceLimit(capacity));
+  }
+
+  private int index(long capacity) {
+    int i = Arrays.binarySearch(capacities, capacity);
+    if (i < 0) {
+      throw new IllegalArgumentException(
+          "capacity " + capacity + " is not a window capacity " + capacities());
+    }
+    return i;
+  }
+
+  @Override
+  public String toString() {
+    return "Tally[" + totals + ", " + engine + "]";
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof Tally that
+        && sampling.equals(that.sampling)
+        && Arrays.equals(capacities, that.capacities)
+        && totals.equals(that.totals)
+        && engine.equals(that.engine)
+        && Arrays.deepEquals(hits, that.hits)
+        && Arrays.deepEquals(units, that.units);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(totals, engine) * 31 + Arrays.deepHashCode(hits);
+  }
+}
