@@ -1,0 +1,225 @@
+package io.prefixlog.bridge.kv;
+
+import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.MetricsServer;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.ZContext;
+
+/**
+ * The KV-event subscriber of the ingest bridge: one {@link KvSubscriber} thread per source (engine
+ * endpoint × data-parallel rank), each with its {@link SourceSequencer}, all handing records to one
+ * bounded {@link PublishQueue} drained by one {@link KafkaPublisher}. Serves metrics and health;
+ * stops cleanly on SIGTERM.
+ *
+ * <p>Records go to {@code <prefix>kv.events} keyed by source id and to {@code <prefix>dlq}; the
+ * bridge does not create topics (the stream app does, with their retention and size settings).
+ */
+public final class KvBridge implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(KvBridge.class);
+
+  /** Names a properties file with settings under their environment-variable names. */
+  public static final String CONFIG_FILE_VARIABLE = "PREFIXLOG_CONFIG_FILE";
+
+  private static final Duration JOIN = Duration.ofSeconds(10);
+
+  private final KvBridgeConfig config;
+  private final KvBridgeMetrics metrics;
+  private final PublishQueue queue;
+  private final KafkaPublisher publisher;
+  private final ZContext context = new ZContext();
+  private final List<KvSubscriber> subscribers = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private volatile boolean failed;
+  private MetricsServer metricsServer;
+  private boolean started;
+  private boolean closed;
+
+  public KvBridge(KvBridgeConfig config) {
+    this(config, () -> new KafkaProducer<>(producerProperties(config)));
+  }
+
+  KvBridge(KvBridgeConfig config, Supplier<Producer<byte[], byte[]>> producers) {
+    this.config = config;
+    this.metrics = new KvBridgeMetrics(new MetricsRegistry());
+    this.queue = new PublishQueue(config.topics(), config.queueRecords(), config.queueBytes());
+    this.metrics.queueGauges(queue::depth, queue::bytes);
+    this.publisher = new KafkaPublisher(queue, producers, metrics, config.reconnectMin());
+    for (KvBridgeConfig.Subscription subscription : config.subscriptions()) {
+      ReplayClient replay =
+          subscription.replayEndpoint() == null
+              ? null
+              : new ZmqReplayClient(
+                  context,
+                  subscription.replayEndpoint(),
+                  config.replayTimeout(),
+                  config.handshakeTimeout(),
+                  config.maxMessageBytes());
+      SourceSequencer sequencer =
+          new SourceSequencer(
+              subscription.source(), replay, queue, metrics, System::currentTimeMillis);
+      subscribers.add(
+          new KvSubscriber(
+              context, subscription.endpoint(), config.topic(), sequencer, config, metrics));
+    }
+  }
+
+  /**
+   * The producer settings: idempotent with {@code acks=all}, so that retries neither lose nor
+   * reorder the records of a source; pass-through settings ({@code PREFIXLOG_KAFKA_*}) last.
+   */
+  public static Map<String, Object> producerProperties(KvBridgeConfig config) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+    p.put(
+        ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+        (int) Math.min(Integer.MAX_VALUE, 2 * config.maxMessageBytes() + (1 << 20)));
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-ingest-bridge-kv");
+    p.putAll(config.kafka());
+    return p;
+  }
+
+  /** Starts the producer, the metrics endpoint and one subscriber thread per source. */
+  public synchronized void start() throws IOException {
+    if (started || closed) {
+      throw new IllegalStateException("start() once, before close()");
+    }
+    started = true;
+    publisher.start();
+    if (config.metricsPort() >= 0) {
+      metricsServer =
+          MetricsServer.start(
+              config.metricsHost(), config.metricsPort(), metrics.registry(), this::isHealthy);
+    }
+    for (KvSubscriber subscriber : subscribers) {
+      Thread thread = new Thread(subscriber, "prefixlog-kv-" + threads.size());
+      thread.setUncaughtExceptionHandler(
+          (t, e) -> {
+            failed = true;
+            LOGGER
+                .atError()
+                .setMessage("subscriber thread failed; the bridge reports unhealthy")
+                .addKeyValue("thread", t.getName())
+                .setCause(e)
+                .log();
+          });
+      threads.add(thread);
+      thread.start();
+    }
+    LOGGER
+        .atInfo()
+        .setMessage("KV-event subscriber started")
+        .addKeyValue("sources", subscribers.size())
+        .addKeyValue("topic", config.topics().kvEvents().name())
+        .addKeyValue("bootstrap", config.bootstrapServers())
+        .addKeyValue("metricsPort", metricsPort())
+        .log();
+  }
+
+  /** False once a subscriber thread died of an unexpected error. */
+  public boolean isHealthy() {
+    return started && !closed && !failed;
+  }
+
+  public MetricsRegistry metrics() {
+    return metrics.registry();
+  }
+
+  /** The port the metrics endpoint listens on, or -1. */
+  public int metricsPort() {
+    return metricsServer == null ? -1 : metricsServer.port();
+  }
+
+  /** Stops receiving, sends what is queued, closes the producer, the sockets and the endpoint. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    subscribers.forEach(KvSubscriber::stop);
+    for (Thread thread : threads) {
+      try {
+        thread.join(JOIN.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    publisher.close(Duration.ofSeconds(30));
+    context.close();
+    if (metricsServer != null) {
+      metricsServer.close();
+    }
+    LOGGER.atInfo().setMessage("KV-event subscriber stopped").log();
+  }
+
+  /**
+   * Runs until SIGTERM. Settings come from the environment; {@code --config FILE} names a
+   * properties file with the same keys (the environment still wins), as {@code
+   * PREFIXLOG_CONFIG_FILE} does.
+   */
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  static int run(String[] args) {
+    KvBridgeConfig config;
+    try {
+      Map<String, String> environment = new HashMap<>(System.getenv());
+      if (args.length == 2 && args[0].equals("--config")) {
+        environment.put(CONFIG_FILE_VARIABLE, args[1]);
+      } else if (args.length != 0) {
+        System.err.println("usage: KvBridge [--config FILE]");
+        return 2;
+      }
+      config =
+          KvBridgeConfig.fromSettings(Settings.fromEnvironment(environment, CONFIG_FILE_VARIABLE));
+    } catch (ConfigException e) {
+      System.err.println("prefixlog ingest-bridge: " + e.getMessage());
+      return 2;
+    }
+    KvBridge bridge = new KvBridge(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  bridge.close();
+                  stopped.countDown();
+                },
+                "prefixlog-kv-bridge-shutdown"));
+    try {
+      bridge.start();
+      stopped.await();
+      return 0;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    } catch (IOException | RuntimeException e) {
+      LOGGER.atError().setMessage("KV-event subscriber failed to start").setCause(e).log();
+      bridge.close();
+      return 1;
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package io.prefixlog.bridge.kv;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+
+/** ZMQ messages as vLLM frames them, and small valid payloads, for the sequencer's tests. */
+final class Frames {
+  static final byte[] END_SEQ = {-1, -1, -1, -1, -1, -1, -1, -1};
+
+  private Frames() {}
+
+  static byte[] seq(long seq) {
+    return ZmqReplayClient.bigEndian(seq);
+  }
+
+  /** A live message {@code [topic, seq, payload]}. */
+  static List<byte[]> live(String topic, long seq, byte[] payload) {
+    return List.of(topic.getBytes(StandardCharsets.UTF_8), seq(seq), payload);
+  }
+
+  /** A replay reply as a DEALER sees it from vLLM ≥ 0.26: {@code [b"", topic, seq, payload]}. */
+  static List<byte[]> replyWithTopic(String topic, long seq, byte[] payload) {
+    return List.of(new byte[0], topic.getBytes(StandardCharsets.UTF_8), seq(seq), payload);
+  }
+
+  /** A replay reply from vLLM before 0.26: {@code [b"", seq, payload]}. */
+  static List<byte[]> replyWithoutTopic(long seq, byte[] payload) {
+    return List.of(new byte[0], seq(seq), payload);
+  }
+
+  static List<byte[]> endWithTopic() {
+    return List.of(new byte[0], new byte[0], END_SEQ, new byte[0]);
+  }
+
+  static List<byte[]> endWithoutTopic() {
+    return List.of(new byte[0], END_SEQ, new byte[0]);
+  }
+
+  /**
+   * A legacy positional batch {@code [ts, [["BlockStored", [hash], nil, tokens, 16, nil, "GPU"]],
+   * 0]} whose one block hash is {@code hash}.
+   */
+  static byte[] storedBatch(long hash) {
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packArrayHeader(3);
+      p.packDouble(1_749_633_401.5);
+      p.packArrayHeader(1);
+      p.packArrayHeader(7);
+      p.packString("BlockStored");
+      p.packArrayHeader(1);
+      p.packLong(hash);
+      p.packNil();
+      p.packArrayHeader(16);
+      for (int i = 0; i < 16; i++) {
+        p.packInt(i);
+      }
+      p.packInt(16);
+      p.packNil();
+      p.packString("GPU");
+      p.packInt(0);
+      return p.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code [ts, [], 0]}: a batch without events. */
+  static byte[] emptyBatch() {
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packArrayHeader(3);
+      p.packDouble(1.0);
+      p.packArrayHeader(0);
+      p.packInt(0);
+      return p.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static byte[] bytes(int... values) {
+    byte[] out = new byte[values.length];
+    for (int i = 0; i < values.length; i++) {
+      out[i] = (byte) values[i];
+    }
+    return out;
+  }
+
+  static String hex(long hash) {
+    return String.format("%016x", hash);
+  }
+}
