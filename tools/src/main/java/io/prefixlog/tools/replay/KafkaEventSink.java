@@ -62,7 +62,7 @@ final class KafkaEventSink implements EventSink {
     // seen to loop on OutOfOrderSequenceException until the delivery timeout expired them (an
     // integration run on 2 busy cores). A replay is a load generator: order and every
     // acknowledgement matter more than pipelining, and 64 KiB batches keep it fast.
-    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG, "1");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(MAX_REQUEST_BYTES));
     // buffer.memory (32 MiB by default) must hold at least one record of the maximum size.
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(2L * MAX_REQUEST_BYTES));
