@@ -1,0 +1,502 @@
+package io.prefixlog.tools.analyze;
+
+import io.prefixlog.core.mrc.Analysis;
+import io.prefixlog.core.mrc.MrcAnalyzer;
+import io.prefixlog.core.mrc.Sampling;
+import io.prefixlog.core.mrc.Windowing;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Progress;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.Units;
+import io.prefixlog.tools.cli.UsageException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * {@code prefixlog analyze}: the LRU hit rate of a KV cache at every capacity, from chunk-hash
+ * lookup records (the lookups topic, its dumps, or LMCache's lookup-hash logs), in one pass, with a
+ * rolling hit rate over time and the engine's own hit rate beside it. The engine is {@link
+ * MrcAnalyzer}; this class reads, orders and names the requests, and writes the report, CSV and PNG
+ * files.
+ */
+public final class AnalyzeCommand implements Command {
+  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+
+  /** Windows of the rolling hit rate when no span is given: about this many over the trace. */
+  static final int DEFAULT_WINDOWS = 60;
+
+  static final int DEFAULT_POINTS = 100;
+
+  static final List<Option> OPTIONS =
+      List.of(
+          Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
+          Option.value(
+              "topic-prefix",
+              "PREFIX",
+              "\"" + Topics.DEFAULT_PREFIX + "\"",
+              "Prefix of every topic name: the lookups are read from <prefix>chunk.lookups."),
+          Option.value(
+                  "file",
+                  "PATH",
+                  "none (read the topic)",
+                  "Read lookup files instead of the topic: a JSONL file, or a directory whose"
+                      + " *.jsonl files are read in name order (LMCache's lookup_hashes_*.jsonl"
+                      + " and chunk_hashes_*.jsonl logs, unchanged, or dumps of the lookups topic:"
+                      + " one record value per line, or kcat -J envelopes). .gz files are"
+                      + " decompressed.")
+              .repeatable(),
+          Option.value("model", "NAME", "all models", "Analyse only this model_name."),
+          Option.value(
+                  "capacity",
+                  "C",
+                  "the capacities for 50% and 90% of the achievable hit rate",
+                  "A cache capacity to report and to follow over time: chunks (8192) or KV bytes"
+                      + " (40GiB, 500GB; needs the bytes per chunk).")
+              .repeatable(),
+          Option.value(
+              "bytes-per-chunk",
+              "SIZE",
+              "from LMCache's shapes x dtypes when present",
+              "KV-cache bytes one chunk occupies (e.g. 2MiB; for Llama-3.1-8B in bf16 with"
+                  + " 256-token chunks: 256 x 32 layers x 2 x 8 heads x 128 x 2 B = 32MiB)."
+                  + " Shows capacities in bytes and allows byte capacities."),
+          Option.value(
+              "window",
+              "SPAN",
+              "about " + DEFAULT_WINDOWS + " windows over the trace",
+              "Width of the rolling hit rate's windows: 30s, 5m, 1h, 1d."),
+          Option.value(
+              "window-requests", "N", "none", "Windows of N requests each instead of a time span."),
+          Option.value(
+              "sample",
+              "RATE",
+              "1 (exact)",
+              "SHARDS sampling: follow only this fraction of chunk hashes (0.01 = 1%) for huge"
+                  + " inputs; rates become estimates and the report says so."),
+          Option.value(
+              "csv",
+              "DIR",
+              "none",
+              "Write curve.csv (hit rates by capacity) and rolling.csv (per window) into DIR."),
+          Option.value(
+              "png",
+              "DIR",
+              "none",
+              "Write curve.png (hit rate vs capacity) and rolling.png (over time) into DIR, and"
+                  + " curve-<model>.png, rolling-<model>.png per model when there are several."),
+          Option.value(
+              "points",
+              "N",
+              Integer.toString(DEFAULT_POINTS),
+              "Capacities per model in curve.csv, log-spaced from 1 chunk to the working set."),
+          Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
+
+  private static final String DESCRIPTION =
+      """
+      Answers "what hit rate would a KV cache of capacity C give on this traffic?" for every C at
+      once: one pass over the chunk-hash lookup records computes the exact LRU stack distance of
+      every chunk lookup (Mattson), hence the hit rate at every capacity, with prefix-cache
+      semantics (a request hits only its leading run of cached chunks, as vLLM and LMCache do)
+      and per chunk, counted in chunk lookups and weighted by chunk size (tokens, or bytes of the
+      rendered prompt for prefixlog's records; the partial last chunk of a request is a miss).
+      Each model has its own cache; with several models, all models together are reported too.
+      Also: the hit rate in windows over time at chosen capacities beside the cumulative one
+      (LMCache's "rolling" rate), and the engine's actual hit rate (cached / prompt tokens) when
+      the records carry it. Reads the lookups topic (<prefix>chunk.lookups, read_committed, from
+      the beginning to the end offsets at start; the latest record of a request_id wins), or
+      files (--file): prefixlog's dumps and LMCache's lookup_hashes_*.jsonl logs unchanged.
+      Requests are ordered by timestamp. A bad line is reported as file:line, counted and
+      skipped. Exit code 0 when the analysis ran; 1 when there was nothing to analyse or an
+      input or output failed; 2 for a bad command line.
+      """;
+
+  private final Terminal terminal;
+
+  public AnalyzeCommand(Terminal terminal) {
+    this.terminal = terminal;
+  }
+
+  @Override
+  public String name() {
+    return "analyze";
+  }
+
+  @Override
+  public String summary() {
+    return "KV-cache hit rate vs capacity (all capacities, one pass) from chunk-hash lookups.";
+  }
+
+  static String help() {
+    return CommandLine.help("prefixlog analyze", DESCRIPTION, OPTIONS);
+  }
+
+  @Override
+  public int run(String[] args) {
+    Settings settings;
+    try {
+      CommandLine line = CommandLine.parse("prefixlog analyze", OPTIONS, args);
+      if (line.helpRequested()) {
+        terminal.out().print(help());
+        return OK;
+      }
+      settings = Settings.from(line);
+    } catch (UsageException e) {
+      return usage(e.getMessage());
+    }
+    Trace trace = new Trace(settings.model);
+    String input;
+    try {
+      input = read(settings, trace);
+    } catch (NoSuchFileException e) {
+      return failed(
+          "--file "
+              + e.getFile()
+              + ": "
+              + (e.getReason() == null ? "no such file" : e.getReason()));
+    } catch (IOException e) {
+      return failed("cannot read the input: " + e);
+    } catch (LookupTopic.ReadException e) {
+      return failed(e.getMessage());
+    }
+    return analyze(settings, trace, input);
+  }
+
+  private int analyze(Settings settings, Trace trace, String input) {
+    PrintStream out = terminal.out();
+    List<Lookup> lookups = trace.sorted();
+    StringBuilder header = new StringBuilder(input);
+    describeTrace(header, trace, settings, lookups);
+    if (trace.problemCount() > 0) {
+      terminal
+          .err()
+          .println(
+              "prefixlog analyze: "
+                  + Units.count(trace.problemCount())
+                  + (trace.problemCount() == 1 ? " bad line was" : " bad lines were")
+                  + " skipped; the summary lists where");
+    }
+    if (lookups.isEmpty()) {
+      out.print(header);
+      out.println(
+          "FAILED: no lookup records to analyse"
+              + (settings.model != null ? " for --model " + settings.model : ""));
+      out.flush();
+      return FAILED;
+    }
+    Map<String, CacheInfo> caches = trace.caches();
+    long bytesPerChunk = settings.bytesPerChunk;
+    Map<Long, String> asked = new TreeMap<>();
+    for (Quantities.Capacity capacity : settings.capacities) {
+      long perChunk = bytesPerChunk;
+      if (capacity.inBytes() && perChunk == 0) {
+        perChunk = commonKvBytes(caches);
+        if (perChunk == 0) {
+          return usage(
+              "--capacity "
+                  + capacity.text()
+                  + " is in bytes, but the KV bytes of a chunk are not known"
+                  + (caches.size() > 1 ? " (or differ between models)" : "")
+                  + ": give --bytes-per-chunk, or the capacity in chunks");
+        }
+      }
+      asked.merge(capacity.chunks(perChunk), capacity.text(), (a, b) -> a + ", " + b);
+    }
+    Windowing windowing = windowing(settings, lookups);
+    Function<Lookup, String> cacheOf = trace.cacheNamer();
+    Analysis analysis;
+    if (asked.isEmpty()) {
+      // The capacities worth following over time are known only from the curve: a first pass
+      // without windows finds them.
+      Analysis first = pass(settings, lookups, cacheOf, Windowing.none(), new long[0], "curve");
+      List<Subject> subjects = Subject.of(first, caches, bytesPerChunk);
+      long[] defaults =
+          java.util.stream.LongStream.of(
+                  subjects.get(0).capacityFor(0.5), subjects.get(0).capacityFor(0.9))
+              .filter(c -> c > 0)
+              .distinct()
+              .toArray();
+      analysis =
+          defaults.length == 0
+              ? first
+              : pass(settings, lookups, cacheOf, windowing, defaults, "rolling");
+    } else {
+      long[] capacities = asked.keySet().stream().mapToLong(Long::longValue).toArray();
+      analysis = pass(settings, lookups, cacheOf, windowing, capacities, "analyze");
+    }
+    List<Subject> subjects = Subject.of(analysis, caches, bytesPerChunk);
+    out.print(Report.summary(header.toString(), analysis, subjects, asked));
+    out.flush();
+    List<Path> written = new ArrayList<>();
+    try {
+      if (settings.csv != null) {
+        written.addAll(
+            CsvFiles.write(settings.csv, analysis, subjects, settings.points, asked.keySet()));
+      }
+      if (settings.png != null) {
+        written.addAll(Charts.write(settings.png, analysis, subjects, asked));
+      }
+    } catch (IOException e) {
+      return failed("cannot write the output: " + e);
+    }
+    if (!written.isEmpty()) {
+      out.println();
+      for (Path file : written) {
+        out.println("wrote " + file);
+      }
+      out.flush();
+    }
+    return OK;
+  }
+
+  private Analysis pass(
+      Settings settings,
+      List<Lookup> lookups,
+      Function<Lookup, String> cacheOf,
+      Windowing windowing,
+      long[] capacities,
+      String label) {
+    MrcAnalyzer.Builder builder = MrcAnalyzer.builder().sampling(settings.sampling);
+    if (capacities.length > 0) {
+      builder.windows(windowing).windowCapacities(capacities);
+    }
+    MrcAnalyzer analyzer = builder.build();
+    try (Progress progress =
+        Progress.counting(terminal, settings.progress, label, lookups.size(), "requests")) {
+      long done = 0;
+      for (Lookup lookup : lookups) {
+        long[] keys = lookup.keys();
+        analyzer.accept(
+            lookup.timestampMs(),
+            cacheOf.apply(lookup),
+            keys,
+            0,
+            keys.length,
+            lookup.chunkSize(),
+            lookup.seqLen(),
+            lookup.promptTokens(),
+            lookup.cachedTokens());
+        if ((++done & 1023) == 0) {
+          progress.update(done);
+        }
+      }
+      progress.update(done);
+    }
+    return analyzer.finish();
+  }
+
+  /** The KV bytes per chunk shared by every cache, or 0. */
+  private static long commonKvBytes(Map<String, CacheInfo> caches) {
+    long common = -1;
+    for (CacheInfo info : caches.values()) {
+      if (info.kvBytesPerChunk() == 0 || info.mixedKvBytes()) {
+        return 0;
+      }
+      if (common >= 0 && common != info.kvBytesPerChunk()) {
+        return 0;
+      }
+      common = info.kvBytesPerChunk();
+    }
+    return Math.max(common, 0);
+  }
+
+  private static Windowing windowing(Settings settings, List<Lookup> lookups) {
+    if (settings.windowRequests > 0) {
+      return Windowing.byRequests(settings.windowRequests);
+    }
+    if (settings.window != null) {
+      return Windowing.byTime(settings.window);
+    }
+    long span = lookups.get(lookups.size() - 1).timestampMs() - lookups.get(0).timestampMs();
+    return Windowing.byTime(Quantities.niceWindow(Duration.ofMillis(span), DEFAULT_WINDOWS));
+  }
+
+  private String read(Settings settings, Trace trace)
+      throws IOException, LookupTopic.ReadException {
+    if (!settings.files.isEmpty()) {
+      List<Path> files = LookupFiles.expand(settings.files);
+      try (Progress progress = Progress.bytes(terminal, settings.progress, "read", 0)) {
+        LookupFiles.read(files, trace, progress);
+      }
+      String names =
+          files.size() == 1 ? files.get(0).toString() : Units.count(files.size(), "file");
+      return String.format(
+          Locale.ROOT,
+          "analyze: %s: %s%s%n",
+          names,
+          Units.count(trace.records(), "lookup record"),
+          trace.lmcacheRecords() > 0
+              ? " (" + Units.count(trace.lmcacheRecords()) + " LMCache lookup-log lines)"
+              : "");
+    }
+    String topic = Topics.withPrefix(settings.topicPrefix).chunkLookups().name();
+    LookupTopic.Stats stats;
+    try (Progress progress = Progress.counting(terminal, settings.progress, "read", 0, "records")) {
+      stats = LookupTopic.read(settings.bootstrap, topic, trace, progress);
+    }
+    StringBuilder s =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "analyze: %s at %s: %s, %s, %s of values%n",
+                topic,
+                settings.bootstrap,
+                Units.count(stats.partitions(), "partition"),
+                Units.count(stats.records(), "record"),
+                Units.bytes(stats.bytes())));
+    if (trace.tombstones() > 0 || trace.replaced() > 0) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "  %s, %s replaced by a later record of the same request_id%n",
+              Units.count(trace.tombstones(), "tombstone"),
+              Units.count(trace.replaced())));
+    }
+    return s.toString();
+  }
+
+  private static void describeTrace(
+      StringBuilder s, Trace trace, Settings settings, List<Lookup> lookups) {
+    if (settings.model != null) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "  --model %s: %s kept, %s of other models left out%n",
+              settings.model,
+              Units.count(lookups.size()),
+              Units.count(trace.filteredOut())));
+    }
+    if (trace.blankLines() > 0) {
+      s.append("  ").append(Units.count(trace.blankLines(), "blank line")).append(" skipped\n");
+    }
+    if (trace.problemCount() > 0) {
+      List<String> shown = trace.problems();
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "  %s skipped (first %d):%n",
+              Units.count(trace.problemCount(), "bad line"),
+              shown.size()));
+      for (String problem : shown) {
+        s.append("    ").append(problem).append('\n');
+      }
+    }
+    if (!lookups.isEmpty()) {
+      double first = lookups.get(0).timestamp();
+      double last = lookups.get(lookups.size() - 1).timestamp();
+      DateTimeFormatter format =
+          DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "  %s from %s to %s UTC (%s)%n",
+              Units.count(lookups.size(), "request"),
+              format.format(Instant.ofEpochMilli((long) (first * 1000))),
+              format.format(Instant.ofEpochMilli((long) (last * 1000))),
+              Quantities.span(Duration.ofMillis((long) ((last - first) * 1000)))));
+    }
+  }
+
+  private int usage(String message) {
+    terminal.err().println("prefixlog analyze: " + message);
+    return USAGE;
+  }
+
+  private int failed(String message) {
+    terminal.err().println("prefixlog analyze: " + message);
+    return FAILED;
+  }
+
+  /** The validated command line. */
+  static final class Settings {
+    String bootstrap;
+    String topicPrefix;
+    List<String> files;
+    String model;
+    List<Quantities.Capacity> capacities;
+    long bytesPerChunk;
+    Duration window;
+    long windowRequests;
+    Sampling sampling;
+    Path csv;
+    Path png;
+    int points;
+    boolean progress;
+
+    static Settings from(CommandLine line) throws UsageException {
+      Settings s = new Settings();
+      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
+      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.files = line.values("file");
+      for (String file : s.files) {
+        if (file.isEmpty()) {
+          throw new UsageException("--file needs a path");
+        }
+      }
+      if (!s.files.isEmpty() && (line.has("bootstrap") || line.has("topic-prefix"))) {
+        throw new UsageException(
+            "--file reads files, --bootstrap and --topic-prefix the topic: give one or the other");
+      }
+      s.model = line.value("model").orElse(null);
+      if (s.model != null && s.model.isEmpty()) {
+        throw new UsageException("--model needs a model_name");
+      }
+      Map<String, Quantities.Capacity> capacities = new LinkedHashMap<>();
+      for (String text : line.values("capacity")) {
+        try {
+          capacities.put(text, Quantities.capacity(text));
+        } catch (IllegalArgumentException e) {
+          throw new UsageException("--capacity: " + e.getMessage());
+        }
+      }
+      s.capacities = List.copyOf(capacities.values());
+      if (line.has("bytes-per-chunk")) {
+        try {
+          s.bytesPerChunk = Quantities.bytes(line.value("bytes-per-chunk").orElseThrow());
+        } catch (IllegalArgumentException e) {
+          throw new UsageException("--bytes-per-chunk: " + e.getMessage());
+        }
+        if (s.bytesPerChunk < 1) {
+          throw new UsageException("--bytes-per-chunk must be at least 1 byte");
+        }
+      }
+      if (line.has("window") && line.has("window-requests")) {
+        throw new UsageException("--window and --window-requests: give one or the other");
+      }
+      if (line.has("window")) {
+        try {
+          s.window = Quantities.duration(line.value("window").orElseThrow());
+        } catch (IllegalArgumentException e) {
+          throw new UsageException("--window: " + e.getMessage());
+        }
+      }
+      s.windowRequests = line.longValue("window-requests", 0, 1);
+      double rate = line.doubleValue("sample", 1, 0);
+      if (!(rate > 0 && rate <= 1)) {
+        throw new UsageException(
+            "--sample must be a fraction in (0, 1], e.g. 0.01 for 1%, got " + rate);
+      }
+      s.sampling = rate == 1 ? Sampling.none() : Sampling.atRate(rate);
+      s.csv = line.value("csv").map(Path::of).orElse(null);
+      s.png = line.value("png").map(Path::of).orElse(null);
+      s.points = (int) Math.min(100_000, line.longValue("points", DEFAULT_POINTS, 2));
+      s.progress = line.has("progress");
+      return s;
+    }
+  }
+}

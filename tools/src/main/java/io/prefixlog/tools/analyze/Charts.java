@@ -1,0 +1,260 @@
+package io.prefixlog.tools.analyze;
+
+import io.prefixlog.core.mrc.Analysis;
+import io.prefixlog.core.mrc.Curve;
+import io.prefixlog.core.mrc.EngineUsage;
+import io.prefixlog.core.mrc.Semantics;
+import io.prefixlog.core.mrc.Tally;
+import io.prefixlog.core.mrc.Totals;
+import io.prefixlog.core.mrc.Weighting;
+import io.prefixlog.core.mrc.Window;
+import io.prefixlog.core.mrc.Windowing;
+import io.prefixlog.tools.cli.Units;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The PNG charts: {@code curve.png} (hit rate vs capacity, log x axis, both semantics, the engine's
+ * actual hit rate as a horizontal line) and {@code rolling.png} (windowed vs cumulative hit rate
+ * over time) of the first subject (all models, or the only model), and {@code curve-<model>.png},
+ * {@code rolling-<model>.png} per model when there are several.
+ */
+final class Charts {
+  static final String CURVE = "curve.png";
+  static final String ROLLING = "rolling.png";
+
+  /** Points per curve: enough for a smooth line across 1920 pixels. */
+  static final int CURVE_POINTS = 480;
+
+  static {
+    // Charts are drawn off-screen; never ask for a display.
+    if (System.getProperty("java.awt.headless") == null) {
+      System.setProperty("java.awt.headless", "true");
+    }
+  }
+
+  private Charts() {}
+
+  /**
+   * Writes the charts into {@code dir} (created if absent).
+   *
+   * @param asked the {@code --capacity} values in chunks, with their text, marked on the curves
+   * @return the files written
+   */
+  static List<Path> write(
+      Path dir, Analysis analysis, List<Subject> subjects, Map<Long, String> asked)
+      throws IOException {
+    Files.createDirectories(dir);
+    List<Path> written = new ArrayList<>();
+    Set<String> slugs = new HashSet<>();
+    for (int i = 0; i < subjects.size(); i++) {
+      Subject subject = subjects.get(i);
+      String suffix = "";
+      if (i > 0) {
+        String slug = subject.slug();
+        int n = 2;
+        while (!slugs.add(slug)) {
+          slug = subject.slug() + "-" + n++;
+        }
+        suffix = "-" + slug;
+      }
+      Path curve = dir.resolve("curve" + suffix + ".png");
+      curve(subject, analysis, asked).write(curve);
+      written.add(curve);
+      if (!analysis.windowCapacities().isEmpty() && !subject.analysis().windows().isEmpty()) {
+        Path rolling = dir.resolve("rolling" + suffix + ".png");
+        rolling(subject, analysis).write(rolling);
+        written.add(rolling);
+      }
+    }
+    return written;
+  }
+
+  static LineChart curve(Subject subject, Analysis analysis, Map<Long, String> asked) {
+    Curve curve = subject.curve();
+    Totals totals = curve.totals();
+    long workingSet = Math.max(1, curve.workingSet());
+    double xMax = Math.max(10, workingSet * 2.0);
+    for (long c : asked.keySet()) {
+      xMax = Math.max(xMax, c * 1.2);
+    }
+    double xMin = Subject.minCapacity(analysis.sampling());
+    xMax = Math.max(xMax, xMin * 10);
+    long kv = subject.kvBytesPerChunk();
+    String perModel = subject.overall() ? " per model" : "";
+    ChartAxis x =
+        ChartAxis.log(
+            kv > 0
+                ? "cache capacity"
+                    + perModel
+                    + ": chunks (log scale), and KV bytes at "
+                    + Quantities.binaryBytes(kv)
+                    + " per chunk"
+                : "cache capacity" + perModel + " in chunks (log scale)",
+            xMin,
+            xMax,
+            kv > 0 ? v -> Quantities.binaryBytes(v * kv) : null);
+    Weighting w = subject.headlineWeighting();
+    String unit = subject.headlineUnit();
+    ChartAxis y = ChartAxis.percent("hit rate (% of " + unit + ")");
+    String subtitle =
+        String.format(
+            Locale.ROOT,
+            "%s, %s chunk lookups%s; LRU, %s",
+            Units.count(totals.requests(), "request"),
+            Units.count(totals.accesses()),
+            subject.chunkSize() > 0 && subject.unit() != null
+                ? ", chunks of " + Units.count(subject.chunkSize()) + " " + subject.unit()
+                : "",
+            analysis.sampling().isExact()
+                ? "exact for every capacity (one pass over stack distances)"
+                : String.format(
+                    Locale.ROOT,
+                    "SHARDS estimate from %.2f%% of chunk hashes",
+                    analysis.sampling().rate() * 100));
+    LineChart chart =
+        new LineChart("LRU hit rate vs cache capacity: " + subject.name(), subtitle, x, y);
+    double[] xs = new double[CURVE_POINTS];
+    double[] prefix = new double[CURVE_POINTS];
+    double[] perChunk = new double[CURVE_POINTS];
+    for (int i = 0; i < CURVE_POINTS; i++) {
+      double c = xMin * Math.exp(Math.log(xMax / xMin) * i / (CURVE_POINTS - 1));
+      long capacity = (long) Math.floor(c);
+      xs[i] = c;
+      prefix[i] = curve.hitRate(Semantics.PREFIX, w, capacity);
+      perChunk[i] = curve.hitRate(Semantics.PER_CHUNK, w, capacity);
+    }
+    chart.line(
+        "prefix cache: a request hits its leading run of cached chunks",
+        LineChart.PALETTE[0],
+        LineChart.Style.SOLID,
+        xs,
+        prefix);
+    chart.line(
+        "per chunk: every cached chunk hits",
+        LineChart.PALETTE[1],
+        LineChart.Style.DASHED,
+        xs,
+        perChunk);
+    EngineUsage engine = subject.analysis().engine();
+    if (engine.known() && !Double.isNaN(engine.hitRate())) {
+      chart.horizontal(
+          "engine actual: " + Quantities.percent(engine.hitRate()) + " of prompt tokens cached",
+          LineChart.ENGINE,
+          engine.hitRate());
+    }
+    chart.vertical(
+        "working set " + Quantities.shortCount(workingSet) + " chunks",
+        LineChart.PALETTE[2],
+        workingSet);
+    for (double fraction : Subject.FRACTIONS) {
+      long c = subject.capacityFor(fraction);
+      if (c > 0) {
+        chart.mark(
+            String.format(
+                Locale.ROOT, "%.0f%% of max: %s", fraction * 100, shortCapacity(subject, c)),
+            LineChart.PALETTE[0],
+            c,
+            curve.hitRate(Semantics.PREFIX, w, c));
+      }
+    }
+    asked.forEach(
+        (c, text) ->
+            chart.mark(
+                "--capacity "
+                    + text
+                    + ": "
+                    + Quantities.percent(curve.hitRate(Semantics.PREFIX, w, c)),
+                LineChart.PALETTE[6],
+                c,
+                curve.hitRate(Semantics.PREFIX, w, c)));
+    chart.note(
+        (subject.overall() ? "Each model has its own cache of the capacity shown. " : "")
+            + "Achievable with an unbounded cache: "
+            + Quantities.percent(curve.maxHitRate(Semantics.PREFIX, w))
+            + " (prefix). Partial last chunks of requests are never cached: they count as misses."
+            + (subject.analysis().engine().known() && "bytes".equals(subject.unit())
+                ? " The engine counts tokens."
+                : ""));
+    return chart;
+  }
+
+  static LineChart rolling(Subject subject, Analysis analysis) {
+    List<Window> windows = subject.analysis().windows();
+    Weighting w = subject.headlineWeighting();
+    boolean byTime = analysis.windowing().kind() == Windowing.Kind.TIME;
+    long start = windows.get(0).startMs();
+    long end = windows.get(windows.size() - 1).endMs();
+    ChartAxis x = ChartAxis.time(timeTitle(start, end), start, end);
+    ChartAxis y = ChartAxis.percent("prefix hit rate (% of " + subject.headlineUnit() + ")");
+    String size =
+        byTime
+            ? Quantities.windowText(Duration.ofMillis(analysis.windowing().size())) + " windows"
+            : Units.count(analysis.windowing().size()) + "-request windows";
+    LineChart chart =
+        new LineChart(
+            "Rolling hit rate over time: " + subject.name(),
+            "solid: each window alone ("
+                + size
+                + "); dashed: cumulative since the start (LMCache's \"rolling\" rate)",
+            x,
+            y);
+    int n = windows.size();
+    double[] mid = new double[n];
+    double[] ends = new double[n];
+    for (int i = 0; i < n; i++) {
+      Window window = windows.get(i);
+      mid[i] = (window.startMs() + window.endMs()) / 2.0;
+      ends[i] = byTime ? window.endMs() : mid[i];
+    }
+    int color = 0;
+    for (long capacity : analysis.windowCapacities()) {
+      double[] windowed = new double[n];
+      double[] cumulative = new double[n];
+      for (int i = 0; i < n; i++) {
+        Tally t = windows.get(i).window();
+        windowed[i] =
+            t.totals().accesses() > 0 ? t.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
+        Tally c = windows.get(i).cumulative();
+        cumulative[i] =
+            c.totals().accesses() > 0 ? c.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
+      }
+      Color tint = LineChart.PALETTE[color++ % 6];
+      String at = shortCapacity(subject, capacity);
+      chart.line(at + ", per window", tint, LineChart.Style.SOLID, mid, windowed);
+      chart.line(at + ", cumulative", tint, LineChart.Style.DASHED, ends, cumulative);
+    }
+    if (subject.analysis().engine().known()) {
+      double[] engine = new double[n];
+      for (int i = 0; i < n; i++) {
+        engine[i] = windows.get(i).window().engine().hitRate();
+      }
+      chart.line(
+          "engine actual, per window", LineChart.ENGINE, LineChart.Style.DOTTED, mid, engine);
+    }
+    return chart;
+  }
+
+  private static String timeTitle(long start, long end) {
+    String day = java.time.Instant.ofEpochMilli(start).toString().substring(0, 10);
+    String last = java.time.Instant.ofEpochMilli(end).toString().substring(0, 10);
+    return "time (UTC), " + (day.equals(last) ? day : day + " to " + last);
+  }
+
+  /** {@code 12.3k chunks}, with {@code (1.5 GiB)} when the bytes per chunk are known. */
+  static String shortCapacity(Subject subject, long chunks) {
+    String text = Quantities.shortCount(chunks) + (chunks == 1 ? " chunk" : " chunks");
+    return subject.kvBytesPerChunk() > 0
+        ? text + " (" + Quantities.binaryBytes((double) chunks * subject.kvBytesPerChunk()) + ")"
+        : text;
+  }
+}

@@ -1,0 +1,180 @@
+package io.prefixlog.tools.analyze;
+
+import io.prefixlog.core.mrc.Analysis;
+import io.prefixlog.core.mrc.Curve;
+import io.prefixlog.core.mrc.ModelAnalysis;
+import io.prefixlog.core.mrc.Semantics;
+import io.prefixlog.core.mrc.Tally;
+import io.prefixlog.core.mrc.Weighting;
+import io.prefixlog.core.mrc.Window;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeSet;
+
+/**
+ * {@code curve.csv} and {@code rolling.csv}: one row per subject and capacity, and per subject,
+ * window and window capacity. Rates are fractions with six decimals; a rate that means nothing (no
+ * lookups in a window, weighted rates over mixed units, an engine that reported nothing) is empty.
+ * The overall analysis is the model {@code *}. With SHARDS sampling at rate R the curve starts at
+ * ⌈1/R⌉ chunks, the smallest capacity it resolves.
+ */
+final class CsvFiles {
+  static final String CURVE = "curve.csv";
+  static final String ROLLING = "rolling.csv";
+
+  static final String CURVE_HEADER =
+      "model,unit,capacity_chunks,capacity_bytes,prefix_units,prefix_chunks,per_chunk_units,"
+          + "per_chunk_chunks";
+  static final String ROLLING_HEADER =
+      "model,unit,window_start,window_end,requests,chunk_lookups,capacity_chunks,capacity_bytes,"
+          + "window_prefix_units,cumulative_prefix_units,window_prefix_chunks,"
+          + "cumulative_prefix_chunks,window_per_chunk_units,cumulative_per_chunk_units,"
+          + "engine_window,engine_cumulative";
+
+  private CsvFiles() {}
+
+  /**
+   * Writes both files into {@code dir} (created if absent); {@code rolling.csv} only when the
+   * analysis has windows.
+   *
+   * @param points capacities per subject in {@code curve.csv}: log-spaced from 1 to the working
+   *     set, plus {@code extra}
+   * @return the files written
+   */
+  static List<Path> write(
+      Path dir, Analysis analysis, List<Subject> subjects, int points, Collection<Long> extra)
+      throws IOException {
+    Files.createDirectories(dir);
+    Path curve = dir.resolve(CURVE);
+    try (BufferedWriter out = Files.newBufferedWriter(curve, StandardCharsets.UTF_8)) {
+      out.write(CURVE_HEADER);
+      out.write('\n');
+      for (Subject subject : subjects) {
+        for (long capacity :
+            capacities(subject.curve(), points, extra, Subject.minCapacity(analysis.sampling()))) {
+          curveRow(out, subject, capacity);
+        }
+      }
+    }
+    if (analysis.windowCapacities().isEmpty()) {
+      return List.of(curve);
+    }
+    Path rolling = dir.resolve(ROLLING);
+    try (BufferedWriter out = Files.newBufferedWriter(rolling, StandardCharsets.UTF_8)) {
+      out.write(ROLLING_HEADER);
+      out.write('\n');
+      for (Subject subject : subjects) {
+        for (Window window : subject.analysis().windows()) {
+          for (long capacity : analysis.windowCapacities()) {
+            rollingRow(out, subject, window, capacity);
+          }
+        }
+      }
+    }
+    return List.of(curve, rolling);
+  }
+
+  /**
+   * Log-spaced capacities from 1 to the working set (from {@code min}: smaller ones are not
+   * resolved when sampling), and the extra ones, ascending.
+   */
+  static long[] capacities(Curve curve, int points, Collection<Long> extra, long min) {
+    TreeSet<Long> all = new TreeSet<>();
+    for (long c : Curve.logSpaced(points, Math.max(1, curve.workingSet()))) {
+      if (c >= min) {
+        all.add(c);
+      }
+    }
+    all.addAll(extra);
+    return all.stream().mapToLong(Long::longValue).toArray();
+  }
+
+  private static void curveRow(BufferedWriter out, Subject subject, long capacity)
+      throws IOException {
+    Curve curve = subject.curve();
+    StringBuilder row = new StringBuilder();
+    row.append(quote(name(subject))).append(',');
+    row.append(subject.unit() == null ? "" : subject.unit()).append(',');
+    row.append(capacity).append(',');
+    row.append(bytes(subject, capacity)).append(',');
+    row.append(weighted(subject, curve.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity)));
+    row.append(',').append(rate(curve.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)));
+    row.append(',');
+    row.append(weighted(subject, curve.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity)));
+    row.append(',').append(rate(curve.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, capacity)));
+    out.write(row.append('\n').toString());
+  }
+
+  private static void rollingRow(BufferedWriter out, Subject subject, Window window, long capacity)
+      throws IOException {
+    Tally w = window.window();
+    Tally c = window.cumulative();
+    boolean any = w.totals().accesses() > 0;
+    boolean anyCumulative = c.totals().accesses() > 0;
+    StringBuilder row = new StringBuilder();
+    row.append(quote(name(subject))).append(',');
+    row.append(subject.unit() == null ? "" : subject.unit()).append(',');
+    row.append(Instant.ofEpochMilli(window.startMs())).append(',');
+    row.append(Instant.ofEpochMilli(window.endMs())).append(',');
+    row.append(w.totals().requests()).append(',');
+    row.append(w.totals().accesses()).append(',');
+    row.append(capacity).append(',');
+    row.append(bytes(subject, capacity)).append(',');
+    row.append(
+        any ? weighted(subject, w.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity)) : "");
+    row.append(',');
+    row.append(
+        anyCumulative
+            ? weighted(subject, c.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity))
+            : "");
+    row.append(',');
+    row.append(any ? rate(w.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)) : "");
+    row.append(',');
+    row.append(anyCumulative ? rate(c.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)) : "");
+    row.append(',');
+    row.append(
+        any ? weighted(subject, w.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity)) : "");
+    row.append(',');
+    row.append(
+        anyCumulative
+            ? weighted(subject, c.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity))
+            : "");
+    row.append(',').append(rate(w.engine().hitRate()));
+    row.append(',').append(rate(c.engine().hitRate()));
+    out.write(row.append('\n').toString());
+  }
+
+  private static String name(Subject subject) {
+    return subject.overall() ? ModelAnalysis.ALL_MODELS : subject.name();
+  }
+
+  private static String bytes(Subject subject, long capacity) {
+    return subject.kvBytesPerChunk() > 0 ? Long.toString(capacity * subject.kvBytesPerChunk()) : "";
+  }
+
+  private static String weighted(Subject subject, double rate) {
+    return subject.weighted() ? rate(rate) : "";
+  }
+
+  static String rate(double rate) {
+    return Double.isNaN(rate) ? "" : String.format(Locale.ROOT, "%.6f", rate);
+  }
+
+  /** A CSV field: quoted when it holds a comma, a quote or a line break. */
+  static String quote(String field) {
+    if (field.indexOf(',') < 0
+        && field.indexOf('"') < 0
+        && field.indexOf('\n') < 0
+        && field.indexOf('\r') < 0) {
+      return field;
+    }
+    return '"' + field.replace("\"", "\"\"") + '"';
+  }
+}

@@ -1,0 +1,174 @@
+package io.prefixlog.tools.analyze;
+
+import io.prefixlog.tools.cli.Progress;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads lookup files line by line into a {@link Trace}: prefixlog's JSONL dumps of the lookups
+ * topic and LMCache's lookup-hash logs unchanged ({@link LookupParser} tells them apart). A file
+ * ending in {@code .gz} is read through gzip. A bad line is reported as {@code file:line} and
+ * counted, and reading goes on.
+ */
+final class LookupFiles {
+  /**
+   * The names a directory is read for; LMCache's {@code lookup_hashes_*} and {@code chunk_hashes_*}
+   * logs are among them.
+   */
+  static final String DIRECTORY_GLOB = "*.{jsonl,jsonl.gz}";
+
+  private static final int CHUNK = 1 << 16;
+
+  private LookupFiles() {}
+
+  /**
+   * The files named by the arguments, in order: a file as it is, a directory as its {@code *.jsonl}
+   * (and {@code *.jsonl.gz}) files sorted by name.
+   *
+   * @throws NoSuchFileException when an argument does not exist or a directory holds no such file
+   */
+  static List<Path> expand(List<String> paths) throws IOException {
+    List<Path> files = new ArrayList<>();
+    for (String name : paths) {
+      Path path = Path.of(name);
+      if (Files.isDirectory(path)) {
+        List<Path> inside = new ArrayList<>();
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(path, DIRECTORY_GLOB)) {
+          for (Path file : dir) {
+            if (Files.isRegularFile(file)) {
+              inside.add(file);
+            }
+          }
+        }
+        if (inside.isEmpty()) {
+          throw new NoSuchFileException(
+              name, null, "directory holds no *.jsonl file (lookup_hashes_*.jsonl, a dump)");
+        }
+        inside.sort(null);
+        files.addAll(inside);
+      } else if (Files.isRegularFile(path)) {
+        files.add(path);
+      } else {
+        throw new NoSuchFileException(name, null, "no such file or directory");
+      }
+    }
+    return files;
+  }
+
+  /** Reads every file into the trace, advancing the progress bar by bytes read. */
+  static void read(List<Path> files, Trace trace, Progress progress) throws IOException {
+    long total = 0;
+    for (Path file : files) {
+      total += Files.size(file);
+    }
+    progress.total(total);
+    long done = 0;
+    for (Path file : files) {
+      try (InputStream in = Files.newInputStream(file)) {
+        Counting counted = new Counting(in, progress, done);
+        InputStream lines =
+            file.getFileName().toString().endsWith(".gz")
+                ? new GZIPInputStream(counted, CHUNK)
+                : counted;
+        read(lines, file.toString(), trace);
+        done = counted.position;
+      }
+    }
+  }
+
+  /** Reads one stream of lines; {@code name} is the location prefix of its problems. */
+  static void read(InputStream in, String name, Trace trace) throws IOException {
+    byte[] chunk = new byte[CHUNK];
+    byte[] line = new byte[CHUNK];
+    int lineLength = 0;
+    long lineNumber = 0;
+    int n;
+    while ((n = in.read(chunk)) > 0) {
+      int from = 0;
+      for (int i = 0; i < n; i++) {
+        if (chunk[i] != '\n') {
+          continue;
+        }
+        int part = i - from;
+        line = ensure(line, lineLength + part);
+        System.arraycopy(chunk, from, line, lineLength, part);
+        lineLength += part;
+        onLine(line, lineLength, name, ++lineNumber, trace);
+        lineLength = 0;
+        from = i + 1;
+      }
+      int rest = n - from;
+      line = ensure(line, lineLength + rest);
+      System.arraycopy(chunk, from, line, lineLength, rest);
+      lineLength += rest;
+    }
+    if (lineLength > 0) {
+      onLine(line, lineLength, name, ++lineNumber, trace);
+    }
+  }
+
+  private static void onLine(byte[] line, int length, String name, long number, Trace trace) {
+    if (length > 0 && line[length - 1] == '\r') {
+      length--;
+    }
+    try {
+      LookupParser.Parsed parsed = LookupParser.parse(line, length);
+      if (parsed.key() != null || parsed.tombstone()) {
+        // A kcat -J dump of the topic: compacted by key, as the topic is.
+        trace.addKeyed(parsed.key(), parsed.lookup().orElse(null));
+      } else if (parsed.lookup().isPresent()) {
+        trace.add(parsed.lookup().get());
+      } else {
+        trace.blank();
+      }
+    } catch (LookupParser.BadLineException e) {
+      trace.bad(name + ":" + number, e.getMessage());
+    }
+  }
+
+  private static byte[] ensure(byte[] buffer, int size) {
+    return size <= buffer.length
+        ? buffer
+        : Arrays.copyOf(buffer, Math.max(size, buffer.length * 2));
+  }
+
+  /** Counts the bytes read from a file for the progress bar. */
+  private static final class Counting extends FilterInputStream {
+    private final Progress progress;
+    long position;
+
+    Counting(InputStream in, Progress progress, long start) {
+      super(in);
+      this.progress = progress;
+      this.position = start;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      if (b >= 0) {
+        progress.update(++position);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = super.read(b, off, len);
+      if (n > 0) {
+        position += n;
+        progress.update(position);
+      }
+      return n;
+    }
+  }
+}

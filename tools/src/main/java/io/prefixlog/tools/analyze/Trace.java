@@ -1,0 +1,208 @@
+package io.prefixlog.tools.analyze;
+
+import io.prefixlog.core.mrc.LookupRequest;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The lookups read from every input, with what could not be used.
+ *
+ * <p>Files are logs: every line is a lookup, as in LMCache's simulator. The topic is compacted by
+ * {@code request_id}: a later record of a key replaces the earlier one and a tombstone removes it,
+ * as compaction would ({@link #addKeyed}).
+ *
+ * <p>{@link #requests()} orders the lookups by timestamp (ties keep input order, as LMCache's
+ * stable sort does) and names each one's cache: its model, or, when one model has records in both
+ * units (LMCache's token chunks and prefixlog's byte chunks), the model and the unit, since such
+ * caches cannot be one.
+ */
+final class Trace {
+  /** Bad lines listed in the report; the count is always complete. */
+  static final int PROBLEMS_SHOWN = 20;
+
+  /** The name under which lookups without {@code model_name} are reported. */
+  static final String NO_MODEL = "(no model)";
+
+  private final String modelFilter;
+  private final List<Lookup> lookups = new ArrayList<>();
+  private final Map<String, Integer> byKey = new HashMap<>();
+  private final List<String> problems = new ArrayList<>();
+  private long problemCount;
+  private long records;
+  private long lmcacheRecords;
+  private long blank;
+  private long filteredOut;
+  private long tombstones;
+  private long replaced;
+
+  /**
+   * @param modelFilter keep only lookups of this {@code model_name}; null keeps all
+   */
+  Trace(String modelFilter) {
+    this.modelFilter = modelFilter;
+  }
+
+  /** A lookup of a log: always a new one. */
+  void add(Lookup lookup) {
+    Objects.requireNonNull(lookup, "lookup");
+    records++;
+    if (lookup.lmcache()) {
+      lmcacheRecords++;
+    }
+    if (modelFilter != null && !modelFilter.equals(lookup.model())) {
+      filteredOut++;
+      return;
+    }
+    lookups.add(lookup);
+  }
+
+  /**
+   * A record of a compacted topic: replaces an earlier record of {@code key}.
+   *
+   * @param lookup the record, or null for a tombstone
+   */
+  void addKeyed(String key, Lookup lookup) {
+    if (key == null) {
+      if (lookup != null) {
+        add(lookup);
+      } else {
+        tombstones++;
+      }
+      return;
+    }
+    Integer earlier = byKey.get(key);
+    if (earlier != null) {
+      lookups.set(earlier, null);
+      replaced++;
+      byKey.remove(key);
+    }
+    if (lookup == null) {
+      tombstones++;
+      return;
+    }
+    int before = lookups.size();
+    add(lookup);
+    if (lookups.size() > before) {
+      byKey.put(key, before);
+    }
+  }
+
+  /** A blank line (or an empty value). */
+  void blank() {
+    blank++;
+  }
+
+  /** A line or record that is not a lookup: counted, and listed up to {@link #PROBLEMS_SHOWN}. */
+  void bad(String location, String reason) {
+    problemCount++;
+    if (problems.size() < PROBLEMS_SHOWN) {
+      problems.add(location + ": " + reason);
+    }
+  }
+
+  long records() {
+    return records;
+  }
+
+  long lmcacheRecords() {
+    return lmcacheRecords;
+  }
+
+  long blankLines() {
+    return blank;
+  }
+
+  long filteredOut() {
+    return filteredOut;
+  }
+
+  long tombstones() {
+    return tombstones;
+  }
+
+  /** Topic records replaced by a later record of the same key. */
+  long replaced() {
+    return replaced;
+  }
+
+  long problemCount() {
+    return problemCount;
+  }
+
+  /** The first {@link #PROBLEMS_SHOWN} problems, {@code location: reason}. */
+  List<String> problems() {
+    return List.copyOf(problems);
+  }
+
+  /** The lookups kept, in timestamp order (stable). */
+  List<Lookup> sorted() {
+    List<Lookup> kept = new ArrayList<>(lookups.size());
+    for (Lookup lookup : lookups) {
+      if (lookup != null) {
+        kept.add(lookup);
+      }
+    }
+    kept.sort(Comparator.comparingDouble(Lookup::timestamp));
+    return kept;
+  }
+
+  /** The caches (models) of the lookups kept, by name: see {@link Trace}. */
+  Map<String, CacheInfo> caches() {
+    Map<String, Map<Lookup.ChunkUnit, CacheInfo.Builder>> byModel = new TreeMap<>();
+    for (Lookup lookup : lookups) {
+      if (lookup != null) {
+        byModel
+            .computeIfAbsent(lookup.model(), m -> new LinkedHashMap<>())
+            .computeIfAbsent(lookup.unit(), u -> new CacheInfo.Builder(u))
+            .add(lookup);
+      }
+    }
+    Map<String, CacheInfo> caches = new TreeMap<>();
+    byModel.forEach(
+        (model, units) ->
+            units.forEach(
+                (unit, builder) ->
+                    caches.put(cacheName(model, unit, units.size() > 1), builder.build(model))));
+    return caches;
+  }
+
+  /** The engine's requests, in timestamp order, each under its cache's name. */
+  List<LookupRequest> requests() {
+    java.util.function.Function<Lookup, String> cache = cacheNamer();
+    List<LookupRequest> requests = new ArrayList<>();
+    for (Lookup lookup : sorted()) {
+      requests.add(lookup.request(cache.apply(lookup)));
+    }
+    return requests;
+  }
+
+  /** Names the cache of a lookup: see {@link Trace}. */
+  java.util.function.Function<Lookup, String> cacheNamer() {
+    Map<String, java.util.EnumSet<Lookup.ChunkUnit>> units = new HashMap<>();
+    for (Lookup lookup : lookups) {
+      if (lookup != null) {
+        units
+            .computeIfAbsent(lookup.model(), m -> java.util.EnumSet.noneOf(Lookup.ChunkUnit.class))
+            .add(lookup.unit());
+      }
+    }
+    Map<String, String> plain = new HashMap<>();
+    return lookup -> {
+      if (units.get(lookup.model()).size() > 1) {
+        return cacheName(lookup.model(), lookup.unit(), true);
+      }
+      return plain.computeIfAbsent(lookup.model(), m -> cacheName(m, lookup.unit(), false));
+    };
+  }
+
+  static String cacheName(String model, Lookup.ChunkUnit unit, boolean withUnit) {
+    String name = model.isEmpty() ? NO_MODEL : model;
+    return withUnit ? name + " [" + unit.wireName() + "]" : name;
+  }
+}
