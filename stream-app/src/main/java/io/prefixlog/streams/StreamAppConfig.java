@@ -42,6 +42,10 @@ import java.util.Objects;
  *     compact,delete outputs (deltas, lookups) and of the dead letters
  * @param metricsHost {@code PREFIXLOG_METRICS_HOST}, default 127.0.0.1
  * @param metricsPort {@code PREFIXLOG_METRICS_PORT}, default 9464; -1 disables the endpoint
+ * @param chunkLookupsEnabled {@code PREFIXLOG_CHUNK_LOOKUPS_ENABLED}, default true: emit one
+ *     chunk-hash lookup record per request to {@code chunk.lookups}
+ * @param chunkSizeBytes {@code PREFIXLOG_CHUNK_SIZE_BYTES}, default 256: bytes of the rendered
+ *     prompt per chunk (about 64 tokens), from 16 to 1 MiB
  * @param kafka Kafka client settings passed through ({@code PREFIXLOG_KAFKA_*})
  */
 public record StreamAppConfig(
@@ -63,6 +67,8 @@ public record StreamAppConfig(
     Duration outputRetention,
     String metricsHost,
     int metricsPort,
+    boolean chunkLookupsEnabled,
+    int chunkSizeBytes,
     Map<String, String> kafka) {
 
   public static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
@@ -118,6 +124,8 @@ public record StreamAppConfig(
         s.duration("PREFIXLOG_OUTPUT_RETENTION", Duration.ofDays(7)),
         s.string("PREFIXLOG_METRICS_HOST", "127.0.0.1"),
         s.integer("PREFIXLOG_METRICS_PORT", 9464, -1, 65535),
+        s.bool("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", true),
+        (int) s.bytes("PREFIXLOG_CHUNK_SIZE_BYTES", 256, 16, 1 << 20),
         s.passThrough("PREFIXLOG_KAFKA_"));
   }
 

@@ -3,6 +3,7 @@ package io.prefixlog.streams.topology;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.lookup.ChunkLookupTopology;
 import io.prefixlog.streams.session.SessionDeltaSupplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -15,8 +16,9 @@ import org.apache.kafka.streams.Topology;
  * (changelog topics, consumer offsets).
  *
  * <pre>
- * requests.raw ─▶ session-delta ─┬─▶ session.deltas   (key session_key/seq, partitioned by session)
- *                                └─▶ dlq              (key as it arrived)
+ * requests.raw ─┬─▶ session-delta ─┬─▶ session.deltas  (key session_key/seq, partitioned by session)
+ *               │                  └─▶ dlq             (key as it arrived)
+ *               └─▶ chunk-lookup ────▶ chunk.lookups   (key request_id, partitioned by session)
  * </pre>
  */
 public final class PrefixlogTopology {
@@ -54,6 +56,10 @@ public final class PrefixlogTopology {
         new ByteArraySerializer(),
         topics.deadLetters().valueSerde().serializer(),
         SESSION_DELTA_PROCESSOR);
+    if (config.chunkLookupsEnabled()) {
+      ChunkLookupTopology.addTo(
+          topology, config, metrics, RAW_REQUESTS_SOURCE, config.chunkSizeBytes());
+    }
     return topology;
   }
 }
