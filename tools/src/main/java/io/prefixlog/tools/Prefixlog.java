@@ -1,5 +1,6 @@
 package io.prefixlog.tools;
 
+import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
@@ -38,7 +39,10 @@ public final class Prefixlog {
   /** The dispatch table, in the order {@code help} lists it. */
   static List<Command> commands(Terminal terminal) {
     return List.of(
-        new UpCommand(terminal), new ReplayCommand(terminal), new ReconstructCommand(terminal));
+        new UpCommand(terminal),
+        new ReplayCommand(terminal),
+        new ReconstructCommand(terminal),
+        new AnalyzeCommand(terminal));
   }
 
   int run(String[] args) {

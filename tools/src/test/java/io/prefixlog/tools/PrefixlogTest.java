@@ -96,13 +96,13 @@ class PrefixlogTest {
   }
 
   @Test
-  void shouldHaveUpReplayAndReconstructInItsTable() {
+  void shouldHaveEveryCommandInItsTable() {
     assertThat(
             Prefixlog.commands(
                     new io.prefixlog.tools.cli.Terminal(
                         new PrintStream(out), new PrintStream(err), java.util.Map.of(), false))
                 .stream()
                 .map(Command::name))
-        .containsExactly("up", "replay", "reconstruct");
+        .containsExactly("up", "replay", "reconstruct", "analyze");
   }
 }

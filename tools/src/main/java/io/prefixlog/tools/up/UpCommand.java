@@ -13,6 +13,7 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.ProjectHome;
@@ -330,10 +331,48 @@ public final class UpCommand implements Command {
               + " body_sha256 matched.");
       if (failures == 0) {
         out.println("demo: OK, 0 rebuild mismatches.");
-        return OK;
+        return analyze(demoTurns);
       }
       out.println("demo: FAILED, " + failures + " corpora did not rebuild; see above.");
       return FAILED;
+    }
+
+    /**
+     * The chunk-hash lookups of the demo traffic, analysed as {@code prefixlog analyze} does: hit
+     * rate against KV-cache capacity, with the charts written next to the data.
+     */
+    private int analyze(long demoTurns) throws InterruptedException {
+      if (!config.chunkLookupsEnabled()) {
+        return OK;
+      }
+      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+      while (lookupsSoFar() < demoTurns && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      // Let the last exactly-once transaction commit before reading the topic.
+      Thread.sleep(config.commitInterval().toMillis() * 5);
+      Path charts = brokerDir.getParent().resolve("analysis");
+      terminal.out().println();
+      terminal.out().println("demo: prefixlog analyze (charts and CSV in " + charts + "):");
+      return new AnalyzeCommand(terminal)
+          .run(
+              new String[] {
+                "--bootstrap", bootstrap,
+                "--topic-prefix", config.topicPrefix(),
+                "--png", charts.toString(),
+                "--csv", charts.toString()
+              });
+    }
+
+    private long lookupsSoFar() {
+      long total = 0;
+      for (String chunked : List.of("chat_messages", "completion_prompt", "raw_body")) {
+        total +=
+            app.metrics()
+                .registry()
+                .value("prefixlog_chunk_lookups_total", "chunked=\"" + chunked + "\"");
+      }
+      return total;
     }
 
     private int replay(DemoCorpus corpus, String secret) {
