@@ -20,7 +20,7 @@ class UpCommandIT {
 
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
-  void shouldStartTheStackReplayTheDemoAndRebuildEveryTurn() {
+  void shouldStartTheStackReplayTheDemoRebuildEveryTurnAndAnalyseTheLookups() throws Exception {
     // Given
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -58,6 +58,11 @@ class UpCommandIT {
         .containsPattern("agentic/swe_agent_trajectories +22 +230 .* +230 +0\\n")
         .containsPattern("agentic/tau_bench_gpt4o_airline +200 +2454 .* +2454 +0\\n")
         .containsPattern("chat/oasst_en100_threads +40 +\\d+ ")
-        .endsWith("demo: OK, 0 rebuild mismatches.\n");
+        .contains("demo: OK, 0 rebuild mismatches.\n")
+        .contains("demo: prefixlog analyze (charts and CSV in " + dataDir.resolve("analysis"))
+        .contains("  LRU hit rate by capacity:\n")
+        .endsWith("wrote " + dataDir.resolve("analysis/rolling.png") + "\n");
+    assertThat(javax.imageio.ImageIO.read(dataDir.resolve("analysis/curve.png").toFile()))
+        .isNotNull();
   }
 }
