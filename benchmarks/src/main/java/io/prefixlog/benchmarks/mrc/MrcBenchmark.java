@@ -105,6 +105,7 @@ public final class MrcBenchmark {
       double maeUnits,
       double maePrefixUnits,
       double maxErrorChunks,
+      double maeResolvable,
       Curve exact,
       Curve sampled) {
 
@@ -169,9 +170,9 @@ public final class MrcBenchmark {
     out.println(
         "Table 2: SHARDS at rate "
             + options.sampleRate()
-            + " against the exact curve, mean absolute error over "
+            + " against the exact curve: mean absolute error of the hit rate over "
             + options.points()
-            + " log-spaced capacities (1 .. saturation)");
+            + " log-spaced capacities from 1 to saturation, and from 1/rate to saturation");
     tables.get("sampling").print(out);
     for (Result result : results) {
       out.println();
@@ -230,8 +231,8 @@ public final class MrcBenchmark {
         analysisHeap = Host.peakHeapMiB() - traceMiB;
       }
       progress(
-          "%,d keys: exact pass %d: %.2f s (%.0f ns/lookup); working set %,d",
-          keySpace, rep + 1, s, s * 1e9 / trace.lookups(), exact.workingSet());
+          "%,d keys: exact pass %d: %.2f s wall (%.0f ns/lookup), %.2f s CPU; working set %,d",
+          keySpace, rep + 1, s, s * 1e9 / trace.lookups(), cpu, exact.workingSet());
     }
 
     // exact, with windows
@@ -320,6 +321,22 @@ public final class MrcBenchmark {
               sampled.hitRate(Semantics.PREFIX, Weighting.UNITS, c)
                   - exact.hitRate(Semantics.PREFIX, Weighting.UNITS, c));
     }
+    // The same over capacities the sample can resolve at all: C >= 1 / rate.
+    long resolvable = (long) Math.ceil(1 / sampled.sampling().rate());
+    long saturation = exact.saturationCapacity(Semantics.PER_CHUNK);
+    double maeResolvable = Double.NaN;
+    if (saturation > resolvable) {
+      long[] upper = Curve.logSpaced(options.points(), saturation / resolvable);
+      maeResolvable = 0;
+      for (long u : upper) {
+        long c = u * resolvable;
+        maeResolvable +=
+            Math.abs(
+                sampled.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c)
+                    - exact.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c));
+      }
+      maeResolvable /= upper.length;
+    }
     progress(
         "%,d keys: sampled pass at rate %s: %.3f s; %,d of %,d lookups sampled; MAE %.4f",
         keySpace,
@@ -349,6 +366,7 @@ public final class MrcBenchmark {
         mae[1] / points.length,
         mae[2] / points.length,
         maxError,
+        maeResolvable,
         exact,
         sampled);
   }
@@ -408,6 +426,7 @@ public final class MrcBenchmark {
             "sampled s",
             "MAE per-chunk",
             "max error",
+            "MAE per-chunk, C >= 1/rate",
             "MAE per-chunk tokens",
             "MAE prefix tokens",
             "working set est.",
@@ -415,12 +434,13 @@ public final class MrcBenchmark {
     for (Result r : results) {
       table.row(
           String.format(Locale.ROOT, "%,d", r.keySpace()),
-          r.sampled().sampling().rate(),
+          f(6, r.sampled().sampling().rate()),
           String.format(Locale.ROOT, "%,d", r.sampledLookups()),
           String.format(Locale.ROOT, "%,d", r.sampledRequests()),
           f(3, r.sampledSeconds()),
           f(4, r.maeChunks()),
           f(4, r.maxErrorChunks()),
+          f(4, r.maeResolvable()),
           f(4, r.maeUnits()),
           f(4, r.maePrefixUnits()),
           String.format(Locale.ROOT, "%,d", r.sampled().workingSet()),
