@@ -64,5 +64,12 @@ class UpCommandIT {
         .endsWith("wrote " + dataDir.resolve("analysis/rolling.png") + "\n");
     assertThat(javax.imageio.ImageIO.read(dataDir.resolve("analysis/curve.png").toFile()))
         .isNotNull();
+    // The expected shape: agent sessions re-send their history, so at capacities above the
+    // working set most of the prompt bytes hit the prefix cache.
+    java.util.regex.Matcher workingSet =
+        java.util.regex.Pattern.compile("\\n +[\\d,]+ chunks +([\\d.]+)% .*working set\\n")
+            .matcher(printed);
+    assertThat(workingSet.find()).as(printed).isTrue();
+    assertThat(Double.parseDouble(workingSet.group(1))).isGreaterThan(80.0);
   }
 }
