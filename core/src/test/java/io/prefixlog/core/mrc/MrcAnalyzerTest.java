@@ -412,7 +412,7 @@ class MrcAnalyzerTest {
    * Hits per model and overall, at each capacity, from one naive LRU per (model, capacity): one
    * line per (model, capacity) on each side, so a mismatch names where.
    */
-  private static void assertMatchesNaive(
+  static void assertMatchesNaive(
       Analysis analysis, List<LookupRequest> trace, long[] capacities, String what) {
     Set<String> models = new HashSet<>();
     trace.forEach(r -> models.add(r.model()));
