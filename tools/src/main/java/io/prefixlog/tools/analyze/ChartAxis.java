@@ -113,6 +113,9 @@ abstract class ChartAxis {
 
   private static final class Time extends ChartAxis {
     private static final long[] STEPS = {
+      100,
+      200,
+      500,
       1_000,
       2_000,
       5_000,
@@ -161,7 +164,9 @@ abstract class ChartAxis {
       }
       DateTimeFormatter format =
           DateTimeFormatter.ofPattern(
-                  span > 2 * 86_400_000L ? "MM-dd HH:mm" : step < 60_000 ? "HH:mm:ss" : "HH:mm",
+                  span > 2 * 86_400_000L
+                      ? "MM-dd HH:mm"
+                      : step < 1_000 ? "HH:mm:ss.SSS" : step < 60_000 ? "HH:mm:ss" : "HH:mm",
                   Locale.ROOT)
               .withZone(ZoneOffset.UTC);
       List<Tick> ticks = new ArrayList<>();

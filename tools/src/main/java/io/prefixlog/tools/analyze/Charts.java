@@ -208,25 +208,40 @@ final class Charts {
                 + "); dashed: cumulative since the start (LMCache's \"rolling\" rate)",
             x,
             y);
-    int n = windows.size();
+    // A window without requests of this subject has no rate: the per-window lines break there
+    // (time windows only; request windows are never empty). The cumulative rate does not change
+    // over such a gap, so its line runs on.
+    List<Integer> slots = new ArrayList<>();
+    for (int i = 0; i < windows.size(); i++) {
+      if (byTime && i > 0 && windows.get(i).index() > windows.get(i - 1).index() + 1) {
+        slots.add(-1);
+      }
+      slots.add(i);
+    }
+    int n = slots.size();
     double[] mid = new double[n];
     double[] ends = new double[n];
-    for (int i = 0; i < n; i++) {
-      Window window = windows.get(i);
-      mid[i] = (window.startMs() + window.endMs()) / 2.0;
-      ends[i] = byTime ? window.endMs() : mid[i];
+    for (int k = 0; k < n; k++) {
+      int i = slots.get(k);
+      Window window = windows.get(i < 0 ? slots.get(k + 1) : i);
+      mid[k] = i < 0 ? window.startMs() : (window.startMs() + window.endMs()) / 2.0;
+      ends[k] = byTime ? (i < 0 ? window.startMs() : window.endMs()) : mid[k];
     }
     int color = 0;
     for (long capacity : analysis.windowCapacities()) {
       double[] windowed = new double[n];
       double[] cumulative = new double[n];
-      for (int i = 0; i < n; i++) {
+      for (int k = 0; k < n; k++) {
+        int i = slots.get(k);
+        if (i < 0) {
+          windowed[k] = Double.NaN;
+          cumulative[k] = cumulativeRate(windows.get(slots.get(k - 1)), w, capacity);
+          continue;
+        }
         Tally t = windows.get(i).window();
-        windowed[i] =
+        windowed[k] =
             t.totals().accesses() > 0 ? t.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
-        Tally c = windows.get(i).cumulative();
-        cumulative[i] =
-            c.totals().accesses() > 0 ? c.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
+        cumulative[k] = cumulativeRate(windows.get(i), w, capacity);
       }
       Color tint = LineChart.PALETTE[color++ % 6];
       String at = shortCapacity(subject, capacity);
@@ -235,13 +250,19 @@ final class Charts {
     }
     if (subject.analysis().engine().known()) {
       double[] engine = new double[n];
-      for (int i = 0; i < n; i++) {
-        engine[i] = windows.get(i).window().engine().hitRate();
+      for (int k = 0; k < n; k++) {
+        int i = slots.get(k);
+        engine[k] = i < 0 ? Double.NaN : windows.get(i).window().engine().hitRate();
       }
       chart.line(
           "engine actual, per window", LineChart.ENGINE, LineChart.Style.DOTTED, mid, engine);
     }
     return chart;
+  }
+
+  private static double cumulativeRate(Window window, Weighting w, long capacity) {
+    Tally c = window.cumulative();
+    return c.totals().accesses() > 0 ? c.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
   }
 
   private static String timeTitle(long start, long end) {

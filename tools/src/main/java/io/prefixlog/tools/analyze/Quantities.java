@@ -213,10 +213,14 @@ final class Quantities {
   }
 
   /**
-   * A round window span that cuts {@code span} into about {@code windows} windows (at least 1 s).
+   * A round window span that cuts {@code span} into about {@code windows} windows (at least 100
+   * ms).
    */
   static Duration niceWindow(Duration span, int windows) {
     long[] steps = {
+      100,
+      200,
+      500,
       1_000,
       2_000,
       5_000,

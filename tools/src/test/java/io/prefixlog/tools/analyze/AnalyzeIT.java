@@ -4,25 +4,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.streams.StreamApp;
+import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.TraceLines.Req;
+import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.replay.ReplayCommand;
+import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,17 +72,12 @@ class AnalyzeIT {
     // replaced later, and one extra request that is then erased by a tombstone
     String prefix = "analyze-it.";
     String topic = prefix + "chunk.lookups";
-    try (Admin admin =
-        Admin.create(
-            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+    try (Admin admin = Admin.create(kafka.clientConfig())) {
       admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
     }
     List<Req> trace = TraceLines.random(11, 40, List.of("m1", "m2"));
     try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
-            new StringSerializer(),
-            new StringSerializer())) {
+        new KafkaProducer<>(kafka.clientConfig(), new StringSerializer(), new StringSerializer())) {
       for (Req r : trace) {
         Req stale = Req.of(r.timestamp(), r.model(), r.chunkSize(), 16, 0xdead);
         producer.send(
@@ -133,6 +141,119 @@ class AnalyzeIT {
         .isEqualTo(Files.readString(dir.resolve("file/curve.csv")));
     assertThat(Files.readString(dir.resolve("topic/rolling.csv")))
         .isEqualTo(Files.readString(dir.resolve("file/rolling.csv")));
+  }
+
+  @Test
+  @Timeout(value = 420, unit = TimeUnit.SECONDS)
+  void shouldShowHighPrefixHitRatesAboveTheWorkingSetOfAnAgenticReplayThroughTheStreamApp(
+      KafkaCluster kafka) throws Exception {
+    // Given: the stream app, and agentic sessions replayed interleaved through it
+    Path root = ProjectHome.findFrom(Path.of("")).orElseThrow();
+    List<Path> corpora =
+        List.of(
+            root.resolve("corpora/agentic/swe_agent_trajectories.jsonl"),
+            root.resolve("corpora/agentic/tau_bench_gpt4o_airline.jsonl"));
+    int conversations = 12;
+    int turns = 0;
+    for (Path corpus : corpora) {
+      for (Conversation c : CorpusFile.read(corpus).subList(0, conversations)) {
+        turns += c.requestCount();
+      }
+    }
+    Map<String, String> settings = new HashMap<>();
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+    settings.put("PREFIXLOG_TOPIC_PREFIX", "analyze-e2e.");
+    settings.put("PREFIXLOG_APPLICATION_ID", "tools-analyze-end-to-end");
+    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    settings.put("PREFIXLOG_PARTITIONS", "3");
+    try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
+      app.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (app.state() != KafkaStreams.State.RUNNING) {
+        assertThat(System.nanoTime()).as("stream app RUNNING").isLessThan(deadline);
+        Thread.sleep(100);
+      }
+      List<String> replay = new ArrayList<>();
+      for (Path corpus : corpora) {
+        replay.add("--corpus");
+        replay.add(corpus.toString());
+      }
+      replay.addAll(
+          List.of(
+              "--conversations",
+              Integer.toString(conversations),
+              "--interleave",
+              "8",
+              "--bootstrap",
+              kafka.bootstrapServers(),
+              "--topic-prefix",
+              "analyze-e2e."));
+      int replayed = new ReplayCommand(terminal()).run(replay.toArray(String[]::new));
+      assertThat(replayed).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      awaitCommitted(kafka, "analyze-e2e.chunk.lookups", turns);
+
+      // When
+      int code =
+          analyze(
+              "--bootstrap", kafka.bootstrapServers(),
+              "--topic-prefix", "analyze-e2e.",
+              "--csv", dir.resolve("csv").toString(),
+              "--png", dir.resolve("png").toString());
+
+      // Then: every turn was looked up; with a cache above the working set, the prefix cache
+      // hits nearly all the bytes that an agent re-sends; with a one-chunk cache, nothing
+      assertThat(code).as(out()).isEqualTo(Command.OK);
+      assertThat(out())
+          .contains("== prefixlog-demo  (chunks of 256 bytes)")
+          .contains("  requests " + String.format(java.util.Locale.ROOT, "%,d", turns) + ",");
+      List<String> curve = Files.readAllLines(dir.resolve("csv/curve.csv"));
+      String[] first = curve.get(1).split(",");
+      String[] last = curve.get(curve.size() - 1).split(",");
+      assertThat(first[2]).isEqualTo("1");
+      assertThat(Double.parseDouble(first[4])).isZero();
+      assertThat(Double.parseDouble(last[4]))
+          .as("prefix byte hit rate at the working set")
+          .isGreaterThan(0.85);
+      assertThat(Double.parseDouble(last[5]))
+          .as("prefix chunk hit rate at the working set")
+          .isGreaterThan(0.85);
+      BufferedImage chart = ImageIO.read(dir.resolve("png/curve.png").toFile());
+      assertThat(chart.getWidth()).isEqualTo(LineChart.WIDTH);
+      assertThat(chart.getHeight()).isEqualTo(LineChart.HEIGHT);
+      assertThat(ImageIO.read(dir.resolve("png/rolling.png").toFile())).isNotNull();
+    }
+  }
+
+  /** Waits until {@code topic} holds at least {@code count} committed records. */
+  private static void awaitCommitted(KafkaCluster kafka, String topic, int count) {
+    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      int seen = 0;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+      while (seen < count) {
+        assertThat(System.nanoTime())
+            .as("%s has %d of %d records", topic, seen, count)
+            .isLessThan(deadline);
+        seen += consumer.poll(java.time.Duration.ofMillis(500)).count();
+      }
+    }
+  }
+
+  private Terminal terminal() {
+    return new Terminal(
+        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        Map.of(),
+        false);
   }
 
   @Test

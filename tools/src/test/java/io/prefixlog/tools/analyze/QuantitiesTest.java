@@ -49,7 +49,8 @@ class QuantitiesTest {
   void shouldPickRoundWindowsAndPrintThemBack() {
     assertThat(Quantities.niceWindow(Duration.ofHours(1), 60)).isEqualTo(Duration.ofMinutes(1));
     assertThat(Quantities.niceWindow(Duration.ofMinutes(68), 60)).isEqualTo(Duration.ofMinutes(2));
-    assertThat(Quantities.niceWindow(Duration.ofSeconds(3), 60)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(Quantities.niceWindow(Duration.ofSeconds(14), 60)).isEqualTo(Duration.ofMillis(500));
+    assertThat(Quantities.niceWindow(Duration.ofSeconds(3), 60)).isEqualTo(Duration.ofMillis(100));
     assertThat(Quantities.niceWindow(Duration.ofDays(365), 60)).isEqualTo(Duration.ofDays(7));
     assertThat(Quantities.windowText(Duration.ofMinutes(2))).isEqualTo("2m");
     assertThat(Quantities.windowText(Duration.ofMillis(1500))).isEqualTo("1500ms");
