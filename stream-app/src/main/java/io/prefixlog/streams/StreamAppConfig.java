@@ -46,6 +46,10 @@ import java.util.Objects;
  *     chunk-hash lookup record per request to {@code chunk.lookups}
  * @param chunkSizeBytes {@code PREFIXLOG_CHUNK_SIZE_BYTES}, default 256: bytes of the rendered
  *     prompt per chunk (about 64 tokens), from 16 to 1 MiB
+ * @param kvIndexEnabled {@code PREFIXLOG_KV_INDEX_ENABLED}, default true: keep the KV block index
+ *     and the source statistics from {@code kv.events}
+ * @param kvStatsInterval {@code PREFIXLOG_KV_STATS_INTERVAL}, default 10s: a changed source's
+ *     statistics are emitted at most this often (at once when the source is new or cleared)
  * @param kafka Kafka client settings passed through ({@code PREFIXLOG_KAFKA_*})
  */
 public record StreamAppConfig(
@@ -69,6 +73,8 @@ public record StreamAppConfig(
     int metricsPort,
     boolean chunkLookupsEnabled,
     int chunkSizeBytes,
+    boolean kvIndexEnabled,
+    Duration kvStatsInterval,
     Map<String, String> kafka) {
 
   public static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
@@ -80,6 +86,10 @@ public record StreamAppConfig(
     Objects.requireNonNull(stateDir, "stateDir");
     Objects.requireNonNull(encoder, "encoder");
     kafka = Map.copyOf(kafka);
+    if (kvStatsInterval.isZero() || kvStatsInterval.isNegative()) {
+      throw new ConfigException(
+          "PREFIXLOG_KV_STATS_INTERVAL=" + kvStatsInterval + ": expected a duration above zero");
+    }
     if (sessionSeqRetention.compareTo(sessionTtl) < 0) {
       throw new ConfigException(
           "PREFIXLOG_SESSION_SEQ_RETENTION ("
@@ -126,6 +136,8 @@ public record StreamAppConfig(
         s.integer("PREFIXLOG_METRICS_PORT", 9464, -1, 65535),
         s.bool("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", true),
         (int) s.bytes("PREFIXLOG_CHUNK_SIZE_BYTES", 256, 16, 1 << 20),
+        s.bool("PREFIXLOG_KV_INDEX_ENABLED", true),
+        s.duration("PREFIXLOG_KV_STATS_INTERVAL", Duration.ofSeconds(10)),
         s.passThrough("PREFIXLOG_KAFKA_"));
   }
 

@@ -3,6 +3,7 @@ package io.prefixlog.streams.topology;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.kv.KvIndexTopology;
 import io.prefixlog.streams.lookup.ChunkLookupTopology;
 import io.prefixlog.streams.session.SessionDeltaSupplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -19,6 +20,8 @@ import org.apache.kafka.streams.Topology;
  * requests.raw ─┬─▶ session-delta ─┬─▶ session.deltas  (key session_key/seq, partitioned by session)
  *               │                  └─▶ dlq             (key as it arrived)
  *               └─▶ chunk-lookup ────▶ chunk.lookups   (key request_id, partitioned by session)
+ * kv.events ───▶ kv-block-index ─┬─▶ kv.block-index, dlq  (KvIndexTopology)
+ *                                └─▶ kv-source-stats ─▶ kv.source-stats
  * </pre>
  */
 public final class PrefixlogTopology {
@@ -59,6 +62,9 @@ public final class PrefixlogTopology {
     if (config.chunkLookupsEnabled()) {
       ChunkLookupTopology.addTo(
           topology, config, metrics, RAW_REQUESTS_SOURCE, config.chunkSizeBytes());
+    }
+    if (config.kvIndexEnabled()) {
+      KvIndexTopology.addTo(topology, config, metrics);
     }
     return topology;
   }

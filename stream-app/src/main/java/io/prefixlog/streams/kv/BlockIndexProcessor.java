@@ -1,0 +1,271 @@
+package io.prefixlog.streams.kv;
+
+import io.prefixlog.schemas.kv.BlockIndexEntry;
+import io.prefixlog.schemas.kv.KvEvent;
+import io.prefixlog.schemas.kv.KvEventBatch;
+import io.prefixlog.streams.errors.DeadLetters;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps the block index of every source and publishes its changes to the compacted {@code
+ * kv.block-index}: an entry (key {@code source/hash}) when a block appears or changes, a tombstone
+ * when its last copy is removed, and a tombstone for every block of a source on AllBlocksCleared
+ * and on the bridge's {@code gap} and {@code restart} markers (the engine's cache can no longer be
+ * known, so the index is rebuilt from what follows instead of being left stale).
+ *
+ * <p>Per record: check it whole (a bad record is a counted dead letter and changes nothing), apply
+ * its events in order to the blocks it touches, then write each touched block once and emit its
+ * final state once: a block stored and removed in the same batch emits nothing, a block stored
+ * twice emits one entry with two copies. Copies are counted, because vLLM does not deduplicate
+ * identical blocks (see {@link BlockState}). A removal of a block the index does not hold is
+ * counted ({@value KvIndexMetrics#UNKNOWN_REMOVALS}) and emits nothing: after a gap or a restart,
+ * removals of blocks stored before it are expected. Unknown event types are counted and skipped.
+ *
+ * <p>Then a {@link BatchSummary} goes to the source-statistics processor. The store's key is the
+ * record key, {@code source/hash}: a prefix scan of {@code source/} finds the blocks of a source
+ * (keys whose remainder is not pure hex belong to another source whose id extends this one).
+ */
+final class BlockIndexProcessor implements Processor<String, byte[], Object, Object> {
+  private static final StringSerializer KEYS = new StringSerializer();
+
+  private final BlockIndexSupplier.Wiring wiring;
+  private final KvIndexMetrics metrics;
+  private final DeadLetters deadLetters;
+
+  private ProcessorContext<Object, Object> context;
+  private KeyValueStore<String, byte[]> store;
+
+  BlockIndexProcessor(BlockIndexSupplier.Wiring wiring) {
+    this.wiring = wiring;
+    this.metrics = wiring.metrics();
+    this.deadLetters = new DeadLetters(metrics.registry(), wiring.deadLetterSink());
+  }
+
+  @Override
+  public void init(ProcessorContext<Object, Object> context) {
+    this.context = context;
+    this.store = context.getStateStore(BlockIndexSupplier.STORE);
+  }
+
+  @Override
+  public void process(Record<String, byte[]> record) {
+    KvBatchCheck.Outcome outcome = KvBatchCheck.check(record.key(), record.value());
+    if (outcome.rejected() != null) {
+      byte[] keyBytes = record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8);
+      deadLetters.send(context, record, keyBytes, outcome.rejected());
+      return;
+    }
+    KvEventBatch batch = outcome.batch();
+    Batch applied = new Batch(batch);
+    if (batch.marker() != null) {
+      (batch.marker().equals(KvEventBatch.MARKER_GAP) ? metrics.gapMarkers : metrics.restartMarkers)
+          .increment();
+      applied.clearSource();
+    } else {
+      metrics.batches.increment();
+      for (KvEvent event : batch.events()) {
+        switch (event.type()) {
+          case KvEvent.BLOCK_STORED -> applied.stored(event);
+          case KvEvent.BLOCK_REMOVED -> applied.removed(event);
+          case KvEvent.ALL_BLOCKS_CLEARED -> {
+            metrics.cleared.increment();
+            applied.clears++;
+            applied.clearSource();
+          }
+          default -> metrics.otherEvents.increment();
+        }
+      }
+    }
+    applied.flush(record.timestamp());
+    context.forward(
+        new Record<Object, Object>(batch.source(), applied.summary(), record.timestamp()),
+        wiring.statsProcessor());
+  }
+
+  /** A block touched by the batch: whether the store held it before, and its state now. */
+  private static final class Touch {
+    final boolean existed;
+    BlockState current;
+    boolean cleared;
+
+    Touch(boolean existed, BlockState current) {
+      this.existed = existed;
+      this.current = current;
+    }
+  }
+
+  /** The application of one record. */
+  private final class Batch {
+    final KvEventBatch batch;
+    final String source;
+    final long ts;
+    final Map<String, Touch> touched = new LinkedHashMap<>();
+    final Map<String, Long> storesBySession = new HashMap<>();
+    long[] lifetimes = new long[0];
+    int lifetimeCount;
+    long stores;
+    long removals;
+    long clears;
+    long residentBlocks;
+    long residentTokens;
+
+    Batch(KvEventBatch batch) {
+      this.batch = batch;
+      this.source = batch.source();
+      this.ts = batch.ts();
+    }
+
+    private Touch touch(String key) {
+      Touch touch = touched.get(key);
+      if (touch == null) {
+        byte[] stored = store.get(key);
+        touch = new Touch(stored != null, stored == null ? null : BlockState.decode(stored));
+        touched.put(key, touch);
+      }
+      return touch;
+    }
+
+    void stored(KvEvent event) {
+      metrics.stored.increment();
+      List<String> hashes = event.blockHashes();
+      Integer tokensPerBlock =
+          event.tokenCount() == null || event.tokenCount() == 0
+              ? null
+              : event.tokenCount() / hashes.size();
+      for (int i = 0; i < hashes.size(); i++) {
+        Touch touch = touch(BlockIndexEntry.key(source, hashes.get(i)));
+        long before = 0;
+        if (touch.current == null) {
+          touch.current = BlockState.firstStored(ts);
+          residentBlocks++;
+        } else {
+          before = touch.current.tokens();
+        }
+        touch.current.store(
+            event.medium(),
+            event.groupIdx(),
+            tokensPerBlock,
+            event.blockSize(),
+            i == 0 ? event.parentBlockHash() : hashes.get(i - 1),
+            event.loraId(),
+            event.loraName(),
+            event.sessionId(),
+            ts,
+            batch.seq());
+        residentTokens += touch.current.tokens() - before;
+      }
+      stores += hashes.size();
+      if (event.sessionId() != null) {
+        storesBySession.merge(event.sessionId(), (long) hashes.size(), Long::sum);
+      }
+    }
+
+    void removed(KvEvent event) {
+      metrics.removed.increment();
+      for (String hash : event.blockHashes()) {
+        removals++;
+        String key = BlockIndexEntry.key(source, hash);
+        Touch touch = touched.get(key);
+        if (touch == null) {
+          byte[] stored = store.get(key);
+          if (stored == null) {
+            metrics.unknownRemovals.increment();
+            continue;
+          }
+          touch = new Touch(true, BlockState.decode(stored));
+        }
+        BlockState state = touch.current;
+        if (state == null || !state.remove(event.medium(), event.groupIdx(), batch.seq())) {
+          metrics.unknownRemovals.increment(); // and the block, unchanged, is not re-emitted
+          continue;
+        }
+        touched.putIfAbsent(key, touch);
+        if (state.holders.isEmpty()) {
+          residentBlocks--;
+          residentTokens -= state.tokens();
+          if (lifetimeCount == lifetimes.length) {
+            lifetimes = Arrays.copyOf(lifetimes, Math.max(4, 2 * lifetimeCount));
+          }
+          lifetimes[lifetimeCount++] = Math.max(0, ts - state.firstStoredMs);
+          touch.current = null;
+          touch.cleared = false;
+        }
+      }
+    }
+
+    /** Every block of the source is gone: those the batch touched and those in the store. */
+    void clearSource() {
+      for (Touch touch : touched.values()) {
+        if (touch.current != null) {
+          residentBlocks--;
+          residentTokens -= touch.current.tokens();
+          touch.current = null;
+          touch.cleared = true;
+        }
+      }
+      String prefix = source + "/";
+      try (KeyValueIterator<String, byte[]> blocks = store.prefixScan(prefix, KEYS)) {
+        while (blocks.hasNext()) {
+          KeyValue<String, byte[]> block = blocks.next();
+          if (!KvBatchCheck.isHex(block.key.substring(prefix.length()))
+              || touched.containsKey(block.key)) {
+            continue;
+          }
+          Touch touch = new Touch(true, null);
+          touch.cleared = true;
+          touched.put(block.key, touch);
+          residentBlocks--;
+          residentTokens -= BlockState.decode(block.value).tokens();
+        }
+      }
+    }
+
+    /** Writes every touched block once and emits its entry, or its tombstone if it was held. */
+    void flush(long timestamp) {
+      String sink = wiring.indexSink();
+      for (Map.Entry<String, Touch> e : touched.entrySet()) {
+        String key = e.getKey();
+        Touch touch = e.getValue();
+        if (touch.current != null) {
+          store.put(key, touch.current.encode());
+          BlockIndexEntry entry = touch.current.toEntry(source, key.substring(source.length() + 1));
+          context.forward(new Record<Object, Object>(key, entry, timestamp), sink);
+          metrics.entries.increment();
+        } else if (touch.existed) {
+          store.delete(key);
+          context.forward(new Record<Object, Object>(key, null, timestamp), sink);
+          (touch.cleared ? metrics.tombstonesCleared : metrics.tombstonesRemoved).increment();
+        }
+      }
+    }
+
+    BatchSummary summary() {
+      long engineMs = batch.engineTs() == null ? ts : (long) Math.floor(batch.engineTs() * 1000.0);
+      return new BatchSummary(
+          source,
+          batch.seq(),
+          ts,
+          engineMs,
+          batch.marker(),
+          stores,
+          removals,
+          clears,
+          residentBlocks,
+          residentTokens,
+          Arrays.copyOf(lifetimes, lifetimeCount),
+          storesBySession);
+    }
+  }
+}

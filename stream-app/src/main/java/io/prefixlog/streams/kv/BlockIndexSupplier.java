@@ -1,0 +1,60 @@
+package io.prefixlog.streams.kv;
+
+import io.prefixlog.streams.StreamAppConfig;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/** Supplies {@link BlockIndexProcessor}s and declares their store, {@value #STORE}. */
+final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Object, Object> {
+  /**
+   * {@code source/hash} (the block-index record key) → the block's state; a changelog topic name,
+   * so renaming it is a breaking change.
+   */
+  static final String STORE = "kv-block-index";
+
+  private final Wiring wiring;
+
+  BlockIndexSupplier(Wiring wiring) {
+    this.wiring = wiring;
+  }
+
+  @Override
+  public Processor<String, byte[], Object, Object> get() {
+    return new BlockIndexProcessor(wiring);
+  }
+
+  @Override
+  public Set<StoreBuilder<?>> stores() {
+    StoreBuilder<KeyValueStore<String, byte[]>> store =
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.ByteArray())
+            .withLoggingEnabled(java.util.Map.of());
+    return Set.of(store);
+  }
+
+  /**
+   * @param indexSink the sink node of {@code kv.block-index}
+   * @param statsProcessor the source-statistics processor node
+   * @param deadLetterSink the sink node of the dead letters
+   */
+  record Wiring(
+      StreamAppConfig config,
+      KvIndexMetrics metrics,
+      String indexSink,
+      String statsProcessor,
+      String deadLetterSink) {
+    Wiring {
+      Objects.requireNonNull(config, "config");
+      Objects.requireNonNull(metrics, "metrics");
+      Objects.requireNonNull(indexSink, "indexSink");
+      Objects.requireNonNull(statsProcessor, "statsProcessor");
+      Objects.requireNonNull(deadLetterSink, "deadLetterSink");
+    }
+  }
+}

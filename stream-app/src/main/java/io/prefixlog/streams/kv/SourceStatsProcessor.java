@@ -1,0 +1,86 @@
+package io.prefixlog.streams.kv;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps the statistics of every source (see {@link SourceStatsState}) from the block-index
+ * processor's {@link BatchSummary}s and publishes them to the compacted {@code kv.source-stats},
+ * keyed by source id.
+ *
+ * <p>Emission policy: one record per batch would double the index's output for nothing (a busy
+ * engine sends a batch per scheduler step), so a changed source is emitted by a wall-clock
+ * punctuator at most once per {@code PREFIXLOG_KV_STATS_INTERVAL} (default 10 s) — except at once
+ * when a source is first seen and when its index was cleared (AllBlocksCleared, a gap or a restart
+ * marker), the moments a reader most needs to know about. Whether a source awaits emission is kept
+ * in its state, so a restart of the app emits what was pending.
+ */
+final class SourceStatsProcessor implements Processor<String, BatchSummary, Object, Object> {
+  private final SourceStatsSupplier.Wiring wiring;
+  private final Set<String> dirty = new LinkedHashSet<>();
+
+  private ProcessorContext<Object, Object> context;
+  private KeyValueStore<String, byte[]> store;
+
+  SourceStatsProcessor(SourceStatsSupplier.Wiring wiring) {
+    this.wiring = wiring;
+  }
+
+  @Override
+  public void init(ProcessorContext<Object, Object> context) {
+    this.context = context;
+    this.store = context.getStateStore(SourceStatsSupplier.STORE);
+    try (KeyValueIterator<String, byte[]> all = store.all()) {
+      while (all.hasNext()) {
+        KeyValue<String, byte[]> entry = all.next();
+        if (SourceStatsState.decode(entry.value).dirty) {
+          dirty.add(entry.key);
+        }
+      }
+    }
+    context.schedule(wiring.interval(), PunctuationType.WALL_CLOCK_TIME, this::emitChanged);
+  }
+
+  @Override
+  public void process(Record<String, BatchSummary> record) {
+    String source = record.key();
+    byte[] stored = store.get(source);
+    SourceStatsState state =
+        stored == null ? new SourceStatsState() : SourceStatsState.decode(stored);
+    state.apply(record.value());
+    if (stored == null || record.value().cleared()) {
+      emit(source, state, record.timestamp());
+      dirty.remove(source);
+    } else {
+      state.dirty = true;
+      dirty.add(source);
+    }
+    store.put(source, state.encode());
+  }
+
+  private void emitChanged(long now) {
+    for (String source : dirty) {
+      byte[] stored = store.get(source);
+      if (stored != null) {
+        SourceStatsState state = SourceStatsState.decode(stored);
+        emit(source, state, now);
+        store.put(source, state.encode());
+      }
+    }
+    dirty.clear();
+  }
+
+  private void emit(String source, SourceStatsState state, long timestamp) {
+    state.dirty = false;
+    context.forward(
+        new Record<Object, Object>(source, state.toRecord(source), timestamp), wiring.statsSink());
+    wiring.metrics().stats.increment();
+  }
+}

@@ -1,0 +1,53 @@
+package io.prefixlog.streams.kv;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/** Supplies {@link SourceStatsProcessor}s and declares their store, {@value #STORE}. */
+final class SourceStatsSupplier implements ProcessorSupplier<String, BatchSummary, Object, Object> {
+  /** source id → its running statistics; a changelog topic name. */
+  static final String STORE = "kv-source-stats";
+
+  private final Wiring wiring;
+
+  SourceStatsSupplier(Wiring wiring) {
+    this.wiring = wiring;
+  }
+
+  @Override
+  public Processor<String, BatchSummary, Object, Object> get() {
+    return new SourceStatsProcessor(wiring);
+  }
+
+  @Override
+  public Set<StoreBuilder<?>> stores() {
+    StoreBuilder<KeyValueStore<String, byte[]>> store =
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.ByteArray())
+            .withLoggingEnabled(Map.of());
+    return Set.of(store);
+  }
+
+  /**
+   * @param interval the most often a source's record is emitted when nothing urgent happened
+   * @param statsSink the sink node of {@code kv.source-stats}
+   */
+  record Wiring(KvIndexMetrics metrics, Duration interval, String statsSink) {
+    Wiring {
+      Objects.requireNonNull(metrics, "metrics");
+      Objects.requireNonNull(interval, "interval");
+      Objects.requireNonNull(statsSink, "statsSink");
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("interval must be above zero: " + interval);
+      }
+    }
+  }
+}
