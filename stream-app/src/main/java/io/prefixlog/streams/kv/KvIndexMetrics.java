@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /** The KV index's counters, registered up front so that they read 0 before the first batch. */
 final class KvIndexMetrics {
-  static final String BATCHES = "prefixlog_kv_batches_total";
+  static final String BATCHES = "prefixlog_kv_index_batches_total";
   static final String EVENTS = "prefixlog_kv_index_events_total";
   static final String UNKNOWN_REMOVALS = "prefixlog_kv_unknown_removals_total";
   static final String TOMBSTONES = "prefixlog_kv_block_tombstones_total";

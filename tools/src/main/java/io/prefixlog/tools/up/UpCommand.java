@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -75,7 +76,18 @@ public final class UpCommand implements Command {
               "N",
               "300",
               "Conversations replayed from each chat corpus in the demo (agentic ones: all)."),
-          Option.flag("exit-after-demo", "Stop everything once the demo has printed its report."));
+          Option.flag("exit-after-demo", "Stop everything once the demo has printed its report."),
+          Option.value(
+              "kv-endpoint",
+              "LIST",
+              "none",
+              "Subscribe to these engines' KV-cache events (vLLM's ZMQ PUB endpoints,"
+                  + " tcp://host:5557[,...]); --demo without it runs a demo engine."),
+          Option.value(
+              "kv-replay",
+              "LIST",
+              "none",
+              "Their replay (ROUTER) endpoints, one per --kv-endpoint (tcp://host:5558[,...])."));
 
   private static final String DESCRIPTION =
       """
@@ -129,6 +141,9 @@ public final class UpCommand implements Command {
       if (kafkaPort > 65535 || metricsPort > 65535) {
         throw new UsageException("ports go up to 65535");
       }
+      if (line.has("kv-replay") && !line.has("kv-endpoint")) {
+        throw new UsageException("--kv-replay needs --kv-endpoint");
+      }
     } catch (UsageException e) {
       terminal.err().println("prefixlog up: " + e.getMessage());
       return USAGE;
@@ -164,12 +179,19 @@ public final class UpCommand implements Command {
     settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", broker.bootstrapServers());
     settings.putIfAbsent("PREFIXLOG_STATE_DIR", dataDir.resolve("streams").toString());
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
+    if (line.has("demo")) {
+      settings.putIfAbsent("PREFIXLOG_KV_STATS_INTERVAL", "1s"); // the report reads them soon
+    }
     StreamAppConfig config = StreamAppConfig.fromSettings(Settings.of(settings));
     StreamApp app = new StreamApp(config);
     CountDownLatch stop = new CountDownLatch(1);
+    AtomicReference<KvDemo> kv = new AtomicReference<>();
     Thread shutdown =
         new Thread(
             () -> {
+              if (kv.get() != null) {
+                kv.get().close();
+              }
               app.close();
               broker.close();
               stop.countDown();
@@ -197,11 +219,24 @@ public final class UpCommand implements Command {
         topics.requestsRaw().name(),
         topics.sessionDeltas().name(),
         topics.deadLetters().name());
+    if (line.has("kv-endpoint") || (line.has("demo") && config.kvIndexEnabled())) {
+      kv.set(
+          KvDemo.start(
+              line.string("kv-endpoint", ""),
+              line.string("kv-replay", ""),
+              config,
+              broker.bootstrapServers(),
+              terminal.env()));
+      out.print(kv.get().describe());
+    }
     int code = OK;
     if (line.has("demo")) {
-      code =
-          new Demo(app, broker.bootstrapServers(), broker.dataDir(), config, chatConversations)
-              .run();
+      code = kv.get() == null ? OK : kv.get().report(out);
+      if (code == OK) {
+        code =
+            new Demo(app, broker.bootstrapServers(), broker.dataDir(), config, chatConversations)
+                .run();
+      }
     }
     if (line.has("exit-after-demo") || code != OK) {
       Runtime.getRuntime().removeShutdownHook(shutdown);

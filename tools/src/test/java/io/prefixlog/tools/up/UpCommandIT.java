@@ -55,6 +55,10 @@ class UpCommandIT {
         .contains("prefixlog is up (")
         .contains("  kafka         127.0.0.1:")
         .contains("  topics        prefixlog.requests.raw (in)  ->  prefixlog.session.deltas")
+        .containsPattern("  kv events     demo engine tcp://127\\.0\\.0\\.1:\\d+\\|dp0\\| -> ")
+        .containsPattern(
+            "  block index   [\\d,]+ resident blocks in prefixlog.kv.block-index; the engine holds")
+        .contains("demo: KV OK, the block index equals the engine's cache.\n")
         .containsPattern("agentic/swe_agent_trajectories +22 +230 .* +230 +0\\n")
         .containsPattern("agentic/tau_bench_gpt4o_airline +200 +2454 .* +2454 +0\\n")
         .containsPattern("chat/oasst_en100_threads +40 +\\d+ ")

@@ -1,0 +1,337 @@
+package io.prefixlog.tools.up;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+/**
+ * A stand-in for a vLLM engine's KV-event publisher, for {@code up --demo}: it speaks vLLM's
+ * framing — PUB {@code [topic, seq (8 bytes big-endian), msgpack [ts, events, dp_rank]]} with
+ * map-encoded events (vLLM 0.26 and later) and uint64 hashes, a ROUTER replay endpoint answering
+ * {@code [identity, "", start_seq]} with {@code [topic, seq, payload]} messages and the eight-0xff
+ * end marker — over a synthetic workload: sessions whose prompts grow turn by turn, a prefix cache
+ * of {@value #CAPACITY} blocks of 16 tokens with LRU eviction. A request stores the blocks after
+ * its cached prefix (1–64 new blocks per turn, plus any it recomputes: a block still cached further
+ * on is stored again, a second copy, as vLLM does) and the eviction of each block is one
+ * BlockRemoved.
+ *
+ * <p>It binds an XPUB socket (which sends exactly as a PUB does) so that it can wait for the first
+ * subscription before publishing: ZMQ drops what a PUB sends before a subscriber has joined.
+ * Everything runs on loopback, on free ports, on one thread of its own.
+ */
+final class DemoKvEngine implements AutoCloseable {
+  static final int CAPACITY = 1024;
+  private static final Logger LOGGER = LoggerFactory.getLogger(DemoKvEngine.class);
+  private static final byte[] END_SEQ = {-1, -1, -1, -1, -1, -1, -1, -1};
+  private static final int SESSIONS = 16;
+  private static final int MAX_SESSION_BLOCKS = 384;
+  private static final int REPLAY_BUFFER = 2000;
+
+  private final ZMQ.Socket pub;
+  private final ZMQ.Socket router;
+  private final String pubEndpoint;
+  private final String replayEndpoint;
+  private final int batches;
+  private final Thread thread;
+  private final CountDownLatch done = new CountDownLatch(1);
+  private volatile boolean closed;
+  private volatile String failure;
+
+  // Engine state, confined to the engine thread until done.
+  private final Random random = new Random(20_250_611L);
+  private final List<List<Long>> sessions = new ArrayList<>();
+  private final int[] conversation = new int[SESSIONS];
+  private final LinkedHashMap<Long, Integer> cache = new LinkedHashMap<>(2048, 0.75f, true);
+  private final Deque<byte[][]> buffer = new ArrayDeque<>();
+  private long physicalBlocks;
+  private long seq;
+  private long eventsPublished;
+  private long blocksStored;
+  private long blocksRemoved;
+
+  DemoKvEngine(ZContext context, int batches) {
+    this.batches = batches;
+    this.pub = context.createSocket(SocketType.XPUB);
+    pub.setLinger(0);
+    pub.setSndHWM(100_000);
+    int pubPort = pub.bindToRandomPort("tcp://127.0.0.1");
+    this.router = context.createSocket(SocketType.ROUTER);
+    router.setLinger(0);
+    int routerPort = router.bindToRandomPort("tcp://127.0.0.1");
+    this.pubEndpoint = "tcp://127.0.0.1:" + pubPort;
+    this.replayEndpoint = "tcp://127.0.0.1:" + routerPort;
+    for (int s = 0; s < SESSIONS; s++) {
+      sessions.add(new ArrayList<>());
+    }
+    this.thread = new Thread(this::run, "prefixlog-demo-kv-engine");
+    thread.setDaemon(true);
+  }
+
+  String pubEndpoint() {
+    return pubEndpoint;
+  }
+
+  String replayEndpoint() {
+    return replayEndpoint;
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** Waits until every batch was published; false when it took longer or failed. */
+  boolean awaitPublished(long seconds) throws InterruptedException {
+    return done.await(seconds, TimeUnit.SECONDS) && failure == null;
+  }
+
+  String failure() {
+    return failure;
+  }
+
+  long batchesPublished() {
+    return seq;
+  }
+
+  long eventsPublished() {
+    return eventsPublished;
+  }
+
+  long blocksStored() {
+    return blocksStored;
+  }
+
+  long blocksRemoved() {
+    return blocksRemoved;
+  }
+
+  /** The block hashes the engine holds now, as the index renders them (16 hex digits). */
+  Set<String> residentHashes() {
+    Set<String> hashes = new TreeSet<>();
+    cache.keySet().forEach(h -> hashes.add(hex(h)));
+    return hashes;
+  }
+
+  private void run() {
+    try {
+      awaitSubscriber();
+      for (int i = 0; i < batches && !closed; i++) {
+        publish(nextBatch());
+        serveReplay();
+        if (i % 20 == 19) {
+          Thread.sleep(5); // an engine publishes per scheduler step, not in one burst
+        }
+      }
+      done.countDown();
+      while (!closed) {
+        serveReplay();
+        Thread.sleep(20);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      failure = e.toString();
+      LOGGER.atError().setMessage("demo KV engine failed").setCause(e).log();
+    } finally {
+      done.countDown();
+      pub.close();
+      router.close();
+    }
+  }
+
+  private void awaitSubscriber() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!closed && System.nanoTime() < deadline) {
+      byte[] frame = pub.recv(ZMQ.DONTWAIT);
+      if (frame != null && frame.length >= 1 && frame[0] == 1) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    throw new IllegalStateException("no subscriber joined the demo KV engine within 60 s");
+  }
+
+  private void publish(byte[] payload) {
+    byte[] seqBytes = ByteBuffer.allocate(8).putLong(seq).array();
+    pub.sendMore(new byte[0]);
+    pub.sendMore(seqBytes);
+    pub.send(payload);
+    buffer.addLast(new byte[][] {seqBytes, payload});
+    if (buffer.size() > REPLAY_BUFFER) {
+      buffer.removeFirst();
+    }
+    seq++;
+  }
+
+  /** Answers the pending replay requests, if any. */
+  private void serveReplay() {
+    while (true) {
+      byte[] identity = router.recv(ZMQ.DONTWAIT);
+      if (identity == null) {
+        return;
+      }
+      List<byte[]> rest = new ArrayList<>();
+      while (router.hasReceiveMore()) {
+        rest.add(router.recv());
+      }
+      if (rest.size() != 2 || rest.get(0).length != 0 || rest.get(1).length != 8) {
+        LOGGER.atWarn().setMessage("demo KV engine: invalid replay request ignored").log();
+        continue;
+      }
+      long start = ByteBuffer.wrap(rest.get(1)).getLong();
+      for (byte[][] message : buffer) {
+        if (ByteBuffer.wrap(message[0]).getLong() >= start) {
+          router.sendMore(identity);
+          router.sendMore(new byte[0]);
+          router.sendMore(new byte[0]);
+          router.sendMore(message[0]);
+          router.send(message[1]);
+        }
+      }
+      router.sendMore(identity);
+      router.sendMore(new byte[0]);
+      router.sendMore(new byte[0]);
+      router.sendMore(END_SEQ);
+      router.send(new byte[0]);
+    }
+  }
+
+  /** One scheduler step: one request of a random session. */
+  private byte[] nextBatch() {
+    int s = random.nextInt(SESSIONS);
+    List<Long> blocks = sessions.get(s);
+    if (blocks.size() >= MAX_SESSION_BLOCKS) {
+      blocks.clear();
+      conversation[s]++;
+    }
+    int added = 1 + random.nextInt(64);
+    for (int i = 0; i < added; i++) {
+      long parent =
+          blocks.isEmpty() ? (s * 1_000_003L + conversation[s]) : blocks.get(blocks.size() - 1);
+      blocks.add(mix(parent * 31 + blocks.size()));
+    }
+    // The cached prefix is a hit (vLLM reports nothing for it); the rest is computed and stored.
+    int hit = 0;
+    while (hit < blocks.size() && cache.get(blocks.get(hit)) != null) {
+      hit++;
+    }
+    List<Long> stored = blocks.subList(hit, blocks.size());
+    List<Long> evicted = new ArrayList<>();
+    for (long hash : stored) {
+      cache.merge(hash, 1, Integer::sum);
+      physicalBlocks++;
+    }
+    Iterator<Map.Entry<Long, Integer>> lru = cache.entrySet().iterator();
+    Set<Long> storedNow = new HashSet<>(stored);
+    while (physicalBlocks > CAPACITY && lru.hasNext()) {
+      Map.Entry<Long, Integer> oldest = lru.next();
+      if (storedNow.contains(oldest.getKey())) {
+        continue; // in use by the running request
+      }
+      while (oldest.getValue() > 0 && physicalBlocks > CAPACITY) {
+        oldest.setValue(oldest.getValue() - 1);
+        physicalBlocks--;
+        evicted.add(oldest.getKey());
+      }
+      if (oldest.getValue() == 0) {
+        lru.remove();
+      }
+    }
+    try (MessageBufferPacker packer = MessagePack.newDefaultBufferPacker()) {
+      int events = evicted.size() + (stored.isEmpty() ? 0 : 1);
+      packer.packArrayHeader(3);
+      packer.packDouble(System.currentTimeMillis() / 1000.0);
+      packer.packArrayHeader(events);
+      if (!stored.isEmpty()) {
+        packer.packMapHeader(10);
+        packer.packString("type").packString("BlockStored");
+        packer.packString("block_hashes").packArrayHeader(stored.size());
+        for (long hash : stored) {
+          packHash(packer, hash);
+        }
+        packer.packString("parent_block_hash");
+        if (hit == 0) {
+          packer.packNil();
+        } else {
+          packHash(packer, blocks.get(hit - 1));
+        }
+        packer.packString("token_ids").packArrayHeader(16 * stored.size());
+        for (int t = 0; t < 16 * stored.size(); t++) {
+          packer.packInt(random.nextInt(150_000));
+        }
+        packer.packString("block_size").packInt(16);
+        packer.packString("lora_id").packNil();
+        packer.packString("medium").packString("GPU");
+        packer.packString("lora_name").packNil();
+        packer.packString("group_idx").packInt(0);
+        packer.packString("session_id").packString("demo-session-" + s);
+        blocksStored += stored.size();
+      }
+      for (long hash : evicted) {
+        packer.packMapHeader(4);
+        packer.packString("type").packString("BlockRemoved");
+        packer.packString("block_hashes").packArrayHeader(1);
+        packHash(packer, hash);
+        packer.packString("medium").packString("GPU");
+        packer.packString("group_idx").packInt(0);
+      }
+      blocksRemoved += evicted.size();
+      packer.packInt(0);
+      eventsPublished += events;
+      return packer.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** vLLM's default: the hash as an unsigned 64-bit integer. */
+  private static void packHash(MessageBufferPacker packer, long hash) throws IOException {
+    if (hash >= 0) {
+      packer.packLong(hash);
+    } else {
+      packer.packBigInteger(new BigInteger(Long.toUnsignedString(hash)));
+    }
+  }
+
+  static String hex(long hash) {
+    return String.format(Locale.ROOT, "%016x", hash);
+  }
+
+  /** SplitMix64's finaliser: well-spread 64-bit hashes, half of them above 2^63. */
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
