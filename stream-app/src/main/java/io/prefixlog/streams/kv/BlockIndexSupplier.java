@@ -1,6 +1,6 @@
 package io.prefixlog.streams.kv;
 
-import io.prefixlog.streams.StreamAppConfig;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
@@ -34,7 +34,7 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
     StoreBuilder<KeyValueStore<String, byte[]>> store =
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.ByteArray())
-            .withLoggingEnabled(java.util.Map.of());
+            .withLoggingEnabled(Map.of());
     return Set.of(store);
   }
 
@@ -44,13 +44,8 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
    * @param deadLetterSink the sink node of the dead letters
    */
   record Wiring(
-      StreamAppConfig config,
-      KvIndexMetrics metrics,
-      String indexSink,
-      String statsProcessor,
-      String deadLetterSink) {
+      KvIndexMetrics metrics, String indexSink, String statsProcessor, String deadLetterSink) {
     Wiring {
-      Objects.requireNonNull(config, "config");
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(indexSink, "indexSink");
       Objects.requireNonNull(statsProcessor, "statsProcessor");

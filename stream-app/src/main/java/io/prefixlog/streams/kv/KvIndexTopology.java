@@ -55,7 +55,7 @@ public final class KvIndexTopology {
         BLOCK_INDEX_PROCESSOR,
         new BlockIndexSupplier(
             new BlockIndexSupplier.Wiring(
-                config, kvMetrics, BLOCK_INDEX_SINK, SOURCE_STATS_PROCESSOR, DEAD_LETTERS_SINK)),
+                kvMetrics, BLOCK_INDEX_SINK, SOURCE_STATS_PROCESSOR, DEAD_LETTERS_SINK)),
         KV_EVENTS_SOURCE);
     topology.addProcessor(
         SOURCE_STATS_PROCESSOR,

@@ -42,11 +42,11 @@ import org.zeromq.ZMQ;
  * Everything runs on loopback, on free ports, on one thread of its own.
  */
 final class DemoKvEngine implements AutoCloseable {
-  static final int CAPACITY = 1024;
+  static final int CAPACITY = 4096;
   private static final Logger LOGGER = LoggerFactory.getLogger(DemoKvEngine.class);
   private static final byte[] END_SEQ = {-1, -1, -1, -1, -1, -1, -1, -1};
-  private static final int SESSIONS = 16;
-  private static final int MAX_SESSION_BLOCKS = 384;
+  private static final int SESSIONS = 8;
+  private static final int MAX_SESSION_BLOCKS = 256;
   private static final int REPLAY_BUFFER = 2000;
 
   private final ZMQ.Socket pub;
@@ -139,9 +139,7 @@ final class DemoKvEngine implements AutoCloseable {
       for (int i = 0; i < batches && !closed; i++) {
         publish(nextBatch());
         serveReplay();
-        if (i % 20 == 19) {
-          Thread.sleep(5); // an engine publishes per scheduler step, not in one burst
-        }
+        Thread.sleep(2); // an engine publishes per scheduler step, not in one burst
       }
       done.countDown();
       while (!closed) {

@@ -93,8 +93,10 @@ public final class UpCommand implements Command {
       """
       Starts prefixlog's embedded default, all on loopback: a single-node Kafka broker (KRaft,
       started from the Kafka jars as a child process that dies with this one) and the stream app
-      (exactly-once, RocksDB state), which creates its topics. Prints where each listens, then runs
-      until Ctrl-C. Session keys of --demo traffic use $PREFIXLOG_SESSION_SECRET, else the
+      (exactly-once, RocksDB state), which creates its topics; with --kv-endpoint also the KV-event
+      subscriber (in-process) for those engines, whose events the stream app turns into the block
+      index and source statistics. Prints where each listens, then runs until Ctrl-C. --demo runs
+      a demo KV engine on loopback first and checks the block index against its cache. Session keys of --demo traffic use $PREFIXLOG_SESSION_SECRET, else the
       development secret.
       """;
 

@@ -1,2 +1,5 @@
-/** The session-delta pipeline end to end on a real broker: replay, stream app, rebuild. */
+/**
+ * Pipelines end to end on a real broker: session deltas (replay, stream app, rebuild) and KV events
+ * (Python vLLM-format publisher, bridge, stream app, block index).
+ */
 package io.prefixlog.tools.pipeline;
