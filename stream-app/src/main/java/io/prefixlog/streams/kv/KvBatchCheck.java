@@ -17,6 +17,11 @@ final class KvBatchCheck {
   /** Longer names are not names: the index keeps them, so they are bounded. */
   static final int MAX_TEXT_CHARS = 1024;
 
+  /**
+   * 64 bytes, twice vLLM's largest digest (sha256): the index keeps hashes, so they are bounded.
+   */
+  static final int MAX_HASH_HEX = 128;
+
   private static final JsonSerde<KvEventBatch> SERDE = JsonSerde.of(KvEventBatch.class);
 
   /** Either a batch or why it was rejected. */
@@ -94,12 +99,20 @@ final class KvBatchCheck {
       return "block_hashes is missing";
     }
     for (String hash : event.blockHashes()) {
-      if (!isHex(hash)) {
-        return "a block hash is not lower-case hex of whole bytes";
+      if (!isHex(hash) || hash.length() > MAX_HASH_HEX) {
+        return "a block hash is not lower-case hex of 1 to 64 whole bytes";
       }
     }
-    if (stored && event.parentBlockHash() != null && !isHex(event.parentBlockHash())) {
-      return "parent_block_hash is not lower-case hex of whole bytes";
+    if (stored
+        && event.parentBlockHash() != null
+        && (!isHex(event.parentBlockHash()) || event.parentBlockHash().length() > MAX_HASH_HEX)) {
+      return "parent_block_hash is not lower-case hex of 1 to 64 whole bytes";
+    }
+    if (event.groupIdx() != null && event.groupIdx() < 0) {
+      return "group_idx is negative";
+    }
+    if (stored && event.loraId() != null && event.loraId() < 0) {
+      return "lora_id is negative";
     }
     for (String text : new String[] {event.medium(), event.loraName(), event.sessionId()}) {
       if (text != null && text.length() > MAX_TEXT_CHARS) {

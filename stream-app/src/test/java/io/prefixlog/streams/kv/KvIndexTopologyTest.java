@@ -291,6 +291,9 @@ class KvIndexTopologyTest {
     events.pipeInput(A.id(), bytes(badHash));
     events.pipeInput(A.id(), bytes(future));
     events.pipeInput(A.id(), bytes(marker(A, "snapshot", 4, T0)));
+    events.pipeInput(A.id(), bytes(batch(A, 5, T0, stored("ab".repeat(65)))));
+    events.pipeInput(A.id(), bytes(batch(A, 6, T0, removedIn("GPU", -1, "0a0b"))));
+    events.pipeInput(A.id(), bytes(batch(A, 7, T0, storedIn("GPU", 0, "s".repeat(1025), "0a0b"))));
     send(good);
 
     // Then
@@ -301,12 +304,15 @@ class KvIndexTopologyTest {
             "key_mismatch",
             "invalid_field",
             "unknown_schema_version",
+            "invalid_field",
+            "invalid_field",
+            "invalid_field",
             "invalid_field");
     assertThat(readIndex().stream().map(kv -> kv.value).toList())
         .extracting(BlockIndexEntry::hash)
         .containsExactly("0a0b");
     assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"invalid_field\""))
-        .isEqualTo(2);
+        .isEqualTo(5);
   }
 
   @Test
