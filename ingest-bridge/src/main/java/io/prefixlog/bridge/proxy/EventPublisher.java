@@ -13,6 +13,10 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -175,12 +179,7 @@ final class EventPublisher implements AutoCloseable {
               metrics.ackMicros.add((System.nanoTime() - start) / 1000);
               metrics.acks.increment();
             } else {
-              metrics.publishFailures.increment();
-              if (spill == null) {
-                metrics.dropped("kafka").increment();
-              } else {
-                failed.add(new Failed(seq, event));
-              }
+              failed(seq, event, e);
             }
             inFlight.decrementAndGet();
           });
@@ -188,13 +187,34 @@ final class EventPublisher implements AutoCloseable {
       // send() reports most failures through the callback; a few (a record too large for
       // the producer) are thrown.
       inFlight.decrementAndGet();
-      metrics.publishFailures.increment();
-      if (spill == null) {
-        metrics.dropped("kafka").increment();
-      } else {
-        failed.add(new Failed(seq, event));
-      }
+      failed(seq, event, e);
     }
+  }
+
+  private void failed(long seq, EncodedEvent event, Exception e) {
+    metrics.publishFailures.increment();
+    if (rejected(e)) {
+      // Kafka will never take this record: spilling it would block every later one.
+      metrics.dropped("rejected").increment();
+      LOGGER
+          .atWarn()
+          .setMessage("Kafka rejected an event; dropped")
+          .addKeyValue("requestId", event.requestId())
+          .addKeyValue("error", e.getClass().getSimpleName())
+          .log();
+    } else if (spill == null) {
+      metrics.dropped("kafka").increment();
+    } else {
+      failed.add(new Failed(seq, event));
+    }
+  }
+
+  /** Failures of the record itself (too large, invalid), not of Kafka's availability. */
+  static boolean rejected(Exception e) {
+    return e instanceof RecordTooLargeException
+        || e instanceof RecordBatchTooLargeException
+        || e instanceof InvalidRecordException
+        || e instanceof SerializationException;
   }
 
   /**
@@ -236,7 +256,7 @@ final class EventPublisher implements AutoCloseable {
   }
 
   /** Resends the oldest spilled batch; true when it all went through. */
-  private boolean resend() throws IOException {
+  private boolean resend() throws IOException, InterruptedException {
     List<SpillStore.Spilled> batch = spill.next(RESEND_BATCH_RECORDS, RESEND_BATCH_BYTES);
     if (batch.isEmpty()) {
       spilling = false;
@@ -245,6 +265,7 @@ final class EventPublisher implements AutoCloseable {
     }
     List<SpillStore.Spilled> acked = new ArrayList<>();
     ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<SpillStore.Spilled> refused = new ConcurrentLinkedQueue<>();
     AtomicInteger failures = new AtomicInteger();
     for (SpillStore.Spilled record : batch) {
       long start = System.nanoTime();
@@ -256,19 +277,30 @@ final class EventPublisher implements AutoCloseable {
                 done.add(record);
                 metrics.ackMicros.add((System.nanoTime() - start) / 1000);
                 metrics.acks.increment();
+              } else if (rejected(e)) {
+                refused.add(record);
               } else {
                 failures.incrementAndGet();
               }
             });
       } catch (RuntimeException e) {
-        failures.incrementAndGet();
+        if (rejected(e)) {
+          refused.add(record);
+        } else {
+          failures.incrementAndGet();
+        }
       }
     }
     producer.flush();
+    while (done.size() + refused.size() + failures.get() < batch.size()) {
+      Thread.sleep(5);
+    }
     acked.addAll(done);
+    acked.addAll(refused);
     spill.acknowledge(acked);
-    metrics.resent.add(acked.size());
-    metrics.published.add(acked.size());
+    metrics.resent.add(done.size());
+    metrics.published.add(done.size());
+    metrics.dropped("rejected").add(refused.size());
     if (failures.get() > 0) {
       metrics.publishFailures.add(failures.get());
       return false;
