@@ -54,6 +54,7 @@ final class EventPublisher implements AutoCloseable {
   private Producer<String, byte[]> producer;
   private long sequence;
   private boolean spilling;
+  private boolean resendProven;
 
   private record Failed(long sequence, EncodedEvent event) {}
 
@@ -242,6 +243,7 @@ final class EventPublisher implements AutoCloseable {
           .log();
     }
     spilling = true;
+    resendProven = false;
     for (Failed failedEvent : batch) {
       toSpill(failedEvent.event());
     }
@@ -257,7 +259,11 @@ final class EventPublisher implements AutoCloseable {
 
   /** Resends the oldest spilled batch; true when it all went through. */
   private boolean resend() throws IOException, InterruptedException {
-    List<SpillStore.Spilled> batch = spill.next(RESEND_BATCH_RECORDS, RESEND_BATCH_BYTES);
+    // Until one record went through, only one is tried: a batch sent while the broker is still
+    // coming back could have its first records expire while later ones of the same partition get
+    // through, which would put them out of order in the topic.
+    List<SpillStore.Spilled> batch =
+        spill.next(resendProven ? RESEND_BATCH_RECORDS : 1, RESEND_BATCH_BYTES);
     if (batch.isEmpty()) {
       spilling = false;
       LOGGER.atInfo().setMessage("spill resent; publishing directly again").log();
@@ -303,8 +309,10 @@ final class EventPublisher implements AutoCloseable {
     metrics.dropped("rejected").add(refused.size());
     if (failures.get() > 0) {
       metrics.publishFailures.add(failures.get());
+      resendProven = false;
       return false;
     }
+    resendProven = true;
     return true;
   }
 
