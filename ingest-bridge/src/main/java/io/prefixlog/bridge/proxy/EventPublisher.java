@@ -152,7 +152,11 @@ final class EventPublisher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException | IOException | Error e) {
-      LOGGER.atError().setMessage("publisher thread failed").setCause(e).log();
+      LOGGER
+          .atError()
+          .setMessage("publisher thread failed; events are no longer published, /health says so")
+          .setCause(e)
+          .log();
     } finally {
       stopped.countDown();
     }
@@ -222,7 +226,7 @@ final class EventPublisher implements AutoCloseable {
    * The first failure: wait until every send in flight is decided, then spill the failed ones in
    * the order they were sent, and spill from now on.
    */
-  private void spillFailed() throws IOException, InterruptedException {
+  private void spillFailed() throws InterruptedException {
     // flush() can return before the callback of a batch the sender expired while it was in
     // flight; the count of undecided sends is what says every failure is in.
     producer.flush();
@@ -249,12 +253,28 @@ final class EventPublisher implements AutoCloseable {
     }
   }
 
-  private void toSpill(EncodedEvent event) throws IOException {
-    if (spill.append(event)) {
-      metrics.spilled.increment();
-    } else {
-      metrics.dropped("spill_full").increment();
+  private void toSpill(EncodedEvent event) {
+    try {
+      if (spill.append(event)) {
+        metrics.spilled.increment();
+      } else {
+        metrics.dropped("spill_full").increment();
+      }
+    } catch (IOException e) {
+      // A disk that refuses a write costs this event, not the publisher.
+      metrics.dropped("spill_error").increment();
+      LOGGER
+          .atWarn()
+          .setMessage("cannot write to the spill; event dropped")
+          .addKeyValue("requestId", event.requestId())
+          .setCause(e)
+          .log();
     }
+  }
+
+  /** False once the publisher thread died of an unexpected error (it logs why). */
+  boolean healthy() {
+    return closing || thread.isAlive() || stopped.getCount() == 1;
   }
 
   /** Resends the oldest spilled batch; true when it all went through. */
@@ -354,12 +374,8 @@ final class EventPublisher implements AutoCloseable {
       producer.close(timeout);
     }
     if (!failed.isEmpty() && spill != null) {
-      try {
-        for (Failed f : failed) {
-          toSpill(f.event());
-        }
-      } catch (IOException e) {
-        LOGGER.atError().setMessage("cannot spill at shutdown").setCause(e).log();
+      for (Failed f : failed) {
+        toSpill(f.event());
       }
     } else {
       failed.forEach(f -> metrics.dropped("kafka").increment());

@@ -50,7 +50,7 @@ final class ProxyMetrics {
         registry.counter(
             UNREADABLE_USAGE, "JSON or SSE responses whose id and usage could not be read.");
     for (String reason :
-        new String[] {"queue_full", "kafka", "rejected", "spill_full", "shutdown"}) {
+        new String[] {"queue_full", "kafka", "rejected", "spill_full", "spill_error", "shutdown"}) {
       dropped(reason);
     }
   }
