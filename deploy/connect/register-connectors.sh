@@ -39,7 +39,9 @@ for file in "$CONNECTORS_DIR"/*.json; do
         log "$name: $var is not set"
         exit 1
       fi
-      escaped=$(printf '%s' "$value" | sed 's/[&|\\]/\\&/g')
+      # JSON string escaping first (the value lands inside "…"), then sed's replacement escaping.
+      json=$(printf '%s' "$value" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')
+      escaped=$(printf '%s' "$json" | sed 's/[&|\\]/\\&/g')
       config=$(printf '%s' "$config" | sed "s|\${$var}|$escaped|g")
     fi
   done
