@@ -9,6 +9,7 @@ set -eu
 CONNECT_URL="${CONNECT_URL:-http://connect:8083}"
 CONNECTORS_DIR="${CONNECTORS_DIR:-/etc/prefixlog/connectors}"
 CONNECT_WAIT_SECONDS="${CONNECT_WAIT_SECONDS:-300}"
+CONNECT_POLL_SECONDS="${CONNECT_POLL_SECONDS:-2}"
 PLACEHOLDERS="PREFIXLOG_TOPIC_PREFIX ARCHIVE_NAMESPACE ARCHIVE_TASKS_MAX ARCHIVE_COMMIT_INTERVAL_MS
 ARCHIVE_BUCKET ARCHIVE_REGION POSTGRES_DB POSTGRES_USER POSTGRES_PASSWORD MINIO_ROOT_USER
 MINIO_ROOT_PASSWORD"
@@ -23,8 +24,8 @@ until curl -fsS "$CONNECT_URL/connector-plugins" 2>/dev/null | grep -q 'IcebergS
       "(is archive/target/iceberg-sink-plugin built and mounted?)"
     exit 1
   fi
-  sleep 2
-  waited=$((waited + 2))
+  sleep "$CONNECT_POLL_SECONDS"
+  waited=$((waited + CONNECT_POLL_SECONDS))
 done
 
 count=0

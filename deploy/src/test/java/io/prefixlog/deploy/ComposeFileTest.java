@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The root docker-compose.yml, checked without a Docker engine: {@code docker-compose config}
@@ -50,6 +52,12 @@ class ComposeFileTest {
     assertThat(services.stdout().lines().toList())
         .containsExactlyInAnyOrderElementsOf(normalized.serviceNames());
     assertThat(profiles.stdout().lines().toList()).containsExactly("gpu");
+  }
+
+  @Test
+  void shouldFindDockerComposeOnlyWhereItIs(@TempDir Path empty) {
+    assertThat(DockerCompose.onPath(empty.toString())).isEmpty();
+    assertThat(DockerCompose.onPath(null)).isEmpty();
   }
 
   @Test
@@ -119,8 +127,7 @@ class ComposeFileTest {
     String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
 
     // When
-    List<String> commands =
-        readme.lines().map(String::strip).filter(l -> l.startsWith("docker compose")).toList();
+    List<String> commands = composeCommands(readme);
 
     // Then
     assertThat(commands)
@@ -147,5 +154,23 @@ class ComposeFileTest {
             .contains(name);
       }
     }
+  }
+
+  /** The {@code docker compose …} lines of the README's code blocks, without trailing comments. */
+  static List<String> composeCommands(String markdown) {
+    List<String> commands = new ArrayList<>();
+    boolean inCode = false;
+    for (String line : markdown.lines().toList()) {
+      String stripped = line.strip();
+      if (stripped.startsWith("```")) {
+        inCode = !inCode;
+        continue;
+      }
+      if (inCode && stripped.startsWith("docker compose")) {
+        int comment = stripped.indexOf(" #");
+        commands.add((comment < 0 ? stripped : stripped.substring(0, comment)).strip());
+      }
+    }
+    return commands;
   }
 }

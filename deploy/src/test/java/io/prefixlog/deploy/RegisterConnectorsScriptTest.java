@@ -130,6 +130,7 @@ class RegisterConnectorsScriptTest {
     env.put("CONNECT_URL", "http://127.0.0.1:" + server.getAddress().getPort());
     env.put("CONNECTORS_DIR", CONNECTORS.toString());
     env.put("CONNECT_WAIT_SECONDS", "30");
+    env.put("CONNECT_POLL_SECONDS", "1");
     env.put("PREFIXLOG_TOPIC_PREFIX", "test.");
     env.put("ARCHIVE_NAMESPACE", "archive_ns");
     env.put("ARCHIVE_TASKS_MAX", "2");
