@@ -26,13 +26,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * deploy/connect/register-connectors.sh (compose's connect-init) against a real HTTP server that
- * answers like Kafka Connect's REST API: it waits for the Iceberg plugin, then PUTs every
- * connector's configuration with the placeholders filled in, and refuses to send one left unset.
+ * answers like Kafka Connect's REST API: it waits for the Iceberg plugin, then renders the archive
+ * module's connector template once per archived topic and PUTs it as JSON, and refuses to send
+ * anything when a placeholder has no value.
  */
 class RegisterConnectorsScriptTest {
   private static final Path ROOT = Repository.root();
   private static final Path SCRIPT = ROOT.resolve("deploy/connect/register-connectors.sh");
-  private static final Path CONNECTORS = ROOT.resolve("deploy/connect/connectors");
+
+  /** The archive module's connector template, or this module's stand-in while it is absent. */
+  private static final Path ARCHIVE_TEMPLATE =
+      ROOT.resolve("archive/src/main/connect/iceberg-sink.properties");
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
@@ -87,12 +92,19 @@ class RegisterConnectorsScriptTest {
     assertThat(pluginRequests.get()).isGreaterThanOrEqualTo(3);
     assertThat(puts)
         .containsExactlyInAnyOrder(
-            "PUT /connectors/prefixlog-archive-session-deltas/config",
-            "PUT /connectors/prefixlog-archive-chunk-lookups/config",
+            "PUT /connectors/prefixlog-archive-deltas/config",
+            "PUT /connectors/prefixlog-archive-lookups/config",
             "PUT /connectors/prefixlog-archive-kv-events/config");
-    JsonNode deltas =
-        JSON.readTree(bodies.get("/connectors/prefixlog-archive-session-deltas/config"));
+    JsonNode deltas = JSON.readTree(bodies.get("/connectors/prefixlog-archive-deltas/config"));
+    assertThat(deltas.get("name").asText()).isEqualTo("prefixlog-archive-deltas");
     assertThat(deltas.get("topics").asText()).isEqualTo("test.session.deltas");
+    assertThat(deltas.get("iceberg.control.topic").asText())
+        .isEqualTo("test.archive.control.deltas");
+    assertThat(deltas.get("transforms.kafkaTs.type").asText())
+        .isEqualTo("org.apache.kafka.connect.transforms.InsertField$Value");
+    JsonNode kv = JSON.readTree(bodies.get("/connectors/prefixlog-archive-kv-events/config"));
+    assertThat(kv.get("topics").asText()).isEqualTo("test.kv.events");
+    assertThat(kv.get("iceberg.tables").asText()).isEqualTo("archive_ns.kv_events");
     assertThat(deltas.get("iceberg.tables").asText()).isEqualTo("archive_ns.session_deltas");
     assertThat(deltas.get("iceberg.catalog.uri").asText())
         .isEqualTo("jdbc:postgresql://postgres:5432/catalogdb");
@@ -114,35 +126,52 @@ class RegisterConnectorsScriptTest {
   void shouldRefuseToRegisterWithAnUnsetPlaceholder() throws Exception {
     // Given
     Map<String, String> env = settings();
-    env.remove("POSTGRES_PASSWORD");
+    env.remove("CATALOG_PASSWORD");
 
     // When
     Result result = runScript(env);
 
     // Then
     assertThat(result.exitCode()).isEqualTo(1);
-    assertThat(result.output()).contains("POSTGRES_PASSWORD is not set");
+    assertThat(result.output()).contains("CATALOG_PASSWORD is not set");
     assertThat(puts).isEmpty();
   }
 
   private Map<String, String> settings() {
     Map<String, String> env = new HashMap<>();
     env.put("CONNECT_URL", "http://127.0.0.1:" + server.getAddress().getPort());
-    env.put("CONNECTORS_DIR", CONNECTORS.toString());
+    env.put("CONNECTOR_TEMPLATE", template().toString());
     env.put("CONNECT_WAIT_SECONDS", "30");
     env.put("CONNECT_POLL_SECONDS", "1");
-    env.put("PREFIXLOG_TOPIC_PREFIX", "test.");
+    env.put("TOPIC_PREFIX", "test.");
     env.put("ARCHIVE_NAMESPACE", "archive_ns");
-    env.put("ARCHIVE_TASKS_MAX", "2");
-    env.put("ARCHIVE_COMMIT_INTERVAL_MS", "5000");
-    env.put("ARCHIVE_BUCKET", "bucket-x");
-    env.put("ARCHIVE_REGION", "eu-west-1");
-    env.put("POSTGRES_DB", "catalogdb");
-    env.put("POSTGRES_USER", "cat");
-    env.put("POSTGRES_PASSWORD", "pw");
-    env.put("MINIO_ROOT_USER", "minio-user");
-    env.put("MINIO_ROOT_PASSWORD", "s3cr&t|with\\odd\"quote");
+    env.put("TASKS_MAX", "2");
+    env.put("COMMIT_INTERVAL_MS", "5000");
+    env.put("BOOTSTRAP_SERVERS", "kafka:9092");
+    env.put("CATALOG_URI", "jdbc:postgresql://postgres:5432/catalogdb");
+    env.put("CATALOG_USER", "cat");
+    env.put("CATALOG_PASSWORD", "pw");
+    env.put("WAREHOUSE", "s3://bucket-x/warehouse");
+    env.put("S3_ENDPOINT", "http://minio:9000");
+    env.put("S3_PATH_STYLE_ACCESS", "true");
+    env.put("S3_ACCESS_KEY", "minio-user");
+    env.put("S3_SECRET_KEY", "s3cr&t|with\\odd\"quote");
+    env.put("S3_REGION", "eu-west-1");
     return env;
+  }
+
+  private static Path template() {
+    if (Files.isRegularFile(ARCHIVE_TEMPLATE)) {
+      return ARCHIVE_TEMPLATE;
+    }
+    try {
+      return Path.of(
+          RegisterConnectorsScriptTest.class
+              .getResource("/connect/iceberg-sink.properties")
+              .toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private record Result(int exitCode, String output) {}
