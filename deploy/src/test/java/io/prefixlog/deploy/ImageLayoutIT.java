@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code java -cp '<module>/target/lib/*:<module jar>' MAIN}, the files deploy/docker/Dockerfile
  * copies, nothing from the test class path but the child-process watchdog), runs against a real
  * broker: the stream app processes a record (its RocksDB stores open, a dead letter comes out), and
- * the bridge serves its health endpoint.
+ * the bridge (capture proxy and KV-event subscriber, BridgeMain) serves health and proxies.
  */
 @ExtendWith(KafkaExtension.class)
 class ImageLayoutIT {
@@ -92,21 +92,32 @@ class ImageLayoutIT {
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void shouldRunTheBridgeFromItsImageLayout(KafkaCluster kafka) throws Exception {
-    // Given: an engine endpoint nobody listens on yet (ZMQ connects when it appears)
+    // Given: the proxy in front of an engine that is not up yet, and an engine KV endpoint nobody
+    // listens on yet (ZMQ connects when it appears)
     int metricsPort = freePort();
+    int proxyPort = freePort();
     Map<String, String> settings = new HashMap<>();
     settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
     settings.put("PREFIXLOG_TOPIC_PREFIX", "layout.");
+    settings.put("PREFIXLOG_PROXY_UPSTREAM", "http://127.0.0.1:" + freePort());
+    settings.put("PREFIXLOG_PROXY_PORT", Integer.toString(proxyPort));
     settings.put("PREFIXLOG_KV_ENDPOINTS", "tcp://127.0.0.1:" + freePort());
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
 
     // When
     try (ChildProcess bridge =
-        imageLayoutChild("ingest-bridge", "io.prefixlog.bridge.kv.KvBridge", settings)) {
+        imageLayoutChild("ingest-bridge", "io.prefixlog.bridge.BridgeMain", settings)) {
 
-      // Then
+      // Then: both parts run (the proxy answers for the absent engine with a gateway error)
       awaitHealthy(bridge, metricsPort);
       assertThat(get(metricsPort, "/metrics")).contains("prefixlog_");
+      HttpResponse<String> proxied =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxyPort + "/v1/models"))
+                  .timeout(Duration.ofSeconds(30))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(proxied.statusCode()).as(bridge.logTail(30)).isEqualTo(502);
     }
   }
 
