@@ -605,6 +605,33 @@ class CaptureProxyIT {
         .isEqualTo(1);
   }
 
+  @Test
+  void shouldFinishExchangesInFlightAndPublishTheirEventsOnClose(KafkaCluster kafka)
+      throws Exception {
+    // Given: a request in flight when the proxy is asked to stop
+    CaptureProxy proxy = CaptureProxy.start(config(kafka));
+    TopicReader reader = reader(kafka);
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> slow =
+        http.sendAsync(
+            HttpRequest.newBuilder(at(proxy, "/slow?ms=700"))
+                .header("X-Request-Id", "req-draining")
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    await(() -> proxy.inFlight() == 1);
+
+    // When
+    proxy.close();
+
+    // Then: the exchange completed and its event was published before close() returned
+    HttpResponse<String> response = slow.get(10, TimeUnit.SECONDS);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("late\n");
+    assertThat(proxy.metrics().value(ProxyMetrics.PUBLISHED, "")).isEqualTo(1);
+    assertThat(byRequestId(reader.await(1, WAIT), "req-draining").response().status())
+        .isEqualTo(200);
+  }
+
   private static HttpRequest ingest(CaptureProxy proxy, String authorization, String body) {
     HttpRequest.Builder builder =
         HttpRequest.newBuilder(at(proxy, IngestHandler.PATH))
