@@ -70,7 +70,7 @@ class ScaleIT {
                   throw new IllegalStateException(e);
                 }
               });
-      Pipeline.awaitCommitted(kafka, PREFIX + "session.deltas", events / 6, instances.get(0));
+      Pipeline.awaitCommitted(kafka, PREFIX + "session.deltas", events / 10, instances.get(0));
       ChildProcess killed = instances.get(1);
       ProcessHandle.of(killed.pid()).orElseThrow().destroyForcibly();
       assertThat(killed.waitFor(Duration.ofSeconds(30))).hasValue(137);
