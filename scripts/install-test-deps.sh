@@ -4,9 +4,12 @@
 #   jq            the jq rebuild recipe (docs/rebuild-with-jq.md) is tested against jq 1.6
 #   zstd          the delta-size benchmark cross-checks zstd-jni against the zstd CLI
 #   python3-zmq, python3-msgpack   the real vLLM-format ZMQ publisher used by the KV-event tests
+#   docker-compose, curl   deploy's checks: `docker-compose config` (v1, no engine needed) validates
+#                 docker-compose.yml; curl runs the connector-registration script
 set -euo pipefail
 
 packages=(jq zstd python3-zmq python3-msgpack)
+packages+=(docker-compose curl)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,0 +1,176 @@
+package io.prefixlog.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The root docker-compose.yml, checked without a Docker engine: {@code docker-compose config}
+ * accepts it, every image is built here or pinned, the stream app can be scaled, and the README's
+ * compose commands name what the file has.
+ */
+class ComposeFileTest {
+  private static final Path ROOT = Repository.root();
+  private static final Path COMPOSE = ROOT.resolve(Repository.COMPOSE_FILE);
+
+  @Test
+  void shouldBeAcceptedByDockerComposeConfigWithEveryProfile() throws Exception {
+    // Given
+    DockerCompose compose = DockerCompose.require();
+
+    // When
+    DockerCompose.Result config = compose.run(ROOT, "-f", COMPOSE.toString(), "config");
+    DockerCompose.Result services =
+        compose.run(ROOT, "-f", COMPOSE.toString(), "config", "--services");
+    DockerCompose.Result profiles =
+        compose.run(ROOT, "-f", COMPOSE.toString(), "config", "--profiles");
+
+    // Then
+    assertThat(config.exitCode()).as("docker-compose config:\n%s", config.stderr()).isZero();
+    ComposeFile normalized = ComposeFile.parse(config.stdout());
+    assertThat(normalized.serviceNames())
+        .containsExactlyInAnyOrder(
+            "kafka",
+            "kafka-init",
+            "stream-app",
+            "ingest-bridge",
+            "minio",
+            "minio-init",
+            "postgres",
+            "connect",
+            "connect-init",
+            "vllm");
+    assertThat(normalized.imageProblems()).isEmpty();
+    assertThat(services.stdout().lines().toList())
+        .containsExactlyInAnyOrderElementsOf(normalized.serviceNames());
+    assertThat(profiles.stdout().lines().toList()).containsExactly("gpu");
+  }
+
+  @Test
+  void shouldFindDockerComposeOnlyWhereItIs(@TempDir Path empty) {
+    assertThat(DockerCompose.onPath(empty.toString())).isEmpty();
+    assertThat(DockerCompose.onPath(null)).isEmpty();
+  }
+
+  @Test
+  void shouldBuildOrPinEveryImage() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    List<String> problems = file.imageProblems();
+
+    // Then
+    assertThat(problems).isEmpty();
+    assertThat(file.serviceNames().stream().filter(file::builds))
+        .containsExactlyInAnyOrder("stream-app", "ingest-bridge");
+    assertThat(file.image("stream-app")).hasValue("prefixlog/stream-app:0.1.0-SNAPSHOT");
+    assertThat(file.image("ingest-bridge")).hasValue("prefixlog/ingest-bridge:0.1.0-SNAPSHOT");
+    assertThat(file.image("kafka")).hasValue("apache/kafka:4.3.1");
+    assertThat(file.image("connect")).hasValue("apache/kafka:4.3.1");
+  }
+
+  @Test
+  void shouldPinTheBaseImageOfTheProjectsOwnImages() throws Exception {
+    // Given
+    List<String> lines = Files.readAllLines(ROOT.resolve("deploy/docker/Dockerfile"));
+
+    // When
+    List<String> bases =
+        lines.stream()
+            .map(String::strip)
+            .filter(l -> l.regionMatches(true, 0, "FROM ", 0, 5))
+            .map(l -> l.substring(5).strip().split("\\s+")[0])
+            .toList();
+
+    // Then
+    assertThat(bases).containsExactly("eclipse-temurin:17.0.17_10-jre-noble");
+    assertThat(bases).allSatisfy(b -> assertThat(ImagePolicy.problem(b)).isEmpty());
+  }
+
+  @Test
+  void shouldLetTheStreamAppScaleWithOneApplicationIdAndAStateDirectoryPerContainer()
+      throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    var streamApp = file.service("stream-app");
+
+    // Then: nothing that two containers of one service could not share
+    assertThat(streamApp).doesNotContainKeys("container_name", "ports", "hostname");
+    assertThat(file.environment("stream-app", "PREFIXLOG_APPLICATION_ID"))
+        .hasValue("${PREFIXLOG_APPLICATION_ID:-prefixlog-stream-app}");
+    assertThat(file.environment("stream-app", "PREFIXLOG_STATE_DIR"))
+        .hasValue("/var/lib/prefixlog/streams");
+    // An anonymous volume (no name, no host path) is created per container.
+    assertThat(streamApp.get("volumes")).isEqualTo(List.of("/var/lib/prefixlog"));
+    assertThat(file.environment("stream-app", "PREFIXLOG_STANDBY_REPLICAS"))
+        .hasValue("${PREFIXLOG_STANDBY_REPLICAS:-0}");
+    assertThat(file.buildArg("stream-app", "MAIN_CLASS"))
+        .hasValue("io.prefixlog.streams.StreamApp");
+    assertThat(file.profiles("vllm")).containsExactly("gpu");
+  }
+
+  @Test
+  void shouldDocumentOnlyComposeCommandsTheFileSupports() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+    String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+
+    // When
+    List<String> commands = composeCommands(readme);
+
+    // Then
+    assertThat(commands)
+        .as("the README's compose commands")
+        .contains("docker compose build", "docker compose up -d")
+        .anySatisfy(c -> assertThat(c).contains("--scale stream-app=3"))
+        .anySatisfy(c -> assertThat(c).contains("--profile gpu"));
+    Pattern scale = Pattern.compile("--scale ([\\w-]+)=");
+    Pattern profile = Pattern.compile("--profile (\\w+)");
+    Pattern service =
+        Pattern.compile("docker compose (?:logs|exec|stop|start|restart) (?:-f )?([\\w-]+)");
+    for (String command : commands) {
+      for (Pattern p : List.of(scale, service)) {
+        Matcher m = p.matcher(command);
+        while (m.find()) {
+          assertThat(file.serviceNames()).as(command).contains(m.group(1));
+        }
+      }
+      Matcher m = profile.matcher(command);
+      while (m.find()) {
+        String name = m.group(1);
+        assertThat(file.serviceNames().stream().flatMap(s -> file.profiles(s).stream()))
+            .as(command)
+            .contains(name);
+      }
+    }
+  }
+
+  /** The {@code docker compose …} lines of the README's code blocks, without trailing comments. */
+  static List<String> composeCommands(String markdown) {
+    List<String> commands = new ArrayList<>();
+    boolean inCode = false;
+    for (String line : markdown.lines().toList()) {
+      String stripped = line.strip();
+      if (stripped.startsWith("```")) {
+        inCode = !inCode;
+        continue;
+      }
+      if (inCode && stripped.startsWith("docker compose")) {
+        int comment = stripped.indexOf(" #");
+        commands.add((comment < 0 ? stripped : stripped.substring(0, comment)).strip());
+      }
+    }
+    return commands;
+  }
+}

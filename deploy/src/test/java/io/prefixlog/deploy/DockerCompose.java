@@ -1,0 +1,92 @@
+package io.prefixlog.deploy;
+
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Runs Debian's {@code docker-compose} (v1, which validates and normalizes a file without a Docker
+ * engine). When it is not installed, a check fails under {@code CI=true} (CI must install it:
+ * scripts/install-test-deps.sh does) and is skipped with a message elsewhere.
+ */
+final class DockerCompose {
+  static final String BINARY = "docker-compose";
+
+  /** Exit status and output of one run. */
+  record Result(int exitCode, String stdout, String stderr) {}
+
+  private final Path binary;
+
+  private DockerCompose(Path binary) {
+    this.binary = binary;
+  }
+
+  /** The binary on PATH, or a failed (CI) or aborted (elsewhere) test. */
+  static DockerCompose require() {
+    Optional<Path> found = onPath(System.getenv("PATH"));
+    if (found.isPresent()) {
+      return new DockerCompose(found.get());
+    }
+    String message =
+        BINARY
+            + " is not on PATH: the compose file is not validated. "
+            + "scripts/install-test-deps.sh installs it (Debian package docker-compose).";
+    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+      fail("CI=true and " + message);
+    }
+    Assumptions.abort(message);
+    throw new AssertionError("unreachable");
+  }
+
+  static Optional<Path> onPath(String path) {
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String dir : path.split(File.pathSeparator)) {
+      Path candidate = Path.of(dir.isEmpty() ? "." : dir, BINARY);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return Optional.of(candidate);
+      }
+    }
+    return Optional.empty();
+  }
+
+  Result run(Path workingDirectory, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(binary.toString());
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile("docker-compose", ".out");
+    Path err = Files.createTempFile("docker-compose", ".err");
+    try {
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .directory(workingDirectory.toFile())
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile());
+      // The file's own defaults must be enough: no .env or shell overrides leak in.
+      builder.environment().keySet().removeIf(k -> k.startsWith("PREFIXLOG_"));
+      builder.environment().put("COMPOSE_PROJECT_NAME", "prefixlog");
+      Process process = builder.start();
+      if (!process.waitFor(2, TimeUnit.MINUTES)) {
+        process.destroyForcibly();
+        fail(String.join(" ", command) + " did not finish in 2 minutes");
+      }
+      return new Result(
+          process.exitValue(),
+          Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package io.prefixlog.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * deploy/connect/register-connectors.sh (compose's connect-init) against a real HTTP server that
+ * answers like Kafka Connect's REST API: it waits for the Iceberg plugin, then renders the archive
+ * module's connector template once per archived topic and PUTs it as JSON, and refuses to send
+ * anything when a placeholder has no value.
+ */
+class RegisterConnectorsScriptTest {
+  private static final Path ROOT = Repository.root();
+  private static final Path SCRIPT = ROOT.resolve("deploy/connect/register-connectors.sh");
+
+  /** The archive module's connector template, or this module's stand-in while it is absent. */
+  private static final Path ARCHIVE_TEMPLATE =
+      ROOT.resolve("archive/src/main/connect/iceberg-sink.properties");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  private HttpServer server;
+  private final AtomicInteger pluginRequests = new AtomicInteger();
+  private final List<String> puts = Collections.synchronizedList(new ArrayList<>());
+  private final Map<String, String> bodies = Collections.synchronizedMap(new HashMap<>());
+
+  @BeforeEach
+  void startConnectLikeServer() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/connector-plugins",
+        exchange -> {
+          // The worker is "starting" for the first two polls: no plugins yet.
+          String body =
+              pluginRequests.incrementAndGet() <= 2
+                  ? "[]"
+                  : "[{\"class\":\"org.apache.iceberg.connect.IcebergSinkConnector\","
+                      + "\"type\":\"sink\",\"version\":\"1.12.0\"}]";
+          respond(exchange, 200, body);
+        });
+    server.createContext(
+        "/connectors/",
+        exchange -> {
+          String path = exchange.getRequestURI().getPath();
+          String body =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          puts.add(exchange.getRequestMethod() + " " + path);
+          bodies.put(path, body);
+          respond(exchange, 201, "{}");
+        });
+    server.start();
+  }
+
+  @AfterEach
+  void stopServer() {
+    server.stop(0);
+  }
+
+  @Test
+  void shouldWaitForTheIcebergPluginAndPutEveryConnectorWithItsSettings() throws Exception {
+    // Given
+    Map<String, String> env = settings();
+
+    // When
+    Result result = runScript(env);
+
+    // Then
+    assertThat(result.exitCode()).as(result.output()).isZero();
+    assertThat(pluginRequests.get()).isGreaterThanOrEqualTo(3);
+    assertThat(puts)
+        .containsExactlyInAnyOrder(
+            "PUT /connectors/prefixlog-archive-deltas/config",
+            "PUT /connectors/prefixlog-archive-lookups/config",
+            "PUT /connectors/prefixlog-archive-kv-events/config");
+    JsonNode deltas = JSON.readTree(bodies.get("/connectors/prefixlog-archive-deltas/config"));
+    assertThat(deltas.get("name").asText()).isEqualTo("prefixlog-archive-deltas");
+    assertThat(deltas.get("topics").asText()).isEqualTo("test.session.deltas");
+    assertThat(deltas.get("iceberg.control.topic").asText())
+        .isEqualTo("test.archive.control.deltas");
+    assertThat(deltas.get("transforms.kafkaTs.type").asText())
+        .isEqualTo("org.apache.kafka.connect.transforms.InsertField$Value");
+    JsonNode kv = JSON.readTree(bodies.get("/connectors/prefixlog-archive-kv-events/config"));
+    assertThat(kv.get("topics").asText()).isEqualTo("test.kv.events");
+    assertThat(kv.get("iceberg.tables").asText()).isEqualTo("archive_ns.kv_events");
+    assertThat(deltas.get("iceberg.tables").asText()).isEqualTo("archive_ns.session_deltas");
+    assertThat(deltas.get("iceberg.catalog.uri").asText())
+        .isEqualTo("jdbc:postgresql://postgres:5432/catalogdb");
+    assertThat(deltas.get("iceberg.catalog.s3.secret-access-key").asText())
+        .isEqualTo("s3cr&t|with\\odd\"quote");
+    assertThat(deltas.get("iceberg.catalog.warehouse").asText())
+        .isEqualTo("s3://bucket-x/warehouse");
+    assertThat(deltas.get("iceberg.control.commit.interval-ms").asText()).isEqualTo("5000");
+    assertThat(deltas.get("iceberg.catalog.s3.path-style-access").asText()).isEqualTo("true");
+    for (String body : bodies.values()) {
+      assertThat(body).doesNotContain("${");
+      assertThat(JSON.readTree(body).get("connector.class").asText())
+          .isEqualTo("org.apache.iceberg.connect.IcebergSinkConnector");
+    }
+    assertThat(result.output()).contains("3 connectors registered");
+  }
+
+  @Test
+  void shouldRefuseToRegisterWithAnUnsetPlaceholder() throws Exception {
+    // Given
+    Map<String, String> env = settings();
+    env.remove("CATALOG_PASSWORD");
+
+    // When
+    Result result = runScript(env);
+
+    // Then
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.output()).contains("CATALOG_PASSWORD is not set");
+    assertThat(puts).isEmpty();
+  }
+
+  private Map<String, String> settings() {
+    Map<String, String> env = new HashMap<>();
+    env.put("CONNECT_URL", "http://127.0.0.1:" + server.getAddress().getPort());
+    env.put("CONNECTOR_TEMPLATE", template().toString());
+    env.put("CONNECT_WAIT_SECONDS", "30");
+    env.put("CONNECT_POLL_SECONDS", "1");
+    env.put("TOPIC_PREFIX", "test.");
+    env.put("ARCHIVE_NAMESPACE", "archive_ns");
+    env.put("TASKS_MAX", "2");
+    env.put("COMMIT_INTERVAL_MS", "5000");
+    env.put("BOOTSTRAP_SERVERS", "kafka:9092");
+    env.put("CATALOG_URI", "jdbc:postgresql://postgres:5432/catalogdb");
+    env.put("CATALOG_USER", "cat");
+    env.put("CATALOG_PASSWORD", "pw");
+    env.put("WAREHOUSE", "s3://bucket-x/warehouse");
+    env.put("S3_ENDPOINT", "http://minio:9000");
+    env.put("S3_PATH_STYLE_ACCESS", "true");
+    env.put("S3_ACCESS_KEY", "minio-user");
+    env.put("S3_SECRET_KEY", "s3cr&t|with\\odd\"quote");
+    env.put("S3_REGION", "eu-west-1");
+    return env;
+  }
+
+  private static Path template() {
+    if (Files.isRegularFile(ARCHIVE_TEMPLATE)) {
+      return ARCHIVE_TEMPLATE;
+    }
+    try {
+      return Path.of(
+          RegisterConnectorsScriptTest.class
+              .getResource("/connect/iceberg-sink.properties")
+              .toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private record Result(int exitCode, String output) {}
+
+  private Result runScript(Map<String, String> env) throws Exception {
+    Path log = dir.resolve("script.log");
+    ProcessBuilder builder =
+        new ProcessBuilder("sh", SCRIPT.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder.environment().clear();
+    builder.environment().put("PATH", System.getenv("PATH"));
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("script finished").isTrue();
+    return new Result(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+  }
+
+  private static void respond(HttpExchange exchange, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(status, bytes.length);
+    exchange.getResponseBody().write(bytes);
+    exchange.close();
+  }
+}
