@@ -1,0 +1,2 @@
+/** Reading the archive: the Iceberg tables the sink connector writes, back into delta records. */
+package io.prefixlog.archive;
