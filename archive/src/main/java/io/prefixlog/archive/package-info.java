@@ -1,2 +1,5 @@
-/** Reading the archive: the Iceberg tables the sink connector writes, back into delta records. */
+/**
+ * The archive of prefixlog's output topics in object storage: which topic lands in which Iceberg
+ * table, the S3 and catalog settings, and the connector configuration rendered from templates.
+ */
 package io.prefixlog.archive;

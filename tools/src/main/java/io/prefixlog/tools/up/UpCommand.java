@@ -75,7 +75,13 @@ public final class UpCommand implements Command {
               "N",
               "300",
               "Conversations replayed from each chat corpus in the demo (agentic ones: all)."),
-          Option.flag("exit-after-demo", "Stop everything once the demo has printed its report."));
+          Option.flag("exit-after-demo", "Stop everything once the demo has printed its report."),
+          Option.flag(
+              "archive",
+              "Also start the archive: s3proxy and a Kafka Connect worker with the Iceberg sink"
+                  + " (deltas, chunk lookups and KV events into Parquet tables)."),
+          Option.value(
+              "s3-port", "PORT", "9000", "With --archive: s3proxy's port (0: any free port)."));
 
   private static final String DESCRIPTION =
       """
@@ -166,11 +172,13 @@ public final class UpCommand implements Command {
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
     StreamAppConfig config = StreamAppConfig.fromSettings(Settings.of(settings));
     StreamApp app = new StreamApp(config);
+    ArchivePart archive = new ArchivePart(terminal.env());
     CountDownLatch stop = new CountDownLatch(1);
     Thread shutdown =
         new Thread(
             () -> {
               app.close();
+              archive.close();
               broker.close();
               stop.countDown();
             },
@@ -178,6 +186,9 @@ public final class UpCommand implements Command {
     Runtime.getRuntime().addShutdownHook(shutdown);
     app.start();
     awaitRunning(app);
+    if (line.has("archive")) {
+      archive.start(line, dataDir, broker.bootstrapServers(), config, out);
+    }
     Topics topics = config.topics();
     out.printf(
         Locale.ROOT,
@@ -197,6 +208,7 @@ public final class UpCommand implements Command {
         topics.requestsRaw().name(),
         topics.sessionDeltas().name(),
         topics.deadLetters().name());
+    archive.printBanner(out);
     int code = OK;
     if (line.has("demo")) {
       code =
