@@ -199,7 +199,7 @@ public final class ArchiveSizeBenchmark {
         info.dataFiles(),
         seconds);
     System.out.printf(
-        Locale.ROOT, "%-44s %14s %12s %12s%n", "", "bytes", "bytes/turn", "request/x");
+        Locale.ROOT, "%-50s %14s %12s %12s%n", "", "bytes", "bytes/turn", "request/x");
     row("request bodies (reference)", requestBytes, turns, requestBytes);
     row("delta topic log segments (broker, zstd batches)", topicLog, turns, requestBytes);
     row("archive: session_deltas Parquet data files", parquet, turns, requestBytes);
@@ -214,7 +214,7 @@ public final class ArchiveSizeBenchmark {
   private static void row(String label, long bytes, long turns, long requestBytes) {
     System.out.printf(
         Locale.ROOT,
-        "%-44s %14d %12.0f %11.1fx%n",
+        "%-50s %14d %12.0f %11.1fx%n",
         label,
         bytes,
         (double) bytes / turns,
