@@ -162,8 +162,8 @@ public final class EmbeddedArchive implements AutoCloseable {
             settings.catalogUri(), ArchiveSettings.CATALOG_NAME));
     s.append(
         String.format(
-            "  connect       %s   (Iceberg sink, commit every %s, log %s)%n",
-            connect.restUrl(), settings.commitInterval(), connect.logFile()));
+            "  connect       %s   (Iceberg sink, commit every %d ms, log %s)%n",
+            connect.restUrl(), settings.commitInterval().toMillis(), connect.logFile()));
     for (ArchivedTopic t : topics) {
       s.append(String.format("  archive       %-28s -> %s%n", t.topic(), t.table()));
     }

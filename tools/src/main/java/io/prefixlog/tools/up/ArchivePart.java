@@ -1,5 +1,6 @@
 package io.prefixlog.tools.up;
 
+import io.prefixlog.embedded.StartupException;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.cli.CommandLine;
@@ -35,15 +36,20 @@ final class ArchivePart {
     }
     Path home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
     out.println("prefixlog up: starting the archive (s3proxy, Kafka Connect + Iceberg sink) ...");
-    archive =
-        EmbeddedArchive.start(
-            dataDir.resolve("archive"),
-            EmbeddedArchive.Artifacts.of(home),
-            bootstrap,
-            config.topicPrefix(),
-            config.maxRecordBytes(),
-            s3Port,
-            env);
+    try {
+      archive =
+          EmbeddedArchive.start(
+              dataDir.resolve("archive"),
+              EmbeddedArchive.Artifacts.of(home),
+              bootstrap,
+              config.topicPrefix(),
+              config.maxRecordBytes(),
+              s3Port,
+              env);
+    } catch (StartupException e) {
+      // up reports a StartupException as the broker's; say which part failed.
+      throw new IllegalStateException("the archive did not start: " + e.getMessage(), e);
+    }
   }
 
   void printBanner(PrintStream out) {
