@@ -71,12 +71,13 @@ public final class ArchiveReader implements AutoCloseable {
     return p;
   }
 
-  /** The tables of a namespace, {@code namespace.name}, sorted. */
+  /** The tables of a namespace, {@code namespace.name}, sorted; empty if there is no namespace. */
   public List<String> tables(String namespace) {
-    return catalog.listTables(Namespace.of(namespace)).stream()
-        .map(TableIdentifier::toString)
-        .sorted()
-        .toList();
+    Namespace ns = Namespace.of(namespace);
+    if (!catalog.namespaceExists(ns)) {
+      return List.of();
+    }
+    return catalog.listTables(ns).stream().map(TableIdentifier::toString).sorted().toList();
   }
 
   /** What a table holds at its current snapshot. */

@@ -41,7 +41,7 @@ final class ArchiveSource {
                 + settings.catalogUri()
                 + " (tables: "
                 + reader.tables(table.substring(0, table.indexOf('.')))
-                + "); the sink creates it with its first commit",
+                + "); is that the catalog the archive writes to?",
             null);
       }
       reader.read(

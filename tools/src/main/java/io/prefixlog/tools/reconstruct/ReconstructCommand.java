@@ -418,6 +418,16 @@ public final class ReconstructCommand implements Command {
                             ProjectHome.find()
                                 .orElse(Path.of("").toAbsolutePath())
                                 .resolve("var/up/archive/catalog.db")));
+        if (catalog.startsWith("jdbc:sqlite:")
+            && !Files.isRegularFile(Path.of(catalog.substring("jdbc:sqlite:".length())))) {
+          // Opening it would create an empty catalog; up --archive writes
+          // <data-dir>/archive/catalog.db.
+          throw new UsageException(
+              "--catalog-uri "
+                  + catalog
+                  + ": no such SQLite file (up --archive writes"
+                  + " <data-dir>/archive/catalog.db)");
+        }
         s.archive =
             ArchiveEnv.settings(
                 env,
