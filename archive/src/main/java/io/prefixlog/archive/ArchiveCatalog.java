@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -77,11 +76,6 @@ public final class ArchiveCatalog {
       }
     }
     return List.copyOf(created);
-  }
-
-  /** The namespace of the archive tables. */
-  static Namespace namespace() {
-    return Namespace.of(ArchivedTopic.NAMESPACE);
   }
 
   /** The schema of one archive table, by its name in the namespace. */

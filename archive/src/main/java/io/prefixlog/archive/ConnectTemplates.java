@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +80,7 @@ public final class ConnectTemplates {
   /** The placeholders a template uses, in order of first use. */
   public static List<String> placeholders(String text) {
     Matcher m = PLACEHOLDER.matcher(text);
-    List<String> names = new java.util.ArrayList<>();
+    List<String> names = new ArrayList<>();
     while (m.find()) {
       if (!names.contains(m.group(1))) {
         names.add(m.group(1));

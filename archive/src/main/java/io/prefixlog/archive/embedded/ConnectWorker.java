@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,6 +29,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -158,6 +160,19 @@ public final class ConnectWorker implements AutoCloseable {
     return child.isAlive();
   }
 
+  /**
+   * Each connector's state: {@code RUNNING} when it and all its tasks run, {@code FAILED:<trace>}
+   * when one failed, else what it is waiting for.
+   */
+  public Map<String, String> states() {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    Map<String, String> states = new LinkedHashMap<>();
+    for (String name : connectors) {
+      states.put(name, state(http, restUrl, name));
+    }
+    return states;
+  }
+
   /** Stop it before the broker: otherwise its shutdown waits on broker timeouts. */
   @Override
   public void close() {
@@ -209,7 +224,7 @@ public final class ConnectWorker implements AutoCloseable {
           }
         }
       }
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       throw new StartupException(
           "cannot create the archive's control topics "
               + options.controlTopics()

@@ -6,6 +6,7 @@ import io.prefixlog.archive.ArchiveSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -196,7 +197,7 @@ public final class ArchiveReader implements AutoCloseable {
       g.writeNumber(f);
     } else if (value instanceof Double d) {
       g.writeNumber(d);
-    } else if (value instanceof java.math.BigDecimal d) {
+    } else if (value instanceof BigDecimal d) {
       g.writeNumber(d);
     } else if (value instanceof OffsetDateTime t) {
       g.writeNumber(t.toInstant().toEpochMilli());

@@ -17,6 +17,7 @@ import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -100,7 +101,8 @@ class ArchiveIT {
                 0,
                 Map.of(ArchiveEnv.COMMIT_INTERVAL, "3s"));
 
-        // When: the agentic sessions are replayed, and KV event batches published
+        // When: the agentic sessions are replayed, KV event batches published, and a tombstone
+        // (an erased turn) sent to the deltas topic
         List<String> replay = new ArrayList<>();
         for (Path corpus : corpora) {
           replay.add("--corpus");
@@ -120,6 +122,7 @@ class ArchiveIT {
             .as(err.toString(StandardCharsets.UTF_8))
             .isEqualTo(Command.OK);
         publishKvBatches(broker.bootstrapServers());
+        publishTombstone(broker.bootstrapServers(), PREFIX + "session.deltas", "erased-session/1");
 
         // Then: all three tables hold every record in committed snapshots
         Map<String, Long> expected =
@@ -139,6 +142,7 @@ class ArchiveIT {
                 .containsEntry("write.format.default", "parquet");
           }
         }
+        assertThat(archive.connect().states().values()).containsOnly("RUNNING");
         Path warehouse = archive.s3().bucketDir().resolve("warehouse");
         for (String table : List.of("session_deltas", "chunk_lookups", "kv_events")) {
           Path tableDir = warehouse.resolve(ArchivedTopic.NAMESPACE).resolve(table);
@@ -235,6 +239,17 @@ class ArchiveIT {
     }
   }
 
+  /** A tombstone on an archived topic: the sink must pass over it, not fail on it. */
+  private static void publishTombstone(String bootstrap, String topic, String key) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+      producer.send(new ProducerRecord<>(topic, key, null));
+      producer.flush();
+    }
+  }
+
   private static ArchiveReader.TableInfo awaitRows(ArchiveReader reader, String table, long rows)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
@@ -283,7 +298,7 @@ class ArchiveIT {
 
   private Terminal terminal() {
     return new Terminal(
-        new PrintStream(java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
+        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8),
         Map.of(),
         false);
