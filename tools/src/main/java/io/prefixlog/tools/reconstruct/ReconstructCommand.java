@@ -1,5 +1,8 @@
 package io.prefixlog.tools.reconstruct;
 
+import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.Problem;
 import io.prefixlog.core.rebuild.RebuildListener;
@@ -8,9 +11,11 @@ import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.archive.ArchiveEnv;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Progress;
+import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
@@ -24,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -33,6 +39,7 @@ import java.util.function.Supplier;
  */
 public final class ReconstructCommand implements Command {
   static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+  static final String DEFAULT_S3_ENDPOINT = "http://127.0.0.1:9000";
 
   /** Problems listed in the summary; the counts are always complete. */
   static final int PROBLEMS_SHOWN = 20;
@@ -52,6 +59,31 @@ public final class ReconstructCommand implements Command {
               "Read a JSONL dump instead of the topic ('-' for stdin): one record value per line"
                   + " (kcat -C -e -t <topic> -f '%s\\n'), or kcat -J envelopes, whose null"
                   + " payloads are tombstones."),
+          Option.flag(
+              "archive",
+              "Read the archived delta table (Iceberg in S3, via its JDBC catalog) instead of"
+                  + " the topic: no Kafka needed. S3 credentials and region from"
+                  + " PREFIXLOG_S3_ACCESS_KEY, PREFIXLOG_S3_SECRET_KEY, PREFIXLOG_S3_REGION."),
+          Option.value(
+              "s3-endpoint",
+              "URL",
+              DEFAULT_S3_ENDPOINT,
+              "With --archive: the S3-compatible endpoint (path-style access)."),
+          Option.value(
+              "catalog-uri",
+              "JDBC-URL",
+              "jdbc:sqlite:<project>/var/up/archive/catalog.db",
+              "With --archive: the Iceberg JDBC catalog (jdbc:sqlite:… or jdbc:postgresql:…)."),
+          Option.value(
+              "warehouse",
+              "S3-URL",
+              "s3://$PREFIXLOG_S3_BUCKET/warehouse",
+              "With --archive: the warehouse location."),
+          Option.value(
+              "table",
+              "NS.NAME",
+              ArchivedTopic.NAMESPACE + ".session_deltas",
+              "With --archive: the archived delta table."),
           Option.value("session", "KEY", "all sessions", "Rebuild only this session_key."),
           Option.value(
               "seq",
@@ -120,8 +152,8 @@ public final class ReconstructCommand implements Command {
         terminal.out().print(help());
         return OK;
       }
-      settings = Settings.from(line);
-    } catch (UsageException e) {
+      settings = Settings.from(line, terminal.env());
+    } catch (UsageException | ConfigException | IllegalArgumentException e) {
       terminal.err().println("prefixlog reconstruct: " + e.getMessage());
       return USAGE;
     }
@@ -141,7 +173,23 @@ public final class ReconstructCommand implements Command {
     DumpReader dump = null;
     Spool spool = null;
     try {
-      if (settings.file != null) {
+      if (settings.archive != null) {
+        ArchiveSource.Stats s;
+        spool = Spool.create();
+        try (Progress progress =
+            Progress.counting(terminal, settings.progress, "read", 0, "rows")) {
+          s = ArchiveSource.read(settings.archive, settings.table, rebuilder, spool, progress);
+        }
+        input =
+            String.format(
+                Locale.ROOT,
+                "archived table %s (%s, %s): %s, %s of values",
+                s.table(),
+                settings.archive.catalogUri(),
+                settings.archive.warehouse(),
+                Units.count(s.rows(), "row"),
+                Units.bytes(s.bytes()));
+      } else if (settings.file != null) {
         Path file = Path.of(settings.file);
         String name = settings.file;
         if (settings.file.equals("-")) {
@@ -347,6 +395,8 @@ public final class ReconstructCommand implements Command {
     String bootstrap;
     String topicPrefix;
     String file;
+    ArchiveSettings archive;
+    String table;
     RebuildScope scope;
     Path out;
     boolean print;
@@ -354,8 +404,47 @@ public final class ReconstructCommand implements Command {
     boolean quiet;
     boolean progress;
 
-    static Settings from(CommandLine line) throws UsageException {
+    static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
       Settings s = new Settings();
+      if (line.has("archive")) {
+        if (line.has("file")) {
+          throw new UsageException("--archive and --file are two different inputs: pick one");
+        }
+        String catalog =
+            line.value("catalog-uri")
+                .orElseGet(
+                    () ->
+                        ArchiveEnv.sqliteUri(
+                            ProjectHome.find()
+                                .orElse(Path.of("").toAbsolutePath())
+                                .resolve("var/up/archive/catalog.db")));
+        if (catalog.startsWith("jdbc:sqlite:")
+            && !Files.isRegularFile(Path.of(catalog.substring("jdbc:sqlite:".length())))) {
+          // Opening it would create an empty catalog; up --archive writes
+          // <data-dir>/archive/catalog.db.
+          throw new UsageException(
+              "--catalog-uri "
+                  + catalog
+                  + ": no such SQLite file (up --archive writes"
+                  + " <data-dir>/archive/catalog.db)");
+        }
+        s.archive =
+            ArchiveEnv.settings(
+                env,
+                line.string("s3-endpoint", DEFAULT_S3_ENDPOINT),
+                line.string("warehouse", ArchiveEnv.warehouse(env)),
+                catalog);
+        s.table = line.string("table", ArchivedTopic.NAMESPACE + ".session_deltas");
+        if (!s.table.contains(".")) {
+          throw new UsageException("--table must be namespace.name, e.g. prefixlog.session_deltas");
+        }
+      } else {
+        for (String option : List.of("s3-endpoint", "catalog-uri", "warehouse", "table")) {
+          if (line.has(option)) {
+            throw new UsageException("--" + option + " needs --archive");
+          }
+        }
+      }
       s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
       s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
       s.file = line.value("file").orElse(null);

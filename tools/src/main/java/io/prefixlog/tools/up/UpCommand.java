@@ -87,7 +87,13 @@ public final class UpCommand implements Command {
               "kv-replay",
               "LIST",
               "none",
-              "Their replay (ROUTER) endpoints, one per --kv-endpoint (tcp://host:5558[,...])."));
+              "Their replay (ROUTER) endpoints, one per --kv-endpoint (tcp://host:5558[,...])."),
+          Option.flag(
+              "archive",
+              "Also start the archive: s3proxy and a Kafka Connect worker with the Iceberg sink"
+                  + " (deltas, chunk lookups and KV events into Parquet tables)."),
+          Option.value(
+              "s3-port", "PORT", "9000", "With --archive: s3proxy's port (0: any free port)."));
 
   private static final String DESCRIPTION =
       """
@@ -186,6 +192,7 @@ public final class UpCommand implements Command {
     }
     StreamAppConfig config = StreamAppConfig.fromSettings(Settings.of(settings));
     StreamApp app = new StreamApp(config);
+    ArchivePart archive = new ArchivePart(terminal.env());
     CountDownLatch stop = new CountDownLatch(1);
     AtomicReference<KvDemo> kv = new AtomicReference<>();
     Thread shutdown =
@@ -195,6 +202,7 @@ public final class UpCommand implements Command {
                 kv.get().close();
               }
               app.close();
+              archive.close();
               broker.close();
               stop.countDown();
             },
@@ -202,6 +210,9 @@ public final class UpCommand implements Command {
     Runtime.getRuntime().addShutdownHook(shutdown);
     app.start();
     awaitRunning(app);
+    if (line.has("archive")) {
+      archive.start(line, dataDir, broker.bootstrapServers(), config, out);
+    }
     Topics topics = config.topics();
     out.printf(
         Locale.ROOT,
@@ -221,6 +232,7 @@ public final class UpCommand implements Command {
         topics.requestsRaw().name(),
         topics.sessionDeltas().name(),
         topics.deadLetters().name());
+    archive.printBanner(out);
     if (line.has("kv-endpoint") || (line.has("demo") && config.kvIndexEnabled())) {
       kv.set(
           KvDemo.start(

@@ -1,0 +1,5 @@
+/**
+ * The archive of prefixlog's output topics in object storage: which topic lands in which Iceberg
+ * table, the S3 and catalog settings, and the connector configuration rendered from templates.
+ */
+package io.prefixlog.archive;

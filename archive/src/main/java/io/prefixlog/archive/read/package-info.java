@@ -1,0 +1,2 @@
+/** Reading archived Iceberg tables back through Iceberg's Java API, without Kafka. */
+package io.prefixlog.archive.read;

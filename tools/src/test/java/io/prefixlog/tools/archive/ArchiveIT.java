@@ -1,0 +1,314 @@
+package io.prefixlog.tools.archive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.embedded.KafkaBroker;
+import io.prefixlog.streams.StreamApp;
+import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.ProjectHome;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.corpus.ChatRequests;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.reconstruct.ReconstructCommand;
+import io.prefixlog.tools.replay.ReplayCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The archive end to end, all real and on loopback: a broker, the stream app, s3proxy and a Connect
+ * worker running the assembled Iceberg sink plugin. Agentic sessions are replayed; the delta,
+ * lookup and KV-event tables appear in the bucket as Parquet with committed snapshots; then the
+ * broker is stopped and every body is rebuilt from the archived delta table alone.
+ */
+class ArchiveIT {
+  private static final String PREFIX = "archive-it.";
+  private static final int CONVERSATIONS = 4;
+  private static final int KV_BATCHES = 3;
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void shouldRebuildEveryBodyFromTheArchivedTableWithTheBrokerStopped() throws Exception {
+    // Given: broker, stream app and the embedded archive (commits every 3 s)
+    Path root = ProjectHome.findFrom(Path.of("")).orElseThrow();
+    List<Path> corpora =
+        List.of(
+            root.resolve("corpora/agentic/swe_agent_trajectories.jsonl"),
+            root.resolve("corpora/agentic/tau_bench_gpt4o_airline.jsonl"));
+    long turns = 0;
+    long requestBytes = 0;
+    ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    for (Path corpus : corpora) {
+      for (Conversation c : CorpusFile.read(corpus).subList(0, CONVERSATIONS)) {
+        for (ChatRequests.ChatRequest r : requests.of(c)) {
+          turns++;
+          requestBytes += r.body().length;
+        }
+      }
+    }
+    KafkaBroker broker =
+        KafkaBroker.start(KafkaBroker.Options.defaults(dir.resolve("kafka")).withHeapMiB(384));
+    EmbeddedArchive archive = null;
+    try {
+      Map<String, String> settings = new HashMap<>();
+      settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+      settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
+      settings.put("PREFIXLOG_APPLICATION_ID", "tools-archive-it");
+      settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
+      settings.put("PREFIXLOG_METRICS_PORT", "-1");
+      StreamAppConfig config = StreamAppConfig.defaults(settings);
+      try (StreamApp app = new StreamApp(config)) {
+        app.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (app.state() != KafkaStreams.State.RUNNING) {
+          assertThat(System.nanoTime()).as("stream app RUNNING").isLessThan(deadline);
+          Thread.sleep(100);
+        }
+        archive =
+            EmbeddedArchive.start(
+                dir.resolve("archive"),
+                EmbeddedArchive.Artifacts.of(root),
+                broker.bootstrapServers(),
+                PREFIX,
+                config.maxRecordBytes(),
+                0,
+                Map.of(ArchiveEnv.COMMIT_INTERVAL, "3s"));
+
+        // When: the agentic sessions are replayed, KV event batches published, and a tombstone
+        // (an erased turn) sent to the deltas topic
+        List<String> replay = new ArrayList<>();
+        for (Path corpus : corpora) {
+          replay.add("--corpus");
+          replay.add(corpus.toString());
+        }
+        replay.addAll(
+            List.of(
+                "--conversations",
+                Integer.toString(CONVERSATIONS),
+                "--interleave",
+                "4",
+                "--bootstrap",
+                broker.bootstrapServers(),
+                "--topic-prefix",
+                PREFIX));
+        assertThat(new ReplayCommand(terminal()).run(replay.toArray(String[]::new)))
+            .as(err.toString(StandardCharsets.UTF_8))
+            .isEqualTo(Command.OK);
+        publishKvBatches(broker.bootstrapServers());
+        publishTombstone(broker.bootstrapServers(), PREFIX + "session.deltas", "erased-session/1");
+
+        // Then: all three tables hold every record in committed snapshots
+        Map<String, Long> expected =
+            Map.of(
+                ArchivedTopic.NAMESPACE + ".session_deltas", turns,
+                ArchivedTopic.NAMESPACE + ".chunk_lookups", turns,
+                ArchivedTopic.NAMESPACE + ".kv_events", (long) KV_BATCHES);
+        try (ArchiveReader reader = ArchiveReader.open(archive.settings())) {
+          for (Map.Entry<String, Long> table : expected.entrySet()) {
+            ArchiveReader.TableInfo info = awaitRows(reader, table.getKey(), table.getValue());
+            assertThat(info.rows()).as(table.getKey()).isEqualTo(table.getValue());
+            assertThat(info.snapshots()).as(table.getKey()).isPositive();
+            assertThat(info.schema()).contains("kafka_ts: optional timestamptz");
+            assertThat(info.partitionSpec()).contains("kafka_ts_day: day(");
+            assertThat(info.properties())
+                .containsEntry("write.parquet.compression-codec", "zstd")
+                .containsEntry("write.format.default", "parquet");
+          }
+        }
+        assertThat(archive.connect().states().values()).containsOnly("RUNNING");
+        Path warehouse = archive.s3().bucketDir().resolve("warehouse");
+        for (String table : List.of("session_deltas", "chunk_lookups", "kv_events")) {
+          Path tableDir = warehouse.resolve(ArchivedTopic.NAMESPACE).resolve(table);
+          assertThat(filesEndingWith(tableDir.resolve("data"), ".parquet"))
+              .as("Parquet files of " + table)
+              .isNotEmpty();
+          assertThat(filesEndingWith(tableDir.resolve("metadata"), ".metadata.json")).isNotEmpty();
+        }
+        long deltaTopicBytes = topicLogBytes(broker.dataDir(), PREFIX + "session.deltas");
+        Path deltaTable = warehouse.resolve(ArchivedTopic.NAMESPACE).resolve("session_deltas");
+        long parquet = bytes(filesEndingWith(deltaTable.resolve("data"), ".parquet"));
+        long total = bytes(filesEndingWith(deltaTable, ""));
+        System.out.printf(
+            Locale.ROOT,
+            "ArchiveIT: %d turns, request bytes %d (%.0f/turn), delta topic log %d (%.0f/turn),"
+                + " archive Parquet %d (%.0f/turn), archive total %d (%.0f/turn)%n",
+            turns,
+            requestBytes,
+            (double) requestBytes / turns,
+            deltaTopicBytes,
+            (double) deltaTopicBytes / turns,
+            parquet,
+            (double) parquet / turns,
+            total,
+            (double) total / turns);
+        archive.connect().close();
+      }
+    } finally {
+      if (archive != null) {
+        archive.connect().close();
+      }
+      broker.close();
+    }
+    try {
+      assertThat(broker.isAlive()).isFalse();
+
+      // When: every body is rebuilt from the archive, Kafka gone
+      int code =
+          new ReconstructCommand(terminalCapturingOut())
+              .run(
+                  new String[] {
+                    "--archive",
+                    "--s3-endpoint",
+                    archive.settings().s3Endpoint(),
+                    "--catalog-uri",
+                    archive.settings().catalogUri(),
+                    "--warehouse",
+                    archive.settings().warehouse()
+                  });
+
+      // Then
+      String report = out.toString(StandardCharsets.UTF_8);
+      assertThat(code).as(report + err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      assertThat(report)
+          .contains(row("turns", turns) + "\n")
+          .contains(row("rebuilt ok", turns) + "  (")
+          .contains(row("checksum mismatches", 0) + "\n")
+          .contains(row("broken chains", 0) + "\n")
+          .contains(row("malformed", 0) + "\n")
+          .contains("OK: every turn was rebuilt and matched body_len and body_sha256");
+    } finally {
+      archive.close();
+    }
+  }
+
+  /** A count row of reconstruct's summary. */
+  private static String row(String label, long value) {
+    return String.format(
+        Locale.ROOT, "  %-21s %12s", label, String.format(Locale.ROOT, "%,d", value));
+  }
+
+  private static void publishKvBatches(String bootstrap) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+      for (int i = 1; i <= KV_BATCHES; i++) {
+        String source = "tcp://127.0.0.1:5557|dp0|kv-events";
+        String batch =
+            "{\"schema_version\":1,\"source\":\""
+                + source
+                + "\",\"endpoint\":\"tcp://127.0.0.1:5557\",\"data_parallel_rank\":0,"
+                + "\"topic\":\"kv-events\",\"seq\":"
+                + i
+                + ",\"ts\":"
+                + (1_763_700_000_000L + i)
+                + ",\"engine_ts\":1763700000.25,\"events\":[{\"type\":\"BlockStored\","
+                + "\"block_hashes\":[\"00000000000000a"
+                + i
+                + "\"],\"token_count\":16,\"block_size\":16,\"medium\":\"GPU\"}]}";
+        producer.send(new ProducerRecord<>(PREFIX + "kv.events", source, batch));
+      }
+      producer.flush();
+    }
+  }
+
+  /** A tombstone on an archived topic: the sink must pass over it, not fail on it. */
+  private static void publishTombstone(String bootstrap, String topic, String key) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+      producer.send(new ProducerRecord<>(topic, key, null));
+      producer.flush();
+    }
+  }
+
+  private static ArchiveReader.TableInfo awaitRows(ArchiveReader reader, String table, long rows)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+    String last = "no table yet";
+    while (System.nanoTime() < deadline) {
+      ArchiveReader.TableInfo info = reader.info(table).orElse(null);
+      if (info != null && info.rows() >= rows) {
+        return info;
+      }
+      last = info == null ? "no table yet" : info.rows() + " rows";
+      Thread.sleep(500);
+    }
+    throw new AssertionError(table + " did not reach " + rows + " rows: " + last);
+  }
+
+  private static List<Path> filesEndingWith(Path dir, String suffix) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files
+          .filter(Files::isRegularFile)
+          .filter(f -> f.getFileName().toString().endsWith(suffix))
+          .toList();
+    }
+  }
+
+  private static long bytes(List<Path> files) throws IOException {
+    long total = 0;
+    for (Path f : files) {
+      total += Files.size(f);
+    }
+    return total;
+  }
+
+  private static long topicLogBytes(Path brokerDir, String topic) throws IOException {
+    long total = 0;
+    try (Stream<Path> partitions = Files.list(brokerDir.resolve("data"))) {
+      for (Path p :
+          partitions.filter(p -> p.getFileName().toString().startsWith(topic + "-")).toList()) {
+        total += bytes(filesEndingWith(p, ".log"));
+      }
+    }
+    return total;
+  }
+
+  private Terminal terminal() {
+    return new Terminal(
+        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        Map.of(),
+        false);
+  }
+
+  private Terminal terminalCapturingOut() {
+    return new Terminal(
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        Map.of(),
+        false);
+  }
+}
