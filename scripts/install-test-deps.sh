@@ -6,10 +6,13 @@
 #   python3-zmq, python3-msgpack   the real vLLM-format ZMQ publisher used by the KV-event tests
 #   docker-compose, curl   deploy's checks: `docker-compose config` (v1, no engine needed) validates
 #                 docker-compose.yml; curl runs the connector-registration script
+#   postgresql    deploy's PrepareCatalogScriptIT runs compose's catalog-init step against a
+#                 throwaway PostgreSQL cluster (the compose catalog's database)
 set -euo pipefail
 
 packages=(jq zstd python3-zmq python3-msgpack)
 packages+=(docker-compose curl)
+packages+=(postgresql)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,5 +1,6 @@
 package io.prefixlog.deploy;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -86,6 +87,46 @@ final class ComposeFile {
         if (s.startsWith(name + "=")) {
           return Optional.of(s.substring(name.length() + 1));
         }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The condition each service {@code service} depends on must reach (long syntax). */
+  Map<String, String> dependsOn(String service) {
+    Map<String, String> conditions = new TreeMap<>();
+    Object dependsOn = service(service).get("depends_on");
+    if (dependsOn instanceof Map<?, ?> map) {
+      map.forEach(
+          (name, body) ->
+              conditions.put(
+                  String.valueOf(name),
+                  body instanceof Map<?, ?> b
+                      ? String.valueOf(b.get("condition"))
+                      : "service_started"));
+    } else {
+      strings(dependsOn).forEach(name -> conditions.put(name, "service_started"));
+    }
+    return conditions;
+  }
+
+  /**
+   * Where {@code containerPath} comes from on the host: the bind mount (short syntax, {@code
+   * HOST:CONTAINER[:MODE]}) of {@code service} whose container side contains it, its host side
+   * resolved against {@code root}.
+   */
+  Optional<Path> hostPath(String service, String containerPath, Path root) {
+    for (String volume : strings(service(service).get("volumes"))) {
+      String[] parts = volume.split(":");
+      if (parts.length < 2 || !parts[0].startsWith(".") && !parts[0].startsWith("/")) {
+        continue; // anonymous or named volume
+      }
+      String target = parts[1];
+      if (containerPath.equals(target) || containerPath.startsWith(target + "/")) {
+        return Optional.of(
+            root.resolve(parts[0])
+                .resolve(containerPath.substring(target.length()).replaceFirst("^/", ""))
+                .normalize());
       }
     }
     return Optional.empty();

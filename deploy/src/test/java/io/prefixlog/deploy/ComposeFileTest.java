@@ -2,6 +2,7 @@ package io.prefixlog.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.archive.ArchivedTopic;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +46,7 @@ class ComposeFileTest {
             "minio",
             "minio-init",
             "postgres",
+            "catalog-init",
             "connect",
             "connect-init",
             "vllm");
@@ -118,6 +120,89 @@ class ComposeFileTest {
     assertThat(file.buildArg("stream-app", "MAIN_CLASS"))
         .hasValue("io.prefixlog.streams.StreamApp");
     assertThat(file.profiles("vllm")).containsExactly("gpu");
+  }
+
+  @Test
+  void shouldPrepareTheArchiveTablesBeforeAnyConnectorStarts() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    var catalogInit = file.dependsOn("catalog-init");
+    var connect = file.dependsOn("connect");
+    var connectInit = file.dependsOn("connect-init");
+
+    // Then: the catalog and the bucket first, then the tables, then the worker and its connectors
+    // (connectors registered by an earlier run start with the worker).
+    assertThat(catalogInit)
+        .containsEntry("postgres", "service_healthy")
+        .containsEntry("minio-init", "service_completed_successfully");
+    assertThat(connect).containsEntry("catalog-init", "service_completed_successfully");
+    assertThat(connectInit)
+        .containsEntry("catalog-init", "service_completed_successfully")
+        .containsEntry("connect", "service_healthy");
+    assertThat(file.service("catalog-init").get("entrypoint"))
+        .isEqualTo(List.of("/bin/sh", "/etc/prefixlog/prepare-catalog.sh"));
+    assertThat(file.hostPath("catalog-init", "/etc/prefixlog/prepare-catalog.sh", ROOT))
+        .hasValue(ROOT.resolve("deploy/connect/prepare-catalog.sh"));
+    // The Kafka image: a JRE and the SLF4J API jar the plugin directory leaves to the worker.
+    assertThat(file.image("catalog-init")).isEqualTo(file.image("connect"));
+    assertThat(file.environment("catalog-init", "SLF4J_DIR")).hasValue("/opt/kafka/libs");
+  }
+
+  @Test
+  void shouldOpenOneCatalogForTheTablesAndTheConnectors() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When / Then: the same catalog, warehouse, S3 and topic settings in both one-shot steps
+    for (String name :
+        List.of(
+            "TOPIC_PREFIX",
+            "CATALOG_URI",
+            "CATALOG_USER",
+            "CATALOG_PASSWORD",
+            "WAREHOUSE",
+            "S3_ENDPOINT",
+            "S3_PATH_STYLE_ACCESS",
+            "S3_ACCESS_KEY",
+            "S3_SECRET_KEY",
+            "S3_REGION")) {
+      assertThat(file.environment("catalog-init", name))
+          .as(name)
+          .isPresent()
+          .isEqualTo(file.environment("connect-init", name));
+    }
+    assertThat(file.environment("catalog-init", "CATALOG_URI"))
+        .hasValueSatisfying(uri -> assertThat(uri).startsWith("jdbc:postgresql://postgres:5432/"));
+    // PrepareCatalog creates the tables in ArchivedTopic.NAMESPACE; the connectors write there.
+    assertThat(file.environment("connect-init", "ARCHIVE_NAMESPACE"))
+        .hasValue(ArchivedTopic.NAMESPACE);
+  }
+
+  @Test
+  void shouldGiveThePrepareStepAndTheWorkerTheSamePluginDirectoryAndNoExtraClassPath()
+      throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    var pluginLib = file.environment("catalog-init", "PLUGIN_LIB");
+
+    // Then
+    assertThat(pluginLib).hasValue("/opt/connect-plugins/iceberg-sink/lib");
+    Path plugins = ROOT.resolve("archive/target/iceberg-sink-plugin");
+    assertThat(file.hostPath("catalog-init", pluginLib.get(), ROOT))
+        .hasValue(plugins.resolve("iceberg-sink/lib"));
+    assertThat(file.hostPath("connect", "/opt/connect-plugins", ROOT)).hasValue(plugins);
+    String worker =
+        Files.readString(
+            ROOT.resolve("deploy/connect/connect-distributed.properties"), StandardCharsets.UTF_8);
+    assertThat(worker).contains("plugin.path=/opt/connect-plugins\n");
+    // The catalog's PostgreSQL driver comes from the plugin directory, not the worker's class path.
+    assertThat(file.environment("connect", "CLASSPATH")).isEmpty();
+    assertThat(String.valueOf(file.service("connect").get("volumes")))
+        .doesNotContain("connect-libs");
   }
 
   @Test

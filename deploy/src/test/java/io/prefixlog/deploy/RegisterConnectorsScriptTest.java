@@ -6,17 +6,24 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.archive.ConnectTemplates;
 import java.io.IOException;
+import java.io.StringReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -27,16 +34,20 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * deploy/connect/register-connectors.sh (compose's connect-init) against a real HTTP server that
  * answers like Kafka Connect's REST API: it waits for the Iceberg plugin, then renders the archive
- * module's connector template once per archived topic and PUTs it as JSON, and refuses to send
- * anything when a placeholder has no value.
+ * module's connector template once per archived topic and PUTs it as JSON — exactly the
+ * configuration the archive's own {@link ConnectTemplates#sink} gives the embedded path (ArchiveIT)
+ * for the same topics and settings, with the PostgreSQL catalog — and refuses to send anything when
+ * a placeholder has no value.
  */
 class RegisterConnectorsScriptTest {
   private static final Path ROOT = Repository.root();
   private static final Path SCRIPT = ROOT.resolve("deploy/connect/register-connectors.sh");
 
-  /** The archive module's connector template, or this module's stand-in while it is absent. */
+  /** The archive module's connector template, the file compose mounts into connect-init. */
   private static final Path ARCHIVE_TEMPLATE =
       ROOT.resolve("archive/src/main/connect/iceberg-sink.properties");
+
+  private static final String SECRET = "s3cr&t|with\\odd\"quote";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -106,10 +117,16 @@ class RegisterConnectorsScriptTest {
     assertThat(kv.get("topics").asText()).isEqualTo("test.kv.events");
     assertThat(kv.get("iceberg.tables").asText()).isEqualTo("archive_ns.kv_events");
     assertThat(deltas.get("iceberg.tables").asText()).isEqualTo("archive_ns.session_deltas");
+    // Tombstones (session erasure on the compacted deltas topic) are filtered before the sink.
+    assertThat(deltas.get("transforms").asText()).isEqualTo("dropTombstones,kafkaTs,kafkaTsType");
+    assertThat(deltas.get("transforms.dropTombstones.type").asText())
+        .isEqualTo("org.apache.kafka.connect.transforms.Filter");
+    assertThat(deltas.get("transforms.dropTombstones.predicate").asText()).isEqualTo("isTombstone");
+    assertThat(deltas.get("predicates.isTombstone.type").asText())
+        .isEqualTo("org.apache.kafka.connect.transforms.predicates.RecordIsTombstone");
     assertThat(deltas.get("iceberg.catalog.uri").asText())
         .isEqualTo("jdbc:postgresql://postgres:5432/catalogdb");
-    assertThat(deltas.get("iceberg.catalog.s3.secret-access-key").asText())
-        .isEqualTo("s3cr&t|with\\odd\"quote");
+    assertThat(deltas.get("iceberg.catalog.s3.secret-access-key").asText()).isEqualTo(SECRET);
     assertThat(deltas.get("iceberg.catalog.warehouse").asText())
         .isEqualTo("s3://bucket-x/warehouse");
     assertThat(deltas.get("iceberg.control.commit.interval-ms").asText()).isEqualTo("5000");
@@ -120,6 +137,49 @@ class RegisterConnectorsScriptTest {
           .isEqualTo("org.apache.iceberg.connect.IcebergSinkConnector");
     }
     assertThat(result.output()).contains("3 connectors registered");
+  }
+
+  @Test
+  void shouldRegisterWhatTheArchiveRendersForTheEmbeddedPathWithThePostgresCatalog()
+      throws Exception {
+    // Given: compose's namespace (the default), the one PrepareCatalog creates the tables in
+    Map<String, String> env = settings();
+    env.remove("ARCHIVE_NAMESPACE");
+    ArchiveSettings archive =
+        new ArchiveSettings(
+            "http://minio:9000",
+            "eu-west-1",
+            "minio-user",
+            SECRET,
+            true,
+            "s3://bucket-x/warehouse",
+            "jdbc:postgresql://postgres:5432/catalogdb",
+            "cat",
+            "pw",
+            Duration.ofMillis(5000));
+
+    // When
+    Result result = runScript(env);
+
+    // Then
+    assertThat(result.exitCode()).as(result.output()).isZero();
+    // The template compose mounts is the one in the archive jar that ConnectTemplates renders.
+    assertThat(Files.readString(ARCHIVE_TEMPLATE, StandardCharsets.UTF_8))
+        .isEqualTo(ConnectTemplates.read(ConnectTemplates.SINK));
+    List<ArchivedTopic> topics = ArchivedTopic.all("test.");
+    assertThat(topics).hasSize(3);
+    for (ArchivedTopic topic : topics) {
+      Properties expected = new Properties();
+      expected.load(new StringReader(ConnectTemplates.sink(topic, archive, "kafka:9092", 2)));
+      Map<String, String> registered = new TreeMap<>();
+      JSON.readTree(bodies.get("/connectors/" + topic.connector() + "/config"))
+          .properties()
+          .forEach(e -> registered.put(e.getKey(), e.getValue().asText()));
+      Map<String, String> embedded = new TreeMap<>();
+      expected.stringPropertyNames().forEach(k -> embedded.put(k, expected.getProperty(k)));
+      assertThat(registered).as(topic.connector()).isEqualTo(embedded);
+      assertThat(registered.get("iceberg.tables")).startsWith(ArchivedTopic.NAMESPACE + ".");
+    }
   }
 
   @Test
@@ -140,7 +200,7 @@ class RegisterConnectorsScriptTest {
   private Map<String, String> settings() {
     Map<String, String> env = new HashMap<>();
     env.put("CONNECT_URL", "http://127.0.0.1:" + server.getAddress().getPort());
-    env.put("CONNECTOR_TEMPLATE", template().toString());
+    env.put("CONNECTOR_TEMPLATE", ARCHIVE_TEMPLATE.toString());
     env.put("CONNECT_WAIT_SECONDS", "30");
     env.put("CONNECT_POLL_SECONDS", "1");
     env.put("TOPIC_PREFIX", "test.");
@@ -155,23 +215,9 @@ class RegisterConnectorsScriptTest {
     env.put("S3_ENDPOINT", "http://minio:9000");
     env.put("S3_PATH_STYLE_ACCESS", "true");
     env.put("S3_ACCESS_KEY", "minio-user");
-    env.put("S3_SECRET_KEY", "s3cr&t|with\\odd\"quote");
+    env.put("S3_SECRET_KEY", SECRET);
     env.put("S3_REGION", "eu-west-1");
     return env;
-  }
-
-  private static Path template() {
-    if (Files.isRegularFile(ARCHIVE_TEMPLATE)) {
-      return ARCHIVE_TEMPLATE;
-    }
-    try {
-      return Path.of(
-          RegisterConnectorsScriptTest.class
-              .getResource("/connect/iceberg-sink.properties")
-              .toURI());
-    } catch (java.net.URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private record Result(int exitCode, String output) {}

@@ -1,0 +1,129 @@
+package io.prefixlog.deploy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A PostgreSQL cluster of Debian's server binaries in a temporary directory, on loopback and a free
+ * port, trusting every local connection: the docker-compose catalog's database without Docker.
+ * PostgreSQL refuses to run as root, so as root every command runs as the {@code postgres} user
+ * through {@code runuser}. Stopped with {@code pg_ctl stop -m immediate}.
+ */
+final class ThrowawayPostgres implements AutoCloseable {
+  private static final Path INSTALL = Path.of("/usr/lib/postgresql");
+
+  private final Path bin;
+  private final Path dir;
+  private final int port;
+
+  private ThrowawayPostgres(Path bin, Path dir, int port) {
+    this.bin = bin;
+    this.dir = dir;
+    this.port = port;
+  }
+
+  /** The newest installed server's bin directory, if any. */
+  static Optional<Path> binaries() {
+    if (!Files.isDirectory(INSTALL)) {
+      return Optional.empty();
+    }
+    try (Stream<Path> versions = Files.list(INSTALL)) {
+      return versions
+          .map(v -> v.resolve("bin"))
+          .filter(b -> Files.isExecutable(b.resolve("initdb")))
+          .max(Comparator.comparing(b -> b.getParent().getFileName().toString()));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** initdb, start, and create {@code database} owned by {@code user}. */
+  static ThrowawayPostgres start(Path bin, Path dir, String user, String database)
+      throws IOException, InterruptedException {
+    // The server user must reach and own the cluster directory.
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path data = dir.resolve("data");
+    int port = freePort();
+    ThrowawayPostgres postgres = new ThrowawayPostgres(bin, dir, port);
+    postgres.run(
+        "initdb", "-D", data.toString(), "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync");
+    postgres.run(
+        "pg_ctl",
+        "-D",
+        data.toString(),
+        "-l",
+        dir.resolve("postgres.log").toString(),
+        "-o",
+        "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off",
+        "-w",
+        "start");
+    try {
+      postgres.run(
+          "createdb", "-h", "127.0.0.1", "-p", Integer.toString(port), "-U", user, database);
+    } catch (IOException | RuntimeException e) {
+      postgres.close();
+      throw e;
+    }
+    return postgres;
+  }
+
+  int port() {
+    return port;
+  }
+
+  @Override
+  public void close() {
+    try {
+      run("pg_ctl", "-D", dir.resolve("data").toString(), "-m", "immediate", "-w", "stop");
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException("cannot stop PostgreSQL in " + dir, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void run(String tool, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    if ("root".equals(System.getProperty("user.name"))) {
+      command.addAll(List.of("runuser", "-u", "postgres", "--"));
+    }
+    command.add(bin.resolve(tool).toString());
+    command.addAll(List.of(args));
+    Path log = dir.resolve(tool + ".out");
+    Process process =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException(tool + " did not finish in 60 s");
+    }
+    if (process.exitValue() != 0) {
+      throw new IllegalStateException(
+          tool
+              + " exited "
+              + process.exitValue()
+              + ": "
+              + Files.readString(log, StandardCharsets.UTF_8));
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+}
