@@ -2,20 +2,33 @@ package io.prefixlog.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.archive.ConnectTemplates;
+import io.prefixlog.archive.embedded.ConnectWorker;
 import io.prefixlog.archive.embedded.S3ProxyServer;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Skipped without the PostgreSQL server binaries, except under {@code CI=true}
  * (scripts/install-test-deps.sh installs them).
  */
+@ExtendWith(KafkaExtension.class)
 class PrepareCatalogScriptIT {
   private static final Path ROOT = Repository.root();
   private static final Path SCRIPT = ROOT.resolve("deploy/connect/prepare-catalog.sh");
@@ -39,13 +53,17 @@ class PrepareCatalogScriptIT {
   private static final Path S3PROXY_JAR = ROOT.resolve("archive/target/s3proxy/s3proxy.jar");
   private static final String BUCKET = "prefixlog-archive";
 
+  /** Its own topics on the test JVM's shared broker. */
+  private static final String TOPIC_PREFIX = "catalogit.";
+
   @TempDir Path pgDir;
   @TempDir Path s3Dir;
   @TempDir Path dir;
 
   @Test
-  @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void shouldCreateTheArchiveTablesInPostgresOnceFromThePluginDirectory() throws Exception {
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void shouldCreateTheArchiveTablesInPostgresOnceFromThePluginDirectory(KafkaCluster kafka)
+      throws Exception {
     // Given
     Optional<Path> postgresBin = ThrowawayPostgres.binaries();
     if (!"true".equals(System.getenv("CI"))) {
@@ -57,6 +75,8 @@ class PrepareCatalogScriptIT {
         .isRegularFile();
     assertThat(PLUGIN_LIB.resolve("postgresql-42.7.13.jar")).isRegularFile();
     assertThat(WORKER_LIB).isDirectoryContaining("glob:**/slf4j-api-*.jar");
+    // The worker's own class path has no JDBC driver: the plugin's must serve the catalog.
+    assertThat(WORKER_LIB).isDirectoryNotContaining("glob:**/postgresql-*.jar");
     try (ThrowawayPostgres postgres =
             ThrowawayPostgres.start(postgresBin.get(), pgDir, "iceberg", "iceberg");
         S3ProxyServer s3 =
@@ -66,7 +86,7 @@ class PrepareCatalogScriptIT {
       Map<String, String> env = new HashMap<>();
       env.put("PLUGIN_LIB", PLUGIN_LIB.toString());
       env.put("SLF4J_DIR", WORKER_LIB.toString());
-      env.put("TOPIC_PREFIX", "prefixlog.");
+      env.put("TOPIC_PREFIX", TOPIC_PREFIX);
       env.put("CATALOG_URI", "jdbc:postgresql://127.0.0.1:" + postgres.port() + "/iceberg");
       env.put("CATALOG_USER", "iceberg");
       env.put("CATALOG_PASSWORD", "iceberg");
@@ -84,7 +104,7 @@ class PrepareCatalogScriptIT {
       // Then
       assertThat(first.exitCode()).as(first.output()).isZero();
       List<String> tables =
-          ArchivedTopic.all("prefixlog.").stream().map(ArchivedTopic::table).toList();
+          ArchivedTopic.all(TOPIC_PREFIX).stream().map(ArchivedTopic::table).toList();
       assertThat(tables).hasSize(3);
       assertThat(first.output()).contains("created " + String.join(", ", tables));
       for (String table : tables) {
@@ -94,6 +114,101 @@ class PrepareCatalogScriptIT {
       }
       assertThat(second.exitCode()).as(second.output()).isZero();
       assertThat(second.output()).contains("created nothing (all tables existed)");
+
+      // When: the connectors run on the prepared PostgreSQL catalog, and a delta and a tombstone
+      // (filtered by the template) arrive
+      ArchiveSettings settings =
+          new ArchiveSettings(
+              s3.endpoint(),
+              "us-east-1",
+              "minio-user",
+              "minio-secret",
+              true,
+              env.get("WAREHOUSE"),
+              env.get("CATALOG_URI"),
+              "iceberg",
+              "iceberg",
+              Duration.ofSeconds(1));
+      List<ArchivedTopic> topics = ArchivedTopic.all(TOPIC_PREFIX);
+      createTopics(kafka, topics);
+      try (ConnectWorker connect =
+          ConnectWorker.start(
+              new ConnectWorker.Options(
+                  dir.resolve("connect"),
+                  WORKER_LIB,
+                  PLUGIN_LIB.getParent().getParent(),
+                  kafka.bootstrapServers(),
+                  "127.0.0.1",
+                  0,
+                  384,
+                  34_603_008L,
+                  topics.stream()
+                      .map(t -> ConnectTemplates.sink(t, settings, kafka.bootstrapServers(), 1))
+                      .toList(),
+                  topics.stream().map(ArchivedTopic::controlTopic).toList(),
+                  Duration.ofSeconds(120)))) {
+        produce(kafka, ArchivedTopic.deltas(TOPIC_PREFIX).topic());
+        Path data = s3.bucketDir().resolve("warehouse/prefixlog/session_deltas/data");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        String location = "";
+        while (System.nanoTime() < deadline) {
+          location =
+              postgres.queryValue(
+                  "iceberg",
+                  "iceberg",
+                  "select metadata_location from iceberg_tables"
+                      + " where table_name = 'session_deltas'");
+          if (parquetFiles(data) > 0 && !location.contains("/00000-")) {
+            break;
+          }
+          Thread.sleep(500);
+        }
+
+        // Then
+        assertThat(parquetFiles(data)).as("Parquet files under %s", data).isPositive();
+        assertThat(location)
+            .as("the deltas table's current metadata in the PostgreSQL catalog")
+            .startsWith(env.get("WAREHOUSE") + "/prefixlog/session_deltas/metadata/")
+            .doesNotContain("/00000-");
+        assertThat(connect.states().values()).containsOnly("RUNNING");
+      }
+    }
+  }
+
+  private static void createTopics(KafkaCluster kafka, List<ArchivedTopic> topics)
+      throws Exception {
+    try (Admin admin = Admin.create(kafka.clientConfig())) {
+      admin
+          .createTopics(topics.stream().map(t -> new NewTopic(t.topic(), 1, (short) 1)).toList())
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void produce(KafkaCluster kafka, String topic) throws Exception {
+    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+      producer
+          .send(
+              new ProducerRecord<>(
+                  topic,
+                  "pg-session",
+                  "{\"schema_version\":1,\"session_key\":\"pg-session\",\"seq\":0,"
+                      + "\"ts\":1763700000000,\"kind\":\"delta\",\"base_seq\":0,"
+                      + "\"ops\":[{\"op\":\"copy\",\"from\":0,\"len\":2},"
+                      + "{\"op\":\"insert\",\"text\":\"hi\"}],\"body_len\":4}"))
+          .get(30, TimeUnit.SECONDS);
+      producer.send(new ProducerRecord<>(topic, "erased-session", null)).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static long parquetFiles(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(f -> f.getFileName().toString().endsWith(".parquet")).count();
     }
   }
 

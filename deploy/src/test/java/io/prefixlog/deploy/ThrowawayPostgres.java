@@ -82,6 +82,25 @@ final class ThrowawayPostgres implements AutoCloseable {
     return port;
   }
 
+  /** One value: the first column of the first row of {@code sql}, through psql. */
+  String queryValue(String user, String database, String sql)
+      throws IOException, InterruptedException {
+    run(
+        "psql",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        Integer.toString(port),
+        "-U",
+        user,
+        "-d",
+        database,
+        "-At",
+        "-c",
+        sql);
+    return Files.readString(dir.resolve("psql.out"), StandardCharsets.UTF_8).strip();
+  }
+
   @Override
   public void close() {
     try {
