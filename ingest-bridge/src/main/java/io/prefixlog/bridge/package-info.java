@@ -1,0 +1,2 @@
+/** The ingest-bridge process: its {@code main}, running the capture proxy and the KV subscriber. */
+package io.prefixlog.bridge;

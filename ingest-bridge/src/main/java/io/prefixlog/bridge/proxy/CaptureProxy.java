@@ -1,0 +1,352 @@
+package io.prefixlog.bridge.proxy;
+
+import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The capture reverse proxy: {@link #start} binds the proxy port (and the metrics port), and
+ * returns once both listen; {@link #close} stops accepting, lets the exchanges in flight finish
+ * (bounded by {@code PREFIXLOG_PROXY_DRAIN_TIMEOUT}), publishes what is queued and closes the
+ * producer.
+ *
+ * <pre>
+ * client ─▶ ProxyHandler/Exchange (event loops) ─▶ upstream engine
+ *                  │ capture on completion (never waits)
+ *                  ▼
+ *             EventQueue (bounded) ─▶ EventPublisher thread ─▶ Kafka &lt;prefix&gt;requests.raw
+ *                                          └─▶ SpillStore (when Kafka refuses, if configured)
+ * </pre>
+ */
+public final class CaptureProxy implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(CaptureProxy.class);
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+  private final ProxyConfig config;
+  private final Vertx vertx;
+  private final ProxyMetrics metrics;
+  private final EventPublisher publisher;
+  private final List<ProxyHandler> handlers;
+  private final AtomicInteger inFlight;
+  private final HttpServer metricsServer;
+  private final int port;
+  private boolean closed;
+
+  private CaptureProxy(
+      ProxyConfig config,
+      Vertx vertx,
+      ProxyMetrics metrics,
+      EventPublisher publisher,
+      List<ProxyHandler> handlers,
+      AtomicInteger inFlight,
+      HttpServer metricsServer,
+      int port) {
+    this.config = config;
+    this.vertx = vertx;
+    this.metrics = metrics;
+    this.publisher = publisher;
+    this.handlers = handlers;
+    this.inFlight = inFlight;
+    this.metricsServer = metricsServer;
+    this.port = port;
+  }
+
+  /** Starts the proxy; returns when it listens. */
+  public static CaptureProxy start(ProxyConfig config) throws IOException {
+    return start(config, List.of(), () -> true);
+  }
+
+  /**
+   * Starts the proxy, serving on its metrics port also the {@code alsoServed} registries (the KV
+   * subscriber's, in the bridge process) and reporting unhealthy when {@code alsoHealthy} says so.
+   */
+  public static CaptureProxy start(
+      ProxyConfig config, List<MetricsRegistry> alsoServed, BooleanSupplier alsoHealthy)
+      throws IOException {
+    if (config.usesDevSecret()) {
+      LOGGER
+          .atWarn()
+          .setMessage(
+              "PREFIXLOG_SESSION_SECRET is not set: using the development secret; session keys of"
+                  + " guessable ids can be recomputed by anyone")
+          .log();
+    }
+    ProxyMetrics metrics = new ProxyMetrics(new MetricsRegistry());
+    SpillStore spill =
+        config.spillDir() == null
+            ? null
+            : new SpillStore(config.spillDir(), config.spillMaxBytes(), config.spillSegmentBytes());
+    EventQueue queue = new EventQueue(config.queueEvents(), config.queueBytes());
+    EventPublisher publisher =
+        new EventPublisher(
+            queue,
+            () -> new KafkaProducer<>(producerProperties(config)),
+            config.topics().requestsRaw().name(),
+            metrics,
+            spill,
+            config.retryInterval());
+    metrics.gauge("prefixlog_proxy_queue_depth", "Events waiting for the publisher.", queue::depth);
+    metrics.gauge("prefixlog_proxy_queue_bytes", "Bytes waiting for the publisher.", queue::bytes);
+    metrics.gauge(
+        "prefixlog_proxy_spill_pending_events",
+        "Spilled events not yet acknowledged by Kafka.",
+        publisher::spillPending);
+    metrics.gauge(
+        "prefixlog_proxy_spill_bytes", "Bytes in the spill directory.", publisher::spillBytes);
+    AtomicInteger inFlight = new AtomicInteger();
+    metrics.gauge("prefixlog_proxy_in_flight", "Exchanges in progress.", inFlight::get);
+    publisher.start();
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setEventLoopPoolSize(config.eventLoops())
+                .setWorkerPoolSize(2)
+                .setPreferNativeTransport(true));
+    try {
+      SessionKeyDeriver deriver =
+          new SessionKeyDeriver(
+              config.sessionSecret().getBytes(StandardCharsets.UTF_8), config.sessionHeaders());
+      EventFactory factory =
+          new EventFactory(
+              deriver, new ClientAddresses(config.clientAddrMode(), config.sessionSecret()));
+      HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
+      IngestHandler ingest = new IngestHandler(vertx, config, publisher, metrics);
+      List<ProxyHandler> handlers = new ArrayList<>();
+      // The first instance binds (port 0 picks one); the others share its port.
+      ProxyHandler first =
+          new ProxyHandler(
+              config, factory, policy, metrics, publisher, ingest, inFlight, config.listenPort());
+      await(vertx.deployVerticle(first));
+      handlers.add(first);
+      int port = first.actualPort();
+      for (int i = 1; i < config.eventLoops(); i++) {
+        ProxyHandler more =
+            new ProxyHandler(config, factory, policy, metrics, publisher, ingest, inFlight, port);
+        await(vertx.deployVerticle(more, new DeploymentOptions()));
+        handlers.add(more);
+      }
+      HttpServer metricsServer = null;
+      if (config.metricsPort() >= 0) {
+        metricsServer =
+            startMetrics(vertx, config, metrics.registry(), alsoServed, publisher, alsoHealthy);
+      }
+      LOGGER
+          .atInfo()
+          .setMessage("capture proxy listening")
+          .addKeyValue("listen", config.listenHost() + ":" + port)
+          .addKeyValue("upstream", config.upstream())
+          .addKeyValue("topic", config.topics().requestsRaw().name())
+          .addKeyValue("bootstrap", config.bootstrapServers())
+          .addKeyValue("metricsPort", metricsServer == null ? -1 : metricsServer.actualPort())
+          .addKeyValue("spill", config.spillDir())
+          .addKeyValue("ingest", config.ingestToken() != null)
+          .log();
+      return new CaptureProxy(
+          config, vertx, metrics, publisher, handlers, inFlight, metricsServer, port);
+    } catch (IOException | RuntimeException e) {
+      vertx.close();
+      publisher.close(Duration.ofSeconds(1));
+      throw e;
+    }
+  }
+
+  private static HttpServer startMetrics(
+      Vertx vertx,
+      ProxyConfig config,
+      MetricsRegistry registry,
+      List<MetricsRegistry> alsoServed,
+      EventPublisher publisher,
+      BooleanSupplier alsoHealthy)
+      throws IOException {
+    List<MetricsRegistry> registries = new ArrayList<>();
+    registries.add(registry);
+    registries.addAll(alsoServed);
+    HttpServer server =
+        vertx
+            .createHttpServer(
+                new HttpServerOptions().setHost(config.metricsHost()).setPort(config.metricsPort()))
+            .requestHandler(
+                request -> {
+                  switch (request.path()) {
+                    case "/metrics" -> {
+                      StringBuilder text = new StringBuilder();
+                      registries.forEach(r -> text.append(r.render()));
+                      request
+                          .response()
+                          .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+                          .end(Buffer.buffer(text.toString().getBytes(StandardCharsets.UTF_8)));
+                    }
+                    case "/health" -> {
+                      boolean ok = alsoHealthy.getAsBoolean();
+                      String body =
+                          "{\"status\":\""
+                              + (ok ? "ok" : "unhealthy")
+                              + "\",\"kafka\":\""
+                              + (publisher.spilling() ? "spilling" : "online")
+                              + "\",\"queue_depth\":"
+                              + publisher.queueDepth()
+                              + "}\n";
+                      request
+                          .response()
+                          .setStatusCode(ok ? 200 : 503)
+                          .putHeader("Content-Type", "application/json")
+                          .end(body);
+                    }
+                    default -> request.response().setStatusCode(404).end("not found\n");
+                  }
+                });
+    await(server.listen());
+    return server;
+  }
+
+  /**
+   * The producer: idempotent, {@code acks=all}, at most 5 in flight (order kept per partition),
+   * large batches, message size for the capture limit, and short blocking: {@code send()} runs on
+   * the publisher thread only, but a broker that is down must be noticed in a second, not a minute.
+   * Pass-through settings ({@code PREFIXLOG_KAFKA_*}) win.
+   */
+  public static Map<String, Object> producerProperties(ProxyConfig config) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+    long maxRecord = 2 * config.maxBodyBytes() + (1 << 20);
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, (int) Math.min(Integer.MAX_VALUE, maxRecord));
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Math.max(64L << 20, 2 * maxRecord));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000);
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-capture-proxy");
+    p.putAll(config.kafka());
+    return p;
+  }
+
+  /** The bound proxy port. */
+  public int port() {
+    return port;
+  }
+
+  /** The bound metrics port, or -1 when metrics are off. */
+  public int metricsPort() {
+    return metricsServer == null ? -1 : metricsServer.actualPort();
+  }
+
+  public MetricsRegistry metrics() {
+    return metrics.registry();
+  }
+
+  public ProxyConfig config() {
+    return config;
+  }
+
+  /** Exchanges in progress. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  /**
+   * Stops accepting, waits for the exchanges in flight (at most the drain timeout), publishes what
+   * is queued, flushes and closes the producer, stops the event loops. Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long drainMillis = config.drainTimeout().toMillis();
+    List<Future<Void>> shutdowns = new ArrayList<>();
+    for (ProxyHandler handler : handlers) {
+      shutdowns.add(handler.stopAccepting(drainMillis));
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(drainMillis);
+    for (Future<Void> shutdown : shutdowns) {
+      try {
+        shutdown
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) + 1000,
+                TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        LOGGER.atWarn().setMessage("proxy listener did not shut down in time").setCause(e).log();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    if (inFlight.get() > 0) {
+      LOGGER
+          .atWarn()
+          .setMessage("exchanges still in flight at the drain timeout")
+          .addKeyValue("inFlight", inFlight.get())
+          .log();
+    }
+    if (metricsServer != null) {
+      metricsServer.close();
+    }
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      LOGGER.atWarn().setMessage("event loops did not stop in time").setCause(e).log();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    publisher.close(Duration.ofSeconds(30));
+    LOGGER.atInfo().setMessage("capture proxy stopped").log();
+  }
+
+  private static <T> T await(Future<T> future) throws IOException {
+    try {
+      return future
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new IOException(
+          "cannot start the capture proxy: " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IOException("the capture proxy did not start within " + START_TIMEOUT, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while starting the capture proxy", e);
+    }
+  }
+}

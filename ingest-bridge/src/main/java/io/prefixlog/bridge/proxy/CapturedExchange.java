@@ -1,0 +1,98 @@
+package io.prefixlog.bridge.proxy;
+
+import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.schemas.request.Usage;
+import java.util.Map;
+
+/**
+ * What the proxy saw of one exchange, handed to the queue when the response completed or failed.
+ * Holds the captured body bytes; {@link #encode()} (on the publisher thread) derives the session
+ * key if the event loop did not need it, digests the body and writes the event's JSON. {@link
+ * #toString()} never shows the body.
+ */
+final class CapturedExchange implements Outbound {
+  final EventFactory factory;
+  final String requestId;
+  final long ts;
+  final String method;
+  final String path;
+  final Map<String, String> sessionHeaders;
+  final Map<String, String> capturedHeaders;
+  final String clientAddr;
+  final String userAgent;
+  final byte[] body;
+  final boolean truncated;
+  final long originalBodyLen;
+  final SessionKey sessionKey;
+  final Integer status;
+  final double latencyMs;
+  final Double ttfbMs;
+  final Usage usage;
+  final String responseId;
+  final String error;
+
+  CapturedExchange(
+      EventFactory factory,
+      String requestId,
+      long ts,
+      String method,
+      String path,
+      Map<String, String> sessionHeaders,
+      Map<String, String> capturedHeaders,
+      String clientAddr,
+      String userAgent,
+      byte[] body,
+      boolean truncated,
+      long originalBodyLen,
+      SessionKey sessionKey,
+      Integer status,
+      double latencyMs,
+      Double ttfbMs,
+      Usage usage,
+      String responseId,
+      String error) {
+    this.factory = factory;
+    this.requestId = requestId;
+    this.ts = ts;
+    this.method = method;
+    this.path = path;
+    this.sessionHeaders = sessionHeaders;
+    this.capturedHeaders = capturedHeaders;
+    this.clientAddr = clientAddr;
+    this.userAgent = userAgent;
+    this.body = body;
+    this.truncated = truncated;
+    this.originalBodyLen = originalBodyLen;
+    this.sessionKey = sessionKey;
+    this.status = status;
+    this.latencyMs = latencyMs;
+    this.ttfbMs = ttfbMs;
+    this.usage = usage;
+    this.responseId = responseId;
+    this.error = error;
+  }
+
+  @Override
+  public long bytes() {
+    // The body, its JSON copy being built, and a margin for the rest of the event.
+    return 2L * body.length + 1024;
+  }
+
+  @Override
+  public EncodedEvent encode() {
+    return factory.encode(this);
+  }
+
+  @Override
+  public String toString() {
+    return "CapturedExchange[requestId="
+        + requestId
+        + ", method="
+        + method
+        + ", status="
+        + status
+        + ", bodyLen="
+        + body.length
+        + ", body=<redacted>]";
+  }
+}

@@ -1,0 +1,81 @@
+package io.prefixlog.bridge.proxy;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.ResponseInfo;
+import java.util.Map;
+
+/**
+ * Turns a {@link CapturedExchange} into the raw request event (DESIGN §4) and its Kafka record.
+ * Thread-safe; runs on the publisher thread (or, for the session key only, on an event loop when
+ * the proxy must send {@code X-Session-ID} upstream).
+ */
+final class EventFactory {
+  private final SessionKeyDeriver deriver;
+  private final ClientAddresses clientAddresses;
+
+  EventFactory(SessionKeyDeriver deriver, ClientAddresses clientAddresses) {
+    this.deriver = deriver;
+    this.clientAddresses = clientAddresses;
+  }
+
+  /** The session key of a request (header order, body fields, fallback tuple). */
+  SessionKey sessionKey(
+      Map<String, String> sessionHeaders, BodyFields fields, String clientAddr, String userAgent) {
+    return deriver.derive(sessionHeaders, fields, clientAddr, userAgent);
+  }
+
+  EncodedEvent encode(CapturedExchange x) {
+    // A truncated body is not whole JSON: BodyFields reads it as far as it goes, or gives EMPTY.
+    BodyFields fields = BodyFields.read(x.body);
+    SessionKey key =
+        x.sessionKey != null
+            ? x.sessionKey
+            : deriver.derive(x.sessionHeaders, fields, x.clientAddr, x.userAgent);
+    BodyEncoding.EncodedBody body = BodyEncoding.encode(x.body);
+    ResponseInfo response =
+        new ResponseInfo(
+            x.status,
+            round(x.latencyMs),
+            x.ttfbMs == null ? null : round(x.ttfbMs),
+            x.usage,
+            x.responseId,
+            x.error);
+    RawRequestEvent event =
+        new RawRequestEvent(
+            RawRequestEvent.SCHEMA_VERSION,
+            x.requestId,
+            x.ts,
+            key.key(),
+            key.source(),
+            clientAddresses.record(x.clientAddr),
+            x.userAgent,
+            x.capturedHeaders.isEmpty() ? null : x.capturedHeaders,
+            x.method,
+            x.path,
+            fields.model() == null || fields.model().isEmpty() ? null : fields.model(),
+            body.text(),
+            body.encoding().wireName(),
+            (long) x.body.length,
+            Sha256.hex(x.body),
+            x.truncated ? Boolean.TRUE : null,
+            x.truncated ? x.originalBodyLen : null,
+            response);
+    try {
+      return new EncodedEvent(key.key(), Json.mapper().writeValueAsBytes(event), x.requestId);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a raw request event always serialises", e);
+    }
+  }
+
+  /** Microsecond precision is plenty, and keeps the JSON short. */
+  private static double round(double millis) {
+    return Math.round(millis * 1000.0) / 1000.0;
+  }
+}

@@ -1,0 +1,324 @@
+package io.prefixlog.bridge.proxy;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one thread that talks to Kafka. Event loops {@link #offer} captures into the bounded {@link
+ * EventQueue} and return at once; this thread encodes them (session key, SHA-256, JSON) and sends
+ * them with an idempotent producer, keyed by session key.
+ *
+ * <p>Online, every send is acknowledged (counted published) or fails after the producer's delivery
+ * timeout. Without a spill directory a failed event is counted dropped ({@code reason=kafka}); a
+ * full queue is counted dropped ({@code queue_full}). With a spill directory, the first failure
+ * switches to spilling: the thread waits for every send in flight to finish, writes the failed ones
+ * to the {@link SpillStore} in their original order, and from then on appends every new event to
+ * the spill too (so nothing overtakes an older event of the same session). Every retry interval it
+ * resends the oldest spilled records in a batch; once the spill is empty it goes back online.
+ */
+final class EventPublisher implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(EventPublisher.class);
+  private static final int RESEND_BATCH_RECORDS = 500;
+  private static final long RESEND_BATCH_BYTES = 8L << 20;
+
+  private final EventQueue queue;
+  private final Supplier<Producer<String, byte[]>> producers;
+  private final String topic;
+  private final ProxyMetrics metrics;
+  private final SpillStore spill;
+  private final long retryMillis;
+  private final Thread thread;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final ConcurrentLinkedQueue<Failed> failed = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean closing;
+  private volatile long drainDeadlineNanos = Long.MAX_VALUE;
+  private Producer<String, byte[]> producer;
+  private long sequence;
+  private boolean spilling;
+
+  private record Failed(long sequence, EncodedEvent event) {}
+
+  EventPublisher(
+      EventQueue queue,
+      Supplier<Producer<String, byte[]>> producers,
+      String topic,
+      ProxyMetrics metrics,
+      SpillStore spill,
+      Duration retryInterval) {
+    this.queue = queue;
+    this.producers = producers;
+    this.topic = topic;
+    this.metrics = metrics;
+    this.spill = spill;
+    this.retryMillis = retryInterval.toMillis();
+    this.spilling = spill != null && spill.pending() > 0;
+    this.thread = new Thread(this::run, "prefixlog-proxy-publisher");
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    producer = producers.get();
+    thread.start();
+  }
+
+  /** Never blocks: false (and a counted drop) when the queue is full or the publisher closed. */
+  boolean offer(Outbound item) {
+    if (closing) {
+      metrics.dropped("shutdown").increment();
+      return false;
+    }
+    if (!queue.offer(item)) {
+      metrics.dropped("queue_full").increment();
+      return false;
+    }
+    return true;
+  }
+
+  int queueDepth() {
+    return queue.depth();
+  }
+
+  long queueBytes() {
+    return queue.bytes();
+  }
+
+  /** True while events go to the spill rather than straight to Kafka. */
+  boolean spilling() {
+    return spilling;
+  }
+
+  long spillPending() {
+    return spill == null ? 0 : spill.pending();
+  }
+
+  long spillBytes() {
+    return spill == null ? 0 : spill.bytes();
+  }
+
+  private void run() {
+    try {
+      long nextRetry = 0;
+      while (true) {
+        boolean draining = closing;
+        if (draining && (queue.depth() == 0 || System.nanoTime() > drainDeadlineNanos)) {
+          break;
+        }
+        if (!failed.isEmpty()) {
+          spillFailed();
+        }
+        if (spilling) {
+          Outbound item = queue.poll(Math.max(1, Math.min(50, nextRetry - now())));
+          while (item != null) {
+            toSpill(encode(item));
+            item = queue.poll(0);
+          }
+          if (now() >= nextRetry && !draining) {
+            if (!resend()) {
+              nextRetry = now() + retryMillis;
+            }
+          }
+        } else {
+          Outbound item = queue.poll(50);
+          if (item != null) {
+            send(encode(item));
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException | IOException | Error e) {
+      LOGGER.atError().setMessage("publisher thread failed").setCause(e).log();
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private static long now() {
+    return System.nanoTime() / 1_000_000;
+  }
+
+  private EncodedEvent encode(Outbound item) {
+    return item.encode();
+  }
+
+  private void send(EncodedEvent event) {
+    long seq = sequence++;
+    long start = System.nanoTime();
+    inFlight.incrementAndGet();
+    try {
+      producer.send(
+          new ProducerRecord<>(topic, event.key(), event.value()),
+          (RecordMetadata metadata, Exception e) -> {
+            if (e == null) {
+              metrics.published.increment();
+              metrics.ackMicros.add((System.nanoTime() - start) / 1000);
+              metrics.acks.increment();
+            } else {
+              metrics.publishFailures.increment();
+              if (spill == null) {
+                metrics.dropped("kafka").increment();
+              } else {
+                failed.add(new Failed(seq, event));
+              }
+            }
+            inFlight.decrementAndGet();
+          });
+    } catch (RuntimeException e) {
+      // send() reports most failures through the callback; a few (a record too large for
+      // the producer) are thrown.
+      inFlight.decrementAndGet();
+      metrics.publishFailures.increment();
+      if (spill == null) {
+        metrics.dropped("kafka").increment();
+      } else {
+        failed.add(new Failed(seq, event));
+      }
+    }
+  }
+
+  /**
+   * The first failure: wait until every send in flight is decided, then spill the failed ones in
+   * the order they were sent, and spill from now on.
+   */
+  private void spillFailed() throws IOException {
+    producer.flush();
+    List<Failed> batch = new ArrayList<>();
+    Failed f;
+    while ((f = failed.poll()) != null) {
+      batch.add(f);
+    }
+    batch.sort(Comparator.comparingLong(Failed::sequence));
+    if (!spilling) {
+      LOGGER
+          .atWarn()
+          .setMessage("Kafka refused events; spilling to disk until it takes them again")
+          .addKeyValue("topic", topic)
+          .log();
+    }
+    spilling = true;
+    for (Failed failedEvent : batch) {
+      toSpill(failedEvent.event());
+    }
+  }
+
+  private void toSpill(EncodedEvent event) throws IOException {
+    if (spill.append(event)) {
+      metrics.spilled.increment();
+    } else {
+      metrics.dropped("spill_full").increment();
+    }
+  }
+
+  /** Resends the oldest spilled batch; true when it all went through. */
+  private boolean resend() throws IOException {
+    List<SpillStore.Spilled> batch = spill.next(RESEND_BATCH_RECORDS, RESEND_BATCH_BYTES);
+    if (batch.isEmpty()) {
+      spilling = false;
+      LOGGER.atInfo().setMessage("spill resent; publishing directly again").log();
+      return true;
+    }
+    List<SpillStore.Spilled> acked = new ArrayList<>();
+    ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
+    AtomicInteger failures = new AtomicInteger();
+    for (SpillStore.Spilled record : batch) {
+      long start = System.nanoTime();
+      try {
+        producer.send(
+            new ProducerRecord<>(topic, record.key(), record.value()),
+            (metadata, e) -> {
+              if (e == null) {
+                done.add(record);
+                metrics.ackMicros.add((System.nanoTime() - start) / 1000);
+                metrics.acks.increment();
+              } else {
+                failures.incrementAndGet();
+              }
+            });
+      } catch (RuntimeException e) {
+        failures.incrementAndGet();
+      }
+    }
+    producer.flush();
+    acked.addAll(done);
+    spill.acknowledge(acked);
+    metrics.resent.add(acked.size());
+    metrics.published.add(acked.size());
+    if (failures.get() > 0) {
+      metrics.publishFailures.add(failures.get());
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Publishes what is queued (spilling what Kafka refuses, when a spill is configured) for at most
+   * {@code timeout}, flushes and closes the producer. What is still queued after that is counted
+   * dropped ({@code shutdown}).
+   */
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(30));
+  }
+
+  void close(Duration timeout) {
+    if (closing) {
+      return;
+    }
+    drainDeadlineNanos = System.nanoTime() + timeout.toNanos();
+    closing = true;
+    try {
+      if (!stopped.await(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS)) {
+        thread.interrupt();
+        stopped.await(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Outbound left;
+    try {
+      while ((left = queue.poll(0)) != null) {
+        if (left != null) {
+          metrics.dropped("shutdown").increment();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (producer != null) {
+      producer.close(timeout);
+    }
+    if (!failed.isEmpty() && spill != null) {
+      try {
+        for (Failed f : failed) {
+          toSpill(f.event());
+        }
+      } catch (IOException e) {
+        LOGGER.atError().setMessage("cannot spill at shutdown").setCause(e).log();
+      }
+    } else {
+      failed.forEach(f -> metrics.dropped("kafka").increment());
+    }
+    failed.clear();
+    if (spill != null) {
+      try {
+        spill.close();
+      } catch (IOException e) {
+        LOGGER.atWarn().setMessage("cannot close the spill").setCause(e).log();
+      }
+    }
+  }
+}

@@ -1,0 +1,419 @@
+package io.prefixlog.bridge.proxy;
+
+import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKey;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
+import java.net.ConnectException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One proxied exchange, driven entirely on its connection's event loop: opens (or reuses) an
+ * upstream connection, streams the request body upstream while copying up to the capture limit,
+ * streams the response back as it arrives while scanning it for id and usage, and hands the capture
+ * to the queue once the response completes or fails.
+ *
+ * <p>Back-pressure both ways: when the upstream request's write queue is full the client request is
+ * paused until it drains, and likewise the upstream response for a slow client. Nothing is buffered
+ * whole except the captured request body (bounded by the capture limit).
+ */
+final class Exchange {
+  private final ProxyHandler proxy;
+  private final HttpServerRequest request;
+  private final HttpServerResponse response;
+  private final long startNanos;
+  private final long ts;
+  private final String requestId;
+  private final String clientAddr;
+  private final String userAgent;
+  private final MultiMap upstreamHeaders;
+  private final boolean hasBody;
+  private final boolean chunkedUpload;
+  private final BodyCapture capture;
+
+  private HttpClientRequest upstream;
+  private List<Buffer> early;
+  private boolean connecting;
+  private boolean requestEnded;
+  private boolean responseStarted;
+  private boolean done;
+  private SessionKey sessionKey;
+  private Integer status;
+  private long ttfbNanos = -1;
+  private ResponseScanner scanner = new ResponseScanner.None();
+
+  Exchange(ProxyHandler proxy, HttpServerRequest request, long startNanos, long ts) {
+    this.proxy = proxy;
+    this.request = request;
+    this.response = request.response();
+    this.startNanos = startNanos;
+    this.ts = ts;
+    MultiMap headers = request.headers();
+    String clientRequestId = headers.get("x-request-id");
+    this.requestId =
+        clientRequestId == null || clientRequestId.isBlank() ? newRequestId() : clientRequestId;
+    SocketAddress remote = request.remoteAddress();
+    this.clientAddr = remote == null ? null : remote.hostAddress();
+    this.userAgent = headers.get("user-agent");
+    String contentLength = headers.get("content-length");
+    String transferEncoding = headers.get("transfer-encoding");
+    this.chunkedUpload =
+        transferEncoding != null && transferEncoding.toLowerCase(Locale.ROOT).contains("chunked");
+    this.hasBody = chunkedUpload || (contentLength != null && !contentLength.equals("0"));
+    long expected = -1;
+    if (contentLength != null) {
+      try {
+        expected = Long.parseLong(contentLength.trim());
+      } catch (NumberFormatException e) {
+        expected = -1;
+      }
+    }
+    this.capture = new BodyCapture(proxy.proxyConfig().maxBodyBytes(), expected);
+    this.upstreamHeaders = upstreamHeaders(headers);
+  }
+
+  /** Starts the exchange; the request is paused. */
+  void begin() {
+    response.closeHandler(v -> onClientGone());
+    request.exceptionHandler(t -> onClientGone());
+    boolean needSessionHeader =
+        proxy.proxyConfig().setSessionHeader() && !request.headers().contains("x-session-id");
+    if (needSessionHeader && hasBody) {
+      // The key can come from the body: read it (up to the capture limit) before connecting.
+      early = new ArrayList<>();
+      request.handler(this::onEarlyChunk);
+      request.endHandler(
+          v -> {
+            requestEnded = true;
+            connectWithSessionHeader();
+          });
+      request.resume();
+    } else if (needSessionHeader) {
+      connectWithSessionHeader();
+    } else {
+      connect();
+    }
+  }
+
+  private void onEarlyChunk(Buffer chunk) {
+    capture.append(chunk);
+    early.add(chunk);
+    if (capture.full()) {
+      request.pause();
+      connectWithSessionHeader();
+    }
+  }
+
+  private void connectWithSessionHeader() {
+    if (connecting) {
+      return;
+    }
+    sessionKey =
+        proxy
+            .factory()
+            .sessionKey(
+                HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().sessionHeaders()),
+                BodyFields.read(capture.bytes(), 0, capture.length()),
+                clientAddr,
+                userAgent);
+    upstreamHeaders.set("X-Session-ID", sessionKey.key());
+    connect();
+  }
+
+  private void connect() {
+    if (connecting || done) {
+      return;
+    }
+    connecting = true;
+    ProxyConfig config = proxy.proxyConfig();
+    RequestOptions options =
+        new RequestOptions()
+            .setMethod(request.method())
+            .setHost(config.upstream().getHost())
+            .setPort(config.upstreamPort())
+            .setURI(request.uri())
+            .setHeaders(upstreamHeaders)
+            .setIdleTimeout(config.upstreamIdleTimeout().toMillis());
+    proxy.client().request(options).onComplete(this::onUpstreamRequest);
+  }
+
+  private void onUpstreamRequest(AsyncResult<HttpClientRequest> result) {
+    if (result.failed()) {
+      failBeforeResponse(result.cause());
+      return;
+    }
+    upstream = result.result();
+    if (done) {
+      upstream.reset();
+      return;
+    }
+    if (hasBody && upstreamHeaders.get("content-length") == null) {
+      upstream.setChunked(true);
+    }
+    upstream.response().onComplete(this::onUpstreamResponse);
+    if (early != null) {
+      for (Buffer chunk : early) {
+        upstream.write(chunk);
+      }
+      early = null;
+    }
+    if (requestEnded) {
+      upstream.end();
+      return;
+    }
+    request.handler(this::onRequestChunk);
+    request.endHandler(
+        v -> {
+          requestEnded = true;
+          upstream.end();
+        });
+    request.resume();
+  }
+
+  private void onRequestChunk(Buffer chunk) {
+    capture.append(chunk);
+    upstream.write(chunk);
+    if (upstream.writeQueueFull()) {
+      request.pause();
+      upstream.drainHandler(v -> request.resume());
+    }
+  }
+
+  private void onUpstreamResponse(AsyncResult<HttpClientResponse> result) {
+    if (result.failed()) {
+      failBeforeResponse(result.cause());
+      return;
+    }
+    HttpClientResponse upstreamResponse = result.result();
+    ttfbNanos = System.nanoTime();
+    if (done) {
+      upstream.reset();
+      return;
+    }
+    status = upstreamResponse.statusCode();
+    response.setStatusCode(status);
+    String message = upstreamResponse.statusMessage();
+    if (message != null && !message.isEmpty()) {
+      response.setStatusMessage(message);
+    }
+    MultiMap upstreamHeaders = upstreamResponse.headers();
+    HeaderPolicy.copyEndToEnd(upstreamHeaders, response.headers());
+    boolean bodyless =
+        request.method() == HttpMethod.HEAD || status == 204 || status == 304 || status < 200;
+    boolean streamed = !bodyless && upstreamHeaders.get("content-length") == null;
+    if (streamed) {
+      response.setChunked(true);
+    }
+    scanner =
+        ResponseScanner.forResponse(
+            upstreamHeaders.get("content-type"), upstreamHeaders.get("content-encoding"));
+    responseStarted = true;
+    if (streamed) {
+      // A stream's head goes out now, not with its first event (which may be seconds away).
+      response.writeHead();
+    }
+    upstreamResponse.handler(chunk -> onResponseChunk(upstreamResponse, chunk));
+    upstreamResponse.exceptionHandler(this::failAfterResponse);
+    upstreamResponse.endHandler(v -> onResponseEnd());
+  }
+
+  private void onResponseChunk(HttpClientResponse upstreamResponse, Buffer chunk) {
+    if (done) {
+      return;
+    }
+    if (!(scanner instanceof ResponseScanner.None)) {
+      byte[] bytes = chunk.getBytes();
+      scanner.feed(bytes, 0, bytes.length);
+    }
+    response.write(chunk);
+    if (response.writeQueueFull()) {
+      upstreamResponse.pause();
+      response.drainHandler(v -> upstreamResponse.resume());
+    }
+  }
+
+  private void onResponseEnd() {
+    if (done) {
+      return;
+    }
+    scanner.end();
+    response.end();
+    finish(null);
+  }
+
+  /** The upstream failed before a status arrived: the client gets a 502 or 504. */
+  private void failBeforeResponse(Throwable cause) {
+    if (done) {
+      return;
+    }
+    String error = classify(cause);
+    if (responseStarted) {
+      failAfterResponse(cause);
+      return;
+    }
+    int code =
+        error.equals("upstream_timeout") || error.equals("upstream_connect_timeout") ? 504 : 502;
+    status = code;
+    String body =
+        "prefixlog proxy: "
+            + error.replace('_', ' ')
+            + " ("
+            + proxy.proxyConfig().upstream().getHost()
+            + ":"
+            + proxy.proxyConfig().upstreamPort()
+            + ")\n";
+    response
+        .setStatusCode(code)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .putHeader("X-Prefixlog-Error", error)
+        .putHeader("X-Request-Id", requestId);
+    if (!requestEnded) {
+      // The rest of the request body will not be read: the connection cannot be reused.
+      response.putHeader(HttpHeaders.CONNECTION, "close");
+    }
+    if (upstream != null) {
+      upstream.reset();
+    }
+    response.end(Buffer.buffer(body.getBytes(StandardCharsets.UTF_8)));
+    finish(error);
+  }
+
+  /**
+   * The upstream failed mid-response: the status is already sent, so the client connection is
+   * reset, and the client sees an incomplete response rather than a complete-looking one.
+   */
+  private void failAfterResponse(Throwable cause) {
+    if (done) {
+      return;
+    }
+    String error = classify(cause);
+    if (error.equals("upstream_connect_failed")) {
+      error = "upstream_reset";
+    }
+    scanner.end();
+    response.reset();
+    finish(error);
+  }
+
+  private void onClientGone() {
+    if (done) {
+      return;
+    }
+    if (upstream != null) {
+      // The engine stops generating for a request whose connection went away.
+      upstream.reset();
+    }
+    finish("client_disconnect");
+  }
+
+  private void finish(String error) {
+    if (done) {
+      return;
+    }
+    done = true;
+    long end = System.nanoTime();
+    double latencyMs = (end - startNanos) / 1e6;
+    Double ttfbMs = ttfbNanos < 0 ? null : (ttfbNanos - startNanos) / 1e6;
+    if (scanner.unreadable()) {
+      proxy.metrics().unreadable.increment();
+    }
+    if (status != null && !"client_disconnect".equals(error)) {
+      proxy.metrics().response(status);
+    }
+    if (error != null) {
+      proxy.metrics().error(error);
+    }
+    proxy.metrics().captureBytes.add(capture.length());
+    if (capture.truncated()) {
+      proxy.metrics().truncated.increment();
+    }
+    CapturedExchange captured =
+        new CapturedExchange(
+            proxy.factory(),
+            requestId,
+            ts,
+            request.method().name(),
+            request.uri(),
+            HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().sessionHeaders()),
+            proxy.headerPolicy().capture(request.headers()),
+            clientAddr,
+            userAgent,
+            capture.toByteArray(),
+            capture.truncated(),
+            capture.seen(),
+            sessionKey,
+            status,
+            latencyMs,
+            ttfbMs,
+            scanner.usage(),
+            scanner.id(),
+            error);
+    proxy.completed(captured);
+  }
+
+  private MultiMap upstreamHeaders(MultiMap headers) {
+    MultiMap out = HttpHeaders.headers();
+    HeaderPolicy.copyEndToEnd(headers, out);
+    // The upstream's own authority (as nginx's proxy_pass does); Expect is answered here.
+    out.remove("host");
+    out.remove("expect");
+    if (headers.get("x-request-id") == null || headers.get("x-request-id").isBlank()) {
+      out.set("X-Request-Id", requestId);
+    }
+    if (proxy.proxyConfig().forwardedHeaders()) {
+      String forwardedFor = headers.get("x-forwarded-for");
+      if (clientAddr != null) {
+        out.set(
+            "X-Forwarded-For",
+            forwardedFor == null ? clientAddr : forwardedFor + ", " + clientAddr);
+      }
+      if (headers.get("x-forwarded-proto") == null) {
+        out.set("X-Forwarded-Proto", request.isSSL() ? "https" : "http");
+      }
+      String host = headers.get("host");
+      if (host != null && headers.get("x-forwarded-host") == null) {
+        out.set("X-Forwarded-Host", host);
+      }
+    }
+    return out;
+  }
+
+  /** A short snake_case classification of an upstream failure (never a message excerpt). */
+  static String classify(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      String name = t.getClass().getSimpleName();
+      if (name.equals("ConnectTimeoutException")) {
+        return "upstream_connect_timeout";
+      }
+      if (t instanceof TimeoutException || name.contains("Timeout")) {
+        return "upstream_timeout";
+      }
+      if (t instanceof ConnectException) {
+        return "upstream_connect_failed";
+      }
+    }
+    return "upstream_reset";
+  }
+
+  /** A random version-4 UUID; ThreadLocalRandom, not SecureRandom: ids need uniqueness only. */
+  static String newRequestId() {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    long hi = (random.nextLong() & ~0xF000L) | 0x4000L;
+    long lo = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+    return new java.util.UUID(hi, lo).toString();
+  }
+}

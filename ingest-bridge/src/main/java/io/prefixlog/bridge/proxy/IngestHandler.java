@@ -1,0 +1,249 @@
+package io.prefixlog.bridge.proxy;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.prefixlog.core.request.RawEventValidator;
+import io.prefixlog.core.request.Rejection;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+
+/**
+ * {@code POST /prefixlog/v1/events}: newline-delimited raw request events from a producer that
+ * captures inside the engine (an API-server middleware), on the proxy's port. Bearer-token
+ * protected ({@code PREFIXLOG_INGEST_TOKEN}; without one the endpoint answers 404). Each line is
+ * checked by {@link RawEventValidator} (off the event loop) and, when valid, queued exactly like a
+ * captured exchange, its bytes unchanged, keyed by its {@code session_key}. A line whose {@code
+ * headers} hold a credential header is rejected ({@code secret_header}): secrets never reach Kafka,
+ * whoever captured them.
+ *
+ * <p>Response: {@code {"accepted":n,"rejected":n,"dropped":n,"lines":[{"line":1,"outcome":
+ * "accepted","request_id":"…"},{"line":2,"outcome":"rejected","reason":"…","detail":"…"},…]}} with
+ * status 200 when every line was accepted, 400 when a line was rejected, 503 when the queue refused
+ * a line (retry those). Blank lines are skipped.
+ */
+final class IngestHandler {
+  static final String PATH = "/prefixlog/v1/events";
+  static final String SECRET_HEADER = "secret_header";
+
+  private final Vertx vertx;
+  private final byte[] token;
+  private final long maxBytes;
+  private final RawEventValidator validator;
+  private final EventPublisher publisher;
+  private final ProxyMetrics metrics;
+
+  IngestHandler(Vertx vertx, ProxyConfig config, EventPublisher publisher, ProxyMetrics metrics) {
+    this.vertx = vertx;
+    this.token =
+        config.ingestToken() == null
+            ? null
+            : ("Bearer " + config.ingestToken()).getBytes(StandardCharsets.UTF_8);
+    this.maxBytes = config.ingestMaxBytes();
+    this.validator = new RawEventValidator(config.maxBodyBytes());
+    this.publisher = publisher;
+    this.metrics = metrics;
+  }
+
+  void handle(HttpServerRequest request) {
+    if (!request.path().equals(PATH)) {
+      reply(request, 404, "{\"error\":\"no such prefixlog endpoint\"}");
+      return;
+    }
+    if (token == null) {
+      reply(
+          request,
+          404,
+          "{\"error\":\"the ingest endpoint is disabled: set PREFIXLOG_INGEST_TOKEN\"}");
+      return;
+    }
+    String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+    if (authorization == null
+        || !MessageDigest.isEqual(token, authorization.getBytes(StandardCharsets.UTF_8))) {
+      request.response().putHeader("WWW-Authenticate", "Bearer");
+      reply(request, 401, "{\"error\":\"missing or wrong bearer token\"}");
+      return;
+    }
+    if (request.method() != HttpMethod.POST) {
+      request.response().putHeader("Allow", "POST");
+      reply(request, 405, "{\"error\":\"POST newline-delimited raw request events\"}");
+      return;
+    }
+    String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+    if (length != null && parse(length) > maxBytes) {
+      tooLarge(request);
+      return;
+    }
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    boolean[] over = {false};
+    request.handler(
+        chunk -> {
+          if (over[0]) {
+            return;
+          }
+          if (body.size() + (long) chunk.length() > maxBytes) {
+            over[0] = true;
+            tooLarge(request);
+            return;
+          }
+          body.writeBytes(chunk.getBytes());
+        });
+    request.endHandler(
+        v -> {
+          if (over[0]) {
+            return;
+          }
+          vertx
+              .executeBlocking(() -> process(body.toByteArray()), false)
+              .onComplete(
+                  result -> {
+                    if (result.succeeded()) {
+                      reply(request, result.result().status, result.result().json);
+                    } else {
+                      reply(request, 500, "{\"error\":\"internal error\"}");
+                    }
+                  });
+        });
+  }
+
+  private record Result(int status, String json) {}
+
+  /** Validates and queues every line; runs on a worker thread. */
+  private Result process(byte[] body) throws IOException {
+    int accepted = 0;
+    int rejected = 0;
+    int dropped = 0;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream lines = new ByteArrayOutputStream();
+    try (JsonGenerator json = Json.mapper().getFactory().createGenerator(lines)) {
+      json.writeStartArray();
+      int lineNumber = 0;
+      int start = 0;
+      while (start <= body.length) {
+        int end = indexOf(body, (byte) '\n', start);
+        if (end < 0) {
+          end = body.length;
+        }
+        int stop = end > start && body[end - 1] == '\r' ? end - 1 : end;
+        lineNumber++;
+        byte[] line = Arrays.copyOfRange(body, start, stop);
+        start = end + 1;
+        if (isBlank(line)) {
+          continue;
+        }
+        json.writeStartObject();
+        json.writeNumberField("line", lineNumber);
+        RawEventValidator.Outcome outcome = validator.validate(null, line);
+        Rejection rejection = outcome.rejected();
+        if (rejection == null) {
+          rejection = secretHeader(outcome.accepted().event());
+        }
+        if (rejection != null) {
+          rejected++;
+          metrics.ingestLines("rejected").increment();
+          metrics.ingestRejection(rejection.reason()).increment();
+          json.writeStringField("outcome", "rejected");
+          json.writeStringField("reason", rejection.reason());
+          json.writeStringField("detail", rejection.detail());
+        } else {
+          RawRequestEvent event = outcome.accepted().event();
+          EncodedEvent encoded = new EncodedEvent(event.sessionKey(), line, event.requestId());
+          json.writeStringField("request_id", event.requestId());
+          if (publisher.offer(encoded)) {
+            accepted++;
+            metrics.ingestLines("accepted").increment();
+            json.writeStringField("outcome", "accepted");
+          } else {
+            dropped++;
+            metrics.ingestLines("dropped").increment();
+            json.writeStringField("outcome", "dropped");
+            json.writeStringField("reason", "queue_full");
+          }
+        }
+        json.writeEndObject();
+      }
+      json.writeEndArray();
+    }
+    out.writeBytes(
+        ("{\"accepted\":"
+                + accepted
+                + ",\"rejected\":"
+                + rejected
+                + ",\"dropped\":"
+                + dropped
+                + ",\"lines\":")
+            .getBytes(StandardCharsets.UTF_8));
+    out.writeBytes(lines.toByteArray());
+    out.write('}');
+    int status = rejected > 0 ? 400 : dropped > 0 ? 503 : 200;
+    return new Result(status, out.toString(StandardCharsets.UTF_8));
+  }
+
+  private static Rejection secretHeader(RawRequestEvent event) {
+    if (event.headers() == null) {
+      return null;
+    }
+    for (String name : event.headers().keySet()) {
+      if (HeaderPolicy.isSecret(name)) {
+        return new Rejection(
+            SECRET_HEADER,
+            "headers." + name + " is a credential header; credentials are never stored");
+      }
+    }
+    return null;
+  }
+
+  private void tooLarge(HttpServerRequest request) {
+    request.response().putHeader(HttpHeaders.CONNECTION, "close");
+    reply(
+        request,
+        413,
+        "{\"error\":\"the request is larger than PREFIXLOG_INGEST_MAX_BYTES (" + maxBytes + ")\"}");
+  }
+
+  private void reply(HttpServerRequest request, int status, String json) {
+    metrics.ingestRequest(status);
+    if (request.response().ended()) {
+      return;
+    }
+    request
+        .response()
+        .setStatusCode(status)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        .end(Buffer.buffer(json.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static long parse(String value) {
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  private static int indexOf(byte[] bytes, byte b, int from) {
+    for (int i = from; i < bytes.length; i++) {
+      if (bytes[i] == b) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static boolean isBlank(byte[] line) {
+    for (byte b : line) {
+      if (b != ' ' && b != '\t' && b != '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+}
