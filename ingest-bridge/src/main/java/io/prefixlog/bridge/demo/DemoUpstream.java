@@ -98,8 +98,9 @@ public final class DemoUpstream implements AutoCloseable {
   }
 
   /**
-   * Starts a server that reports every answered completion request to {@code listener} (on the
-   * handler thread, after the response was written).
+   * Starts a server that reports every completion request it answers to {@code listener} (on the
+   * handler thread, before the response is written: a client that has its answer finds it
+   * reported).
    */
   public static DemoUpstream start(Options options, Consumer<Served> listener) throws IOException {
     DemoUpstream upstream =
@@ -206,6 +207,17 @@ public final class DemoUpstream implements AutoCloseable {
     usage.put("completion_tokens", completionTokens);
     usage.putObject("prompt_tokens_details").put("cached_tokens", cachedTokens);
 
+    served.incrementAndGet();
+    listener.accept(
+        new Served(
+            requestId,
+            responseId,
+            path,
+            stream,
+            !stream || includeUsage,
+            promptTokens,
+            completionTokens,
+            cachedTokens));
     pause();
     long created = System.currentTimeMillis() / 1000;
     if (stream) {
@@ -223,17 +235,6 @@ public final class DemoUpstream implements AutoCloseable {
       response.set("usage", usage);
       send(exchange, 200, "application/json", bytes(response));
     }
-    served.incrementAndGet();
-    listener.accept(
-        new Served(
-            requestId,
-            responseId,
-            path,
-            stream,
-            !stream || includeUsage,
-            promptTokens,
-            completionTokens,
-            cachedTokens));
   }
 
   private void stream(
