@@ -89,6 +89,7 @@ final class Exchange {
   /** Starts the exchange; the request is paused. */
   void begin() {
     response.closeHandler(v -> onClientGone());
+    response.exceptionHandler(t -> onClientGone());
     request.exceptionHandler(t -> onClientGone());
     boolean needSessionHeader =
         proxy.proxyConfig().setSessionHeader() && !request.headers().contains("x-session-id");
@@ -260,6 +261,10 @@ final class Exchange {
     if (done) {
       return;
     }
+    if (response.closed()) {
+      onClientGone();
+      return;
+    }
     String error = classify(cause);
     if (responseStarted) {
       failAfterResponse(cause);
@@ -298,6 +303,11 @@ final class Exchange {
    */
   private void failAfterResponse(Throwable cause) {
     if (done) {
+      return;
+    }
+    if (response.closed()) {
+      // The client went away first; the upstream failure is its consequence.
+      onClientGone();
       return;
     }
     String error = classify(cause);

@@ -1,0 +1,563 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.Usage;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The proxy with a real HTTP client (the JDK's, and raw sockets for chunked uploads and
+ * disconnects) in front of {@link TestUpstream}, publishing to a real broker; each test reads the
+ * topic back.
+ */
+@ExtendWith(KafkaExtension.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class CaptureProxyIT {
+  private static final String SECRET = "test-session-secret-0123456789";
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+  private TestUpstream upstream;
+  private String topic;
+  private String prefix;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @BeforeEach
+  void setUp(KafkaCluster kafka, TestInfo test) throws Exception {
+    upstream = new TestUpstream();
+    prefix = "proxy-" + test.getTestMethod().orElseThrow().getName() + ".";
+    topic = prefix + "requests.raw";
+    TopicReader.createTopic(kafka.bootstrapServers(), topic);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    upstream.close();
+  }
+
+  private ProxyConfig config(KafkaCluster kafka) {
+    return ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
+        .withListen("127.0.0.1", 0)
+        .withMetricsPort(0)
+        .withTopicPrefix(prefix)
+        .withSessionSecret(SECRET);
+  }
+
+  private CaptureProxy start(ProxyConfig config) throws IOException {
+    CaptureProxy proxy = CaptureProxy.start(config);
+    closeables.add(proxy);
+    return proxy;
+  }
+
+  private TopicReader reader(KafkaCluster kafka) {
+    TopicReader reader = new TopicReader(kafka.bootstrapServers(), topic);
+    closeables.add(reader);
+    return reader;
+  }
+
+  private static URI at(CaptureProxy proxy, String path) {
+    return URI.create("http://127.0.0.1:" + proxy.port() + path);
+  }
+
+  private URI direct(String path) {
+    return upstream.uri().resolve(path);
+  }
+
+  private static RawRequestEvent event(ConsumerRecord<String, byte[]> record) throws IOException {
+    return Json.mapper().readValue(record.value(), RawRequestEvent.class);
+  }
+
+  private static RawRequestEvent byRequestId(
+      List<ConsumerRecord<String, byte[]>> records, String requestId) throws IOException {
+    for (ConsumerRecord<String, byte[]> record : records) {
+      RawRequestEvent event = event(record);
+      if (event.requestId().equals(requestId)) {
+        assertThat(record.key()).isEqualTo(event.sessionKey());
+        return event;
+      }
+    }
+    throw new AssertionError("no event with request_id " + requestId + " in " + records.size());
+  }
+
+  private static HttpRequest.Builder chat(URI uri, String body) {
+    return HttpRequest.newBuilder(uri)
+        .timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json")
+        .header("Authorization", "Bearer sk-SECRET-authorization")
+        .header("X-Api-Key", "SECRET-x-api-key")
+        .header("Cookie", "session=SECRET-cookie")
+        .header("User-Agent", "prefixlog-test/1.0")
+        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+  }
+
+  /** Request headers as the upstream saw them, minus those a proxy adds or rewrites. */
+  private static Map<String, List<String>> endToEnd(TestUpstream.Received received) {
+    Map<String, List<String>> headers = new HashMap<>(received.headers());
+    for (String name :
+        List.of("host", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host")) {
+      headers.remove(name);
+    }
+    return headers;
+  }
+
+  @Test
+  void shouldForwardJsonByteExactAndCaptureUsageWithoutSecrets(KafkaCluster kafka)
+      throws Exception {
+    // Given
+    CaptureProxy proxy = start(config(kafka));
+    TopicReader reader = reader(kafka);
+    String body =
+        "{\"model\":\"m1\",\"messages\":[{\"role\":\"user\",\"content\":\"h\\u00e9llo \uD83D\uDC4B"
+            + " caf\u00e9\"}],\"stream\":false}";
+
+    // When: the same request directly and through the proxy
+    HttpResponse<byte[]> direct =
+        http.send(
+            chat(direct("/v1/chat/completions"), body)
+                .header("X-Request-Id", "req-json-1")
+                .header("X-Session-ID", "conversation-42")
+                .header("x-test-cached", "7")
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    TestUpstream.Received directReceived = upstream.last();
+    HttpResponse<byte[]> proxied =
+        http.send(
+            chat(at(proxy, "/v1/chat/completions"), body)
+                .header("X-Request-Id", "req-json-1")
+                .header("X-Session-ID", "conversation-42")
+                .header("x-test-cached", "7")
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    TestUpstream.Received proxiedReceived = upstream.last();
+
+    // Then: identical bytes both ways, credentials forwarded to the engine
+    assertThat(proxied.statusCode()).isEqualTo(direct.statusCode()).isEqualTo(200);
+    assertThat(proxied.body()).isEqualTo(direct.body());
+    assertThat(proxied.headers().firstValue("content-type"))
+        .isEqualTo(direct.headers().firstValue("content-type"));
+    assertThat(proxied.headers().firstValue("content-length"))
+        .isEqualTo(direct.headers().firstValue("content-length"));
+    assertThat(proxiedReceived.body()).isEqualTo(directReceived.body());
+    assertThat(proxiedReceived.method()).isEqualTo("POST");
+    assertThat(proxiedReceived.target()).isEqualTo(directReceived.target());
+    assertThat(endToEnd(proxiedReceived)).isEqualTo(endToEnd(directReceived));
+    assertThat(proxiedReceived.header("authorization")).isEqualTo("Bearer sk-SECRET-authorization");
+    assertThat(proxiedReceived.header("x-forwarded-for")).isEqualTo("127.0.0.1");
+
+    // And: the event
+    List<ConsumerRecord<String, byte[]>> records = reader.await(1, WAIT);
+    assertThat(records).hasSize(1);
+    RawRequestEvent event = byRequestId(records, "req-json-1");
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    assertThat(event.schemaVersion()).isEqualTo(1);
+    assertThat(event.method()).isEqualTo("POST");
+    assertThat(event.path()).isEqualTo("/v1/chat/completions");
+    assertThat(event.model()).isEqualTo("m1");
+    assertThat(event.body()).isEqualTo(body);
+    assertThat(event.bodyEncoding()).isEqualTo("utf-8");
+    assertThat(event.bodyLen()).isEqualTo(bytes.length);
+    assertThat(event.bodySha256()).isEqualTo(Sha256.hex(bytes));
+    assertThat(event.truncated()).isNull();
+    assertThat(event.sessionKeySource()).isEqualTo("header:x-session-id");
+    assertThat(event.sessionKey()).matches("[0-9a-f]{32}").doesNotContain("conversation");
+    assertThat(event.userAgent()).isEqualTo("prefixlog-test/1.0");
+    assertThat(event.clientAddr()).isEqualTo("127.0.0.1");
+    assertThat(event.headers())
+        .containsEntry("x-request-id", "req-json-1")
+        .containsEntry("x-session-id", "conversation-42")
+        .doesNotContainKeys("authorization", "x-api-key", "cookie", "x-test-cached");
+    assertThat(event.response().status()).isEqualTo(200);
+    assertThat(event.response().id()).isEqualTo("chatcmpl-req-json-1");
+    assertThat(event.response().usage()).isEqualTo(new Usage(bytes.length / 4L, 3L, 7L));
+    assertThat(event.response().error()).isNull();
+    assertThat(event.response().latencyMs()).isGreaterThan(0.0);
+    assertThat(event.response().ttfbMs()).isGreaterThan(0.0);
+    assertThat(new String(records.get(0).value(), StandardCharsets.UTF_8)).doesNotContain("SECRET");
+    assertThat(proxy.metrics().value(ProxyMetrics.RESPONSES, "code=\"200\"")).isEqualTo(1);
+    assertThat(proxy.metrics().value(ProxyMetrics.CAPTURE_BYTES, "")).isEqualTo(bytes.length);
+    assertThat(proxy.metrics().value(ProxyMetrics.PUBLISHED, "")).isEqualTo(1);
+  }
+
+  @Test
+  void shouldGenerateARequestIdAndSendItUpstream(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy =
+        start(config(kafka).withClientAddrMode(ProxyConfig.ClientAddrMode.TRUNCATE));
+    TopicReader reader = reader(kafka);
+
+    // When: no X-Request-Id, a session in the body
+    HttpResponse<String> response =
+        http.send(
+            chat(at(proxy, "/v1/chat/completions"), "{\"model\":\"m\",\"user\":\"alice\"}").build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    // Then
+    String generated = upstream.last().header("x-request-id");
+    assertThat(generated)
+        .matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+    assertThat(response.body()).contains("\"id\":\"chatcmpl-" + generated + "\"");
+    RawRequestEvent event = byRequestId(reader.await(1, WAIT), generated);
+    assertThat(event.response().id()).isEqualTo("chatcmpl-" + generated);
+    assertThat(event.sessionKeySource()).isEqualTo("body:user");
+    assertThat(event.clientAddr()).isEqualTo("127.0.0.0/24");
+    assertThat(event.response().usage().cachedTokens()).isNull();
+  }
+
+  @Test
+  void shouldStreamSseByteExactAndReadUsageFromTheFinalChunk(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy = start(config(kafka));
+    TopicReader reader = reader(kafka);
+    String withUsage =
+        "{\"model\":\"m2\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}";
+    String withoutUsage = "{\"model\":\"m2\",\"stream\":true,\"messages\":[]}";
+
+    // When
+    byte[][] direct = new byte[2][];
+    byte[][] proxied = new byte[2][];
+    String[] bodies = {withUsage, withoutUsage};
+    for (int i = 0; i < 2; i++) {
+      direct[i] =
+          http.send(
+                  chat(direct("/v1/chat/completions?events=20"), bodies[i])
+                      .header("X-Request-Id", "req-sse-" + i)
+                      .header("x-test-cached", "11")
+                      .build(),
+                  HttpResponse.BodyHandlers.ofByteArray())
+              .body();
+      HttpResponse<byte[]> response =
+          http.send(
+              chat(at(proxy, "/v1/chat/completions?events=20"), bodies[i])
+                  .header("X-Request-Id", "req-sse-" + i)
+                  .header("x-test-cached", "11")
+                  .build(),
+              HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(response.headers().firstValue("content-type")).contains("text/event-stream");
+      proxied[i] = response.body();
+    }
+
+    // Then
+    assertThat(proxied[0]).isEqualTo(direct[0]);
+    assertThat(proxied[1]).isEqualTo(direct[1]);
+    List<ConsumerRecord<String, byte[]>> records = reader.await(2, WAIT);
+    RawRequestEvent usage = byRequestId(records, "req-sse-0");
+    assertThat(usage.response().usage())
+        .isEqualTo(new Usage(withUsage.getBytes(StandardCharsets.UTF_8).length / 4L, 3L, 11L));
+    assertThat(usage.response().id()).isEqualTo("chatcmpl-req-sse-0");
+    assertThat(usage.model()).isEqualTo("m2");
+    RawRequestEvent none = byRequestId(records, "req-sse-1");
+    assertThat(none.response().usage()).isNull();
+    assertThat(none.response().id()).isEqualTo("chatcmpl-req-sse-1");
+    assertThat(none.response().status()).isEqualTo(200);
+  }
+
+  @Test
+  void shouldPassEachStreamEventOnAsItIsProduced(KafkaCluster kafka) throws Exception {
+    // Given: an upstream that sends one event and then waits until the test has seen it
+    CaptureProxy proxy = start(config(kafka));
+
+    // When
+    HttpResponse<InputStream> response =
+        http.send(
+            HttpRequest.newBuilder(at(proxy, "/gated")).GET().build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    BufferedReader lines =
+        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+    String first = lines.readLine();
+    upstream.release();
+    StringBuilder rest = new StringBuilder();
+    for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+      rest.append(line).append('\n');
+    }
+
+    // Then: the first event came through before the upstream was released
+    assertThat(first).isEqualTo("data: {\"id\":\"first\"}");
+    assertThat(rest.toString()).contains("\"released\":true").endsWith("data: [DONE]\n\n");
+  }
+
+  @Test
+  void shouldForwardAChunkedUploadAndCaptureItWhole(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy = start(config(kafka));
+    TopicReader reader = reader(kafka);
+    List<String> chunks =
+        List.of(
+            "{\"model\":\"m3\",",
+            "\"messages\":[{\"role\":\"user\",",
+            "\"content\":\"\u00fcber\"}]}");
+    String whole = String.join("", chunks);
+
+    // When: a raw HTTP/1.1 request with Transfer-Encoding: chunked, written chunk by chunk
+    byte[] response;
+    try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-Id: req-chunked\r\n"
+                  + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      for (String chunk : chunks) {
+        byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+        out.write((Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(bytes);
+        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        Thread.sleep(20);
+      }
+      out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      response = socket.getInputStream().readAllBytes();
+    }
+
+    // Then
+    byte[] expected = whole.getBytes(StandardCharsets.UTF_8);
+    assertThat(upstream.last().body()).isEqualTo(expected);
+    String text = new String(response, StandardCharsets.UTF_8);
+    assertThat(text).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\n" + whole);
+    RawRequestEvent event = byRequestId(reader.await(1, WAIT), "req-chunked");
+    assertThat(event.body()).isEqualTo(whole);
+    assertThat(event.bodyLen()).isEqualTo(expected.length);
+    assertThat(event.model()).isEqualTo("m3");
+    assertThat(event.truncated()).isNull();
+  }
+
+  @Test
+  void shouldForwardBodiesOverTheCaptureLimitWholeAndRecordThemTruncated(KafkaCluster kafka)
+      throws Exception {
+    // Given: a 64 KiB capture limit and a 200 KiB body (not valid UTF-8 at the cut: base64)
+    CaptureProxy proxy = start(config(kafka).withMaxBodyBytes(64 << 10));
+    TopicReader reader = reader(kafka);
+    byte[] body = new byte[200 << 10];
+    for (int i = 0; i < body.length; i++) {
+      body[i] = (byte) (i % 251);
+    }
+
+    // When
+    HttpResponse<byte[]> response =
+        http.send(
+            HttpRequest.newBuilder(at(proxy, "/echo"))
+                .header("X-Request-Id", "req-large")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+
+    // Then
+    assertThat(response.body()).isEqualTo(body);
+    assertThat(upstream.last().body()).isEqualTo(body);
+    RawRequestEvent event = byRequestId(reader.await(1, WAIT), "req-large");
+    assertThat(event.truncated()).isTrue();
+    assertThat(event.bodyLen()).isEqualTo(64 << 10);
+    assertThat(event.originalBodyLen()).isEqualTo(200 << 10);
+    assertThat(event.bodyEncoding()).isEqualTo("base64");
+    assertThat(java.util.Base64.getDecoder().decode(event.body()))
+        .isEqualTo(Arrays.copyOf(body, 64 << 10));
+    assertThat(proxy.metrics().value(ProxyMetrics.TRUNCATED, "")).isEqualTo(1);
+  }
+
+  @Test
+  void shouldRecordAClientThatDisconnectsMidStreamAndAbortTheUpstream(KafkaCluster kafka)
+      throws Exception {
+    // Given
+    CaptureProxy proxy = start(config(kafka));
+    TopicReader reader = reader(kafka);
+
+    // When: the client reads three events and hangs up
+    try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+      socket
+          .getOutputStream()
+          .write(
+              "GET /forever HTTP/1.1\r\nHost: x\r\nX-Request-Id: req-gone\r\n\r\n"
+                  .getBytes(StandardCharsets.US_ASCII));
+      InputStream in = socket.getInputStream();
+      ByteArrayOutputStream seen = new ByteArrayOutputStream();
+      while (count(seen.toString(StandardCharsets.UTF_8), "data: ") < 3) {
+        int b = in.read();
+        assertThat(b).isNotNegative();
+        seen.write(b);
+      }
+    }
+
+    // Then
+    RawRequestEvent event = byRequestId(reader.await(1, WAIT), "req-gone");
+    assertThat(event.response().error()).isEqualTo("client_disconnect");
+    assertThat(event.response().status()).isEqualTo(200);
+    assertThat(event.method()).isEqualTo("GET");
+    assertThat(event.bodyLen()).isZero();
+    await(() -> upstream.foreverAborted.get() == 1);
+    assertThat(proxy.metrics().value(ProxyMetrics.ERRORS, "kind=\"client_disconnect\""))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void shouldAnswerUpstreamErrorsTimeoutsAndUnreachableUpstreams(KafkaCluster kafka)
+      throws Exception {
+    // Given: a 300 ms upstream timeout, and a port nothing listens on
+    CaptureProxy proxy =
+        start(config(kafka).withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(300)));
+    int deadPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      deadPort = socket.getLocalPort();
+    }
+    CaptureProxy unreachable =
+        start(config(kafka).withUpstream(URI.create("http://127.0.0.1:" + deadPort)));
+    TopicReader reader = reader(kafka);
+
+    // When
+    HttpResponse<String> error =
+        http.send(
+            HttpRequest.newBuilder(at(proxy, "/status?code=503"))
+                .header("X-Request-Id", "req-503")
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> timeout =
+        http.send(
+            HttpRequest.newBuilder(at(proxy, "/slow?ms=3000"))
+                .header("X-Request-Id", "req-slow")
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> refused =
+        http.send(
+            HttpRequest.newBuilder(at(unreachable, "/v1/models"))
+                .header("X-Request-Id", "req-refused")
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    // Then
+    assertThat(error.statusCode()).isEqualTo(503);
+    assertThat(error.body()).isEqualTo("error 503\n");
+    assertThat(timeout.statusCode()).isEqualTo(504);
+    assertThat(timeout.headers().firstValue("x-prefixlog-error")).contains("upstream_timeout");
+    assertThat(timeout.body()).startsWith("prefixlog proxy: upstream timeout");
+    assertThat(refused.statusCode()).isEqualTo(502);
+    assertThat(refused.headers().firstValue("x-prefixlog-error"))
+        .contains("upstream_connect_failed");
+    List<ConsumerRecord<String, byte[]>> records = reader.await(3, WAIT);
+    assertThat(byRequestId(records, "req-503").response().status()).isEqualTo(503);
+    assertThat(byRequestId(records, "req-503").response().error()).isNull();
+    assertThat(byRequestId(records, "req-slow").response().status()).isEqualTo(504);
+    assertThat(byRequestId(records, "req-slow").response().error()).isEqualTo("upstream_timeout");
+    assertThat(byRequestId(records, "req-refused").response().status()).isEqualTo(502);
+    assertThat(byRequestId(records, "req-refused").response().error())
+        .isEqualTo("upstream_connect_failed");
+    assertThat(proxy.metrics().value(ProxyMetrics.ERRORS, "kind=\"upstream_timeout\""))
+        .isEqualTo(1);
+    assertThat(proxy.metrics().value(ProxyMetrics.RESPONSE_CLASSES, "class=\"5xx\"")).isEqualTo(2);
+    assertThat(unreachable.metrics().value(ProxyMetrics.RESPONSES, "code=\"502\"")).isEqualTo(1);
+  }
+
+  @Test
+  void shouldTellTheEngineTheSessionWhenConfigured(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy = start(config(kafka).withSetSessionHeader(true));
+    TopicReader reader = reader(kafka);
+
+    // When: the session is in the body
+    http.send(
+        chat(at(proxy, "/v1/chat/completions"), "{\"model\":\"m\",\"session_id\":\"s-1\"}")
+            .header("X-Request-Id", "req-session")
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    // Then: the engine got the session key, the same one the event carries
+    RawRequestEvent event = byRequestId(reader.await(1, WAIT), "req-session");
+    assertThat(event.sessionKeySource()).isEqualTo("body:session_id");
+    assertThat(upstream.last().header("x-session-id")).isEqualTo(event.sessionKey());
+    assertThat(upstream.last().body())
+        .isEqualTo("{\"model\":\"m\",\"session_id\":\"s-1\"}".getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void shouldServeHealthAndMetrics(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy = start(config(kafka));
+    http.send(
+        HttpRequest.newBuilder(at(proxy, "/echo"))
+            .POST(HttpRequest.BodyPublishers.ofString("x"))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    // When
+    HttpResponse<String> health =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + proxy.metricsPort() + "/health"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> metrics =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + proxy.metricsPort() + "/metrics"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    // Then
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body()).contains("\"status\":\"ok\"");
+    assertThat(metrics.body())
+        .contains("prefixlog_proxy_responses_total{code=\"200\"} 1")
+        .contains("prefixlog_proxy_responses_by_class_total{class=\"2xx\"} 1")
+        .contains("prefixlog_proxy_queue_depth ")
+        .contains("prefixlog_proxy_events_dropped_total{reason=\"queue_full\"} 0");
+  }
+
+  private static int count(String text, String needle) {
+    int n = 0;
+    for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+
+  static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within " + WAIT);
+      }
+      Thread.sleep(20);
+    }
+  }
+}
