@@ -9,10 +9,16 @@ import java.nio.charset.StandardCharsets;
  * "stream_options":{"include_usage":true}} appended as its last members, as OpenAI clients send
  * them, so the engine's final chunk carries usage.
  */
-final class StreamChoice {
+public final class StreamChoice {
   private static final byte[] STREAM_MEMBERS =
       ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"
           .getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Bytes a streamed request adds to a corpus body that ends with its closing brace: the members
+   * replace the brace and bring their own.
+   */
+  public static final int ADDED_BYTES = STREAM_MEMBERS.length - 1;
 
   private final double fraction;
 
@@ -21,6 +27,11 @@ final class StreamChoice {
       throw new IllegalArgumentException("fraction must be in [0, 1], got " + fraction);
     }
     this.fraction = fraction;
+  }
+
+  /** Requests in a run of {@code requests} that stream, at {@code fraction}. */
+  public static long streamedOf(long requests, double fraction) {
+    return (long) Math.floor(requests * fraction);
   }
 
   boolean streams(long index) {
