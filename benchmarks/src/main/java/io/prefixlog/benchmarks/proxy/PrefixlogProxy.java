@@ -95,6 +95,10 @@ final class PrefixlogProxy implements AutoCloseable {
     return ProcCpu.nanos(child.pid());
   }
 
+  Map<String, Long> threadGroupNanos() {
+    return ProcCpu.threadGroupNanos(child.pid());
+  }
+
   /** Events in the raw topic and the proxy's own event counters, once the producer flushed. */
   String captureSummary() throws IOException, InterruptedException {
     Thread.sleep(1000); // linger and acks

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The capture-proxy benchmark (issue 3, DESIGN §9): wrk with 10 keep-alive connections posting a 20
@@ -31,7 +32,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Targets: ≤ 0.5 ms added p50, ≤ 1 ms added p99, ≥ 99 % of direct throughput.
  *
- * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--warmup 5] [--connections 10]
+ * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--warmup 15] [--connections 10]
  * [--delay-ms 50] [--body-bytes 20480] [--targets direct,nginx,prefixlog]}
  */
 public final class ProxyBenchmark {
@@ -42,7 +43,8 @@ public final class ProxyBenchmark {
   }
 
   /** One system under test: where wrk sends, and how much CPU it has used so far. */
-  private record Target(String name, String url, LongSupplier cpuNanos) {}
+  private record Target(
+      String name, String url, LongSupplier cpuNanos, Supplier<Map<String, Long>> threads) {}
 
   /** One wrk run of one target, with the target's CPU over it. */
   private record Run(Wrk.Result wrk, long cpuNanos) {
@@ -55,7 +57,7 @@ public final class ProxyBenchmark {
     Map<String, String> options = parse(args);
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     Duration seconds = Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", "10")));
-    Duration warmup = Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "5")));
+    Duration warmup = Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "15")));
     int connections = Integer.parseInt(options.getOrDefault("connections", "10"));
     int delayMs = Integer.parseInt(options.getOrDefault("delay-ms", "50"));
     int bodyBytes = Integer.parseInt(options.getOrDefault("body-bytes", "20480"));
@@ -85,8 +87,7 @@ public final class ProxyBenchmark {
     DemoUpstream.Options upstreamOptions =
         DemoUpstream.Options.defaults()
             .withDelay(Duration.ofMillis(delayMs))
-            .withResponseBytes(700)
-            .withThreads(Math.max(64, connections * 4));
+            .withResponseBytes(700);
     Wrk wrk = new Wrk(dir, ChatBody.of(bodyBytes), 2, connections);
     try (KafkaBroker broker =
             KafkaBroker.start(
@@ -99,15 +100,19 @@ public final class ProxyBenchmark {
                 : null) {
       String path = "/v1/chat/completions";
       List<Target> targets = new ArrayList<>();
-      targets.add(new Target("direct", upstream.baseUrl() + path, () -> -1));
+      targets.add(new Target("direct", upstream.baseUrl() + path, () -> -1, Map::of));
       if (wanted.contains("nginx")) {
         targets.add(
-            new Target("nginx", "http://127.0.0.1:" + nginx.port() + path, nginx::cpuNanos));
+            new Target(
+                "nginx", "http://127.0.0.1:" + nginx.port() + path, nginx::cpuNanos, Map::of));
       }
       if (prefixlog != null) {
         targets.add(
             new Target(
-                "prefixlog", "http://127.0.0.1:" + prefixlog.port() + path, prefixlog::cpuNanos));
+                "prefixlog",
+                "http://127.0.0.1:" + prefixlog.port() + path,
+                prefixlog::cpuNanos,
+                prefixlog::threadGroupNanos));
       }
       out.println("kafka: " + broker.bootstrapServers() + "; targets: " + names(targets));
 
@@ -115,14 +120,25 @@ public final class ProxyBenchmark {
         wrk.run(target.url(), warmup); // JIT, connection pools, producer metadata
       }
       Map<String, List<Run>> runs = new LinkedHashMap<>();
+      Map<String, Long> threadNanos = new HashMap<>();
+      long[] measuredRequests = {0};
       targets.forEach(t -> runs.put(t.name(), new ArrayList<>()));
       for (int round = 0; round < rounds; round++) {
         StringBuilder line = new StringBuilder("round " + (round + 1) + ":");
         for (int i = 0; i < targets.size(); i++) {
           Target target = targets.get((i + round) % targets.size());
           long cpuBefore = target.cpuNanos().getAsLong();
+          Map<String, Long> threadsBefore = target.threads().get();
           Wrk.Result result = wrk.run(target.url(), seconds);
           long cpuAfter = target.cpuNanos().getAsLong();
+          Map<String, Long> threadsAfter = target.threads().get();
+          threadsAfter.forEach(
+              (group, nanos) ->
+                  threadNanos.merge(
+                      group, nanos - threadsBefore.getOrDefault(group, 0L), Long::sum));
+          if (!threadsAfter.isEmpty()) {
+            measuredRequests[0] += result.requests();
+          }
           long cpu = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
           runs.get(target.name()).add(new Run(result, cpu));
           line.append(
@@ -141,6 +157,23 @@ public final class ProxyBenchmark {
       if (prefixlog != null) {
         out.println();
         out.println("prefixlog capture: " + prefixlog.captureSummary());
+        StringBuilder byThread = new StringBuilder();
+        threadNanos.entrySet().stream()
+            .filter(e -> e.getValue() > 0)
+            .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+            .limit(8)
+            .forEach(
+                e ->
+                    byThread.append(
+                        String.format(
+                            Locale.ROOT,
+                            "%s%s %.0f",
+                            byThread.length() == 0 ? "" : ", ",
+                            e.getKey(),
+                            e.getValue() / 1e3 / Math.max(1, measuredRequests[0]))));
+        out.println(
+            "prefixlog proxy CPU µs/request by thread group, all rounds (/proc/<pid>/task): "
+                + byThread);
       }
     }
     out.printf(

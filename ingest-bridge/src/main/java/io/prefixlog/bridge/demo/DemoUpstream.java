@@ -4,22 +4,24 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.prefixlog.core.chunk.ChunkHasher;
 import io.prefixlog.core.chunk.PromptRenderer;
 import io.prefixlog.schemas.json.Json;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -42,9 +44,10 @@ import org.slf4j.LoggerFactory;
  * {@code X-Request-Id} header, else the body's {@code request_id}, else random, so a proxy that
  * sets {@code X-Request-Id} can match the engine's id to its capture.
  *
- * <p>Built on the JDK's HTTP server (selector-based connection handling, handlers on a thread
- * pool): it needs no dependency and keeps up far beyond the ~200 requests/s of the proxy benchmark;
- * the delay parks a pool thread, so the pool size bounds concurrency ({@link Options#threads}).
+ * <p>Built on Vert.x, the capture proxy's HTTP library: one event loop, non-blocking, the delay is
+ * a timer, so any number of requests wait at once and the engine stays far from being the
+ * bottleneck of the proxy benchmark (~200 requests/s); the prompt hashing (~50 µs for 20 KB) runs
+ * on the event loop.
  */
 public final class DemoUpstream implements AutoCloseable {
   /** Bytes per prefix-cache chunk: 64 tokens of 4 bytes, a typical KV block multiple. */
@@ -52,13 +55,13 @@ public final class DemoUpstream implements AutoCloseable {
 
   static final int BYTES_PER_TOKEN = 4;
   static final int STREAM_PIECES = 8;
-  private static final String NODELAY_PROPERTY = "sun.net.httpserver.nodelay";
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
   private static final Logger LOGGER = LoggerFactory.getLogger(DemoUpstream.class);
   private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
 
   private final Options options;
-  private final HttpServer server;
-  private final ExecutorService executor;
+  private final Vertx vertx;
+  private HttpServer server;
   private final PrefixCache cache;
   private final ChunkHasher hasher = new ChunkHasher(CHUNK_BYTES);
   private final String answer;
@@ -71,25 +74,32 @@ public final class DemoUpstream implements AutoCloseable {
     this.listener = listener;
     this.cache = new PrefixCache(options.cacheChunks());
     this.answer = answerText(options.responseBytes());
-    // The JDK server writes response headers and body in separate writes; without TCP_NODELAY a
-    // small body waits for the client's delayed ACK of the headers (40 ms). The property is read
-    // once per JVM, when the first server is created; an explicit -D setting wins.
-    if (System.getProperty(NODELAY_PROPERTY) == null) {
-      System.setProperty(NODELAY_PROPERTY, "true");
+    this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1));
+  }
+
+  private void listen() throws IOException {
+    try {
+      server =
+          vertx
+              .createHttpServer(
+                  new HttpServerOptions()
+                      .setHost(options.host())
+                      .setPort(options.port())
+                      .setTcpNoDelay(true))
+              .requestHandler(this::handle)
+              .listen()
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      close();
+      throw new IOException(
+          "the demo upstream cannot listen on " + options.host() + ":" + options.port(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new IOException("interrupted while starting the demo upstream", e);
     }
-    this.server =
-        HttpServer.create(
-            new InetSocketAddress(options.host(), options.port()), /* backlog */ 1024);
-    AtomicInteger threadNumber = new AtomicInteger();
-    ThreadFactory threads =
-        r -> {
-          Thread t = new Thread(r, "demo-upstream-" + threadNumber.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        };
-    this.executor = Executors.newFixedThreadPool(options.threads(), threads);
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
   }
 
   /** Starts a server; {@code close()} stops it. */
@@ -107,14 +117,14 @@ public final class DemoUpstream implements AutoCloseable {
         new DemoUpstream(
             Objects.requireNonNull(options, "options"),
             Objects.requireNonNull(listener, "listener"));
-    upstream.server.start();
+    upstream.listen();
     LOGGER.info("demo upstream listening port={}", upstream.port());
     return upstream;
   }
 
   /** The port it listens on. */
   public int port() {
-    return server.getAddress().getPort();
+    return server.actualPort();
   }
 
   /** {@code http://host:port}, the base URL of the API. */
@@ -134,57 +144,65 @@ public final class DemoUpstream implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
-  }
-
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      String method = exchange.getRequestMethod();
-      byte[] body = exchange.getRequestBody().readAllBytes();
-      switch (path) {
-        case "/v1/chat/completions":
-        case "/v1/completions":
-          if (!"POST".equals(method)) {
-            error(exchange, 405, "method " + method + " not allowed on " + path);
-          } else {
-            complete(exchange, path, body);
-          }
-          break;
-        case "/v1/models":
-          send(exchange, 200, "application/json", models());
-          break;
-        case "/health":
-          send(exchange, 200, "text/plain", new byte[0]);
-          break;
-        default:
-          error(exchange, 404, "no such path: " + path);
-      }
-    } catch (IOException | RuntimeException e) {
-      // A client that went away mid-response, or a bug: the exchange is closed either way.
-      LOGGER.debug("demo upstream request failed", e);
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      LOGGER.warn("the demo upstream did not stop cleanly", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
-  private void complete(HttpExchange exchange, String path, byte[] body) throws IOException {
+  private void handle(HttpServerRequest request) {
+    request
+        .body()
+        .onFailure(e -> LOGGER.debug("demo upstream: request body not read", e))
+        .onSuccess(body -> route(request, body.getBytes()));
+  }
+
+  private void route(HttpServerRequest request, byte[] body) {
+    String path = request.path();
+    String method = request.method().name();
+    HttpServerResponse response = request.response();
+    switch (path) {
+      case "/v1/chat/completions":
+      case "/v1/completions":
+        if (!"POST".equals(method)) {
+          error(response, 405, "method " + method + " not allowed on " + path);
+        } else {
+          complete(request, path, body);
+        }
+        break;
+      case "/v1/models":
+        send(response, 200, "application/json", models());
+        break;
+      case "/health":
+        send(response, 200, "text/plain", new byte[0]);
+        break;
+      default:
+        error(response, 404, "no such path: " + path);
+    }
+  }
+
+  private void complete(HttpServerRequest http, String path, byte[] body) {
+    HttpServerResponse reply = http.response();
     JsonNode request;
     try {
       request = Json.mapper().readTree(body);
     } catch (IOException e) {
-      error(exchange, 400, "the body is not JSON");
+      error(reply, 400, "the body is not JSON");
       return;
     }
     if (request == null || !request.isObject()) {
-      error(exchange, 400, "the body is not a JSON object");
+      error(reply, 400, "the body is not a JSON object");
       return;
     }
     boolean chat = path.equals("/v1/chat/completions");
     if (chat ? !request.path("messages").isArray() : request.path("prompt").isMissingNode()) {
-      error(exchange, 400, chat ? "messages must be an array" : "prompt is required");
+      error(reply, 400, chat ? "messages must be an array" : "prompt is required");
       return;
     }
-    String requestId = exchange.getRequestHeaders().getFirst("X-Request-Id");
+    String requestId = http.getHeader("X-Request-Id");
     if (requestId == null || requestId.isBlank()) {
       requestId =
           request.path("request_id").isTextual()
@@ -218,75 +236,80 @@ public final class DemoUpstream implements AutoCloseable {
             promptTokens,
             completionTokens,
             cachedTokens));
-    pause();
-    long created = System.currentTimeMillis() / 1000;
-    if (stream) {
-      stream(exchange, chat, responseId, created, model, includeUsage ? usage : null);
+    Runnable answerIt =
+        () -> {
+          long created = System.currentTimeMillis() / 1000;
+          if (stream) {
+            stream(reply, chat, responseId, created, model, includeUsage ? usage : null);
+          } else {
+            ObjectNode response =
+                envelope(responseId, chat ? "chat.completion" : "text_completion");
+            response.put("created", created).put("model", model);
+            ObjectNode choice = response.putArray("choices").addObject().put("index", 0);
+            if (chat) {
+              choice.putObject("message").put("role", "assistant").put("content", answer);
+            } else {
+              choice.put("text", answer);
+            }
+            choice.put("finish_reason", "stop");
+            response.set("usage", usage);
+            send(reply, 200, "application/json", bytes(response));
+          }
+        };
+    long delayMs = options.delay().toMillis();
+    if (delayMs > 0) {
+      vertx.setTimer(delayMs, id -> answerIt.run());
     } else {
-      ObjectNode response = envelope(responseId, chat ? "chat.completion" : "text_completion");
-      response.put("created", created).put("model", model);
-      ObjectNode choice = response.putArray("choices").addObject().put("index", 0);
-      if (chat) {
-        choice.putObject("message").put("role", "assistant").put("content", answer);
-      } else {
-        choice.put("text", answer);
-      }
-      choice.put("finish_reason", "stop");
-      response.set("usage", usage);
-      send(exchange, 200, "application/json", bytes(response));
+      answerIt.run();
     }
   }
 
   private void stream(
-      HttpExchange exchange,
+      HttpServerResponse out,
       boolean chat,
       String responseId,
       long created,
       String model,
-      ObjectNode usage)
-      throws IOException {
-    exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-    exchange.getResponseHeaders().set("Cache-Control", "no-cache");
-    exchange.sendResponseHeaders(200, 0); // chunked
+      ObjectNode usage) {
+    out.putHeader("Content-Type", "text/event-stream; charset=utf-8");
+    out.putHeader("Cache-Control", "no-cache");
+    out.setChunked(true);
     String object = chat ? "chat.completion.chunk" : "text_completion";
-    try (OutputStream out = exchange.getResponseBody()) {
-      if (chat) {
-        ObjectNode first = chunk(responseId, object, created, model);
-        first
-            .putArray("choices")
-            .addObject()
-            .put("index", 0)
-            .putObject("delta")
-            .put("role", "assistant")
-            .put("content", "");
-        event(out, first);
-      }
-      int step = Math.max(1, (answer.length() + STREAM_PIECES - 1) / STREAM_PIECES);
-      for (int from = 0; from < answer.length(); from += step) {
-        int to = Math.min(answer.length(), from + step);
-        ObjectNode piece = chunk(responseId, object, created, model);
-        ObjectNode choice = piece.putArray("choices").addObject().put("index", 0);
-        if (chat) {
-          choice.putObject("delta").put("content", answer.substring(from, to));
-        } else {
-          choice.put("text", answer.substring(from, to));
-        }
-        if (to == answer.length()) {
-          choice.put("finish_reason", "stop");
-        } else {
-          choice.putNull("finish_reason");
-        }
-        event(out, piece);
-      }
-      if (usage != null) {
-        ObjectNode last = chunk(responseId, object, created, model);
-        last.putArray("choices");
-        last.set("usage", usage);
-        event(out, last);
-      }
-      out.write(DONE);
-      out.flush();
+    if (chat) {
+      ObjectNode first = chunk(responseId, object, created, model);
+      first
+          .putArray("choices")
+          .addObject()
+          .put("index", 0)
+          .putObject("delta")
+          .put("role", "assistant")
+          .put("content", "");
+      event(out, first);
     }
+    int step = Math.max(1, (answer.length() + STREAM_PIECES - 1) / STREAM_PIECES);
+    for (int from = 0; from < answer.length(); from += step) {
+      int to = Math.min(answer.length(), from + step);
+      ObjectNode piece = chunk(responseId, object, created, model);
+      ObjectNode choice = piece.putArray("choices").addObject().put("index", 0);
+      if (chat) {
+        choice.putObject("delta").put("content", answer.substring(from, to));
+      } else {
+        choice.put("text", answer.substring(from, to));
+      }
+      if (to == answer.length()) {
+        choice.put("finish_reason", "stop");
+      } else {
+        choice.putNull("finish_reason");
+      }
+      event(out, piece);
+    }
+    if (usage != null) {
+      ObjectNode last = chunk(responseId, object, created, model);
+      last.putArray("choices");
+      last.set("usage", usage);
+      event(out, last);
+    }
+    out.end(Buffer.buffer(DONE));
   }
 
   private static ObjectNode chunk(String id, String object, long created, String model) {
@@ -297,23 +320,9 @@ public final class DemoUpstream implements AutoCloseable {
     return Json.mapper().createObjectNode().put("id", id).put("object", object);
   }
 
-  private static void event(OutputStream out, ObjectNode chunk) throws IOException {
-    out.write("data: ".getBytes(StandardCharsets.US_ASCII));
-    out.write(bytes(chunk));
-    out.write("\n\n".getBytes(StandardCharsets.US_ASCII));
-    out.flush();
-  }
-
-  private void pause() {
-    long nanos = options.delay().toNanos();
-    if (nanos <= 0) {
-      return;
-    }
-    try {
-      Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+  private static void event(HttpServerResponse out, ObjectNode chunk) {
+    out.write(
+        Buffer.buffer().appendString("data: ").appendBytes(bytes(chunk)).appendString("\n\n"));
   }
 
   private byte[] models() {
@@ -327,7 +336,7 @@ public final class DemoUpstream implements AutoCloseable {
     return bytes(list);
   }
 
-  private void error(HttpExchange exchange, int status, String message) throws IOException {
+  private void error(HttpServerResponse exchange, int status, String message) {
     rejected.incrementAndGet();
     ObjectNode error = Json.mapper().createObjectNode();
     error
@@ -338,15 +347,8 @@ public final class DemoUpstream implements AutoCloseable {
     send(exchange, status, "application/json", bytes(error));
   }
 
-  private static void send(HttpExchange exchange, int status, String type, byte[] body)
-      throws IOException {
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-    if (body.length > 0) {
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    }
+  private static void send(HttpServerResponse response, int status, String type, byte[] body) {
+    response.setStatusCode(status).putHeader("Content-Type", type).end(Buffer.buffer(body));
   }
 
   private static byte[] bytes(JsonNode node) {
@@ -381,16 +383,9 @@ public final class DemoUpstream implements AutoCloseable {
    * @param responseBytes the size of the answer text
    * @param cacheChunks the prefix cache's capacity in {@value #CHUNK_BYTES}-byte chunks
    * @param model the model it lists and names when a request names none
-   * @param threads handler threads: the number of requests answered concurrently
    */
   public record Options(
-      String host,
-      int port,
-      Duration delay,
-      int responseBytes,
-      int cacheChunks,
-      String model,
-      int threads) {
+      String host, int port, Duration delay, int responseBytes, int cacheChunks, String model) {
     public Options {
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(delay, "delay");
@@ -407,37 +402,30 @@ public final class DemoUpstream implements AutoCloseable {
       if (cacheChunks < 1) {
         throw new IllegalArgumentException("cacheChunks must be >= 1, got " + cacheChunks);
       }
-      if (threads < 1) {
-        throw new IllegalArgumentException("threads must be >= 1, got " + threads);
-      }
     }
 
     /**
      * Loopback, any free port, no delay, a 512-byte answer, 262,144 cached chunks (64 MiB of
-     * rendered prompt), model {@code prefixlog-demo}, 64 handler threads.
+     * rendered prompt), model {@code prefixlog-demo}.
      */
     public static Options defaults() {
-      return new Options("127.0.0.1", 0, Duration.ZERO, 512, 262_144, "prefixlog-demo", 64);
+      return new Options("127.0.0.1", 0, Duration.ZERO, 512, 262_144, "prefixlog-demo");
     }
 
     public Options withPort(int port) {
-      return new Options(host, port, delay, responseBytes, cacheChunks, model, threads);
+      return new Options(host, port, delay, responseBytes, cacheChunks, model);
     }
 
     public Options withDelay(Duration delay) {
-      return new Options(host, port, delay, responseBytes, cacheChunks, model, threads);
+      return new Options(host, port, delay, responseBytes, cacheChunks, model);
     }
 
     public Options withResponseBytes(int responseBytes) {
-      return new Options(host, port, delay, responseBytes, cacheChunks, model, threads);
+      return new Options(host, port, delay, responseBytes, cacheChunks, model);
     }
 
     public Options withCacheChunks(int cacheChunks) {
-      return new Options(host, port, delay, responseBytes, cacheChunks, model, threads);
-    }
-
-    public Options withThreads(int threads) {
-      return new Options(host, port, delay, responseBytes, cacheChunks, model, threads);
+      return new Options(host, port, delay, responseBytes, cacheChunks, model);
     }
   }
 }
