@@ -194,8 +194,13 @@ final class EventPublisher implements AutoCloseable {
    * The first failure: wait until every send in flight is decided, then spill the failed ones in
    * the order they were sent, and spill from now on.
    */
-  private void spillFailed() throws IOException {
+  private void spillFailed() throws IOException, InterruptedException {
+    // flush() can return before the callback of a batch the sender expired while it was in
+    // flight; the count of undecided sends is what says every failure is in.
     producer.flush();
+    while (inFlight.get() > 0) {
+      Thread.sleep(5);
+    }
     List<Failed> batch = new ArrayList<>();
     Failed f;
     while ((f = failed.poll()) != null) {

@@ -543,6 +543,105 @@ class CaptureProxyIT {
         .contains("prefixlog_proxy_events_dropped_total{reason=\"queue_full\"} 0");
   }
 
+  @Test
+  void shouldIngestValidLinesAndReportEveryLinesOutcome(KafkaCluster kafka) throws Exception {
+    // Given
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy = start(config(kafka).withIngestToken(token));
+    CaptureProxy disabled = start(config(kafka));
+    TopicReader reader = reader(kafka);
+    String valid1 = rawEvent("ing-1", "{\"model\":\"m\"}", null);
+    String valid2 = rawEvent("ing-2", "{\"model\":\"\u00e9\"}", Map.of("x-request-id", "ing-2"));
+    String secret = rawEvent("ing-3", "{}", Map.of("authorization", "Bearer SECRET-ingest"));
+    String mismatch =
+        valid1
+            .replace("\"request_id\":\"ing-1\"", "\"request_id\":\"ing-4\"")
+            .replace("\"body_len\":13", "\"body_len\":12");
+    String body = valid1 + "\n{not json\n" + secret + "\n\n" + valid2 + "\r\n" + mismatch + "\n";
+
+    // When
+    HttpResponse<String> response =
+        http.send(ingest(proxy, "Bearer " + token, body), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> noToken =
+        http.send(ingest(proxy, null, body), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> wrongToken =
+        http.send(
+            ingest(proxy, "Bearer wrong-token-0123456789", body),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> off =
+        http.send(ingest(disabled, "Bearer " + token, body), HttpResponse.BodyHandlers.ofString());
+
+    // Then
+    assertThat(response.statusCode()).isEqualTo(400);
+    var json = Json.mapper().readTree(response.body());
+    assertThat(json.get("accepted").asInt()).isEqualTo(2);
+    assertThat(json.get("rejected").asInt()).isEqualTo(3);
+    assertThat(json.get("dropped").asInt()).isZero();
+    var lines = json.get("lines");
+    assertThat(lines).hasSize(5);
+    assertThat(lines.get(0).get("line").asInt()).isEqualTo(1);
+    assertThat(lines.get(0).get("outcome").asText()).isEqualTo("accepted");
+    assertThat(lines.get(0).get("request_id").asText()).isEqualTo("ing-1");
+    assertThat(lines.get(1).get("line").asInt()).isEqualTo(2);
+    assertThat(lines.get(1).get("reason").asText()).isEqualTo("invalid_json");
+    assertThat(lines.get(2).get("reason").asText()).isEqualTo(IngestHandler.SECRET_HEADER);
+    assertThat(lines.get(3).get("line").asInt()).isEqualTo(5);
+    assertThat(lines.get(3).get("outcome").asText()).isEqualTo("accepted");
+    assertThat(lines.get(4).get("line").asInt()).isEqualTo(6);
+    assertThat(lines.get(4).get("reason").asText()).isEqualTo("body_mismatch");
+    assertThat(noToken.statusCode()).isEqualTo(401);
+    assertThat(wrongToken.statusCode()).isEqualTo(401);
+    assertThat(off.statusCode()).isEqualTo(404);
+    assertThat(off.body()).contains("PREFIXLOG_INGEST_TOKEN");
+    List<ConsumerRecord<String, byte[]>> records = reader.await(2, WAIT);
+    records = reader.settle(Duration.ofSeconds(1));
+    assertThat(records).hasSize(2);
+    assertThat(new String(records.get(0).value(), StandardCharsets.UTF_8)).isEqualTo(valid1);
+    assertThat(new String(records.get(1).value(), StandardCharsets.UTF_8)).isEqualTo(valid2);
+    assertThat(records.get(0).key()).isEqualTo("0123456789abcdef0123456789abcdef");
+    assertThat(proxy.metrics().value(ProxyMetrics.INGEST_LINES, "outcome=\"accepted\""))
+        .isEqualTo(2);
+    assertThat(proxy.metrics().value(ProxyMetrics.INGEST_REJECTIONS, "reason=\"secret_header\""))
+        .isEqualTo(1);
+  }
+
+  private static HttpRequest ingest(CaptureProxy proxy, String authorization, String body) {
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(at(proxy, IngestHandler.PATH))
+            .header("Content-Type", "application/x-ndjson")
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    if (authorization != null) {
+      builder.header("Authorization", authorization);
+    }
+    return builder.build();
+  }
+
+  private static String rawEvent(String requestId, String body, Map<String, String> headers)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    RawRequestEvent event =
+        new RawRequestEvent(
+            1,
+            requestId,
+            1_700_000_000_000L,
+            "0123456789abcdef0123456789abcdef",
+            "fallback",
+            "10.0.0.1",
+            "middleware/1",
+            headers,
+            "POST",
+            "/v1/chat/completions",
+            "m",
+            body,
+            "utf-8",
+            (long) bytes.length,
+            Sha256.hex(bytes),
+            null,
+            null,
+            null);
+    return Json.mapper().writeValueAsString(event);
+  }
+
   private static int count(String text, String needle) {
     int n = 0;
     for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {

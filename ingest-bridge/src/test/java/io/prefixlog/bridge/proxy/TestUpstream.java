@@ -50,6 +50,9 @@ final class TestUpstream implements AutoCloseable {
   final AtomicInteger foreverAborted = new AtomicInteger();
 
   TestUpstream() throws IOException {
+    // The JDK server writes head and body separately; with Nagle on, every response waits for a
+    // delayed ACK (40 ms), the pitfall of performance-anchors §(a). Read when the server starts.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
     server.createContext("/", this::handle);
     server.setExecutor(executor);

@@ -1,0 +1,189 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.embedded.KafkaBroker;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The proxy while the broker is down, on a broker of its own (stopped and restarted on the same
+ * data directory and ports): the proxy keeps answering; without a spill every event Kafka refused
+ * is counted dropped, with a spill every one is spilled, and after the broker returns the spilled
+ * events arrive once each, in order, before the newer ones.
+ */
+@Timeout(value = 170, unit = TimeUnit.SECONDS)
+class BrokerDownIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Pattern VOTERS =
+      Pattern.compile("controller\\.quorum\\.voters=\\d+@[^:]+:(\\d+)");
+
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  @Test
+  void shouldKeepServingCountDropsExactlyAndResendSpilledEventsInOrder(@TempDir Path dir)
+      throws Exception {
+    // Given: a broker of our own, two proxies (one dropping, one spilling) with short timeouts
+    KafkaBroker broker = KafkaBroker.start(KafkaBroker.Options.defaults(dir.resolve("broker")));
+    Path spillDir = dir.resolve("spill");
+    try (TestUpstream upstream = new TestUpstream()) {
+      String bootstrap = broker.bootstrapServers();
+      TopicReader.createTopic(bootstrap, "drop.requests.raw");
+      TopicReader.createTopic(bootstrap, "spill.requests.raw");
+      Map<String, String> fastFailure =
+          Map.of(
+              "delivery.timeout.ms", "2000",
+              "request.timeout.ms", "1000",
+              "linger.ms", "0",
+              "max.block.ms", "500",
+              "reconnect.backoff.max.ms", "200");
+      ProxyConfig base =
+          ProxyConfig.defaults(upstream.uri(), bootstrap)
+              .withListen("127.0.0.1", 0)
+              .withMetricsPort(-1)
+              .withSessionSecret("test-session-secret-0123456789")
+              .withKafka(fastFailure)
+              .withRetryInterval(Duration.ofMillis(200));
+      List<String> spillIds = new ArrayList<>();
+      try (CaptureProxy dropping = CaptureProxy.start(base.withTopicPrefix("drop."));
+          CaptureProxy spilling =
+              CaptureProxy.start(
+                  base.withTopicPrefix("spill.").withSpill(spillDir, 16L << 20, 1L << 20))) {
+        for (int i = 0; i < 2; i++) {
+          assertThat(post(dropping, "up-drop-" + i)).isEqualTo(200);
+          assertThat(post(spilling, "up-spill-" + i)).isEqualTo(200);
+          spillIds.add("up-spill-" + i);
+        }
+        CaptureProxyIT.await(() -> published(dropping) == 2 && published(spilling) == 2);
+
+        // When: the broker stops, and requests keep coming
+        broker.close();
+        for (int i = 0; i < 3; i++) {
+          assertThat(post(dropping, "down-drop-" + i)).isEqualTo(200);
+        }
+        for (int i = 0; i < 4; i++) {
+          assertThat(post(spilling, "down-spill-" + i)).isEqualTo(200);
+          spillIds.add("down-spill-" + i);
+        }
+
+        // Then: exact counts, nothing published
+        awaitLong(
+            () ->
+                dropping.metrics().value(ProxyMetrics.DROPPED, "reason=\"kafka\"") == 3
+                    && spilling.metrics().value(ProxyMetrics.SPILLED, "") == 4);
+        assertThat(published(dropping)).isEqualTo(2);
+        assertThat(published(spilling)).isEqualTo(2);
+        assertThat(spilling.metrics().value(ProxyMetrics.DROPPED, "reason=\"kafka\"")).isZero();
+        try (Stream<Path> files = Files.list(spillDir)) {
+          assertThat(files.filter(f -> f.toString().endsWith(".log")).count()).isEqualTo(1);
+        }
+
+        // When: the broker returns on the same data and ports; more requests arrive
+        broker = restart(broker, dir.resolve("broker"));
+        for (int i = 0; i < 2; i++) {
+          assertThat(post(spilling, "back-spill-" + i)).isEqualTo(200);
+          spillIds.add("back-spill-" + i);
+        }
+
+        // Then: every spilled event arrives once, in order, before the newer ones
+        awaitLong(() -> spilling.metrics().value(ProxyMetrics.RESENT, "") >= 4);
+        try (TopicReader reader =
+            new TopicReader(broker.bootstrapServers(), "spill.requests.raw")) {
+          reader.await(spillIds.size(), WAIT);
+          List<ConsumerRecord<String, byte[]>> records = reader.settle(Duration.ofSeconds(2));
+          assertThat(requestIds(records)).containsExactlyElementsOf(spillIds);
+        }
+        try (TopicReader reader = new TopicReader(broker.bootstrapServers(), "drop.requests.raw")) {
+          List<ConsumerRecord<String, byte[]>> records = reader.settle(Duration.ofSeconds(2));
+          assertThat(requestIds(records)).containsExactly("up-drop-0", "up-drop-1");
+        }
+        // The newer ones went through the spill too unless it had drained before they came.
+        assertThat(published(spilling)).isEqualTo(8);
+        assertThat(spilling.metrics().value(ProxyMetrics.RESENT, ""))
+            .isEqualTo(spilling.metrics().value(ProxyMetrics.SPILLED, ""));
+        assertThat(spilling.metrics().value(ProxyMetrics.DROPPED, "reason=\"queue_full\""))
+            .isZero();
+        try (Stream<Path> files = Files.list(spillDir)) {
+          assertThat(files.filter(f -> f.toString().endsWith(".log"))).isEmpty();
+        }
+      }
+    } finally {
+      broker.close();
+    }
+  }
+
+  private int post(CaptureProxy proxy, String requestId) throws IOException, InterruptedException {
+    return http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + proxy.port() + "/v1/chat/completions"))
+                .header("X-Request-Id", requestId)
+                .header("X-Session-ID", "one-session")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\""
+                            + requestId
+                            + "\"}]}",
+                        StandardCharsets.UTF_8))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .statusCode();
+  }
+
+  private static long published(CaptureProxy proxy) {
+    return proxy.metrics().value(ProxyMetrics.PUBLISHED, "");
+  }
+
+  private static List<String> requestIds(List<ConsumerRecord<String, byte[]>> records)
+      throws IOException {
+    List<String> ids = new ArrayList<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      ids.add(Json.mapper().readValue(record.value(), RawRequestEvent.class).requestId());
+    }
+    return ids;
+  }
+
+  private static KafkaBroker restart(KafkaBroker stopped, Path dataDir) throws IOException {
+    int brokerPort = Integer.parseInt(stopped.bootstrapServers().replaceAll(".*:", ""));
+    Matcher voters =
+        VOTERS.matcher(
+            Files.readString(dataDir.resolve("server.properties"), StandardCharsets.UTF_8));
+    assertThat(voters.find()).isTrue();
+    int controllerPort = Integer.parseInt(voters.group(1));
+    return KafkaBroker.start(
+        KafkaBroker.Options.defaults(dataDir)
+            .withBrokerPort(brokerPort)
+            .withControllerPort(controllerPort));
+  }
+
+  private static void awaitLong(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within " + WAIT);
+      }
+      Thread.sleep(50);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.Settings;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProxyConfigTest {
+  private static ProxyConfig from(Map<String, String> values) {
+    Map<String, String> all = new HashMap<>(values);
+    all.putIfAbsent("PREFIXLOG_PROXY_UPSTREAM", "http://127.0.0.1:8000");
+    return ProxyConfig.fromSettings(Settings.of(all));
+  }
+
+  @Test
+  void shouldReadEverySettingFromTheEnvironment() {
+    // When
+    ProxyConfig config =
+        from(
+            Map.ofEntries(
+                Map.entry("PREFIXLOG_PROXY_UPSTREAM", "http://engine:8000/"),
+                Map.entry("PREFIXLOG_PROXY_HOST", "0.0.0.0"),
+                Map.entry("PREFIXLOG_PROXY_PORT", "9000"),
+                Map.entry("PREFIXLOG_MAX_BODY_BYTES", "1MiB"),
+                Map.entry("PREFIXLOG_PROXY_UPSTREAM_TIMEOUT", "30s"),
+                Map.entry("PREFIXLOG_CAPTURE_HEADERS", "X-Request-Id, X-Trace"),
+                Map.entry("PREFIXLOG_CLIENT_ADDR", "truncate"),
+                Map.entry("PREFIXLOG_SPILL_DIR", "/tmp/spill"),
+                Map.entry("PREFIXLOG_INGEST_TOKEN", "0123456789abcdef"),
+                Map.entry("PREFIXLOG_SESSION_SECRET", "a-secret-of-16-bytes"),
+                Map.entry("PREFIXLOG_PROXY_SET_SESSION_HEADER", "true"),
+                Map.entry("PREFIXLOG_KAFKA_LINGER_MS", "1")));
+
+    // Then
+    assertThat(config.upstream()).isEqualTo(URI.create("http://engine:8000/"));
+    assertThat(config.upstreamPort()).isEqualTo(8000);
+    assertThat(config.listenHost()).isEqualTo("0.0.0.0");
+    assertThat(config.listenPort()).isEqualTo(9000);
+    assertThat(config.maxBodyBytes()).isEqualTo(1 << 20);
+    assertThat(config.upstreamIdleTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.captureHeaders()).containsExactlyInAnyOrder("x-request-id", "x-trace");
+    assertThat(config.clientAddrMode()).isEqualTo(ProxyConfig.ClientAddrMode.TRUNCATE);
+    assertThat(config.spillDir()).isEqualTo(Path.of("/tmp/spill"));
+    assertThat(config.ingestToken()).isEqualTo("0123456789abcdef");
+    assertThat(config.usesDevSecret()).isFalse();
+    assertThat(config.setSessionHeader()).isTrue();
+    assertThat(config.kafka()).containsEntry("linger.ms", "1");
+    assertThat(config.toString()).doesNotContain("0123456789abcdef").doesNotContain("a-secret");
+  }
+
+  @Test
+  void shouldDefaultToLoopbackAndTheDevelopmentSecret() {
+    ProxyConfig config = ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), "k:9092");
+    assertThat(config.listenHost()).isEqualTo("127.0.0.1");
+    assertThat(config.listenPort()).isEqualTo(8088);
+    assertThat(config.usesDevSecret()).isTrue();
+    assertThat(config.ingestToken()).isNull();
+    assertThat(config.spillDir()).isNull();
+    assertThat(config.maxBodyBytes()).isEqualTo(16 << 20);
+  }
+
+  @Test
+  void shouldRejectBadSettingsNamingTheKey() {
+    assertThatThrownBy(() -> ProxyConfig.fromSettings(Settings.of(Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("PREFIXLOG_PROXY_UPSTREAM is required");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_UPSTREAM", "ftp://x")))
+        .hasMessageContaining("PREFIXLOG_PROXY_UPSTREAM=ftp://x");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_UPSTREAM", "http://x:1/v1")))
+        .hasMessageContaining("origin only");
+    assertThatThrownBy(
+            () -> from(Map.of("PREFIXLOG_CAPTURE_HEADERS", "x-request-id,Authorization")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("PREFIXLOG_CAPTURE_HEADERS names 'authorization'");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_SESSION_SECRET", "short")))
+        .hasMessageContaining("PREFIXLOG_SESSION_SECRET");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_INGEST_TOKEN", "short")))
+        .hasMessageContaining("PREFIXLOG_INGEST_TOKEN");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_CLIENT_ADDR", "blur")))
+        .hasMessageContaining("PREFIXLOG_CLIENT_ADDR=blur");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_CONNECT_TIMEOUT", "0")))
+        .hasMessageContaining("PREFIXLOG_PROXY_CONNECT_TIMEOUT");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_PORT", "70000")))
+        .hasMessageContaining("PREFIXLOG_PROXY_PORT=70000");
+  }
+}

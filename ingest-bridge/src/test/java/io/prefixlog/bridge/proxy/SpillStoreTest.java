@@ -1,0 +1,112 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SpillStoreTest {
+  private static EncodedEvent event(int i) {
+    return new EncodedEvent(
+        "key" + (i % 3),
+        ("{\"n\":" + i + ",\"pad\":\"" + "x".repeat(100) + "\"}").getBytes(StandardCharsets.UTF_8),
+        "r" + i);
+  }
+
+  private static List<String> values(List<SpillStore.Spilled> records) {
+    return records.stream()
+        .map(r -> new String(r.value(), StandardCharsets.UTF_8).replaceAll(",\"pad.*", ""))
+        .toList();
+  }
+
+  @Test
+  void shouldReadBackInOrderAndNeverReturnAnAcknowledgedRecordAgainAcrossReopens(@TempDir Path dir)
+      throws Exception {
+    // Given: records over several small segments
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 64 << 10)) {
+      for (int i = 0; i < 1000; i++) {
+        assertThat(store.append(event(i))).isTrue();
+      }
+      assertThat(store.pending()).isEqualTo(1000);
+
+      // When: a batch is read and only some of it acknowledged (a failure in between)
+      List<SpillStore.Spilled> batch = store.next(10, 1 << 20);
+      assertThat(values(batch))
+          .containsExactly(
+              "{\"n\":0",
+              "{\"n\":1",
+              "{\"n\":2",
+              "{\"n\":3",
+              "{\"n\":4",
+              "{\"n\":5",
+              "{\"n\":6",
+              "{\"n\":7",
+              "{\"n\":8",
+              "{\"n\":9");
+      store.acknowledge(List.of(batch.get(0), batch.get(1), batch.get(3)));
+    }
+
+    // Then: after reopening, the acknowledged ones are gone and the rest keep their order
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 64 << 10)) {
+      assertThat(store.pending()).isEqualTo(997);
+      assertThat(values(store.next(3, 1 << 20)))
+          .containsExactly("{\"n\":2", "{\"n\":4", "{\"n\":5");
+      // When: everything is acknowledged
+      List<SpillStore.Spilled> all;
+      while (!(all = store.next(100, 1 << 20)).isEmpty()) {
+        store.acknowledge(all);
+      }
+      assertThat(store.pending()).isZero();
+      assertThat(store.bytes()).isZero();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files).isEmpty();
+    }
+  }
+
+  @Test
+  void shouldRefuseBeyondItsBound(@TempDir Path dir) throws Exception {
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 64 << 10)) {
+      int accepted = 0;
+      while (store.append(event(accepted))) {
+        accepted++;
+      }
+      assertThat(store.bytes()).isLessThanOrEqualTo(1 << 20);
+      assertThat(accepted).isGreaterThan(7000);
+      assertThat(store.pending()).isEqualTo(accepted);
+    }
+  }
+
+  @Test
+  void shouldCutATornRecordAtTheEndOnOpen(@TempDir Path dir) throws Exception {
+    // Given: two records, then half of a third (a crash mid-append)
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 1 << 20)) {
+      store.append(event(1));
+      store.append(event(2));
+    }
+    Path log;
+    try (Stream<Path> files = Files.list(dir)) {
+      log = files.filter(f -> f.toString().endsWith(".log")).findFirst().orElseThrow();
+    }
+    try (FileChannel channel = FileChannel.open(log, StandardOpenOption.APPEND)) {
+      channel.write(java.nio.ByteBuffer.wrap(new byte[] {0x50, 0x4c, 0x53, 0x31, 0, 0, 0, 4, 0}));
+    }
+
+    // When
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 1 << 20)) {
+      // Then
+      assertThat(store.pending()).isEqualTo(2);
+      assertThat(values(store.next(10, 1 << 20))).containsExactly("{\"n\":1", "{\"n\":2");
+      store.append(event(3));
+      assertThat(values(store.next(10, 1 << 20)))
+          .containsExactly("{\"n\":1", "{\"n\":2", "{\"n\":3");
+    }
+  }
+}
