@@ -85,16 +85,6 @@ public final class BridgeMain {
         proxy[0] =
             CaptureProxy.start(
                 proxyConfig, also, kvBridge == null ? () -> true : kvBridge::isHealthy);
-        System.out.println(
-            "prefixlog ingest-bridge: proxy on "
-                + proxyConfig.listenHost()
-                + ":"
-                + proxy[0].port()
-                + " -> "
-                + proxyConfig.upstream()
-                + (proxy[0].metricsPort() >= 0
-                    ? ", metrics on port " + proxy[0].metricsPort()
-                    : ""));
       }
       stopped.await();
       return 0;

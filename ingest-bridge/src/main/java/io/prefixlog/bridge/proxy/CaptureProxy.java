@@ -206,7 +206,7 @@ public final class CaptureProxy implements AutoCloseable {
                           "{\"status\":\""
                               + (ok ? "ok" : "unhealthy")
                               + "\",\"kafka\":\""
-                              + (publisher.spilling() ? "spilling" : "online")
+                              + publisher.kafkaState()
                               + "\",\"queue_depth\":"
                               + publisher.queueDepth()
                               + "}\n";

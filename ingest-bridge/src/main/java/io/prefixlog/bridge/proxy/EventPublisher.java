@@ -45,6 +45,7 @@ final class EventPublisher implements AutoCloseable {
   private final ConcurrentLinkedQueue<Failed> failed = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean closing;
+  private volatile boolean lastSendFailed;
   private volatile long drainDeadlineNanos = Long.MAX_VALUE;
   private Producer<String, byte[]> producer;
   private long sequence;
@@ -99,6 +100,11 @@ final class EventPublisher implements AutoCloseable {
   /** True while events go to the spill rather than straight to Kafka. */
   boolean spilling() {
     return spilling;
+  }
+
+  /** {@code online}, {@code failing} (the last send failed) or {@code spilling}. */
+  String kafkaState() {
+    return spilling ? "spilling" : lastSendFailed ? "failing" : "online";
   }
 
   long spillPending() {
@@ -163,6 +169,7 @@ final class EventPublisher implements AutoCloseable {
       producer.send(
           new ProducerRecord<>(topic, event.key(), event.value()),
           (RecordMetadata metadata, Exception e) -> {
+            lastSendFailed = e != null;
             if (e == null) {
               metrics.published.increment();
               metrics.ackMicros.add((System.nanoTime() - start) / 1000);

@@ -11,6 +11,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
 import java.net.ConnectException;
@@ -20,6 +21,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One proxied exchange, driven entirely on its connection's event loop: opens (or reuses) an
@@ -32,6 +35,8 @@ import java.util.concurrent.TimeoutException;
  * whole except the captured request body (bounded by the capture limit).
  */
 final class Exchange {
+  private static final Logger LOGGER = LoggerFactory.getLogger(Exchange.class);
+
   private final ProxyHandler proxy;
   private final HttpServerRequest request;
   private final HttpServerResponse response;
@@ -55,6 +60,10 @@ final class Exchange {
   private Integer status;
   private long ttfbNanos = -1;
   private ResponseScanner scanner = new ResponseScanner.None();
+  private Buffer http10Body;
+
+  /** Largest streamed response collected for an HTTP/1.0 client. */
+  static final int MAX_HTTP10_BODY = 64 << 20;
 
   Exchange(ProxyHandler proxy, HttpServerRequest request, long startNanos, long ts) {
     this.proxy = proxy;
@@ -149,7 +158,7 @@ final class Exchange {
             .setURI(request.uri())
             .setHeaders(upstreamHeaders)
             .setIdleTimeout(config.upstreamIdleTimeout().toMillis());
-    proxy.client().request(options).onComplete(this::onUpstreamRequest);
+    proxy.client().request(options).onComplete(result -> guard(() -> onUpstreamRequest(result)));
   }
 
   private void onUpstreamRequest(AsyncResult<HttpClientRequest> result) {
@@ -165,7 +174,7 @@ final class Exchange {
     if (hasBody && upstreamHeaders.get("content-length") == null) {
       upstream.setChunked(true);
     }
-    upstream.response().onComplete(this::onUpstreamResponse);
+    upstream.response().onComplete(head -> guard(() -> onUpstreamResponse(head)));
     if (early != null) {
       for (Buffer chunk : early) {
         upstream.write(chunk);
@@ -176,7 +185,7 @@ final class Exchange {
       upstream.end();
       return;
     }
-    request.handler(this::onRequestChunk);
+    request.handler(chunk -> guard(() -> onRequestChunk(chunk)));
     request.endHandler(
         v -> {
           requestEnded = true;
@@ -216,7 +225,11 @@ final class Exchange {
     boolean bodyless =
         request.method() == HttpMethod.HEAD || status == 204 || status == 304 || status < 200;
     boolean streamed = !bodyless && upstreamHeaders.get("content-length") == null;
-    if (streamed) {
+    if (streamed && request.version() == HttpVersion.HTTP_1_0) {
+      // HTTP/1.0 has no chunked encoding: such a client gets the response whole, with its length.
+      http10Body = Buffer.buffer();
+      streamed = false;
+    } else if (streamed) {
       response.setChunked(true);
     }
     scanner =
@@ -227,9 +240,9 @@ final class Exchange {
       // A stream's head goes out now, not with its first event (which may be seconds away).
       response.writeHead();
     }
-    upstreamResponse.handler(chunk -> onResponseChunk(upstreamResponse, chunk));
+    upstreamResponse.handler(chunk -> guard(() -> onResponseChunk(upstreamResponse, chunk)));
     upstreamResponse.exceptionHandler(this::failAfterResponse);
-    upstreamResponse.endHandler(v -> onResponseEnd());
+    upstreamResponse.endHandler(v -> guard(this::onResponseEnd));
   }
 
   private void onResponseChunk(HttpClientResponse upstreamResponse, Buffer chunk) {
@@ -239,6 +252,14 @@ final class Exchange {
     if (!(scanner instanceof ResponseScanner.None)) {
       byte[] bytes = chunk.getBytes();
       scanner.feed(bytes, 0, bytes.length);
+    }
+    if (http10Body != null) {
+      if (http10Body.length() + chunk.length() > MAX_HTTP10_BODY) {
+        failAfterResponse(new IllegalStateException("response too long for an HTTP/1.0 client"));
+        return;
+      }
+      http10Body.appendBuffer(chunk);
+      return;
     }
     response.write(chunk);
     if (response.writeQueueFull()) {
@@ -252,8 +273,37 @@ final class Exchange {
       return;
     }
     scanner.end();
-    response.end();
+    if (http10Body != null) {
+      response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(http10Body.length()));
+      response.end(http10Body);
+    } else {
+      response.end();
+    }
     finish(null);
+  }
+
+  /**
+   * Runs a step of the exchange; a bug in it must not leave the client hanging or the exchange
+   * uncounted: the client connection is reset and the exchange recorded as {@code proxy_error}.
+   */
+  private void guard(Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException e) {
+      LOGGER
+          .atError()
+          .setMessage("exchange failed inside the proxy")
+          .addKeyValue("requestId", requestId)
+          .setCause(e)
+          .log();
+      if (upstream != null) {
+        upstream.reset();
+      }
+      if (!response.ended() && !response.closed()) {
+        response.reset();
+      }
+      finish("proxy_error");
+    }
   }
 
   /** The upstream failed before a status arrived: the client gets a 502 or 504. */

@@ -605,6 +605,67 @@ class CaptureProxyIT {
         .isEqualTo(1);
   }
 
+  @Test
+  void shouldFinishExchangesInFlightAndPublishTheirEventsOnClose(KafkaCluster kafka)
+      throws Exception {
+    // Given: a request in flight when the proxy is asked to stop
+    CaptureProxy proxy = CaptureProxy.start(config(kafka));
+    TopicReader reader = reader(kafka);
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> slow =
+        http.sendAsync(
+            HttpRequest.newBuilder(at(proxy, "/slow?ms=700"))
+                .header("X-Request-Id", "req-draining")
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    await(() -> proxy.inFlight() == 1);
+
+    // When
+    proxy.close();
+
+    // Then: the exchange completed and its event was published before close() returned
+    HttpResponse<String> response = slow.get(10, TimeUnit.SECONDS);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("late\n");
+    assertThat(proxy.metrics().value(ProxyMetrics.PUBLISHED, "")).isEqualTo(1);
+    assertThat(byRequestId(reader.await(1, WAIT), "req-draining").response().status())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void shouldGiveAnHttp10ClientAStreamWholeWithItsLength(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy = start(config(kafka));
+    TopicReader reader = reader(kafka);
+    byte[] body =
+        "{\"model\":\"m\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"
+            .getBytes(StandardCharsets.UTF_8);
+
+    // When: an HTTP/1.0 request (no chunked encoding) for an SSE stream
+    String response;
+    try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("POST /v1/chat/completions?events=3 HTTP/1.0\r\nX-Request-Id: req-http10\r\n"
+                  + "Content-Length: "
+                  + body.length
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.write(body);
+      out.flush();
+      response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    // Then
+    String events = response.substring(response.indexOf("\r\n\r\n") + 4);
+    assertThat(response).startsWith("HTTP/1.0 200 OK\r\n").doesNotContain("chunked");
+    assertThat(response.toLowerCase(java.util.Locale.ROOT))
+        .contains("content-length: " + events.getBytes(StandardCharsets.UTF_8).length + "\r\n");
+    assertThat(events).startsWith("data: {").endsWith("data: [DONE]\n\n");
+    RawRequestEvent event = byRequestId(reader.await(1, WAIT), "req-http10");
+    assertThat(event.response().usage()).isEqualTo(new Usage(body.length / 4L, 3L, null));
+  }
+
   private static HttpRequest ingest(CaptureProxy proxy, String authorization, String body) {
     HttpRequest.Builder builder =
         HttpRequest.newBuilder(at(proxy, IngestHandler.PATH))

@@ -19,16 +19,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An OpenAI-style upstream for the proxy tests, on the JDK's own HTTP server (a different HTTP
- * stack from the proxy's). Records every request it receives (method, target, headers, exact body
- * bytes).
+ * An OpenAI-style upstream for the proxy tests (and {@link ProxyOverheadProbe}), on the JDK's own
+ * HTTP server (a different HTTP stack from the proxy's). Records every request it receives (method,
+ * target, headers, exact body bytes).
  *
  * <ul>
  *   <li>{@code /echo}: 200, the request body back as {@code application/octet-stream}
  *   <li>{@code /v1/chat/completions}: a chat completion; with {@code "stream":true} an SSE stream
  *       of {@code events} chunks (query, default 5), and a final usage chunk when the body asks for
  *       {@code "include_usage":true}; the id is {@code chatcmpl-<X-Request-Id>}; usage
- *       prompt_tokens = body bytes / 4, cached = the {@code x-test-cached} header (or absent)
+ *       prompt_tokens = body bytes / 4, cached = the {@code x-test-cached} header (or absent);
+ *       {@code delayMs} (query) waits that long first
  *   <li>{@code /gated}: an SSE stream that sends one event and then waits for {@link #release()}
  *   <li>{@code /forever}: an SSE event every 20 ms until the client goes away
  *   <li>{@code /slow?ms=N}: answers after N ms
@@ -120,6 +121,10 @@ final class TestUpstream implements AutoCloseable {
   private void chat(HttpExchange exchange, byte[] body, Map<String, String> query)
       throws IOException, InterruptedException {
     String text = new String(body, StandardCharsets.UTF_8);
+    long delay = Long.parseLong(query.getOrDefault("delayMs", "0"));
+    if (delay > 0) {
+      Thread.sleep(delay);
+    }
     String requestId = exchange.getRequestHeaders().getFirst("X-Request-Id");
     String id = "chatcmpl-" + requestId;
     long prompt = body.length / 4;
