@@ -136,8 +136,10 @@ public final class ReplayCommand implements Command {
       before it), keyed by session_key. The simulated client sends the conversation id as
       X-Session-ID, so session_key is derived from that header with the session key secret, as
       the capture does. Events carry no response. The topic must exist (the stream app creates
-      it). Exit code 0 when every event was acknowledged, 1 when any send failed or Kafka cannot
-      be reached, 2 for a bad command line.
+      it). With --via-proxy, every turn is instead a real HTTP request to the capture proxy, which
+      captures it (and the engine's answer) as such an event. Exit code 0 when every event was
+      acknowledged (every request answered 2xx), 1 when any send failed or Kafka or the proxy
+      cannot be reached, 2 for a bad command line.
       """;
 
   private final Terminal terminal;
@@ -167,7 +169,7 @@ public final class ReplayCommand implements Command {
 
   @Override
   public String summary() {
-    return "Send the corpora's chat requests to the raw topic as captured client traffic.";
+    return "Send the corpora's chat requests to the raw topic, or through the capture proxy.";
   }
 
   static String help() {
