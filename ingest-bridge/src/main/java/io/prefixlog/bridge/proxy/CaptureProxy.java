@@ -201,7 +201,7 @@ public final class CaptureProxy implements AutoCloseable {
                           .end(Buffer.buffer(text.toString().getBytes(StandardCharsets.UTF_8)));
                     }
                     case "/health" -> {
-                      boolean ok = alsoHealthy.getAsBoolean();
+                      boolean ok = alsoHealthy.getAsBoolean() && publisher.healthy();
                       String body =
                           "{\"status\":\""
                               + (ok ? "ok" : "unhealthy")

@@ -13,6 +13,10 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +54,7 @@ final class EventPublisher implements AutoCloseable {
   private Producer<String, byte[]> producer;
   private long sequence;
   private boolean spilling;
+  private boolean resendProven;
 
   private record Failed(long sequence, EncodedEvent event) {}
 
@@ -147,7 +152,11 @@ final class EventPublisher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException | IOException | Error e) {
-      LOGGER.atError().setMessage("publisher thread failed").setCause(e).log();
+      LOGGER
+          .atError()
+          .setMessage("publisher thread failed; events are no longer published, /health says so")
+          .setCause(e)
+          .log();
     } finally {
       stopped.countDown();
     }
@@ -175,12 +184,7 @@ final class EventPublisher implements AutoCloseable {
               metrics.ackMicros.add((System.nanoTime() - start) / 1000);
               metrics.acks.increment();
             } else {
-              metrics.publishFailures.increment();
-              if (spill == null) {
-                metrics.dropped("kafka").increment();
-              } else {
-                failed.add(new Failed(seq, event));
-              }
+              failed(seq, event, e);
             }
             inFlight.decrementAndGet();
           });
@@ -188,20 +192,41 @@ final class EventPublisher implements AutoCloseable {
       // send() reports most failures through the callback; a few (a record too large for
       // the producer) are thrown.
       inFlight.decrementAndGet();
-      metrics.publishFailures.increment();
-      if (spill == null) {
-        metrics.dropped("kafka").increment();
-      } else {
-        failed.add(new Failed(seq, event));
-      }
+      failed(seq, event, e);
     }
+  }
+
+  private void failed(long seq, EncodedEvent event, Exception e) {
+    metrics.publishFailures.increment();
+    if (rejected(e)) {
+      // Kafka will never take this record: spilling it would block every later one.
+      metrics.dropped("rejected").increment();
+      LOGGER
+          .atWarn()
+          .setMessage("Kafka rejected an event; dropped")
+          .addKeyValue("requestId", event.requestId())
+          .addKeyValue("error", e.getClass().getSimpleName())
+          .log();
+    } else if (spill == null) {
+      metrics.dropped("kafka").increment();
+    } else {
+      failed.add(new Failed(seq, event));
+    }
+  }
+
+  /** Failures of the record itself (too large, invalid), not of Kafka's availability. */
+  static boolean rejected(Exception e) {
+    return e instanceof RecordTooLargeException
+        || e instanceof RecordBatchTooLargeException
+        || e instanceof InvalidRecordException
+        || e instanceof SerializationException;
   }
 
   /**
    * The first failure: wait until every send in flight is decided, then spill the failed ones in
    * the order they were sent, and spill from now on.
    */
-  private void spillFailed() throws IOException, InterruptedException {
+  private void spillFailed() throws InterruptedException {
     // flush() can return before the callback of a batch the sender expired while it was in
     // flight; the count of undecided sends is what says every failure is in.
     producer.flush();
@@ -222,22 +247,43 @@ final class EventPublisher implements AutoCloseable {
           .log();
     }
     spilling = true;
+    resendProven = false;
     for (Failed failedEvent : batch) {
       toSpill(failedEvent.event());
     }
   }
 
-  private void toSpill(EncodedEvent event) throws IOException {
-    if (spill.append(event)) {
-      metrics.spilled.increment();
-    } else {
-      metrics.dropped("spill_full").increment();
+  private void toSpill(EncodedEvent event) {
+    try {
+      if (spill.append(event)) {
+        metrics.spilled.increment();
+      } else {
+        metrics.dropped("spill_full").increment();
+      }
+    } catch (IOException e) {
+      // A disk that refuses a write costs this event, not the publisher.
+      metrics.dropped("spill_error").increment();
+      LOGGER
+          .atWarn()
+          .setMessage("cannot write to the spill; event dropped")
+          .addKeyValue("requestId", event.requestId())
+          .setCause(e)
+          .log();
     }
   }
 
+  /** False once the publisher thread died of an unexpected error (it logs why). */
+  boolean healthy() {
+    return closing || thread.isAlive() || stopped.getCount() == 1;
+  }
+
   /** Resends the oldest spilled batch; true when it all went through. */
-  private boolean resend() throws IOException {
-    List<SpillStore.Spilled> batch = spill.next(RESEND_BATCH_RECORDS, RESEND_BATCH_BYTES);
+  private boolean resend() throws IOException, InterruptedException {
+    // Until one record went through, only one is tried: a batch sent while the broker is still
+    // coming back could have its first records expire while later ones of the same partition get
+    // through, which would put them out of order in the topic.
+    List<SpillStore.Spilled> batch =
+        spill.next(resendProven ? RESEND_BATCH_RECORDS : 1, RESEND_BATCH_BYTES);
     if (batch.isEmpty()) {
       spilling = false;
       LOGGER.atInfo().setMessage("spill resent; publishing directly again").log();
@@ -245,6 +291,7 @@ final class EventPublisher implements AutoCloseable {
     }
     List<SpillStore.Spilled> acked = new ArrayList<>();
     ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<SpillStore.Spilled> refused = new ConcurrentLinkedQueue<>();
     AtomicInteger failures = new AtomicInteger();
     for (SpillStore.Spilled record : batch) {
       long start = System.nanoTime();
@@ -256,23 +303,36 @@ final class EventPublisher implements AutoCloseable {
                 done.add(record);
                 metrics.ackMicros.add((System.nanoTime() - start) / 1000);
                 metrics.acks.increment();
+              } else if (rejected(e)) {
+                refused.add(record);
               } else {
                 failures.incrementAndGet();
               }
             });
       } catch (RuntimeException e) {
-        failures.incrementAndGet();
+        if (rejected(e)) {
+          refused.add(record);
+        } else {
+          failures.incrementAndGet();
+        }
       }
     }
     producer.flush();
+    while (done.size() + refused.size() + failures.get() < batch.size()) {
+      Thread.sleep(5);
+    }
     acked.addAll(done);
+    acked.addAll(refused);
     spill.acknowledge(acked);
-    metrics.resent.add(acked.size());
-    metrics.published.add(acked.size());
+    metrics.resent.add(done.size());
+    metrics.published.add(done.size());
+    metrics.dropped("rejected").add(refused.size());
     if (failures.get() > 0) {
       metrics.publishFailures.add(failures.get());
+      resendProven = false;
       return false;
     }
+    resendProven = true;
     return true;
   }
 
@@ -314,12 +374,8 @@ final class EventPublisher implements AutoCloseable {
       producer.close(timeout);
     }
     if (!failed.isEmpty() && spill != null) {
-      try {
-        for (Failed f : failed) {
-          toSpill(f.event());
-        }
-      } catch (IOException e) {
-        LOGGER.atError().setMessage("cannot spill at shutdown").setCause(e).log();
+      for (Failed f : failed) {
+        toSpill(f.event());
       }
     } else {
       failed.forEach(f -> metrics.dropped("kafka").increment());

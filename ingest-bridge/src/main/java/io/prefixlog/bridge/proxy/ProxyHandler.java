@@ -22,6 +22,9 @@ final class ProxyHandler extends VerticleBase {
   /** Paths under this prefix are the proxy's own and never forwarded. */
   static final String OWN_PREFIX = "/prefixlog/";
 
+  /** Body pieces of up to 64 KiB (Netty's default is 8 KiB): a 20 KB body is one write. */
+  private static final int MAX_CHUNK = 64 << 10;
+
   private final ProxyConfig config;
   private final EventFactory factory;
   private final HeaderPolicy headerPolicy;
@@ -64,6 +67,7 @@ final class ProxyHandler extends VerticleBase {
             .setConnectTimeout(
                 (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
             .setMaxHeaderSize(64 << 10)
+            .setMaxChunkSize(MAX_CHUNK)
             .setSsl(config.upstreamTls());
     client =
         vertx.createHttpClient(
@@ -77,6 +81,7 @@ final class ProxyHandler extends VerticleBase {
             .setDecompressionSupported(false)
             .setHandle100ContinueAutomatically(true)
             .setMaxHeaderSize(64 << 10)
+            .setMaxChunkSize(MAX_CHUNK)
             .setMaxInitialLineLength(64 << 10);
     server = vertx.createHttpServer(serverOptions).requestHandler(this::handle);
     return server.listen();

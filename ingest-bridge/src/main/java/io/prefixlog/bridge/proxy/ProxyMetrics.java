@@ -49,7 +49,8 @@ final class ProxyMetrics {
     unreadable =
         registry.counter(
             UNREADABLE_USAGE, "JSON or SSE responses whose id and usage could not be read.");
-    for (String reason : new String[] {"queue_full", "kafka", "spill_full", "shutdown"}) {
+    for (String reason :
+        new String[] {"queue_full", "kafka", "rejected", "spill_full", "spill_error", "shutdown"}) {
       dropped(reason);
     }
   }
