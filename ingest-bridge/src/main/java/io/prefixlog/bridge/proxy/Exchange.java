@@ -52,6 +52,8 @@ final class Exchange {
 
   private HttpClientRequest upstream;
   private List<Buffer> early;
+  private boolean waitForEnd;
+  private boolean withSessionHeader;
   private boolean connecting;
   private boolean requestEnded;
   private boolean responseStarted;
@@ -60,10 +62,21 @@ final class Exchange {
   private Integer status;
   private long ttfbNanos = -1;
   private ResponseScanner scanner = new ResponseScanner.None();
-  private Buffer http10Body;
+  private Buffer heldBody;
+  private int heldLimit;
+  private boolean heldNeedsLength;
+  private final long declaredLength;
 
   /** Largest streamed response collected for an HTTP/1.0 client. */
   static final int MAX_HTTP10_BODY = 64 << 20;
+
+  /**
+   * Request and response bodies of a declared length up to this are passed on in one write once
+   * complete (as nginx's default request and response buffering do): head and body leave in one
+   * segment instead of several, which saves system calls and wake-ups on both connections. Larger
+   * bodies, chunked uploads and streamed responses are passed on chunk by chunk as they arrive.
+   */
+  static final int SMALL_BODY = 256 << 10;
 
   Exchange(ProxyHandler proxy, HttpServerRequest request, long startNanos, long ts) {
     this.proxy = proxy;
@@ -91,6 +104,7 @@ final class Exchange {
         expected = -1;
       }
     }
+    this.declaredLength = chunkedUpload ? -1 : expected;
     this.capture = new BodyCapture(proxy.proxyConfig().maxBodyBytes(), expected);
     this.upstreamHeaders = upstreamHeaders(headers);
   }
@@ -102,15 +116,21 @@ final class Exchange {
     request.exceptionHandler(t -> onClientGone());
     boolean needSessionHeader =
         proxy.proxyConfig().setSessionHeader() && !request.headers().contains("x-session-id");
-    if (needSessionHeader && hasBody) {
-      // The key can come from the body: read it (up to the capture limit) before connecting.
+    boolean small = hasBody && declaredLength >= 0 && declaredLength <= SMALL_BODY;
+    if ((needSessionHeader || small) && hasBody) {
+      // The key can come from the body: read it (up to the capture limit) before connecting;
+      // a small body is read whole, to go upstream in one write with the head.
       early = new ArrayList<>();
-      request.handler(this::onEarlyChunk);
+      waitForEnd = small;
+      withSessionHeader = needSessionHeader;
+      request.handler(chunk -> guard(() -> onEarlyChunk(chunk)));
       request.endHandler(
-          v -> {
-            requestEnded = true;
-            connectWithSessionHeader();
-          });
+          v ->
+              guard(
+                  () -> {
+                    requestEnded = true;
+                    connectEarly();
+                  }));
       request.resume();
     } else if (needSessionHeader) {
       connectWithSessionHeader();
@@ -122,9 +142,17 @@ final class Exchange {
   private void onEarlyChunk(Buffer chunk) {
     capture.append(chunk);
     early.add(chunk);
-    if (capture.full()) {
+    if (!waitForEnd && capture.full()) {
       request.pause();
+      connectEarly();
+    }
+  }
+
+  private void connectEarly() {
+    if (withSessionHeader) {
       connectWithSessionHeader();
+    } else {
+      connect();
     }
   }
 
@@ -176,10 +204,15 @@ final class Exchange {
     }
     upstream.response().onComplete(head -> guard(() -> onUpstreamResponse(head)));
     if (early != null) {
-      for (Buffer chunk : early) {
+      List<Buffer> chunks = early;
+      early = null;
+      if (requestEnded) {
+        upstream.end(join(chunks));
+        return;
+      }
+      for (Buffer chunk : chunks) {
         upstream.write(chunk);
       }
-      early = null;
     }
     if (requestEnded) {
       upstream.end();
@@ -227,10 +260,18 @@ final class Exchange {
     boolean streamed = !bodyless && upstreamHeaders.get("content-length") == null;
     if (streamed && request.version() == HttpVersion.HTTP_1_0) {
       // HTTP/1.0 has no chunked encoding: such a client gets the response whole, with its length.
-      http10Body = Buffer.buffer();
+      heldBody = Buffer.buffer();
+      heldLimit = MAX_HTTP10_BODY;
+      heldNeedsLength = true;
       streamed = false;
     } else if (streamed) {
       response.setChunked(true);
+    } else if (!bodyless) {
+      long length = parseLength(upstreamHeaders.get("content-length"));
+      if (length >= 0 && length <= SMALL_BODY) {
+        heldBody = Buffer.buffer((int) length);
+        heldLimit = SMALL_BODY;
+      }
     }
     scanner =
         ResponseScanner.forResponse(
@@ -253,12 +294,12 @@ final class Exchange {
       byte[] bytes = chunk.getBytes();
       scanner.feed(bytes, 0, bytes.length);
     }
-    if (http10Body != null) {
-      if (http10Body.length() + chunk.length() > MAX_HTTP10_BODY) {
-        failAfterResponse(new IllegalStateException("response too long for an HTTP/1.0 client"));
+    if (heldBody != null) {
+      if (heldBody.length() + chunk.length() > heldLimit) {
+        failAfterResponse(new IllegalStateException("response longer than it can be held"));
         return;
       }
-      http10Body.appendBuffer(chunk);
+      heldBody.appendBuffer(chunk);
       return;
     }
     response.write(chunk);
@@ -273,9 +314,11 @@ final class Exchange {
       return;
     }
     scanner.end();
-    if (http10Body != null) {
-      response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(http10Body.length()));
-      response.end(http10Body);
+    if (heldBody != null) {
+      if (heldNeedsLength) {
+        response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(heldBody.length()));
+      }
+      response.end(heldBody);
     } else {
       response.end();
     }
@@ -450,6 +493,32 @@ final class Exchange {
       }
     }
     return out;
+  }
+
+  private static Buffer join(List<Buffer> chunks) {
+    if (chunks.size() == 1) {
+      return chunks.get(0);
+    }
+    int total = 0;
+    for (Buffer chunk : chunks) {
+      total += chunk.length();
+    }
+    Buffer joined = Buffer.buffer(total);
+    for (Buffer chunk : chunks) {
+      joined.appendBuffer(chunk);
+    }
+    return joined;
+  }
+
+  private static long parseLength(String value) {
+    if (value == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** A short snake_case classification of an upstream failure (never a message excerpt). */

@@ -73,6 +73,9 @@ public final class ProxyOverheadProbe {
               (cpuBefore[3] - upstreamBefore[3]) / 1e3 / d.length);
         }
         System.out.printf(
+            "upstream connections used (direct clients and proxy): %d%n",
+            upstream.clientPorts.size());
+        System.out.printf(
             "published %d, dropped %d%n",
             proxy.metrics().value(ProxyMetrics.PUBLISHED, ""),
             proxy.metrics().value(ProxyMetrics.DROPPED, "reason=\"queue_full\""));

@@ -50,6 +50,9 @@ final class TestUpstream implements AutoCloseable {
   private volatile CountDownLatch gate = new CountDownLatch(1);
   final AtomicInteger foreverAborted = new AtomicInteger();
 
+  /** Client ports seen: how many connections requests came over. */
+  final java.util.Set<Integer> clientPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   TestUpstream() throws IOException {
     // The JDK server writes head and body separately; with Nagle on, every response waits for a
     // delayed ACK (40 ms), the pitfall of performance-anchors §(a). Read when the server starts.
@@ -82,6 +85,7 @@ final class TestUpstream implements AutoCloseable {
       try (InputStream in = exchange.getRequestBody()) {
         body = in.readAllBytes();
       }
+      clientPorts.add(exchange.getRemoteAddress().getPort());
       Map<String, List<String>> headers = new TreeMap<>();
       exchange
           .getRequestHeaders()
