@@ -20,6 +20,8 @@ import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.EventSink.SinkException;
 import io.prefixlog.tools.replay.InterleavePlan.Step;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +32,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,6 +61,7 @@ public final class ReplayCommand implements Command {
   static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
   static final String DEFAULT_MODEL = "prefixlog-demo";
   static final int DEFAULT_INTERLEAVE = 8;
+  static final int DEFAULT_CONCURRENCY = 8;
 
   private static final Logger LOGGER = LoggerFactory.getLogger(ReplayCommand.class);
   private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
@@ -105,6 +107,26 @@ public final class ReplayCommand implements Command {
               "none (file order, random request ids)",
               "Sample conversations and order sessions at random from this seed, and derive"
                   + " request ids from it, so that a run can be repeated."),
+          Option.value(
+              "via-proxy",
+              "URL",
+              "none (produce to Kafka)",
+              "Send every turn as a real HTTP POST to <URL>/v1/chat/completions (the capture"
+                  + " proxy, e.g. http://127.0.0.1:8088) instead of producing raw events; the proxy"
+                  + " captures them. --bootstrap and --topic-prefix are then unused."),
+          Option.value(
+              "concurrency",
+              "N",
+              Integer.toString(DEFAULT_CONCURRENCY),
+              "With --via-proxy: at most N requests in flight (a session's turns stay"
+                  + " sequential, so at most --interleave)."),
+          Option.value(
+              "stream",
+              "F",
+              "0.5",
+              "With --via-proxy: the fraction of requests sent with \"stream\": true and"
+                  + " stream_options.include_usage (SSE answers), spread evenly; 0 or 1 for all"
+                  + " JSON or all streamed."),
           Option.flag("progress", "Show the progress bar even when stderr is not a terminal."));
 
   private static final String DESCRIPTION =
@@ -114,8 +136,10 @@ public final class ReplayCommand implements Command {
       before it), keyed by session_key. The simulated client sends the conversation id as
       X-Session-ID, so session_key is derived from that header with the session key secret, as
       the capture does. Events carry no response. The topic must exist (the stream app creates
-      it). Exit code 0 when every event was acknowledged, 1 when any send failed or Kafka cannot
-      be reached, 2 for a bad command line.
+      it). With --via-proxy, every turn is instead a real HTTP request to the capture proxy, which
+      captures it (and the engine's answer) as such an event. Exit code 0 when every event was
+      acknowledged (every request answered 2xx), 1 when any send failed or Kafka or the proxy
+      cannot be reached, 2 for a bad command line.
       """;
 
   private final Terminal terminal;
@@ -145,7 +169,7 @@ public final class ReplayCommand implements Command {
 
   @Override
   public String summary() {
-    return "Send the corpora's chat requests to the raw topic as captured client traffic.";
+    return "Send the corpora's chat requests to the raw topic, or through the capture proxy.";
   }
 
   static String help() {
@@ -176,7 +200,7 @@ public final class ReplayCommand implements Command {
       terminal.err().println("prefixlog replay: " + e.getMessage());
       return FAILED;
     }
-    if (settings.secretIsDefault) {
+    if (settings.secretIsDefault && settings.viaProxy == null) {
       terminal
           .err()
           .println(
@@ -184,9 +208,11 @@ public final class ReplayCommand implements Command {
                   + SECRET_ENV
                   + " (or --secret) to the stream app's and bridge's secret outside development");
     }
-    int[] turnCounts =
-        selection.sessions.stream().mapToInt(s -> s.conversation.requestCount()).toArray();
+    int[] turnCounts = selection.sessions.stream().mapToInt(Conversation::requestCount).toArray();
     List<Step> plan = InterleavePlan.of(turnCounts, settings.interleave, settings.maxTurns);
+    if (settings.viaProxy != null) {
+      return viaProxy(settings, selection, plan);
+    }
     String topic = Topics.withPrefix(settings.topicPrefix).requestsRaw().name();
     try (EventSink sink = sinks.open(settings.bootstrap, topic)) {
       return send(settings, selection, plan, sink, topic);
@@ -199,7 +225,7 @@ public final class ReplayCommand implements Command {
   private Selection select(Settings settings) throws UsageException {
     List<Path> files = CorpusSources.resolve(settings.corpus, home.get());
     Random random = settings.seed == null ? null : new Random(settings.seed);
-    List<Session> sessions = new ArrayList<>();
+    List<Conversation> sessions = new ArrayList<>();
     for (Path file : files) {
       List<Conversation> conversations = new ArrayList<>(CorpusFile.read(file));
       conversations.removeIf(c -> c.requestCount() == 0);
@@ -208,7 +234,7 @@ public final class ReplayCommand implements Command {
       }
       int take = (int) Math.min(conversations.size(), settings.maxConversations);
       for (Conversation conversation : conversations.subList(0, take)) {
-        sessions.add(new Session(conversation));
+        sessions.add(conversation);
       }
     }
     if (random != null) {
@@ -221,13 +247,66 @@ public final class ReplayCommand implements Command {
   }
 
   /** The sessions to replay, how many files they came from, and the seeded randomness if any. */
-  private record Selection(List<Session> sessions, int files, Random random) {}
+  private record Selection(List<Conversation> sessions, int files, Random random) {}
+
+  private Turns turns(Settings settings, Selection selection, List<Step> plan) {
+    ChatRequests renderer = new ChatRequests(settings.model, ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    return new Turns(selection.sessions, plan, renderer, selection.random);
+  }
+
+  private int viaProxy(Settings settings, Selection selection, List<Step> plan) {
+    ProxyReplay replay =
+        new ProxyReplay(
+            terminal,
+            settings.viaProxy,
+            settings.concurrency,
+            settings.streamFraction,
+            "prefixlog-replay/" + Version.current(),
+            plan.size());
+    Turns turns = turns(settings, selection, plan);
+    long started = System.nanoTime();
+    Interrupt interrupt = Interrupt.install();
+    try {
+      ProxyReplay.Outcome outcome;
+      try (Progress progress =
+          Progress.counting(terminal, settings.progress, "replay", plan.size(), "requests")) {
+        outcome = replay.run(turns, progress, settings.rate, interrupt::requested);
+      }
+      replay.printSummary(outcome, selection.files, System.nanoTime() - started, settings.rate);
+      if (outcome.failed() > 0) {
+        terminal
+            .err()
+            .println(
+                "prefixlog replay: "
+                    + Units.count(outcome.failed())
+                    + " of "
+                    + Units.count(outcome.sent())
+                    + " requests failed; first failure: "
+                    + replay.firstFailure());
+        return FAILED;
+      }
+      if (interrupt.requested()) {
+        terminal
+            .err()
+            .println(
+                "prefixlog replay: interrupted after " + Units.count(outcome.sent()) + " requests");
+        return FAILED;
+      }
+      return OK;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return FAILED;
+    } finally {
+      terminal.out().flush();
+      interrupt.done();
+    }
+  }
 
   private int send(
       Settings settings, Selection selection, List<Step> plan, EventSink sink, String topic) {
     ReplayEvents events = new ReplayEvents(settings.secret, Version.current());
-    ChatRequests renderer = new ChatRequests(settings.model, ChatRequests.DEFAULT_SYSTEM_PROMPT);
-    Map<Integer, List<ChatRequest>> rendered = new HashMap<>();
+    Turns turns = turns(settings, selection, plan);
+    Map<Integer, SessionKey> keys = new HashMap<>();
     AtomicLong acknowledged = new AtomicLong();
     AtomicLong failed = new AtomicLong();
     AtomicReference<Exception> firstFailure = new AtomicReference<>();
@@ -238,25 +317,21 @@ public final class ReplayCommand implements Command {
     try {
       try (Progress progress =
           Progress.counting(terminal, settings.progress, "replay", plan.size(), "events")) {
-        for (Step step : plan) {
+        for (Turns.Turn turn : turns) {
           if (interrupt.requested()) {
             break;
           }
           pace(settings.rate, started, sent);
-          Session session = selection.sessions.get(step.session());
-          List<ChatRequest> requests =
-              rendered.computeIfAbsent(step.session(), i -> renderer.of(session.conversation));
-          if (session.key == null) {
-            session.key = events.sessionKey(session.conversation.id());
+          ChatRequest request = turn.request();
+          SessionKey key =
+              keys.computeIfAbsent(
+                  turn.session(), i -> events.sessionKey(request.conversationId()));
+          if (turn.last()) {
+            keys.remove(turn.session());
           }
-          ChatRequest request = requests.get(step.turn());
-          if (step.turn() == requests.size() - 1) {
-            rendered.remove(step.session()); // its last turn: drop the rendered bodies
-          }
-          RawRequestEvent event =
-              events.event(request, session.key, requestId(selection.random), clock.getAsLong());
+          RawRequestEvent event = events.event(request, key, turn.requestId(), clock.getAsLong());
           sink.send(
-              session.key.key(),
+              key.key(),
               SERDE.toBytes(event),
               e -> {
                 if (e == null) {
@@ -353,7 +428,7 @@ public final class ReplayCommand implements Command {
             Units.count(failed));
   }
 
-  private static void pace(double rate, long startedNanos, long sent) {
+  static void pace(double rate, long startedNanos, long sent) {
     if (rate <= 0) {
       return;
     }
@@ -361,27 +436,6 @@ public final class ReplayCommand implements Command {
     long wait;
     while ((wait = due - System.nanoTime()) > 0) {
       LockSupport.parkNanos(wait);
-    }
-  }
-
-  private static String requestId(Random random) {
-    if (random == null) {
-      return UUID.randomUUID().toString();
-    }
-    long msb = random.nextLong();
-    long lsb = random.nextLong();
-    msb = (msb & ~0xF000L) | 0x4000L; // version 4
-    lsb = (lsb & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L; // IETF variant
-    return new UUID(msb, lsb).toString();
-  }
-
-  /** A conversation being replayed, with its session key once derived. */
-  private static final class Session {
-    final Conversation conversation;
-    SessionKey key;
-
-    Session(Conversation conversation) {
-      this.conversation = conversation;
     }
   }
 
@@ -399,6 +453,9 @@ public final class ReplayCommand implements Command {
     String topicPrefix;
     Long seed;
     boolean progress;
+    URI viaProxy;
+    int concurrency;
+    double streamFraction;
 
     static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
       Settings s = new Settings();
@@ -434,7 +491,35 @@ public final class ReplayCommand implements Command {
         s.seed = line.longValue("seed", 0, Long.MIN_VALUE);
       }
       s.progress = line.has("progress");
+      if (line.has("via-proxy")) {
+        s.viaProxy = proxyUrl(line.value("via-proxy").orElseThrow());
+      }
+      s.concurrency = (int) line.longValue("concurrency", DEFAULT_CONCURRENCY, 1);
+      if (s.concurrency > 10_000) {
+        throw new UsageException("--concurrency must be at most 10000, got " + s.concurrency);
+      }
+      s.streamFraction = line.doubleValue("stream", 0.5, 0);
+      if (s.streamFraction > 1) {
+        throw new UsageException("--stream must be between 0 and 1, got " + s.streamFraction);
+      }
       return s;
+    }
+
+    private static URI proxyUrl(String value) throws UsageException {
+      URI uri;
+      try {
+        uri = new URI(value);
+      } catch (URISyntaxException e) {
+        throw new UsageException(
+            "--via-proxy must be a URL like http://127.0.0.1:8088, got " + value);
+      }
+      if (!"http".equals(uri.getScheme()) || uri.getHost() == null) {
+        throw new UsageException(
+            "--via-proxy must be an http:// URL with a host, like http://127.0.0.1:8088, got "
+                + value);
+      }
+      // The API paths are resolved against the base without its own path.
+      return URI.create("http://" + uri.getRawAuthority() + "/");
     }
   }
 

@@ -4,6 +4,7 @@ import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayEvents;
+import io.prefixlog.tools.replay.StreamChoice;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -17,11 +18,22 @@ import java.util.stream.Collectors;
  * @param conversations how many conversations of the file are replayed
  * @param turns the raw events that makes
  * @param bodyBytes the request bytes of those events
+ * @param viaProxy whether they are sent through the capture proxy ({@code replay --via-proxy}, a
+ *     {@link #STREAM_FRACTION} of them as SSE requests) rather than produced to Kafka
  */
 record DemoCorpus(
-    String name, Path file, int conversations, long turns, long bodyBytes, Set<String> sessions) {
+    String name,
+    Path file,
+    int conversations,
+    long turns,
+    long bodyBytes,
+    Set<String> sessions,
+    boolean viaProxy) {
+  /** The share of proxied demo requests that ask for an SSE stream. */
+  static final double STREAM_FRACTION = 0.5;
 
-  static DemoCorpus of(Path corporaDir, String name, int maxConversations, ReplayEvents events) {
+  static DemoCorpus of(
+      Path corporaDir, String name, int maxConversations, ReplayEvents events, boolean viaProxy) {
     Path file = corporaDir.resolve(name + ".jsonl");
     List<Conversation> conversations =
         CorpusFile.read(file).stream().limit(maxConversations).toList();
@@ -38,6 +50,9 @@ record DemoCorpus(
         conversations.stream()
             .map(c -> events.sessionKey(c.id()).key())
             .collect(Collectors.toUnmodifiableSet());
-    return new DemoCorpus(name, file, conversations.size(), turns, bytes, sessions);
+    if (viaProxy) {
+      bytes += StreamChoice.streamedOf(turns, STREAM_FRACTION) * StreamChoice.ADDED_BYTES;
+    }
+    return new DemoCorpus(name, file, conversations.size(), turns, bytes, sessions, viaProxy);
   }
 }

@@ -10,6 +10,7 @@ import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.StartupException;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
@@ -39,6 +40,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -95,6 +97,14 @@ public final class UpCommand implements Command {
           Option.value(
               "s3-port", "PORT", "9000", "With --archive: s3proxy's port (0: any free port)."));
 
+  /** The options above, then the bridge's (capture proxy and demo engine). */
+  private static final List<Option> ALL_OPTIONS =
+      Stream.concat(OPTIONS.stream(), BridgePart.OPTIONS.stream()).toList();
+
+  /** Demo corpora sent through the capture proxy (when the demo engine is behind it). */
+  private static final List<String> DEMO_VIA_PROXY =
+      List.of("agentic/tau_bench_gpt4o_airline", "chat/oasst_en100_threads");
+
   private static final String DESCRIPTION =
       """
       Starts prefixlog's embedded default, all on loopback: a single-node Kafka broker (KRaft,
@@ -110,6 +120,8 @@ public final class UpCommand implements Command {
       List.of("agentic/swe_agent_trajectories", "agentic/tau_bench_gpt4o_airline");
   private static final List<String> DEMO_CHAT =
       List.of("chat/oasst_en100_threads", "chat/hh_rlhf_helpful_base_test");
+
+  private static final JsonSerde<DeltaRecord> DELTAS = JsonSerde.of(DeltaRecord.class);
 
   private final Terminal terminal;
 
@@ -134,10 +146,11 @@ public final class UpCommand implements Command {
     int kafkaPort;
     int metricsPort;
     int chatConversations;
+    BridgePart.Options bridgeOptions;
     try {
-      line = CommandLine.parse("prefixlog up", OPTIONS, args);
+      line = CommandLine.parse("prefixlog up", ALL_OPTIONS, args);
       if (line.helpRequested()) {
-        terminal.out().print(CommandLine.help("prefixlog up", DESCRIPTION, OPTIONS));
+        terminal.out().print(CommandLine.help("prefixlog up", DESCRIPTION, ALL_OPTIONS));
         return OK;
       }
       Path home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
@@ -146,6 +159,7 @@ public final class UpCommand implements Command {
       kafkaPort = (int) line.longValue("kafka-port", 9092, 0);
       metricsPort = (int) line.longValue("metrics-port", 9464, 0);
       chatConversations = (int) line.longValue("demo-chat-conversations", 300, 1);
+      bridgeOptions = BridgePart.Options.from(line);
       if (kafkaPort > 65535 || metricsPort > 65535) {
         throw new UsageException("ports go up to 65535");
       }
@@ -161,7 +175,7 @@ public final class UpCommand implements Command {
         deleteRecursively(dataDir);
       }
       Files.createDirectories(dataDir);
-      return up(line, dataDir, kafkaPort, metricsPort, chatConversations);
+      return up(line, dataDir, kafkaPort, metricsPort, chatConversations, bridgeOptions);
     } catch (StartupException e) {
       terminal.err().println("prefixlog up: the Kafka broker did not start: " + e.getMessage());
       return FAILED;
@@ -175,7 +189,12 @@ public final class UpCommand implements Command {
   }
 
   private int up(
-      CommandLine line, Path dataDir, int kafkaPort, int metricsPort, int chatConversations)
+      CommandLine line,
+      Path dataDir,
+      int kafkaPort,
+      int metricsPort,
+      int chatConversations,
+      BridgePart.Options bridgeOptions)
       throws IOException, InterruptedException {
     PrintStream out = terminal.out();
     out.println("prefixlog up: starting a Kafka broker (KRaft) on 127.0.0.1:" + kafkaPort + " ...");
@@ -195,9 +214,13 @@ public final class UpCommand implements Command {
     ArchivePart archive = new ArchivePart(terminal.env());
     CountDownLatch stop = new CountDownLatch(1);
     AtomicReference<KvDemo> kv = new AtomicReference<>();
+    AtomicReference<BridgePart> bridge = new AtomicReference<>();
     Thread shutdown =
         new Thread(
             () -> {
+              if (bridge.get() != null) {
+                bridge.get().close(); // first: stop accepting, drain, flush its producer
+              }
               if (kv.get() != null) {
                 kv.get().close();
               }
@@ -213,6 +236,9 @@ public final class UpCommand implements Command {
     if (line.has("archive")) {
       archive.start(line, dataDir, broker.bootstrapServers(), config, out);
     }
+    bridge.set(
+        BridgePart.start(
+            bridgeOptions, terminal.env(), broker.bootstrapServers(), config.topicPrefix()));
     Topics topics = config.topics();
     out.printf(
         Locale.ROOT,
@@ -221,6 +247,7 @@ public final class UpCommand implements Command {
             + "  stream app    application id %s, state in %s%n"
             + "  metrics       http://%s:%d/metrics   health: /health%n"
             + "  topics        %s (in)  ->  %s, %s%n"
+            + "%s%n"
             + "  try           bin/prefixlog replay --turns 100   then   bin/prefixlog reconstruct%n",
         Units.seconds(System.nanoTime() - started),
         broker.bootstrapServers(),
@@ -231,7 +258,8 @@ public final class UpCommand implements Command {
         app.metricsPort(),
         topics.requestsRaw().name(),
         topics.sessionDeltas().name(),
-        topics.deadLetters().name());
+        topics.deadLetters().name(),
+        bridge.get().describe());
     archive.printBanner(out);
     if (line.has("kv-endpoint") || (line.has("demo") && config.kvIndexEnabled())) {
       kv.set(
@@ -248,7 +276,13 @@ public final class UpCommand implements Command {
       code = kv.get() == null ? OK : kv.get().report(out);
       if (code == OK) {
         code =
-            new Demo(app, broker.bootstrapServers(), broker.dataDir(), config, chatConversations)
+            new Demo(
+                    app,
+                    broker.bootstrapServers(),
+                    broker.dataDir(),
+                    config,
+                    chatConversations,
+                    bridge.get())
                 .run();
       }
     }
@@ -291,18 +325,21 @@ public final class UpCommand implements Command {
     private final Path brokerDir;
     private final StreamAppConfig config;
     private final int chatConversations;
+    private final BridgePart bridge;
 
     Demo(
         StreamApp app,
         String bootstrap,
         Path brokerDir,
         StreamAppConfig config,
-        int chatConversations) {
+        int chatConversations,
+        BridgePart bridge) {
       this.app = app;
       this.bootstrap = bootstrap;
       this.brokerDir = brokerDir;
       this.config = config;
       this.chatConversations = chatConversations;
+      this.bridge = bridge;
     }
 
     int run() throws InterruptedException {
@@ -315,8 +352,12 @@ public final class UpCommand implements Command {
           terminal.env().getOrDefault(ReplayCommand.SECRET_ENV, ReplayCommand.DEV_SESSION_SECRET);
       ReplayEvents keys = new ReplayEvents(secret, Version.current());
       List<DemoCorpus> demo = new ArrayList<>();
-      DEMO_AGENTIC.forEach(n -> demo.add(DemoCorpus.of(corpora, n, Integer.MAX_VALUE, keys)));
-      DEMO_CHAT.forEach(n -> demo.add(DemoCorpus.of(corpora, n, chatConversations, keys)));
+      // Through the proxy only to the demo engine: another engine may not serve the demo's model.
+      Predicate<String> viaProxy = n -> bridge.demoEngine() && DEMO_VIA_PROXY.contains(n);
+      DEMO_AGENTIC.forEach(
+          n -> demo.add(DemoCorpus.of(corpora, n, Integer.MAX_VALUE, keys, viaProxy.test(n))));
+      DEMO_CHAT.forEach(
+          n -> demo.add(DemoCorpus.of(corpora, n, chatConversations, keys, viaProxy.test(n))));
 
       out.println();
       out.println("demo: replaying " + demo.size() + " corpora through the pipeline ...");
@@ -341,7 +382,7 @@ public final class UpCommand implements Command {
       out.println();
       out.printf(
           Locale.ROOT,
-          "%-36s %8s %6s %10s %10s %10s %7s %8s %8s%n",
+          "%-36s %8s %6s %10s %10s %10s %7s %5s %7s %8s %8s%n",
           "corpus",
           "sessions",
           "turns",
@@ -349,19 +390,21 @@ public final class UpCommand implements Command {
           "JSON out",
           "stored",
           "in/stor",
+          "via",
+          "cached",
           "rebuilt",
           "mismatch");
       int failures = 0;
       for (int i = 0; i < demo.size(); i++) {
         DemoCorpus corpus = demo.get(i);
-        long[] check = rebuilt.getOrDefault(corpus.name(), new long[2]);
+        long[] check = rebuilt.getOrDefault(corpus.name(), new long[4]);
         long jsonOut = outBytes.get(i)[0];
         long stored = outBytes.get(i)[1];
         long mismatches = corpus.turns() - check[0];
         failures += mismatches > 0 || check[1] > 0 ? 1 : 0;
         out.printf(
             Locale.ROOT,
-            "%-36s %8d %6d %10s %10s %10s %6.1fx %8d %8d%n",
+            "%-36s %8d %6d %10s %10s %10s %6.1fx %5s %7s %8d %8d%n",
             corpus.name(),
             corpus.sessions().size(),
             corpus.turns(),
@@ -369,6 +412,8 @@ public final class UpCommand implements Command {
             Units.bytes(jsonOut),
             Units.bytes(stored),
             (double) corpus.bodyBytes() / Math.max(1, stored),
+            corpus.viaProxy() ? "proxy" : "kafka",
+            check[2] == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100.0 * check[3] / check[2]),
             check[0],
             mismatches + check[1]);
       }
@@ -377,7 +422,9 @@ public final class UpCommand implements Command {
               + " segments of "
               + config.topics().sessionDeltas().name()
               + " grew by (zstd batches);\nrebuilt: turns rebuilt from that topic whose"
-              + " body_sha256 matched.");
+              + " body_sha256 matched;\nvia: sent through the capture proxy to the engine, or"
+              + " produced to Kafka directly; cached: the prompt tokens the engine reported as"
+              + " prefix-cached, as the deltas carry them.");
       if (failures == 0) {
         out.println("demo: OK, 0 rebuild mismatches.");
         return analyze(demoTurns);
@@ -430,15 +477,22 @@ public final class UpCommand implements Command {
       Map<String, String> env = new HashMap<>(terminal.env());
       env.put(ReplayCommand.SECRET_ENV, secret);
       Terminal replayTerminal = new Terminal(quiet, terminal.err(), env, false);
-      return new ReplayCommand(replayTerminal)
-          .run(
-              new String[] {
-                "--corpus", corpus.file().toString(),
-                "--conversations", Integer.toString(corpus.conversations()),
-                "--interleave", "8",
-                "--bootstrap", bootstrap,
-                "--topic-prefix", config.topicPrefix()
-              });
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "--corpus", corpus.file().toString(),
+                  "--conversations", Integer.toString(corpus.conversations()),
+                  "--interleave", "8",
+                  "--bootstrap", bootstrap,
+                  "--topic-prefix", config.topicPrefix()));
+      if (corpus.viaProxy()) {
+        args.addAll(
+            List.of(
+                "--via-proxy", bridge.proxyUrl(),
+                "--concurrency", "8",
+                "--stream", Double.toString(DemoCorpus.STREAM_FRACTION)));
+      }
+      return new ReplayCommand(replayTerminal).run(args.toArray(String[]::new));
     }
 
     private long turnsSoFar() {
@@ -492,20 +546,29 @@ public final class UpCommand implements Command {
       return now - before;
     }
 
-    /** Per corpus: {turns rebuilt and verified, turns with problems}. */
+    /**
+     * Per corpus: {turns rebuilt and verified, turns with problems, prompt tokens, cached tokens}.
+     */
     private Map<String, long[]> rebuildAll(List<DemoCorpus> demo, long demoTurns) {
       Map<String, String> corpusOfSession = new HashMap<>();
       demo.forEach(c -> c.sessions().forEach(s -> corpusOfSession.put(s, c.name())));
       Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
       String topic = config.topics().sessionDeltas().name();
+      Map<String, long[]> result = new HashMap<>();
       for (ConsumerRecord<String, byte[]> record :
           readCommitted(topic, corpusOfSession, demoTurns)) {
+        DeltaRecord delta = DELTAS.fromBytes(record.value());
+        if (delta.promptTokens() != null && delta.cachedTokens() != null) {
+          long[] tally =
+              result.computeIfAbsent(corpusOfSession.get(delta.sessionKey()), k -> new long[4]);
+          tally[2] += delta.promptTokens();
+          tally[3] += delta.cachedTokens();
+        }
         rebuilder.addTopicRecord(
             record.key(),
             record.value(),
             "partition " + record.partition() + " offset " + record.offset());
       }
-      Map<String, long[]> result = new HashMap<>();
       RebuildReport report =
           rebuilder.run(
               new RebuildListener() {
@@ -513,7 +576,7 @@ public final class UpCommand implements Command {
                 public void onSessionDone(SessionReport session) {
                   long[] tally =
                       result.computeIfAbsent(
-                          corpusOfSession.get(session.sessionKey()), k -> new long[2]);
+                          corpusOfSession.get(session.sessionKey()), k -> new long[4]);
                   tally[0] += session.counts().rebuiltOk();
                   tally[1] += session.counts().failures(false);
                 }

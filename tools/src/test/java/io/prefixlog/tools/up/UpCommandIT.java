@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's first command, as a newcomer runs it: {@code prefixlog up --demo}. */
+/**
+ * The README's first command, as a newcomer runs it: {@code prefixlog up --demo}. Part of the demo
+ * goes through the capture proxy to the bundled demo engine, and rebuilds with its cached tokens.
+ */
 class UpCommandIT {
   @TempDir Path dataDir;
 
@@ -45,6 +48,10 @@ class UpCommandIT {
                   "--kafka-port",
                   "0",
                   "--metrics-port",
+                  "0",
+                  "--proxy-port",
+                  "0",
+                  "--proxy-metrics-port",
                   "0"
                 });
 
@@ -59,9 +66,14 @@ class UpCommandIT {
         .containsPattern(
             "  block index   [\\d,]+ resident blocks in prefixlog.kv.block-index; the engine holds")
         .contains("demo: KV OK, the block index equals the engine's cache.\n")
-        .containsPattern("agentic/swe_agent_trajectories +22 +230 .* +230 +0\\n")
-        .containsPattern("agentic/tau_bench_gpt4o_airline +200 +2454 .* +2454 +0\\n")
-        .containsPattern("chat/oasst_en100_threads +40 +\\d+ ")
+        .containsPattern(
+            "  bridge        http://127\\.0\\.0\\.1:\\d+  ->  http://127\\.0\\.0\\.1:\\d+"
+                + " \\(bundled demo engine\\) \\(capture proxy\\)\\n")
+        .containsPattern("agentic/swe_agent_trajectories +22 +230 .* kafka +- +230 +0\\n")
+        // Proxied: captured by the bridge, with the engine's cached tokens in the deltas.
+        .containsPattern(
+            "agentic/tau_bench_gpt4o_airline +200 +2454 .* proxy +[1-9]\\d\\.\\d% +2454 +0\\n")
+        .containsPattern("chat/oasst_en100_threads +40 +\\d+ .* proxy +\\d+\\.\\d% +(\\d+) +0\\n")
         .contains("demo: OK, 0 rebuild mismatches.\n")
         .contains("demo: prefixlog analyze (charts and CSV in " + dataDir.resolve("analysis"))
         .contains("  LRU hit rate by capacity:\n")

@@ -1,0 +1,159 @@
+package io.prefixlog.tools.up;
+
+import io.prefixlog.bridge.demo.DemoUpstream;
+import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.core.config.Settings;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The bridge's part of {@code up}: the capture proxy on 127.0.0.1 in front of the engine, and, with
+ * {@code --demo} and no {@code --upstream}, the bundled demo engine ({@link DemoUpstream}) on a
+ * free port behind it, so that the demo's proxied traffic shows the whole path: client → proxy →
+ * engine, capture → Kafka → stream app. Every other {@code PREFIXLOG_*} proxy setting comes from
+ * the environment, as for the bridge on its own.
+ */
+final class BridgePart implements AutoCloseable {
+  /** vLLM's default address: where an engine started with {@code vllm serve} listens. */
+  static final URI DEFAULT_UPSTREAM = URI.create("http://127.0.0.1:8000");
+
+  static final List<Option> OPTIONS =
+      List.of(
+          Option.value(
+              "upstream",
+              "URL",
+              DEFAULT_UPSTREAM + " (vLLM's default); with --demo: a bundled demo engine",
+              "The OpenAI-compatible engine the capture proxy forwards to."),
+          Option.value(
+              "proxy-port",
+              "PORT",
+              Integer.toString(ProxyConfig.DEFAULT_PORT),
+              "The capture proxy's port on 127.0.0.1 (0: any free port)."),
+          Option.value(
+              "proxy-metrics-port",
+              "PORT",
+              Integer.toString(ProxyConfig.DEFAULT_METRICS_PORT),
+              "The proxy's /metrics and /health port (0: any free port, -1: none)."));
+
+  private final CaptureProxy proxy;
+  private final DemoUpstream demoEngine;
+  private final URI upstream;
+
+  private BridgePart(CaptureProxy proxy, DemoUpstream demoEngine, URI upstream) {
+    this.proxy = proxy;
+    this.demoEngine = demoEngine;
+    this.upstream = upstream;
+  }
+
+  /** The validated options. {@code upstream} is null when none was given. */
+  record Options(URI upstream, int port, int metricsPort, boolean demo) {
+    static Options from(CommandLine line) throws UsageException {
+      URI upstream = null;
+      if (line.has("upstream")) {
+        String value = line.value("upstream").orElseThrow();
+        try {
+          upstream = new URI(value);
+        } catch (URISyntaxException e) {
+          throw new UsageException(
+              "--upstream must be a URL like http://127.0.0.1:8000, got " + value);
+        }
+        if (!"http".equals(upstream.getScheme()) || upstream.getHost() == null) {
+          throw new UsageException(
+              "--upstream must be an http:// URL with a host, like http://127.0.0.1:8000, got "
+                  + value);
+        }
+      }
+      long port = line.longValue("proxy-port", ProxyConfig.DEFAULT_PORT, 0);
+      long metricsPort = line.longValue("proxy-metrics-port", ProxyConfig.DEFAULT_METRICS_PORT, -1);
+      if (port > 65535 || metricsPort > 65535) {
+        throw new UsageException("ports go up to 65535");
+      }
+      return new Options(upstream, (int) port, (int) metricsPort, line.has("demo"));
+    }
+  }
+
+  /**
+   * Starts the demo engine if wanted, then the proxy, publishing to {@code bootstrap} under {@code
+   * topicPrefix}.
+   */
+  static BridgePart start(
+      Options options, Map<String, String> env, String bootstrap, String topicPrefix)
+      throws IOException {
+    DemoUpstream demo = null;
+    URI upstream = options.upstream();
+    if (upstream == null && options.demo()) {
+      demo = DemoUpstream.start(DemoUpstream.Options.defaults());
+      upstream = URI.create(demo.baseUrl());
+    } else if (upstream == null) {
+      upstream = DEFAULT_UPSTREAM;
+    }
+    Map<String, String> settings = new HashMap<>(env);
+    settings.put("PREFIXLOG_PROXY_UPSTREAM", upstream.toString());
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
+    settings.put("PREFIXLOG_TOPIC_PREFIX", topicPrefix);
+    settings.put("PREFIXLOG_PROXY_HOST", "127.0.0.1");
+    settings.put("PREFIXLOG_PROXY_PORT", Integer.toString(options.port()));
+    // The stream app reads PREFIXLOG_METRICS_PORT too: the proxy gets its own.
+    settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(options.metricsPort()));
+    try {
+      return new BridgePart(
+          CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings))), demo, upstream);
+    } catch (IOException | RuntimeException e) {
+      if (demo != null) {
+        demo.close();
+      }
+      throw new IOException(
+          "the capture proxy did not start on 127.0.0.1:" + options.port() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The proxy's base URL. */
+  String proxyUrl() {
+    return "http://127.0.0.1:" + proxy.port();
+  }
+
+  /** Whether the engine behind the proxy is the bundled demo engine (it serves any model name). */
+  boolean demoEngine() {
+    return demoEngine != null;
+  }
+
+  /** The lines {@code up} prints for the bridge. */
+  String describe() {
+    String metrics =
+        proxy.metricsPort() > 0
+            ? String.format(
+                Locale.ROOT,
+                "%n  proxy metrics http://127.0.0.1:%d/metrics   health: /health",
+                proxy.metricsPort())
+            : "";
+    return String.format(
+        Locale.ROOT,
+        "  bridge        %s  ->  %s%s (capture proxy)%s",
+        proxyUrl(),
+        upstream,
+        demoEngine == null ? "" : " (bundled demo engine)",
+        metrics);
+  }
+
+  /** Stops accepting, drains the proxy and flushes its producer, then stops the demo engine. */
+  @Override
+  public void close() {
+    try {
+      proxy.close();
+    } finally {
+      if (demoEngine != null) {
+        demoEngine.close();
+      }
+    }
+  }
+}

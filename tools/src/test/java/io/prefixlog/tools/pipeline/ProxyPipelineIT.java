@@ -1,0 +1,273 @@
+package io.prefixlog.tools.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.bridge.demo.DemoUpstream;
+import io.prefixlog.bridge.demo.Served;
+import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.core.rebuild.RebuildListener;
+import io.prefixlog.core.rebuild.RebuildReport;
+import io.prefixlog.core.rebuild.RebuildScope;
+import io.prefixlog.core.rebuild.Rebuilder;
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.streams.StreamApp;
+import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.ProjectHome;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.corpus.ChatRequests;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.replay.ReplayCommand;
+import io.prefixlog.tools.replay.ReplayEvents;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 3's end-to-end contract on a real broker: {@code replay --via-proxy} sends every agentic
+ * conversation and at least 1,000 chat turns as real HTTP requests (half of them SSE streams)
+ * through the CaptureProxy to the demo engine; the proxy captures them into the raw topic, the
+ * stream app encodes them, and every body rebuilds byte for byte from the deltas alone, each delta
+ * carrying the prompt and cached-token figures the engine reported to the client, under the session
+ * key a direct replay would give the conversation.
+ */
+@ExtendWith(KafkaExtension.class)
+class ProxyPipelineIT {
+  private static final String SECRET = "proxy-pipeline-it-session-secret";
+  private static final int CHAT_TURNS = 1000;
+
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void shouldRebuildEveryProxiedBodyWithTheEnginesCachedTokens(KafkaCluster kafka)
+      throws Exception {
+    // Given
+    String prefix = "proxied.";
+    Corpus corpus = corpus();
+    Map<String, Served> served = new ConcurrentHashMap<>();
+    try (StreamApp app =
+            new StreamApp(StreamAppConfig.defaults(settings(kafka, prefix, dir.resolve("state"))));
+        DemoUpstream upstream =
+            DemoUpstream.start(DemoUpstream.Options.defaults(), s -> served.put(s.requestId(), s));
+        CaptureProxy proxy =
+            CaptureProxy.start(
+                ProxyConfig.defaults(URI.create(upstream.baseUrl()), kafka.bootstrapServers())
+                    .withListen("127.0.0.1", 0)
+                    .withTopicPrefix(prefix)
+                    .withSessionSecret(SECRET)
+                    .withMetricsPort(-1))) {
+      app.start();
+      awaitRunning(app);
+
+      // When
+      replay(corpus, "http://127.0.0.1:" + proxy.port());
+
+      // Then
+      assertThat(served).hasSize((int) corpus.turns);
+      assertThat(served.values().stream().filter(Served::stream).count())
+          .isEqualTo(corpus.turns / 2);
+      assertLosslessWithEngineUsage(kafka, prefix, corpus, served);
+      assertThat(app.metrics().registry().value("prefixlog_dead_letters_total", "")).isZero();
+    }
+  }
+
+  private static void assertLosslessWithEngineUsage(
+      KafkaCluster kafka, String prefix, Corpus corpus, Map<String, Served> served) {
+    long events = corpus.turns;
+    List<ConsumerRecord<String, byte[]>> raw =
+        Topics.readAtLeast(
+            kafka.bootstrapServers(), prefix + "requests.raw", events, Duration.ofMinutes(2));
+    List<ConsumerRecord<String, byte[]>> deltas =
+        Topics.readAtLeast(
+            kafka.bootstrapServers(), prefix + "session.deltas", events, Duration.ofMinutes(3));
+    JsonSerde<RawRequestEvent> rawSerde = JsonSerde.of(RawRequestEvent.class);
+    JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
+    Map<String, RawRequestEvent> rawById =
+        raw.stream()
+            .map(r -> rawSerde.fromBytes(r.value()))
+            .collect(Collectors.toMap(RawRequestEvent::requestId, Function.identity()));
+    List<DeltaRecord> records = deltas.stream().map(r -> deltaSerde.fromBytes(r.value())).toList();
+
+    // One capture and one delta per request the engine answered, under the client's request id.
+    assertThat(raw).hasSize((int) events);
+    assertThat(records).hasSize((int) events);
+    assertThat(rawById.keySet()).isEqualTo(served.keySet());
+    assertThat(records.stream().map(DeltaRecord::requestId).collect(Collectors.toSet()))
+        .isEqualTo(served.keySet());
+    // The proxy derives the keys a direct replay gives the conversations (X-Session-ID).
+    assertThat(records.stream().map(DeltaRecord::sessionKey).collect(Collectors.toSet()))
+        .isEqualTo(corpus.sessionKeys);
+
+    // The captured response and every delta carry what the engine told the client.
+    for (RawRequestEvent event : rawById.values()) {
+      Served answer = served.get(event.requestId());
+      assertThat(event.response().status()).isEqualTo(200);
+      assertThat(event.response().id()).isEqualTo(answer.responseId());
+      assertThat(event.response().usage().promptTokens()).isEqualTo(answer.promptTokens());
+      assertThat(event.response().usage().cachedTokens()).isEqualTo(answer.cachedTokens());
+    }
+    for (DeltaRecord delta : records) {
+      Served answer = served.get(delta.requestId());
+      assertThat(delta.promptTokens()).as(delta.requestId()).isEqualTo(answer.promptTokens());
+      assertThat(delta.cachedTokens()).as(delta.requestId()).isEqualTo(answer.cachedTokens());
+    }
+    assertThat(records.stream().mapToLong(DeltaRecord::cachedTokens).sum())
+        .as("follow-up turns hit the engine's prefix cache")
+        .isGreaterThan(records.stream().mapToLong(DeltaRecord::promptTokens).sum() / 2);
+
+    // Every body rebuilds from the deltas alone and equals the captured body.
+    Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
+    for (ConsumerRecord<String, byte[]> record : deltas) {
+      rebuilder.addTopicRecord(
+          record.key(),
+          record.value(),
+          "partition " + record.partition() + " offset " + record.offset());
+    }
+    Map<String, String> requestOfTurn =
+        records.stream()
+            .collect(
+                Collectors.toMap(
+                    d -> DeltaRecord.key(d.sessionKey(), d.seq()), DeltaRecord::requestId));
+    long[] matchedCapture = {0};
+    RebuildReport report =
+        rebuilder.run(
+            new RebuildListener() {
+              @Override
+              public void onVerifiedBody(String sessionKey, long seq, byte[] body) {
+                RawRequestEvent captured =
+                    rawById.get(requestOfTurn.get(DeltaRecord.key(sessionKey, seq)));
+                if (Sha256.hex(body).equals(captured.bodySha256())
+                    && body.length == captured.bodyLen()) {
+                  matchedCapture[0]++;
+                }
+              }
+            });
+    assertThat(report.problems()).isEmpty();
+    assertThat(report.counts().checksumMismatches()).isZero();
+    assertThat(report.counts().brokenChains()).isZero();
+    assertThat(report.counts().missingTurns()).isZero();
+    assertThat(report.counts().rebuiltOk()).isEqualTo(events);
+    assertThat(matchedCapture[0]).isEqualTo(events);
+  }
+
+  /** What is replayed: every agentic conversation, and chat conversations up to 1,000 turns. */
+  private record Corpus(
+      Path agentic, Path chat, int conversations, long turns, Set<String> sessionKeys) {}
+
+  private static Corpus corpus() throws Exception {
+    Path root = ProjectHome.findFrom(Path.of("")).orElseThrow();
+    Path agentic = root.resolve("corpora/agentic");
+    Path chat = root.resolve("corpora/chat/hh_rlhf_helpful_base_test.jsonl");
+    ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    List<Conversation> chats = CorpusFile.read(chat);
+    int conversations = 0;
+    long chatTurns = 0;
+    while (chatTurns < CHAT_TURNS) {
+      chatTurns += requests.of(chats.get(conversations++)).size();
+    }
+    // --conversations applies to every file: it must take all of the agentic ones.
+    List<Conversation> replayed = new ArrayList<>(chats.subList(0, conversations));
+    try (var files = Files.list(agentic)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".jsonl")).toList()) {
+        List<Conversation> all = CorpusFile.read(file);
+        assertThat(all.size()).isLessThanOrEqualTo(conversations);
+        replayed.addAll(all);
+      }
+    }
+    ReplayEvents keys = new ReplayEvents(SECRET, "unused");
+    long turns = 0;
+    Set<String> sessionKeys = new java.util.HashSet<>();
+    for (Conversation c : replayed) {
+      int n = requests.of(c).size();
+      turns += n;
+      if (n > 0) {
+        sessionKeys.add(keys.sessionKey(c.id()).key());
+      }
+    }
+    assertThat(chatTurns).isGreaterThanOrEqualTo(CHAT_TURNS);
+    return new Corpus(agentic, chat, conversations, turns, sessionKeys);
+  }
+
+  private static void replay(Corpus corpus, String proxyUrl) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Terminal terminal =
+        new Terminal(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            false);
+    int code =
+        new ReplayCommand(terminal)
+            .run(
+                new String[] {
+                  "--corpus",
+                  corpus.agentic().toString(),
+                  "--corpus",
+                  corpus.chat().toString(),
+                  "--conversations",
+                  Integer.toString(corpus.conversations()),
+                  "--interleave",
+                  "16",
+                  "--concurrency",
+                  "8",
+                  "--stream",
+                  "0.5",
+                  "--via-proxy",
+                  proxyUrl,
+                  "--secret",
+                  SECRET
+                });
+    assertThat(code)
+        .as("%s%n%s", out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(Command.OK);
+  }
+
+  private static Map<String, String> settings(KafkaCluster kafka, String prefix, Path stateDir) {
+    Map<String, String> settings = new HashMap<>();
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+    settings.put("PREFIXLOG_TOPIC_PREFIX", prefix);
+    settings.put("PREFIXLOG_APPLICATION_ID", "proxy-pipeline-app");
+    settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    settings.put("PREFIXLOG_PARTITIONS", "4");
+    return settings;
+  }
+
+  private void awaitRunning(StreamApp app) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (app.state() != KafkaStreams.State.RUNNING) {
+      assertThat(System.nanoTime())
+          .as("stream app RUNNING, is %s", app.state())
+          .isLessThan(deadline);
+      Thread.sleep(100);
+    }
+  }
+}
