@@ -2,14 +2,15 @@ package io.prefixlog.bridge.kv;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -20,18 +21,25 @@ import java.util.concurrent.TimeUnit;
 /**
  * The real peer: {@code kv_publisher.py} (test resources) run with Debian's {@code
  * /usr/bin/python3} and its python3-zmq and python3-msgpack, driven line by line over stdin/stdout.
+ * Public because tools' KvPipelineIT drives it too, through this module's test-jar.
  */
-final class PythonPublisher implements AutoCloseable {
+public final class PythonPublisher implements AutoCloseable {
   static final Path PYTHON = Path.of("/usr/bin/python3");
 
   private final Process process;
+  private final Path script;
   private final Writer stdin;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-  final String pubEndpoint;
-  final String routerEndpoint;
 
-  private PythonPublisher(Process process) throws IOException, InterruptedException {
+  /** The ZMQ PUB endpoint the events are published on. */
+  public final String pubEndpoint;
+
+  /** The ZMQ ROUTER endpoint that replays, or {@code null} when the publisher runs without one. */
+  public final String routerEndpoint;
+
+  private PythonPublisher(Process process, Path script) throws IOException, InterruptedException {
     this.process = process;
+    this.script = script;
     this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
     Thread reader =
         new Thread(
@@ -60,34 +68,43 @@ final class PythonPublisher implements AutoCloseable {
   }
 
   /** Starts the publisher; its stderr goes to this JVM's stderr. */
-  static PythonPublisher start(String... args) throws IOException, InterruptedException {
+  public static PythonPublisher start(String... args) throws IOException, InterruptedException {
     if (!Files.isExecutable(PYTHON)) {
       throw new IllegalStateException(
           PYTHON + " is missing: run scripts/install-test-deps.sh (python3-zmq, python3-msgpack)");
     }
+    Path script = script();
     List<String> command = new ArrayList<>();
     command.add(PYTHON.toString());
     command.add("-u");
-    command.add(script().toString());
+    command.add(script.toString());
     command.addAll(List.of(args));
-    Process process =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    return new PythonPublisher(process);
-  }
-
-  private static Path script() {
     try {
-      return Path.of(
-          Objects.requireNonNull(
-                  PythonPublisher.class.getResource("/kv_publisher.py"), "kv_publisher.py")
-              .toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
+      Process process =
+          new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      return new PythonPublisher(process, script);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      Files.deleteIfExists(script);
+      throw e;
     }
   }
 
+  /**
+   * The script copied from the classpath to a temporary file: from another module it is inside this
+   * module's test-jar, where python cannot read it.
+   */
+  private static Path script() throws IOException {
+    Path script = Files.createTempFile("kv_publisher", ".py");
+    try (InputStream in =
+        Objects.requireNonNull(
+            PythonPublisher.class.getResourceAsStream("/kv_publisher.py"), "kv_publisher.py")) {
+      Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
+    }
+    return script;
+  }
+
   /** Sends one command and returns the lines it answered before its {@code ok}. */
-  List<String> command(String command) {
+  public List<String> command(String command) {
     try {
       stdin.write(command + "\n");
       stdin.flush();
@@ -129,6 +146,11 @@ final class PythonPublisher implements AutoCloseable {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
+    }
+    try {
+      Files.deleteIfExists(script);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }

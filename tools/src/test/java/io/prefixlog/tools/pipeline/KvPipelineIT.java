@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.bridge.kv.KvBridge;
 import io.prefixlog.bridge.kv.KvBridgeConfig;
+import io.prefixlog.bridge.kv.PythonPublisher;
 import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -60,7 +61,7 @@ class KvPipelineIT {
     settings.put("PREFIXLOG_PARTITIONS", "3");
     settings.put("PREFIXLOG_KV_STATS_INTERVAL", "500ms");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings));
-        PythonKvPublisher publisher = new PythonKvPublisher("--topic", "kv", "--buffer", "8")) {
+        PythonPublisher publisher = PythonPublisher.start("--topic", "kv", "--buffer", "8")) {
       app.start();
       awaitRunning(app);
       Map<String, String> bridgeSettings = new HashMap<>(settings);
@@ -118,7 +119,7 @@ class KvPipelineIT {
   /** The publisher, what must come out, and the checks. */
   private static final class Run {
     private final KafkaCluster kafka;
-    private final PythonKvPublisher publisher;
+    private final PythonPublisher publisher;
     private final KvBridge bridge;
     private final MetricsRegistry app;
     private final String source;
@@ -126,7 +127,7 @@ class KvPipelineIT {
 
     Run(
         KafkaCluster kafka,
-        PythonKvPublisher publisher,
+        PythonPublisher publisher,
         KvBridge bridge,
         MetricsRegistry app,
         String source) {

@@ -107,11 +107,11 @@ final class Pipeline {
     assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
   }
 
-  private static Path agentic() {
+  static Path agentic() {
     return ProjectHome.findFrom(Path.of("")).orElseThrow().resolve("corpora/agentic");
   }
 
-  private static Path chat() {
+  static Path chat() {
     return ProjectHome.findFrom(Path.of(""))
         .orElseThrow()
         .resolve("corpora/chat/hh_rlhf_helpful_base_test.jsonl");
@@ -170,19 +170,12 @@ final class Pipeline {
    * one.
    */
   static void assertExactlyOnceAndLossless(KafkaCluster kafka, String prefix, long events) {
-    List<ConsumerRecord<String, byte[]>> raw =
-        Topics.readAtLeast(
-            kafka.bootstrapServers(), prefix + "requests.raw", events, Duration.ofMinutes(2));
-    List<ConsumerRecord<String, byte[]>> deltas =
-        Topics.readAtLeast(
-            kafka.bootstrapServers(), prefix + "session.deltas", events, Duration.ofMinutes(5));
-    JsonSerde<RawRequestEvent> rawSerde = JsonSerde.of(RawRequestEvent.class);
+    Captured captured = Captured.read(kafka, prefix, events, Duration.ofMinutes(5));
+    List<ConsumerRecord<String, byte[]>> raw = captured.raw();
+    List<ConsumerRecord<String, byte[]>> deltas = captured.deltas();
+    Map<String, RawRequestEvent> rawById = captured.rawById();
+    List<DeltaRecord> records = captured.records();
     JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
-    Map<String, RawRequestEvent> rawById =
-        raw.stream()
-            .map(r -> rawSerde.fromBytes(r.value()))
-            .collect(Collectors.toMap(RawRequestEvent::requestId, Function.identity()));
-    List<DeltaRecord> records = deltas.stream().map(r -> deltaSerde.fromBytes(r.value())).toList();
 
     // Exactly one delta per raw event: same count, and every request id once.
     assertThat(raw).hasSize((int) events);
@@ -205,6 +198,45 @@ final class Pipeline {
         .allSatisfy(partitions -> assertThat(partitions).hasSize(1));
 
     // Every body rebuilds from the deltas alone, and equals the captured body.
+    assertEveryBodyRebuilds(captured, events);
+    assertThat(records.stream().filter(DeltaRecord::isKeyframe).count()).isLessThan(events / 2);
+  }
+
+  /** The raw and delta topics of one run, read back and decoded. */
+  record Captured(
+      List<ConsumerRecord<String, byte[]>> raw,
+      List<ConsumerRecord<String, byte[]>> deltas,
+      Map<String, RawRequestEvent> rawById,
+      List<DeltaRecord> records) {
+
+    /** Reads at least {@code events} records of each topic, waiting up to {@code deltasWait}. */
+    static Captured read(KafkaCluster kafka, String prefix, long events, Duration deltasWait) {
+      List<ConsumerRecord<String, byte[]>> raw =
+          Topics.readAtLeast(
+              kafka.bootstrapServers(), prefix + "requests.raw", events, Duration.ofMinutes(2));
+      List<ConsumerRecord<String, byte[]>> deltas =
+          Topics.readAtLeast(
+              kafka.bootstrapServers(), prefix + "session.deltas", events, deltasWait);
+      JsonSerde<RawRequestEvent> rawSerde = JsonSerde.of(RawRequestEvent.class);
+      JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
+      Map<String, RawRequestEvent> rawById =
+          raw.stream()
+              .map(r -> rawSerde.fromBytes(r.value()))
+              .collect(Collectors.toMap(RawRequestEvent::requestId, Function.identity()));
+      List<DeltaRecord> records =
+          deltas.stream().map(r -> deltaSerde.fromBytes(r.value())).toList();
+      return new Captured(raw, deltas, rawById, records);
+    }
+  }
+
+  /**
+   * Every body rebuilds from the deltas alone with no problem, and each of the {@code events}
+   * rebuilt bodies equals (SHA-256 and length) the body captured under its request id.
+   */
+  static void assertEveryBodyRebuilds(Captured captured, long events) {
+    List<ConsumerRecord<String, byte[]>> deltas = captured.deltas();
+    Map<String, RawRequestEvent> rawById = captured.rawById();
+    List<DeltaRecord> records = captured.records();
     Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
     for (ConsumerRecord<String, byte[]> record : deltas) {
       rebuilder.addTopicRecord(
@@ -237,6 +269,5 @@ final class Pipeline {
     assertThat(report.counts().missingTurns()).isZero();
     assertThat(report.counts().rebuiltOk()).isEqualTo(events);
     assertThat(matchedCapture[0]).isEqualTo(events);
-    assertThat(records.stream().filter(DeltaRecord::isKeyframe).count()).isLessThan(events / 2);
   }
 }

@@ -6,20 +6,13 @@ import io.prefixlog.bridge.demo.DemoUpstream;
 import io.prefixlog.bridge.demo.Served;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
-import io.prefixlog.core.rebuild.RebuildListener;
-import io.prefixlog.core.rebuild.RebuildReport;
-import io.prefixlog.core.rebuild.RebuildScope;
-import io.prefixlog.core.rebuild.Rebuilder;
-import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.delta.DeltaRecord;
-import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
@@ -34,13 +27,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
@@ -73,7 +64,10 @@ class ProxyPipelineIT {
     Corpus corpus = corpus();
     Map<String, Served> served = new ConcurrentHashMap<>();
     try (StreamApp app =
-            new StreamApp(StreamAppConfig.defaults(settings(kafka, prefix, dir.resolve("state"))));
+            new StreamApp(
+                StreamAppConfig.defaults(
+                    Pipeline.settings(
+                        kafka, prefix, "proxy-pipeline-app", dir.resolve("state"), 4)));
         DemoUpstream upstream =
             DemoUpstream.start(DemoUpstream.Options.defaults(), s -> served.put(s.requestId(), s));
         CaptureProxy proxy =
@@ -101,19 +95,11 @@ class ProxyPipelineIT {
   private static void assertLosslessWithEngineUsage(
       KafkaCluster kafka, String prefix, Corpus corpus, Map<String, Served> served) {
     long events = corpus.turns;
-    List<ConsumerRecord<String, byte[]>> raw =
-        Topics.readAtLeast(
-            kafka.bootstrapServers(), prefix + "requests.raw", events, Duration.ofMinutes(2));
-    List<ConsumerRecord<String, byte[]>> deltas =
-        Topics.readAtLeast(
-            kafka.bootstrapServers(), prefix + "session.deltas", events, Duration.ofMinutes(3));
-    JsonSerde<RawRequestEvent> rawSerde = JsonSerde.of(RawRequestEvent.class);
-    JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
-    Map<String, RawRequestEvent> rawById =
-        raw.stream()
-            .map(r -> rawSerde.fromBytes(r.value()))
-            .collect(Collectors.toMap(RawRequestEvent::requestId, Function.identity()));
-    List<DeltaRecord> records = deltas.stream().map(r -> deltaSerde.fromBytes(r.value())).toList();
+    Pipeline.Captured captured =
+        Pipeline.Captured.read(kafka, prefix, events, Duration.ofMinutes(3));
+    List<ConsumerRecord<String, byte[]>> raw = captured.raw();
+    Map<String, RawRequestEvent> rawById = captured.rawById();
+    List<DeltaRecord> records = captured.records();
 
     // One capture and one delta per request the engine answered, under the client's request id.
     assertThat(raw).hasSize((int) events);
@@ -143,38 +129,7 @@ class ProxyPipelineIT {
         .isGreaterThan(records.stream().mapToLong(DeltaRecord::promptTokens).sum() / 2);
 
     // Every body rebuilds from the deltas alone and equals the captured body.
-    Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
-    for (ConsumerRecord<String, byte[]> record : deltas) {
-      rebuilder.addTopicRecord(
-          record.key(),
-          record.value(),
-          "partition " + record.partition() + " offset " + record.offset());
-    }
-    Map<String, String> requestOfTurn =
-        records.stream()
-            .collect(
-                Collectors.toMap(
-                    d -> DeltaRecord.key(d.sessionKey(), d.seq()), DeltaRecord::requestId));
-    long[] matchedCapture = {0};
-    RebuildReport report =
-        rebuilder.run(
-            new RebuildListener() {
-              @Override
-              public void onVerifiedBody(String sessionKey, long seq, byte[] body) {
-                RawRequestEvent captured =
-                    rawById.get(requestOfTurn.get(DeltaRecord.key(sessionKey, seq)));
-                if (Sha256.hex(body).equals(captured.bodySha256())
-                    && body.length == captured.bodyLen()) {
-                  matchedCapture[0]++;
-                }
-              }
-            });
-    assertThat(report.problems()).isEmpty();
-    assertThat(report.counts().checksumMismatches()).isZero();
-    assertThat(report.counts().brokenChains()).isZero();
-    assertThat(report.counts().missingTurns()).isZero();
-    assertThat(report.counts().rebuiltOk()).isEqualTo(events);
-    assertThat(matchedCapture[0]).isEqualTo(events);
+    Pipeline.assertEveryBodyRebuilds(captured, events);
   }
 
   /** What is replayed: every agentic conversation, and chat conversations up to 1,000 turns. */
@@ -182,9 +137,8 @@ class ProxyPipelineIT {
       Path agentic, Path chat, int conversations, long turns, Set<String> sessionKeys) {}
 
   private static Corpus corpus() throws Exception {
-    Path root = ProjectHome.findFrom(Path.of("")).orElseThrow();
-    Path agentic = root.resolve("corpora/agentic");
-    Path chat = root.resolve("corpora/chat/hh_rlhf_helpful_base_test.jsonl");
+    Path agentic = Pipeline.agentic();
+    Path chat = Pipeline.chat();
     ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
     List<Conversation> chats = CorpusFile.read(chat);
     int conversations = 0;
@@ -248,17 +202,6 @@ class ProxyPipelineIT {
     assertThat(code)
         .as("%s%n%s", out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8))
         .isEqualTo(Command.OK);
-  }
-
-  private static Map<String, String> settings(KafkaCluster kafka, String prefix, Path stateDir) {
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", prefix);
-    settings.put("PREFIXLOG_APPLICATION_ID", "proxy-pipeline-app");
-    settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
-    settings.put("PREFIXLOG_PARTITIONS", "4");
-    return settings;
   }
 
   private void awaitRunning(StreamApp app) throws InterruptedException {
