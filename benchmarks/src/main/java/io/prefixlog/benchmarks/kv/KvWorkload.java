@@ -1,8 +1,6 @@
 package io.prefixlog.benchmarks.kv;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.math.BigInteger;
+import io.prefixlog.core.kv.KvBatchEncoder;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -11,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.msgpack.core.MessageBufferPacker;
-import org.msgpack.core.MessagePack;
 
 /**
  * vLLM-like KV-event batches, as the engine's publisher encodes them (vLLM 0.26+: positional outer
@@ -108,65 +104,31 @@ final class KvWorkload {
       int hit,
       List<Long> stored,
       List<Long> evicted) {
-    try (MessageBufferPacker packer = MessagePack.newDefaultBufferPacker()) {
-      packer.packArrayHeader(3);
-      packer.packDouble(1.75e9 + random.nextInt(1_000_000) / 1000.0);
-      int runs = (stored.size() + MAX_BLOCKS_PER_EVENT - 1) / MAX_BLOCKS_PER_EVENT;
-      packer.packArrayHeader(evicted.size() + runs);
-      for (int run = 0; run < runs; run++) {
-        int from = run * MAX_BLOCKS_PER_EVENT;
-        List<Long> part =
-            stored.subList(from, Math.min(stored.size(), from + MAX_BLOCKS_PER_EVENT));
-        int first = hit + from;
-        packer.packMapHeader(12);
-        packer.packString("type").packString("BlockStored");
-        packer.packString("block_hashes").packArrayHeader(part.size());
-        for (long hash : part) {
-          packHash(packer, hash);
-        }
-        packer.packString("parent_block_hash");
-        if (first == 0) {
-          packer.packNil();
-        } else {
-          packHash(packer, blocks.get(first - 1));
-        }
-        packer.packString("token_ids").packArrayHeader(16 * part.size());
-        for (int t = 0; t < 16 * part.size(); t++) {
-          packer.packInt(random.nextInt(150_000));
-        }
-        packer.packString("block_size").packInt(16);
-        packer.packString("lora_id").packNil();
-        packer.packString("medium").packString("GPU");
-        packer.packString("lora_name").packNil();
-        packer.packString("group_idx").packInt(0);
-        packer.packString("kv_cache_spec_kind").packString("full_attention");
-        packer.packString("extra_keys").packArrayHeader(part.size());
-        for (int i = 0; i < part.size(); i++) {
-          packer.packNil();
-        }
-        packer.packString("session_id").packString("session-" + session);
+    // The timestamp, then each run's token ids: the order the random draws have always had.
+    double timestamp = 1.75e9 + random.nextInt(1_000_000) / 1000.0;
+    int runs = (stored.size() + MAX_BLOCKS_PER_EVENT - 1) / MAX_BLOCKS_PER_EVENT;
+    KvBatchEncoder batch = KvBatchEncoder.start(timestamp, evicted.size() + runs);
+    for (int run = 0; run < runs; run++) {
+      int from = run * MAX_BLOCKS_PER_EVENT;
+      List<Long> part = stored.subList(from, Math.min(stored.size(), from + MAX_BLOCKS_PER_EVENT));
+      int first = hit + from;
+      int[] tokens = new int[16 * part.size()];
+      for (int t = 0; t < tokens.length; t++) {
+        tokens[t] = random.nextInt(150_000);
       }
-      for (long hash : evicted) {
-        packer.packMapHeader(4);
-        packer.packString("type").packString("BlockRemoved");
-        packer.packString("block_hashes").packArrayHeader(1);
-        packHash(packer, hash);
-        packer.packString("medium").packString("GPU");
-        packer.packString("group_idx").packInt(0);
-      }
-      packer.packInt(0);
-      return packer.toByteArray();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      batch.blockStored(
+          part,
+          first == 0 ? null : blocks.get(first - 1),
+          tokens,
+          16,
+          0,
+          "full_attention",
+          "session-" + session);
     }
-  }
-
-  private static void packHash(MessageBufferPacker packer, long hash) throws IOException {
-    if (hash >= 0) {
-      packer.packLong(hash);
-    } else {
-      packer.packBigInteger(new BigInteger(Long.toUnsignedString(hash)));
+    for (long hash : evicted) {
+      batch.blockRemoved(hash, 0);
     }
+    return batch.finish(0);
   }
 
   /** SplitMix64's finaliser: half of the hashes are above 2^63, as vLLM's uint64 hashes. */

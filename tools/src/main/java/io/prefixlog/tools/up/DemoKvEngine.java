@@ -1,8 +1,6 @@
 package io.prefixlog.tools.up;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.math.BigInteger;
+import io.prefixlog.core.kv.KvBatchEncoder;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -18,8 +16,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.msgpack.core.MessageBufferPacker;
-import org.msgpack.core.MessagePack;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
@@ -256,60 +252,23 @@ final class DemoKvEngine implements AutoCloseable {
         lru.remove();
       }
     }
-    try (MessageBufferPacker packer = MessagePack.newDefaultBufferPacker()) {
-      int events = evicted.size() + (stored.isEmpty() ? 0 : 1);
-      packer.packArrayHeader(3);
-      packer.packDouble(System.currentTimeMillis() / 1000.0);
-      packer.packArrayHeader(events);
-      if (!stored.isEmpty()) {
-        packer.packMapHeader(10);
-        packer.packString("type").packString("BlockStored");
-        packer.packString("block_hashes").packArrayHeader(stored.size());
-        for (long hash : stored) {
-          packHash(packer, hash);
-        }
-        packer.packString("parent_block_hash");
-        if (hit == 0) {
-          packer.packNil();
-        } else {
-          packHash(packer, blocks.get(hit - 1));
-        }
-        packer.packString("token_ids").packArrayHeader(16 * stored.size());
-        for (int t = 0; t < 16 * stored.size(); t++) {
-          packer.packInt(random.nextInt(150_000));
-        }
-        packer.packString("block_size").packInt(16);
-        packer.packString("lora_id").packNil();
-        packer.packString("medium").packString("GPU");
-        packer.packString("lora_name").packNil();
-        packer.packString("group_idx").packInt(0);
-        packer.packString("session_id").packString("demo-session-" + s);
-        blocksStored += stored.size();
+    int events = evicted.size() + (stored.isEmpty() ? 0 : 1);
+    KvBatchEncoder batch = KvBatchEncoder.start(System.currentTimeMillis() / 1000.0, events);
+    if (!stored.isEmpty()) {
+      int[] tokens = new int[16 * stored.size()];
+      for (int t = 0; t < tokens.length; t++) {
+        tokens[t] = random.nextInt(150_000);
       }
-      for (long hash : evicted) {
-        packer.packMapHeader(4);
-        packer.packString("type").packString("BlockRemoved");
-        packer.packString("block_hashes").packArrayHeader(1);
-        packHash(packer, hash);
-        packer.packString("medium").packString("GPU");
-        packer.packString("group_idx").packInt(0);
-      }
-      blocksRemoved += evicted.size();
-      packer.packInt(0);
-      eventsPublished += events;
-      return packer.toByteArray();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      batch.blockStored(
+          stored, hit == 0 ? null : blocks.get(hit - 1), tokens, 16, 0, null, "demo-session-" + s);
+      blocksStored += stored.size();
     }
-  }
-
-  /** vLLM's default: the hash as an unsigned 64-bit integer. */
-  private static void packHash(MessageBufferPacker packer, long hash) throws IOException {
-    if (hash >= 0) {
-      packer.packLong(hash);
-    } else {
-      packer.packBigInteger(new BigInteger(Long.toUnsignedString(hash)));
+    for (long hash : evicted) {
+      batch.blockRemoved(hash, 0);
     }
+    blocksRemoved += evicted.size();
+    eventsPublished += events;
+    return batch.finish(0);
   }
 
   static String hex(long hash) {
