@@ -88,25 +88,8 @@ final class BrokerConfig {
     return text.toString();
   }
 
-  /**
-   * log4j2 configuration for the child: WARN and above to stdout, which {@link ChildProcess}
-   * appends to the broker's log file. One file then holds both Kafka's log and anything the JVM
-   * itself prints (a crash, a bad flag). Flushed per event, since the watchdog halts without
-   * shutdown hooks.
-   */
+  /** The broker's log4j2 configuration: {@link ChildLog4j2#warnToStdout}. */
   static String log4j2Properties() {
-    return String.join(
-        "\n",
-        "# Written by prefixlog KafkaBroker.",
-        "status = warn",
-        "shutdownHook = disable",
-        "appender.out.type = Console",
-        "appender.out.name = out",
-        "appender.out.immediateFlush = true",
-        "appender.out.layout.type = PatternLayout",
-        "appender.out.layout.pattern = %d{ISO8601} %-5p [%t] %c: %m%n",
-        "rootLogger.level = warn",
-        "rootLogger.appenderRef.out.ref = out",
-        "");
+    return ChildLog4j2.warnToStdout("KafkaBroker");
   }
 }

@@ -30,6 +30,20 @@ public final class ChildProcess implements AutoCloseable {
       List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
   private static final Logger LOGGER = LoggerFactory.getLogger(ChildProcess.class);
+
+  /**
+   * {@link #DEFAULT_JVM_FLAGS} with a heap of {@code heapMiB} MiB, then {@code more} (a logging
+   * configuration, say).
+   */
+  public static List<String> smallJvmFlags(int heapMiB, String... more) {
+    List<String> flags = new ArrayList<>();
+    flags.add("-Xmx" + heapMiB + "m");
+    flags.add("-XX:+UseSerialGC");
+    flags.add("-XX:TieredStopAtLevel=1");
+    flags.addAll(List.of(more));
+    return List.copyOf(flags);
+  }
+
   private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
 
   private final Process process;
@@ -98,6 +112,15 @@ public final class ChildProcess implements AutoCloseable {
     } catch (IOException e) {
       return "(log file " + logFile + " unreadable: " + e + ")";
     }
+  }
+
+  /**
+   * A failed start of this child: {@code what}, then where its log is and its last {@code
+   * logTailLines} lines.
+   */
+  public StartupException startupFailure(String what, int logTailLines) {
+    return new StartupException(
+        what + "; see " + logFile + ", which ends with:\n" + logTail(logTailLines), logFile);
   }
 
   /** SIGTERM, wait up to the stop timeout, then SIGKILL. Idempotent. */

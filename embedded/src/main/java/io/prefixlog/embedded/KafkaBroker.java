@@ -88,11 +88,8 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
       throw new UncheckedIOException("cannot write broker configuration in " + dataDir, e);
     }
     List<String> jvmFlags =
-        List.of(
-            "-Xmx" + options.heapMiB() + "m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-Dlog4j2.configurationFile=" + log4j2Config.toUri());
+        ChildProcess.smallJvmFlags(
+            options.heapMiB(), "-Dlog4j2.configurationFile=" + log4j2Config.toUri());
     if (!isFormatted(dataDir)) {
       format(options, serverProperties, logFile, jvmFlags);
     }
@@ -210,18 +207,14 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
             .start()) {
       OptionalInt status = formatter.waitFor(FORMAT_TIMEOUT);
       if (status.isEmpty() || status.getAsInt() != 0) {
-        throw new StartupException(
+        throw formatter.startupFailure(
             "Kafka storage format "
                 + (status.isEmpty()
                     ? "did not finish within " + FORMAT_TIMEOUT
                     : "failed with exit status " + status.getAsInt())
                 + " for data dir "
-                + options.dataDir()
-                + "; see "
-                + logFile
-                + ", which ends with:\n"
-                + formatter.logTail(LOG_TAIL_LINES),
-            logFile);
+                + options.dataDir(),
+            LOG_TAIL_LINES);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -242,27 +235,15 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
       while (true) {
         OptionalInt exit = child.exitStatus();
         if (exit.isPresent()) {
-          throw new StartupException(
-              "Kafka broker exited with status "
-                  + exit.getAsInt()
-                  + " before becoming ready; see "
-                  + child.logFile()
-                  + ", which ends with:\n"
-                  + child.logTail(LOG_TAIL_LINES),
-              child.logFile());
+          throw child.startupFailure(
+              "Kafka broker exited with status " + exit.getAsInt() + " before becoming ready",
+              LOG_TAIL_LINES);
         }
         long remainingNanos = deadline - System.nanoTime();
         if (remainingNanos <= 0) {
-          throw new StartupException(
-              "Kafka broker at "
-                  + bootstrapServers
-                  + " not ready within "
-                  + options.startTimeout()
-                  + "; see "
-                  + child.logFile()
-                  + ", which ends with:\n"
-                  + child.logTail(LOG_TAIL_LINES),
-              child.logFile());
+          throw child.startupFailure(
+              "Kafka broker at " + bootstrapServers + " not ready within " + options.startTimeout(),
+              LOG_TAIL_LINES);
         }
         // Cheap TCP probe first, so the admin client does not log connection failures.
         if (admin == null && Ports.accepts(options.host(), brokerPort)) {

@@ -7,9 +7,21 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Optional;
 
-/** TCP port helpers: pick free ports, check a fixed one, probe whether one accepts. */
-final class Ports {
+/**
+ * TCP port helpers: pick free ports, check a fixed one, probe whether one accepts. Public for the
+ * children other modules start ({@link #free}).
+ */
+public final class Ports {
   private Ports() {}
+
+  /** A port that was free on {@code host} a moment ago, for a child to bind a second later. */
+  public static int free(String host) {
+    try (ServerSocket socket = bind(host, 0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot find a free port on " + host, e);
+    }
+  }
 
   /**
    * Two distinct ports that were free a moment ago. Both sockets are held open together so they

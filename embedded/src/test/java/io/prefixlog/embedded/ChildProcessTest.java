@@ -42,6 +42,33 @@ class ChildProcessTest {
   }
 
   @Test
+  void shouldNameTheLogAndQuoteItsEndInAStartupFailure() throws Exception {
+    // Given
+    Path logFile = dir.resolve("fails.log");
+    try (ChildProcess child =
+        ChildProcess.builder(TestMains.Echo.class.getName())
+            .args(List.of("3", "x"))
+            .logFile(logFile)
+            .start()) {
+      child.waitFor(TIMEOUT);
+
+      // When
+      StartupException failure = child.startupFailure("echo exited with status 3", 1);
+
+      // Then
+      assertThat(failure.logFile()).isEqualTo(logFile);
+      assertThat(failure)
+          .hasMessage("echo exited with status 3; see " + logFile + ", which ends with:\nerr 3 x");
+    }
+  }
+
+  @Test
+  void shouldGiveSmallJvmFlagsWithTheHeapAndTheExtraFlagsLast() {
+    assertThat(ChildProcess.smallJvmFlags(256, "-Dx=1"))
+        .containsExactly("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dx=1");
+  }
+
+  @Test
   void shouldStopWithSigtermLettingSlowShutdownHooksFinishAndCloseTwiceSafely() throws Exception {
     // Given: a clean shutdown that takes 300 ms
     Path logFile = dir.resolve("sleep.log");

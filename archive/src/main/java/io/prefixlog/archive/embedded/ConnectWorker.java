@@ -3,13 +3,13 @@ package io.prefixlog.archive.embedded;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.prefixlog.archive.ConnectTemplates;
+import io.prefixlog.embedded.ChildLog4j2;
 import io.prefixlog.embedded.ChildProcess;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.StartupException;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -88,7 +88,7 @@ public final class ConnectWorker implements AutoCloseable {
       throw new StartupException("Kafka Connect cannot start: " + e.getMessage(), logFile);
     }
     createControlTopics(options, logFile);
-    int port = options.restPort() == 0 ? freePort(options.host()) : options.restPort();
+    int port = options.restPort() == 0 ? Ports.free(options.host()) : options.restPort();
     String restUrl = "http://" + options.host() + ":" + port;
     List<String> args = new ArrayList<>();
     List<String> names = new ArrayList<>();
@@ -119,11 +119,8 @@ public final class ConnectWorker implements AutoCloseable {
         ChildProcess.builder(MAIN)
             .classpath(ChildClasspath.of(jars))
             .jvmFlags(
-                List.of(
-                    "-Xmx" + options.heapMiB() + "m",
-                    "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1",
-                    "-Dlog4j2.configurationFile=" + log4j2.toUri()))
+                ChildProcess.smallJvmFlags(
+                    options.heapMiB(), "-Dlog4j2.configurationFile=" + log4j2.toUri()))
             .args(args)
             .logFile(logFile)
             .stopTimeout(Duration.ofSeconds(20))
@@ -240,15 +237,6 @@ public final class ConnectWorker implements AutoCloseable {
     }
   }
 
-  private static int freePort(String host) {
-    try (ServerSocket socket = new ServerSocket()) {
-      socket.bind(new InetSocketAddress(host, 0));
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot find a free port on " + host, e);
-    }
-  }
-
   private static void awaitRunning(
       ChildProcess child, String restUrl, List<String> names, Duration timeout) {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -257,13 +245,15 @@ public final class ConnectWorker implements AutoCloseable {
     while (true) {
       OptionalInt exit = child.exitStatus();
       if (exit.isPresent()) {
-        throw failure(child, "Kafka Connect exited with status " + exit.getAsInt());
+        throw child.startupFailure(
+            "Kafka Connect exited with status " + exit.getAsInt(), LOG_TAIL_LINES);
       }
       boolean allRunning = true;
       for (String name : names) {
         String state = state(http, restUrl, name);
         if (state.startsWith("FAILED")) {
-          throw failure(child, "connector " + name + " failed: " + state.substring(7));
+          throw child.startupFailure(
+              "connector " + name + " failed: " + state.substring(7), LOG_TAIL_LINES);
         }
         if (!state.equals("RUNNING")) {
           allRunning = false;
@@ -275,8 +265,9 @@ public final class ConnectWorker implements AutoCloseable {
         return;
       }
       if (System.nanoTime() > deadline) {
-        throw failure(
-            child, "Kafka Connect not running within " + timeout + " (last: " + lastState + ")");
+        throw child.startupFailure(
+            "Kafka Connect not running within " + timeout + " (last: " + lastState + ")",
+            LOG_TAIL_LINES);
       }
       try {
         Thread.sleep(POLL.toMillis());
@@ -330,29 +321,12 @@ public final class ConnectWorker implements AutoCloseable {
     return "RUNNING";
   }
 
-  private static StartupException failure(ChildProcess child, String what) {
-    return new StartupException(
-        what + "; see " + child.logFile() + ", which ends with:\n" + child.logTail(LOG_TAIL_LINES),
-        child.logFile());
-  }
-
   private static final String LOG4J2 =
-      String.join(
-          "\n",
-          "# Written by prefixlog ConnectWorker.",
-          "status = warn",
-          "shutdownHook = disable",
-          "appender.out.type = Console",
-          "appender.out.name = out",
-          "appender.out.immediateFlush = true",
-          "appender.out.layout.type = PatternLayout",
-          "appender.out.layout.pattern = %d{ISO8601} %-5p [%t] %c: %m%n",
-          "rootLogger.level = warn",
-          "rootLogger.appenderRef.out.ref = out",
+      ChildLog4j2.warnToStdout(
+          "ConnectWorker",
           "# The sink's commits: one line per snapshot.",
           "logger.commit.name = org.apache.iceberg.connect.channel.Coordinator",
-          "logger.commit.level = info",
-          "");
+          "logger.commit.level = info");
 
   /**
    * How to start the worker.

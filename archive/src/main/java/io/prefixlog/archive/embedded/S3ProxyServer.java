@@ -1,11 +1,10 @@
 package io.prefixlog.archive.embedded;
 
 import io.prefixlog.embedded.ChildProcess;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.StartupException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -61,7 +60,7 @@ public final class S3ProxyServer implements AutoCloseable {
               + " not found; build it with: mvn -pl archive -am package -Pquick",
           logFile);
     }
-    int port = options.port() == 0 ? freePort(options.host()) : options.port();
+    int port = options.port() == 0 ? Ports.free(options.host()) : options.port();
     String endpoint = "http://" + options.host() + ":" + port;
     Path config = dir.resolve("s3proxy.conf");
     Path logback = dir.resolve("logback.xml");
@@ -76,11 +75,8 @@ public final class S3ProxyServer implements AutoCloseable {
         ChildProcess.builder(MAIN)
             .classpath(ChildClasspath.of(List.of(options.jar())))
             .jvmFlags(
-                List.of(
-                    "-Xmx" + options.heapMiB() + "m",
-                    "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1",
-                    "-Dlogback.configurationFile=" + logback))
+                ChildProcess.smallJvmFlags(
+                    options.heapMiB(), "-Dlogback.configurationFile=" + logback))
             .args(List.of("--properties", config.toString()))
             .logFile(logFile)
             .stopTimeout(Duration.ofSeconds(5))
@@ -159,15 +155,6 @@ public final class S3ProxyServer implements AutoCloseable {
           "</configuration>",
           "");
 
-  private static int freePort(String host) {
-    try (ServerSocket socket = new ServerSocket()) {
-      socket.bind(new InetSocketAddress(host, 0));
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot find a free port on " + host, e);
-    }
-  }
-
   /** Any HTTP answer (s3proxy says 403 to an unsigned request) means it is serving. */
   private static void awaitHttp(ChildProcess child, String endpoint, Duration timeout) {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -177,14 +164,8 @@ public final class S3ProxyServer implements AutoCloseable {
     while (true) {
       OptionalInt exit = child.exitStatus();
       if (exit.isPresent()) {
-        throw new StartupException(
-            "s3proxy exited with status "
-                + exit.getAsInt()
-                + " before serving; see "
-                + child.logFile()
-                + ", which ends with:\n"
-                + child.logTail(LOG_TAIL_LINES),
-            child.logFile());
+        throw child.startupFailure(
+            "s3proxy exited with status " + exit.getAsInt() + " before serving", LOG_TAIL_LINES);
       }
       try {
         http.send(request, HttpResponse.BodyHandlers.discarding());
@@ -196,16 +177,8 @@ public final class S3ProxyServer implements AutoCloseable {
         throw new StartupException("interrupted while waiting for s3proxy", child.logFile(), e);
       }
       if (System.nanoTime() > deadline) {
-        throw new StartupException(
-            "s3proxy at "
-                + endpoint
-                + " not serving within "
-                + timeout
-                + "; see "
-                + child.logFile()
-                + ", which ends with:\n"
-                + child.logTail(LOG_TAIL_LINES),
-            child.logFile());
+        throw child.startupFailure(
+            "s3proxy at " + endpoint + " not serving within " + timeout, LOG_TAIL_LINES);
       }
       try {
         Thread.sleep(POLL.toMillis());
