@@ -5,12 +5,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -57,11 +53,9 @@ final class DemoKvEngine implements AutoCloseable {
 
   // Engine state, confined to the engine thread until done.
   private final Random random = new Random(20_250_611L);
-  private final List<List<Long>> sessions = new ArrayList<>();
-  private final int[] conversation = new int[SESSIONS];
-  private final LinkedHashMap<Long, Integer> cache = new LinkedHashMap<>(2048, 0.75f, true);
+  private final PrefixCacheWorkload workload =
+      new PrefixCacheWorkload(SESSIONS, MAX_SESSION_BLOCKS, CAPACITY);
   private final Deque<byte[][]> buffer = new ArrayDeque<>();
-  private long physicalBlocks;
   private long seq;
   private long eventsPublished;
   private long blocksStored;
@@ -78,9 +72,6 @@ final class DemoKvEngine implements AutoCloseable {
     int routerPort = router.bindToRandomPort("tcp://127.0.0.1");
     this.pubEndpoint = "tcp://127.0.0.1:" + pubPort;
     this.replayEndpoint = "tcp://127.0.0.1:" + routerPort;
-    for (int s = 0; s < SESSIONS; s++) {
-      sessions.add(new ArrayList<>());
-    }
     this.thread = new Thread(this::run, "prefixlog-demo-kv-engine");
     thread.setDaemon(true);
   }
@@ -125,7 +116,7 @@ final class DemoKvEngine implements AutoCloseable {
   /** The block hashes the engine holds now, as the index renders them (16 hex digits). */
   Set<String> residentHashes() {
     Set<String> hashes = new TreeSet<>();
-    cache.keySet().forEach(h -> hashes.add(hex(h)));
+    workload.resident().forEach(h -> hashes.add(hex(h)));
     return hashes;
   }
 
@@ -213,45 +204,9 @@ final class DemoKvEngine implements AutoCloseable {
 
   /** One scheduler step: one request of a random session. */
   private byte[] nextBatch() {
-    int s = random.nextInt(SESSIONS);
-    List<Long> blocks = sessions.get(s);
-    if (blocks.size() >= MAX_SESSION_BLOCKS) {
-      blocks.clear();
-      conversation[s]++;
-    }
-    int added = 1 + random.nextInt(64);
-    for (int i = 0; i < added; i++) {
-      long parent =
-          blocks.isEmpty() ? (s * 1_000_003L + conversation[s]) : blocks.get(blocks.size() - 1);
-      blocks.add(mix(parent * 31 + blocks.size()));
-    }
-    // The cached prefix is a hit (vLLM reports nothing for it); the rest is computed and stored.
-    int hit = 0;
-    while (hit < blocks.size() && cache.get(blocks.get(hit)) != null) {
-      hit++;
-    }
-    List<Long> stored = blocks.subList(hit, blocks.size());
-    List<Long> evicted = new ArrayList<>();
-    for (long hash : stored) {
-      cache.merge(hash, 1, Integer::sum);
-      physicalBlocks++;
-    }
-    Iterator<Map.Entry<Long, Integer>> lru = cache.entrySet().iterator();
-    Set<Long> storedNow = new HashSet<>(stored);
-    while (physicalBlocks > CAPACITY && lru.hasNext()) {
-      Map.Entry<Long, Integer> oldest = lru.next();
-      if (storedNow.contains(oldest.getKey())) {
-        continue; // in use by the running request
-      }
-      while (oldest.getValue() > 0 && physicalBlocks > CAPACITY) {
-        oldest.setValue(oldest.getValue() - 1);
-        physicalBlocks--;
-        evicted.add(oldest.getKey());
-      }
-      if (oldest.getValue() == 0) {
-        lru.remove();
-      }
-    }
+    PrefixCacheWorkload.Step step = workload.next(random);
+    List<Long> stored = step.stored();
+    List<Long> evicted = step.evicted();
     int events = evicted.size() + (stored.isEmpty() ? 0 : 1);
     KvBatchEncoder batch = KvBatchEncoder.start(System.currentTimeMillis() / 1000.0, events);
     if (!stored.isEmpty()) {
@@ -260,7 +215,7 @@ final class DemoKvEngine implements AutoCloseable {
         tokens[t] = random.nextInt(150_000);
       }
       batch.blockStored(
-          stored, hit == 0 ? null : blocks.get(hit - 1), tokens, 16, 0, null, "demo-session-" + s);
+          stored, step.parentOf(step.hit()), tokens, 16, 0, null, "demo-session-" + step.session());
       blocksStored += stored.size();
     }
     for (long hash : evicted) {
@@ -273,13 +228,6 @@ final class DemoKvEngine implements AutoCloseable {
 
   static String hex(long hash) {
     return String.format(Locale.ROOT, "%016x", hash);
-  }
-
-  /** SplitMix64's finaliser: well-spread 64-bit hashes, half of them above 2^63. */
-  private static long mix(long z) {
-    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-    return z ^ (z >>> 31);
   }
 
   @Override
