@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
@@ -124,6 +125,30 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
   /** Holds server.properties, log4j2.properties, broker.log and Kafka's data. */
   public Path dataDir() {
     return options.dataDir();
+  }
+
+  /**
+   * The bytes of {@code topic}'s log segments ({@code *.log}) over all its partitions in this
+   * broker's data directory: what the topic holds on disk, for size figures.
+   */
+  public long topicLogBytes(String topic) throws IOException {
+    Objects.requireNonNull(topic, "topic");
+    long total = 0;
+    try (Stream<Path> partitions = Files.list(BrokerConfig.logDirs(options.dataDir()))) {
+      for (Path partition :
+          partitions.filter(p -> p.getFileName().toString().startsWith(topic + "-")).toList()) {
+        try (Stream<Path> files = Files.walk(partition)) {
+          for (Path file :
+              files
+                  .filter(Files::isRegularFile)
+                  .filter(f -> f.getFileName().toString().endsWith(".log"))
+                  .toList()) {
+            total += Files.size(file);
+          }
+        }
+      }
+    }
+    return total;
   }
 
   /** The broker's stdout, stderr and WARN+ log. */

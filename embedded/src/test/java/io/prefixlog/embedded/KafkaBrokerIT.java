@@ -185,6 +185,11 @@ class KafkaBrokerIT {
       assertThat(consumeStrings(second, topic, 1, "read_uncommitted"))
           .containsExactly("k=before restart");
       assertThat(Files.readString(dir.resolve("data/meta.properties"))).isEqualTo(metaProperties);
+      // One partition, one segment: the topic's bytes on disk are that segment's.
+      assertThat(second.topicLogBytes(topic))
+          .isPositive()
+          .isEqualTo(Files.size(dir.resolve("data/" + topic + "-0/00000000000000000000.log")));
+      assertThat(second.topicLogBytes(TOPIC_PREFIX + "absent")).isZero();
     }
   }
 

@@ -165,7 +165,7 @@ public final class ArchiveSizeBenchmark {
                   .resolve("session_deltas");
           long parquet = bytes(tableDir.resolve("data"), ".parquet");
           long tableTotal = bytes(tableDir, "");
-          long topicLog = topicLogBytes(broker.dataDir(), PREFIX + "session.deltas");
+          long topicLog = broker.topicLogBytes(PREFIX + "session.deltas");
           print(
               turns,
               requestBytes,
@@ -236,17 +236,6 @@ public final class ArchiveSizeBenchmark {
       }
       return total;
     }
-  }
-
-  private static long topicLogBytes(Path brokerDir, String topic) throws IOException {
-    long total = 0;
-    try (Stream<Path> partitions = Files.list(brokerDir.resolve("data"))) {
-      for (Path p :
-          partitions.filter(p -> p.getFileName().toString().startsWith(topic + "-")).toList()) {
-        total += bytes(p, ".log");
-      }
-    }
-    return total;
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

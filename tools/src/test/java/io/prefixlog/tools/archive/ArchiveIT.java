@@ -151,7 +151,7 @@ class ArchiveIT {
               .isNotEmpty();
           assertThat(filesEndingWith(tableDir.resolve("metadata"), ".metadata.json")).isNotEmpty();
         }
-        long deltaTopicBytes = topicLogBytes(broker.dataDir(), PREFIX + "session.deltas");
+        long deltaTopicBytes = broker.topicLogBytes(PREFIX + "session.deltas");
         Path deltaTable = warehouse.resolve(ArchivedTopic.NAMESPACE).resolve("session_deltas");
         long parquet = bytes(filesEndingWith(deltaTable.resolve("data"), ".parquet"));
         long total = bytes(filesEndingWith(deltaTable, ""));
@@ -281,17 +281,6 @@ class ArchiveIT {
     long total = 0;
     for (Path f : files) {
       total += Files.size(f);
-    }
-    return total;
-  }
-
-  private static long topicLogBytes(Path brokerDir, String topic) throws IOException {
-    long total = 0;
-    try (Stream<Path> partitions = Files.list(brokerDir.resolve("data"))) {
-      for (Path p :
-          partitions.filter(p -> p.getFileName().toString().startsWith(topic + "-")).toList()) {
-        total += bytes(filesEndingWith(p, ".log"));
-      }
     }
     return total;
   }
