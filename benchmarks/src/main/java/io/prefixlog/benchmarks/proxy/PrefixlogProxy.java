@@ -1,0 +1,163 @@
+package io.prefixlog.benchmarks.proxy;
+
+import io.prefixlog.embedded.ChildProcess;
+import io.prefixlog.embedded.KafkaBroker;
+import io.prefixlog.schemas.Topics;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * prefixlog's CaptureProxy in a child JVM ({@link ProxyChild}) publishing to a real broker: the raw
+ * topic is created first (the stream app's job in a deployment; it is not running here, the
+ * benchmark measures the request path).
+ */
+final class PrefixlogProxy implements AutoCloseable {
+  static final String TOPIC_PREFIX = "bench.";
+
+  /**
+   * The proxy JVM's flags: C2 (the default tiered compiler), a fixed heap with a large young
+   * generation so that young collections are rare and short, and the serial collector, which has no
+   * concurrent threads competing for the 2 cores.
+   */
+  static final List<String> JVM_FLAGS =
+      List.of("-Xms512m", "-Xmx512m", "-Xmn384m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch");
+
+  /**
+   * {@link #JVM_FLAGS}, then any from the system property {@code prefixlog.bench.proxyJvmFlags}
+   * (space-separated): how a profile of the proxy is taken, e.g. {@code
+   * -XX:StartFlightRecording=filename=proxy.jfr,settings=profile}.
+   */
+  static List<String> jvmFlags() {
+    String extra = System.getProperty("prefixlog.bench.proxyJvmFlags", "").trim();
+    if (extra.isEmpty()) {
+      return JVM_FLAGS;
+    }
+    List<String> flags = new java.util.ArrayList<>(JVM_FLAGS);
+    flags.addAll(List.of(extra.split("\\s+")));
+    return flags;
+  }
+
+  private final ChildProcess child;
+  private final int port;
+  private final int metricsPort;
+  private final String bootstrap;
+  private final String topic;
+
+  private PrefixlogProxy(
+      ChildProcess child, int port, int metricsPort, String bootstrap, String topic) {
+    this.child = child;
+    this.port = port;
+    this.metricsPort = metricsPort;
+    this.bootstrap = bootstrap;
+    this.topic = topic;
+  }
+
+  static PrefixlogProxy start(Path dir, String upstream, KafkaBroker broker)
+      throws IOException, InterruptedException {
+    String topic = Topics.withPrefix(TOPIC_PREFIX).requestsRaw().name();
+    try (Admin admin = Admin.create(adminProps(broker.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IOException("cannot create " + topic, e);
+    }
+    Files.createDirectories(dir);
+    Path portFile = dir.resolve("ports");
+    ChildProcess child =
+        ChildProcess.builder(ProxyChild.class.getName())
+            .jvmFlags(jvmFlags())
+            .args(List.of(upstream, broker.bootstrapServers(), TOPIC_PREFIX, portFile.toString()))
+            .logFile(dir.resolve("proxy.log"))
+            .stopTimeout(Duration.ofSeconds(20))
+            .start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!Files.exists(portFile)) {
+      if (!child.isAlive() || System.nanoTime() > deadline) {
+        String log = child.logTail(40);
+        child.close();
+        throw new IOException("the capture proxy did not start:\n" + log);
+      }
+      Thread.sleep(50);
+    }
+    String[] ports = Files.readString(portFile, StandardCharsets.US_ASCII).trim().split(" ");
+    return new PrefixlogProxy(
+        child,
+        Integer.parseInt(ports[0]),
+        Integer.parseInt(ports[1]),
+        broker.bootstrapServers(),
+        topic);
+  }
+
+  int port() {
+    return port;
+  }
+
+  long cpuNanos() {
+    return ProcCpu.nanos(child.pid());
+  }
+
+  Map<String, Long> threadGroupNanos() {
+    return ProcCpu.threadGroupNanos(child.pid());
+  }
+
+  /** Events in the raw topic and the proxy's own event counters, once the producer flushed. */
+  String captureSummary() throws IOException, InterruptedException {
+    Thread.sleep(1000); // linger and acks
+    long records;
+    try (Admin admin = Admin.create(adminProps(bootstrap))) {
+      TopicPartition partition = new TopicPartition(topic, 0);
+      records =
+          admin
+              .listOffsets(Map.of(partition, OffsetSpec.latest()))
+              .all()
+              .get()
+              .get(partition)
+              .offset();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IOException("cannot read the end offset of " + topic, e);
+    }
+    String counters = "";
+    if (metricsPort > 0) {
+      HttpClient client = HttpClient.newHttpClient();
+      String metrics =
+          client
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      counters =
+          metrics
+              .lines()
+              .filter(l -> !l.startsWith("#"))
+              .filter(l -> l.matches(".*(published|dropped|spilled).*"))
+              .collect(Collectors.joining("; "));
+    }
+    return records + " raw events in " + topic + (counters.isEmpty() ? "" : "; " + counters);
+  }
+
+  private static Properties adminProps(String bootstrap) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    return p;
+  }
+
+  @Override
+  public void close() {
+    child.close();
+  }
+}

@@ -1,0 +1,326 @@
+package io.prefixlog.benchmarks.proxy;
+
+import io.prefixlog.benchmarks.report.TextTable;
+import io.prefixlog.bridge.demo.DemoUpstream;
+import io.prefixlog.embedded.KafkaBroker;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The capture-proxy benchmark (issue 3, DESIGN §9): wrk with 10 keep-alive connections posting a 20
+ * KB chat body to an upstream that answers after 50 ms — direct, through Debian's nginx tuned as a
+ * reverse proxy ({@link Nginx}), and through prefixlog's {@code CaptureProxy} with capture on and a
+ * real Kafka broker taking the events. Rounds interleave the three (the order rotates every round);
+ * the table shows medians over rounds of per-round figures: added latency and throughput against
+ * the same round's direct run, and the proxy process's CPU time per request ({@code
+ * /proc/<pid>/stat} utime+stime deltas over the run; the proxy is a child JVM, nginx its master and
+ * worker).
+ *
+ * <p>Targets: ≤ 0.5 ms added p50, ≤ 1 ms added p99, ≥ 99 % of direct throughput.
+ *
+ * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--burst 30] [--burst-connections 64]
+ * [--warmup 15] [--connections 10] [--delay-ms 50] [--body-bytes 20480] [--targets
+ * direct,nginx,prefixlog]}
+ */
+public final class ProxyBenchmark {
+  private ProxyBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    System.exit(run(args, System.out));
+  }
+
+  /** One system under test: where wrk sends, and how much CPU it has used so far. */
+  private record Target(
+      String name, String url, LongSupplier cpuNanos, Supplier<Map<String, Long>> threads) {}
+
+  /** One wrk run of one target, with the target's CPU over it. */
+  private record Run(Wrk.Result wrk, long cpuNanos) {
+    double cpuMicrosPerRequest() {
+      return cpuNanos < 0 ? Double.NaN : cpuNanos / 1e3 / wrk.requests();
+    }
+  }
+
+  static int run(String[] args, PrintStream out) throws Exception {
+    Map<String, String> options = parse(args);
+    int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
+    Duration seconds = Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", "10")));
+    Duration warmup = Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "15")));
+    Duration burst = Duration.ofSeconds(Long.parseLong(options.getOrDefault("burst", "30")));
+    int burstConnections = Integer.parseInt(options.getOrDefault("burst-connections", "64"));
+    int connections = Integer.parseInt(options.getOrDefault("connections", "10"));
+    int delayMs = Integer.parseInt(options.getOrDefault("delay-ms", "50"));
+    int bodyBytes = Integer.parseInt(options.getOrDefault("body-bytes", "20480"));
+    List<String> wanted =
+        Arrays.asList(options.getOrDefault("targets", "direct,nginx,prefixlog").split(","));
+    for (String tool : List.of("nginx", "wrk")) {
+      if (!onPath(tool)) {
+        out.println("ProxyBenchmark: " + tool + " not found; run scripts/install-bench-deps.sh");
+        return 2;
+      }
+    }
+
+    Path dir = Files.createTempDirectory("prefixlog-proxy-bench");
+    out.printf(
+        Locale.ROOT,
+        "proxy benchmark: wrk -t2 -c%d, %d-byte chat POST, upstream delay %d ms, %d rounds of %d s"
+            + " (+%d s at c=%d then %d s warm-up each), work dir %s%n",
+        connections,
+        bodyBytes,
+        delayMs,
+        rounds,
+        seconds.toSeconds(),
+        burst.toSeconds(),
+        burstConnections,
+        warmup.toSeconds(),
+        dir);
+    out.println("machine: " + machine());
+
+    DemoUpstream.Options upstreamOptions =
+        DemoUpstream.Options.defaults()
+            .withDelay(Duration.ofMillis(delayMs))
+            .withResponseBytes(700);
+    Wrk wrk = new Wrk(dir, ChatBody.of(bodyBytes), 2, connections);
+    Wrk burstWrk =
+        new Wrk(
+            Files.createDirectories(dir.resolve("burst")),
+            ChatBody.of(bodyBytes),
+            2,
+            burstConnections);
+    try (KafkaBroker broker =
+            KafkaBroker.start(
+                KafkaBroker.Options.defaults(dir.resolve("kafka")).withBrokerPort(0));
+        DemoUpstream upstream = DemoUpstream.start(upstreamOptions);
+        Nginx nginx = Nginx.start(dir.resolve("nginx"), freePort(), upstream.port());
+        PrefixlogProxy prefixlog =
+            wanted.contains("prefixlog")
+                ? PrefixlogProxy.start(dir.resolve("prefixlog"), upstream.baseUrl(), broker)
+                : null) {
+      String path = "/v1/chat/completions";
+      List<Target> targets = new ArrayList<>();
+      targets.add(new Target("direct", upstream.baseUrl() + path, () -> -1, Map::of));
+      if (wanted.contains("nginx")) {
+        targets.add(
+            new Target(
+                "nginx", "http://127.0.0.1:" + nginx.port() + path, nginx::cpuNanos, Map::of));
+      }
+      if (prefixlog != null) {
+        targets.add(
+            new Target(
+                "prefixlog",
+                "http://127.0.0.1:" + prefixlog.port() + path,
+                prefixlog::cpuNanos,
+                prefixlog::threadGroupNanos));
+      }
+      out.println("kafka: " + broker.bootstrapServers() + "; targets: " + names(targets));
+
+      // Warm-up, the same for every target: a burst at many connections (several times the
+      // measured request rate, so a JVM's JIT compilers reach steady state in seconds rather than
+      // over the first minutes of measurement), then the measured load itself (connection pools,
+      // producer metadata, steady rates).
+      for (Target target : targets) {
+        if (!burst.isZero()) {
+          burstWrk.run(target.url(), burst);
+        }
+        wrk.run(target.url(), warmup);
+      }
+      Map<String, List<Run>> runs = new LinkedHashMap<>();
+      Map<String, Long> threadNanos = new HashMap<>();
+      long[] measuredRequests = {0};
+      targets.forEach(t -> runs.put(t.name(), new ArrayList<>()));
+      for (int round = 0; round < rounds; round++) {
+        StringBuilder line = new StringBuilder("round " + (round + 1) + ":");
+        for (int i = 0; i < targets.size(); i++) {
+          Target target = targets.get((i + round) % targets.size());
+          long cpuBefore = target.cpuNanos().getAsLong();
+          Map<String, Long> threadsBefore = target.threads().get();
+          Wrk.Result result = wrk.run(target.url(), seconds);
+          long cpuAfter = target.cpuNanos().getAsLong();
+          Map<String, Long> threadsAfter = target.threads().get();
+          threadsAfter.forEach(
+              (group, nanos) ->
+                  threadNanos.merge(
+                      group, nanos - threadsBefore.getOrDefault(group, 0L), Long::sum));
+          if (!threadsAfter.isEmpty()) {
+            measuredRequests[0] += result.requests();
+          }
+          long cpu = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
+          runs.get(target.name()).add(new Run(result, cpu));
+          line.append(
+              String.format(
+                  Locale.ROOT,
+                  "  %s %.1f rps p50 %.2f p99 %.2f ms%s",
+                  target.name(),
+                  result.rps(),
+                  result.p50() / 1e3,
+                  result.p99() / 1e3,
+                  result.errors() > 0 ? " ERRORS " + result.errors() : ""));
+        }
+        out.println(line);
+      }
+      print(out, runs);
+      if (prefixlog != null) {
+        out.println();
+        out.println("prefixlog capture: " + prefixlog.captureSummary());
+        StringBuilder byThread = new StringBuilder();
+        threadNanos.entrySet().stream()
+            .filter(e -> e.getValue() > 0)
+            .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+            .limit(8)
+            .forEach(
+                e ->
+                    byThread.append(
+                        String.format(
+                            Locale.ROOT,
+                            "%s%s %.0f",
+                            byThread.length() == 0 ? "" : ", ",
+                            e.getKey(),
+                            e.getValue() / 1e3 / Math.max(1, measuredRequests[0]))));
+        out.println(
+            "prefixlog proxy CPU µs/request by thread group, all rounds (/proc/<pid>/task): "
+                + byThread);
+      }
+    }
+    out.printf(
+        Locale.ROOT,
+        "%nReference (performance-anchors.md §(a), this machine, earlier): tuned nginx +0.32 ms"
+            + " p50, +0.12 ms p99, 99.3 %% of direct, 38 µs CPU/request at ~195 rps.%n");
+    return 0;
+  }
+
+  private static void print(PrintStream out, Map<String, List<Run>> runs) {
+    List<Run> direct = runs.get("direct");
+    TextTable table =
+        new TextTable(
+            "target",
+            "rps",
+            "vs direct",
+            "p50 ms",
+            "added p50",
+            "p99 ms",
+            "added p99",
+            "p99.9 ms",
+            "CPU µs/req",
+            "errors");
+    for (Map.Entry<String, List<Run>> e : runs.entrySet()) {
+      List<Run> target = e.getValue();
+      int n = target.size();
+      double[] rps = new double[n];
+      double[] ratio = new double[n];
+      double[] p50 = new double[n];
+      double[] p99 = new double[n];
+      double[] p999 = new double[n];
+      double[] added50 = new double[n];
+      double[] added99 = new double[n];
+      double[] cpu = new double[n];
+      long errors = 0;
+      for (int i = 0; i < n; i++) {
+        Wrk.Result r = target.get(i).wrk();
+        Wrk.Result d = direct.get(i).wrk();
+        rps[i] = r.rps();
+        ratio[i] = r.rps() / d.rps();
+        p50[i] = r.p50() / 1e3;
+        p99[i] = r.p99() / 1e3;
+        p999[i] = r.p999() / 1e3;
+        added50[i] = (r.p50() - d.p50()) / 1e3;
+        added99[i] = (r.p99() - d.p99()) / 1e3;
+        cpu[i] = target.get(i).cpuMicrosPerRequest();
+        errors += r.errors();
+      }
+      boolean isDirect = e.getKey().equals("direct");
+      table.row(
+          e.getKey(),
+          f("%.1f", median(rps)),
+          isDirect ? "100 %" : f("%.1f %%", 100 * median(ratio)),
+          f("%.2f", median(p50)),
+          isDirect ? "-" : f("%+.2f ms", median(added50)),
+          f("%.2f", median(p99)),
+          isDirect ? "-" : f("%+.2f ms", median(added99)),
+          f("%.2f", median(p999)),
+          Double.isNaN(median(cpu)) ? "-" : f("%.0f", median(cpu)),
+          Long.toString(errors));
+    }
+    out.println();
+    out.println(
+        "Medians over rounds; added latency and throughput are per round against that round's"
+            + " direct run.");
+    table.print(out);
+    out.println(
+        "Targets for prefixlog: added p50 <= 0.5 ms, added p99 <= 1 ms, throughput >= 99 % of"
+            + " direct. CPU: /proc/<pid>/stat utime+stime over the run / requests (prefixlog: the"
+            + " whole proxy JVM, Kafka producer, GC and JIT included; nginx: master + worker).");
+  }
+
+  static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int n = sorted.length;
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  private static String f(String format, double value) {
+    return String.format(Locale.ROOT, format, value);
+  }
+
+  private static String names(List<Target> targets) {
+    return String.join(", ", targets.stream().map(Target::name).toList());
+  }
+
+  private static Map<String, String> parse(String[] args) {
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
+      }
+      options.put(args[i].substring(2), args[++i]);
+    }
+    return options;
+  }
+
+  private static boolean onPath(String tool) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    return Files.isExecutable(Path.of("/usr/sbin", tool));
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static String machine() {
+    String load;
+    try {
+      load = Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).trim();
+    } catch (IOException e) {
+      load = "unknown";
+    }
+    return Runtime.getRuntime().availableProcessors()
+        + " cores, "
+        + System.getProperty("java.vm.name")
+        + " "
+        + System.getProperty("java.runtime.version")
+        + ", load average "
+        + load;
+  }
+}

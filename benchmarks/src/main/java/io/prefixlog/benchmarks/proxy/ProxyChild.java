@@ -1,0 +1,42 @@
+package io.prefixlog.benchmarks.proxy;
+
+import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.ProxyConfig;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The CaptureProxy as the benchmark's child JVM, so that its CPU time is its own: {@code ProxyChild
+ * <upstream URL> <bootstrap> <topic prefix> <port file>}. Listens on a free loopback port and
+ * writes {@code "<port> <metrics port>"} to the port file once it serves; SIGTERM closes it (drain,
+ * flush the producer).
+ */
+public final class ProxyChild {
+  private ProxyChild() {}
+
+  public static void main(String[] args) throws Exception {
+    ProxyConfig config =
+        ProxyConfig.defaults(URI.create(args[0]), args[1])
+            .withListen("127.0.0.1", 0)
+            .withTopicPrefix(args[2])
+            .withMetricsPort(0);
+    CaptureProxy proxy = CaptureProxy.start(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  proxy.close();
+                  stopped.countDown();
+                },
+                "proxy-child-shutdown"));
+    Path portFile = Path.of(args[3]);
+    Path partial = portFile.resolveSibling(portFile.getFileName() + ".tmp");
+    Files.writeString(partial, proxy.port() + " " + proxy.metricsPort(), StandardCharsets.US_ASCII);
+    Files.move(partial, portFile);
+    stopped.await();
+  }
+}
