@@ -27,8 +27,13 @@ class EventWriterTest {
             "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u0007 nul \u0000 del"
                 + " \u007f",
             "é ü ß — 中文 日本語 \u2028 \u2029 emoji \uD83D\uDE00 \uD83E\uDD16 end",
-            "</script> <!-- & ' ` \u001f \u0080 \u00ff \uFFFD \uFFFF");
+            "</script> <!-- & ' ` \u001f \u0080 \u00ff \uFFFD \uFFFF",
+            // Escapes that grow the output six-fold, past the writer's initial buffers.
+            "\u0001".repeat(40_000) + "x" + "\"\\".repeat(30_000),
+            "a".repeat(70_000) + "\n");
     for (String body : bodies) {
+      // Twice each: the writer's buffers are reused.
+      assertSame(body.getBytes(StandardCharsets.UTF_8), true);
       assertSame(body.getBytes(StandardCharsets.UTF_8), true);
       assertSame(body.getBytes(StandardCharsets.UTF_8), false);
     }
