@@ -37,6 +37,8 @@ import java.util.function.Supplier;
  * direct,nginx,prefixlog]}
  */
 public final class ProxyBenchmark {
+  private static final Duration PIECE = Duration.ofSeconds(5);
+
   private ProxyBenchmark() {}
 
   public static void main(String[] args) throws Exception {
@@ -77,7 +79,7 @@ public final class ProxyBenchmark {
     out.printf(
         Locale.ROOT,
         "proxy benchmark: wrk -t2 -c%d, %d-byte chat POST, upstream delay %d ms, %d rounds of %d s"
-            + " (+%d s at c=%d then %d s warm-up each), work dir %s%n",
+            + " (warm-up each: %d s at c=%d, then %d s, in 5 s runs), work dir %s%n",
         connections,
         bodyBytes,
         delayMs,
@@ -131,11 +133,19 @@ public final class ProxyBenchmark {
       // measured request rate, so a JVM's JIT compilers reach steady state in seconds rather than
       // over the first minutes of measurement), then the measured load itself (connection pools,
       // producer metadata, steady rates).
+      // In 5 s pieces: every wrk run opens and closes its connections, and a JIT that has only
+      // seen one long run compiles those paths away and deoptimises at every round's start.
       for (Target target : targets) {
-        if (!burst.isZero()) {
-          burstWrk.run(target.url(), burst);
+        for (Duration left = burst;
+            !left.isNegative() && !left.isZero();
+            left = left.minusSeconds(5)) {
+          burstWrk.run(target.url(), left.compareTo(PIECE) < 0 ? left : PIECE);
         }
-        wrk.run(target.url(), warmup);
+        for (Duration left = warmup;
+            !left.isNegative() && !left.isZero();
+            left = left.minusSeconds(5)) {
+          wrk.run(target.url(), left.compareTo(PIECE) < 0 ? left : PIECE);
+        }
       }
       Map<String, List<Run>> runs = new LinkedHashMap<>();
       Map<String, Long> threadNanos = new HashMap<>();
@@ -150,10 +160,17 @@ public final class ProxyBenchmark {
           Wrk.Result result = wrk.run(target.url(), seconds);
           long cpuAfter = target.cpuNanos().getAsLong();
           Map<String, Long> threadsAfter = target.threads().get();
+          StringBuilder roundThreads = new StringBuilder();
           threadsAfter.forEach(
-              (group, nanos) ->
-                  threadNanos.merge(
-                      group, nanos - threadsBefore.getOrDefault(group, 0L), Long::sum));
+              (group, nanos) -> {
+                long used = nanos - threadsBefore.getOrDefault(group, 0L);
+                threadNanos.merge(group, used, Long::sum);
+                if (used * 20 > cpuAfter - cpuBefore && result.requests() > 0) {
+                  roundThreads.append(
+                      String.format(
+                          Locale.ROOT, " %s %.0f", group, used / 1e3 / result.requests()));
+                }
+              });
           if (!threadsAfter.isEmpty()) {
             measuredRequests[0] += result.requests();
           }
@@ -168,6 +185,9 @@ public final class ProxyBenchmark {
                   result.p50() / 1e3,
                   result.p99() / 1e3,
                   result.errors() > 0 ? " ERRORS " + result.errors() : ""));
+          if (roundThreads.length() > 0) {
+            line.append(" [µs/req:").append(roundThreads).append("]");
+          }
         }
         out.println(line);
       }
