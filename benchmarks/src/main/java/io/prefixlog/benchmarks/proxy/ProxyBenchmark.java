@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  *
  * <p>Targets: ≤ 0.5 ms added p50, ≤ 1 ms added p99, ≥ 99 % of direct throughput.
  *
- * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--burst 30] [--burst-connections 64]
+ * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--burst 60] [--burst-connections 64]
  * [--warmup 15] [--connections 10] [--delay-ms 50] [--body-bytes 20480] [--targets
  * direct,nginx,prefixlog]}
  */
@@ -61,7 +61,7 @@ public final class ProxyBenchmark {
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     Duration seconds = Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", "10")));
     Duration warmup = Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "15")));
-    Duration burst = Duration.ofSeconds(Long.parseLong(options.getOrDefault("burst", "30")));
+    Duration burst = Duration.ofSeconds(Long.parseLong(options.getOrDefault("burst", "60")));
     int burstConnections = Integer.parseInt(options.getOrDefault("burst-connections", "64"));
     int connections = Integer.parseInt(options.getOrDefault("connections", "10"));
     int delayMs = Integer.parseInt(options.getOrDefault("delay-ms", "50"));
