@@ -37,6 +37,21 @@ final class PrefixlogProxy implements AutoCloseable {
   static final List<String> JVM_FLAGS =
       List.of("-Xms512m", "-Xmx512m", "-Xmn384m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch");
 
+  /**
+   * {@link #JVM_FLAGS}, then any from the system property {@code prefixlog.bench.proxyJvmFlags}
+   * (space-separated): how a profile of the proxy is taken, e.g. {@code
+   * -XX:StartFlightRecording=filename=proxy.jfr,settings=profile}.
+   */
+  static List<String> jvmFlags() {
+    String extra = System.getProperty("prefixlog.bench.proxyJvmFlags", "").trim();
+    if (extra.isEmpty()) {
+      return JVM_FLAGS;
+    }
+    List<String> flags = new java.util.ArrayList<>(JVM_FLAGS);
+    flags.addAll(List.of(extra.split("\\s+")));
+    return flags;
+  }
+
   private final ChildProcess child;
   private final int port;
   private final int metricsPort;
@@ -64,7 +79,7 @@ final class PrefixlogProxy implements AutoCloseable {
     Path portFile = dir.resolve("ports");
     ChildProcess child =
         ChildProcess.builder(ProxyChild.class.getName())
-            .jvmFlags(JVM_FLAGS)
+            .jvmFlags(jvmFlags())
             .args(List.of(upstream, broker.bootstrapServers(), TOPIC_PREFIX, portFile.toString()))
             .logFile(dir.resolve("proxy.log"))
             .stopTimeout(Duration.ofSeconds(20))

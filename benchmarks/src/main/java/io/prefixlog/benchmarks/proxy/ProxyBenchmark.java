@@ -32,10 +32,13 @@ import java.util.function.Supplier;
  *
  * <p>Targets: ≤ 0.5 ms added p50, ≤ 1 ms added p99, ≥ 99 % of direct throughput.
  *
- * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--warmup 15] [--connections 10]
- * [--delay-ms 50] [--body-bytes 20480] [--targets direct,nginx,prefixlog]}
+ * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--burst 60] [--burst-connections 64]
+ * [--warmup 15] [--connections 10] [--delay-ms 50] [--body-bytes 20480] [--targets
+ * direct,nginx,prefixlog]}
  */
 public final class ProxyBenchmark {
+  private static final Duration PIECE = Duration.ofSeconds(5);
+
   private ProxyBenchmark() {}
 
   public static void main(String[] args) throws Exception {
@@ -58,6 +61,8 @@ public final class ProxyBenchmark {
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     Duration seconds = Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", "10")));
     Duration warmup = Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "15")));
+    Duration burst = Duration.ofSeconds(Long.parseLong(options.getOrDefault("burst", "60")));
+    int burstConnections = Integer.parseInt(options.getOrDefault("burst-connections", "64"));
     int connections = Integer.parseInt(options.getOrDefault("connections", "10"));
     int delayMs = Integer.parseInt(options.getOrDefault("delay-ms", "50"));
     int bodyBytes = Integer.parseInt(options.getOrDefault("body-bytes", "20480"));
@@ -74,12 +79,14 @@ public final class ProxyBenchmark {
     out.printf(
         Locale.ROOT,
         "proxy benchmark: wrk -t2 -c%d, %d-byte chat POST, upstream delay %d ms, %d rounds of %d s"
-            + " (+%d s warm-up each), work dir %s%n",
+            + " (warm-up each: %d s at c=%d, then %d s, in 5 s runs), work dir %s%n",
         connections,
         bodyBytes,
         delayMs,
         rounds,
         seconds.toSeconds(),
+        burst.toSeconds(),
+        burstConnections,
         warmup.toSeconds(),
         dir);
     out.println("machine: " + machine());
@@ -89,6 +96,12 @@ public final class ProxyBenchmark {
             .withDelay(Duration.ofMillis(delayMs))
             .withResponseBytes(700);
     Wrk wrk = new Wrk(dir, ChatBody.of(bodyBytes), 2, connections);
+    Wrk burstWrk =
+        new Wrk(
+            Files.createDirectories(dir.resolve("burst")),
+            ChatBody.of(bodyBytes),
+            2,
+            burstConnections);
     try (KafkaBroker broker =
             KafkaBroker.start(
                 KafkaBroker.Options.defaults(dir.resolve("kafka")).withBrokerPort(0));
@@ -116,8 +129,23 @@ public final class ProxyBenchmark {
       }
       out.println("kafka: " + broker.bootstrapServers() + "; targets: " + names(targets));
 
+      // Warm-up, the same for every target: a burst at many connections (several times the
+      // measured request rate, so a JVM's JIT compilers reach steady state in seconds rather than
+      // over the first minutes of measurement), then the measured load itself (connection pools,
+      // producer metadata, steady rates).
+      // In 5 s pieces: every wrk run opens and closes its connections, and a JIT that has only
+      // seen one long run compiles those paths away and deoptimises at every round's start.
       for (Target target : targets) {
-        wrk.run(target.url(), warmup); // JIT, connection pools, producer metadata
+        for (Duration left = burst;
+            !left.isNegative() && !left.isZero();
+            left = left.minusSeconds(5)) {
+          burstWrk.run(target.url(), left.compareTo(PIECE) < 0 ? left : PIECE);
+        }
+        for (Duration left = warmup;
+            !left.isNegative() && !left.isZero();
+            left = left.minusSeconds(5)) {
+          wrk.run(target.url(), left.compareTo(PIECE) < 0 ? left : PIECE);
+        }
       }
       Map<String, List<Run>> runs = new LinkedHashMap<>();
       Map<String, Long> threadNanos = new HashMap<>();
@@ -132,10 +160,17 @@ public final class ProxyBenchmark {
           Wrk.Result result = wrk.run(target.url(), seconds);
           long cpuAfter = target.cpuNanos().getAsLong();
           Map<String, Long> threadsAfter = target.threads().get();
+          StringBuilder roundThreads = new StringBuilder();
           threadsAfter.forEach(
-              (group, nanos) ->
-                  threadNanos.merge(
-                      group, nanos - threadsBefore.getOrDefault(group, 0L), Long::sum));
+              (group, nanos) -> {
+                long used = nanos - threadsBefore.getOrDefault(group, 0L);
+                threadNanos.merge(group, used, Long::sum);
+                if (used * 20 > cpuAfter - cpuBefore && result.requests() > 0) {
+                  roundThreads.append(
+                      String.format(
+                          Locale.ROOT, " %s %.0f", group, used / 1e3 / result.requests()));
+                }
+              });
           if (!threadsAfter.isEmpty()) {
             measuredRequests[0] += result.requests();
           }
@@ -150,6 +185,9 @@ public final class ProxyBenchmark {
                   result.p50() / 1e3,
                   result.p99() / 1e3,
                   result.errors() > 0 ? " ERRORS " + result.errors() : ""));
+          if (roundThreads.length() > 0) {
+            line.append(" [µs/req:").append(roundThreads).append("]");
+          }
         }
         out.println(line);
       }

@@ -6,6 +6,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -17,12 +19,29 @@ import java.util.concurrent.CountDownLatch;
 public final class ProxyChild {
   private ProxyChild() {}
 
+  /**
+   * Producer settings from system properties {@code prefixlog.bench.kafka.<setting>} (e.g. {@code
+   * -Dprefixlog.bench.kafka.compression.type=none} through {@code prefixlog.bench.proxyJvmFlags}):
+   * how a producer setting's effect is measured.
+   */
+  static Map<String, String> kafkaOverrides() {
+    Map<String, String> kafka = new TreeMap<>();
+    String prefix = "prefixlog.bench.kafka.";
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith(prefix)) {
+        kafka.put(name.substring(prefix.length()), System.getProperty(name));
+      }
+    }
+    return kafka;
+  }
+
   public static void main(String[] args) throws Exception {
     ProxyConfig config =
         ProxyConfig.defaults(URI.create(args[0]), args[1])
             .withListen("127.0.0.1", 0)
             .withTopicPrefix(args[2])
-            .withMetricsPort(0);
+            .withMetricsPort(0)
+            .withKafka(kafkaOverrides());
     CaptureProxy proxy = CaptureProxy.start(config);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

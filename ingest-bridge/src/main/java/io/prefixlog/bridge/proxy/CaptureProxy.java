@@ -238,7 +238,11 @@ public final class CaptureProxy implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    // Nothing waits on an event's delivery, so batches may wait 20 ms: at a few hundred requests/s
+    // that is several events per batch instead of one, so the producer opens a batch (and its lz4
+    // stream), wakes its sender thread and sends a produce request several times less often
+    // (ProxyBenchmark: publisher and producer CPU per request).
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
     // lz4: about half zstd's CPU per record (performance-anchors §(a)), on a thread that shares
     // the cores with the event loops.

@@ -1,13 +1,9 @@
 package io.prefixlog.bridge.proxy;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.text.Sha256;
-import io.prefixlog.schemas.json.Json;
-import io.prefixlog.schemas.request.BodyEncoding;
-import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.util.Map;
 
@@ -19,6 +15,9 @@ import java.util.Map;
 final class EventFactory {
   private final SessionKeyDeriver deriver;
   private final ClientAddresses clientAddresses;
+
+  /** One reusable JSON writer per thread that encodes (the publisher's). */
+  private final ThreadLocal<EventWriter> writers = ThreadLocal.withInitial(EventWriter::new);
 
   EventFactory(SessionKeyDeriver deriver, ClientAddresses clientAddresses) {
     this.deriver = deriver;
@@ -38,7 +37,6 @@ final class EventFactory {
         x.sessionKey != null
             ? x.sessionKey
             : deriver.derive(x.sessionHeaders, fields, x.clientAddr, x.userAgent);
-    BodyEncoding.EncodedBody body = BodyEncoding.encode(x.body);
     ResponseInfo response =
         new ResponseInfo(
             x.status,
@@ -47,31 +45,26 @@ final class EventFactory {
             x.usage,
             x.responseId,
             x.error);
-    RawRequestEvent event =
-        new RawRequestEvent(
-            RawRequestEvent.SCHEMA_VERSION,
-            x.requestId,
-            x.ts,
-            key.key(),
-            key.source(),
-            clientAddresses.record(x.clientAddr),
-            x.userAgent,
-            x.capturedHeaders.isEmpty() ? null : x.capturedHeaders,
-            x.method,
-            x.path,
-            fields.model() == null || fields.model().isEmpty() ? null : fields.model(),
-            body.text(),
-            body.encoding().wireName(),
-            (long) x.body.length,
-            Sha256.hex(x.body),
-            x.truncated ? Boolean.TRUE : null,
-            x.truncated ? x.originalBodyLen : null,
-            response);
-    try {
-      return new EncodedEvent(key.key(), Json.mapper().writeValueAsBytes(event), x.requestId);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a raw request event always serialises", e);
-    }
+    byte[] json =
+        writers
+            .get()
+            .write(
+                x.requestId,
+                x.ts,
+                key.key(),
+                key.source(),
+                clientAddresses.record(x.clientAddr),
+                x.userAgent,
+                x.capturedHeaders.isEmpty() ? null : x.capturedHeaders,
+                x.method,
+                x.path,
+                fields.model() == null || fields.model().isEmpty() ? null : fields.model(),
+                x.body,
+                Sha256.hex(x.body),
+                x.truncated,
+                x.originalBodyLen,
+                response);
+    return new EncodedEvent(key.key(), json, x.requestId);
   }
 
   /** Microsecond precision is plenty, and keeps the JSON short. */

@@ -1,0 +1,153 @@
+package io.prefixlog.bridge.proxy;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.ResponseInfo;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+
+/**
+ * Writes a raw request event's JSON straight from the captured body bytes, with the same bytes
+ * {@code Json.mapper().writeValueAsBytes(event)} gives (EventWriterTest checks it byte for byte).
+ *
+ * <p>Why: the mapper needs the body as a {@code String} — a strict UTF-8 decode of 20 KB into
+ * chars, then Jackson encodes those chars back to UTF-8 while escaping — two passes and two 40 KB
+ * char copies per event on the publisher thread. Here a valid UTF-8 body is checked in one pass
+ * ({@link Utf8#isStrict}), escaped in a reused buffer with the escapes {@code writeString} uses
+ * ({@link #escape}) and written raw. The small parts (headers, response) still go through the
+ * mapper. Reuses its output buffer: one writer per publisher thread, not thread-safe.
+ */
+final class EventWriter {
+  private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+
+  private final ByteArrayBuilder out = new ByteArrayBuilder(32 << 10);
+  private byte[] escaped = new byte[32 << 10];
+
+  /** The event's JSON; the body field is {@code body} (UTF-8 text when valid, else base64). */
+  byte[] write(
+      String requestId,
+      long ts,
+      String sessionKey,
+      String sessionKeySource,
+      String clientAddr,
+      String userAgent,
+      Map<String, String> headers,
+      String method,
+      String path,
+      String model,
+      byte[] body,
+      String bodySha256,
+      boolean truncated,
+      long originalBodyLen,
+      ResponseInfo response) {
+    out.reset();
+    try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
+      g.setCodec(Json.mapper());
+      g.writeStartObject();
+      g.writeNumberField("schema_version", RawRequestEvent.SCHEMA_VERSION);
+      stringField(g, "request_id", requestId);
+      g.writeNumberField("ts", ts);
+      stringField(g, "session_key", sessionKey);
+      stringField(g, "session_key_source", sessionKeySource);
+      stringField(g, "client_addr", clientAddr);
+      stringField(g, "user_agent", userAgent);
+      if (headers != null) {
+        g.writeFieldName("headers");
+        g.writeObject(headers);
+      }
+      stringField(g, "method", method);
+      stringField(g, "path", path);
+      stringField(g, "model", model);
+      g.writeFieldName("body");
+      boolean utf8 = Utf8.isStrict(body, 0, body.length);
+      if (utf8) {
+        int n = escape(body, 0, body.length);
+        g.writeRawUTF8String(escaped, 0, n);
+      } else {
+        g.writeString(Base64.getEncoder().encodeToString(body));
+      }
+      g.writeStringField(
+          "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
+      g.writeNumberField("body_len", (long) body.length);
+      stringField(g, "body_sha256", bodySha256);
+      if (truncated) {
+        g.writeBooleanField("truncated", true);
+        g.writeNumberField("original_body_len", originalBodyLen);
+      }
+      if (response != null) {
+        g.writeFieldName("response");
+        g.writeObject(response);
+      }
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory does not fail", e);
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * JSON-escapes valid UTF-8 into {@link #escaped} exactly as Jackson's generator escapes a string
+   * by default: {@code "} and {@code \\} backslashed, {@code \b \t \n \f \r} short, other controls
+   * below 0x20 as {@code \\u00XX} (upper-case hex), everything else (non-ASCII included) as it is.
+   * Runs without escapes, nearly all of a body, are copied whole, where {@code writeUTF8String}
+   * checks and copies byte by byte. Returns the escaped length.
+   */
+  int escape(byte[] src, int offset, int length) {
+    int end = offset + length;
+    if (escaped.length < length + 64) {
+      escaped = new byte[length + (length >> 3) + 64];
+    }
+    byte[] dst = escaped;
+    int n = 0;
+    int run = offset;
+    for (int i = offset; i < end; i++) {
+      byte b = src[i];
+      if ((b >= 0x20 || b < 0) && b != '"' && b != '\\') {
+        continue;
+      }
+      int runLength = i - run;
+      if (n + runLength + 6 > dst.length) {
+        dst = escaped = Arrays.copyOf(dst, Math.max(dst.length * 2, n + runLength + 6 + (end - i)));
+      }
+      System.arraycopy(src, run, dst, n, runLength);
+      n += runLength;
+      run = i + 1;
+      dst[n++] = '\\';
+      switch (b) {
+        case '"' -> dst[n++] = '"';
+        case '\\' -> dst[n++] = '\\';
+        case '\b' -> dst[n++] = 'b';
+        case '\t' -> dst[n++] = 't';
+        case '\n' -> dst[n++] = 'n';
+        case '\f' -> dst[n++] = 'f';
+        case '\r' -> dst[n++] = 'r';
+        default -> {
+          dst[n++] = 'u';
+          dst[n++] = '0';
+          dst[n++] = '0';
+          dst[n++] = HEX[b >> 4];
+          dst[n++] = HEX[b & 0xF];
+        }
+      }
+    }
+    int runLength = end - run;
+    if (n + runLength > dst.length) {
+      dst = escaped = Arrays.copyOf(dst, n + runLength);
+    }
+    System.arraycopy(src, run, dst, n, runLength);
+    return n + runLength;
+  }
+
+  private static void stringField(JsonGenerator g, String name, String value) throws IOException {
+    if (value != null) {
+      g.writeStringField(name, value);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.ResponseInfo;
+import io.prefixlog.schemas.request.Usage;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class EventWriterTest {
+  private final EventWriter writer = new EventWriter();
+
+  @Test
+  void shouldWriteTheMappersBytesForUtf8BodiesWithEscapesAndNonAscii() throws Exception {
+    List<String> bodies =
+        List.of(
+            "",
+            "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+            "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u0007 nul \u0000 del"
+                + " \u007f",
+            "é ü ß — 中文 日本語 \u2028 \u2029 emoji \uD83D\uDE00 \uD83E\uDD16 end",
+            "</script> <!-- & ' ` \u001f \u0080 \u00ff \uFFFD \uFFFF",
+            // Escapes that grow the output six-fold, past the writer's initial buffers.
+            "\u0001".repeat(40_000) + "x" + "\"\\".repeat(30_000),
+            "a".repeat(70_000) + "\n");
+    for (String body : bodies) {
+      // Twice each: the writer's buffers are reused.
+      assertSame(body.getBytes(StandardCharsets.UTF_8), true);
+      assertSame(body.getBytes(StandardCharsets.UTF_8), true);
+      assertSame(body.getBytes(StandardCharsets.UTF_8), false);
+    }
+  }
+
+  @Test
+  void shouldWriteBase64LikeTheMapperForBodiesThatAreNotUtf8() throws Exception {
+    List<byte[]> bodies =
+        List.of(
+            new byte[] {(byte) 0xFF, 'a'},
+            new byte[] {'a', (byte) 0xC0, (byte) 0x80}, // overlong NUL
+            new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, // an encoded surrogate
+            new byte[] {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, // above U+10FFFF
+            new byte[] {'x', (byte) 0xE2, (byte) 0x82}); // truncated at the end (a capture cut)
+    for (byte[] body : bodies) {
+      assertSame(body, true);
+    }
+  }
+
+  @Test
+  void shouldJudgeUtf8ExactlyAsTheStrictDecoderDoes() {
+    Random random = new Random(42);
+    byte[] alphabet = "a\"\\\n".getBytes(StandardCharsets.UTF_8);
+    for (int n = 0; n < 20_000; n++) {
+      byte[] b = new byte[random.nextInt(24)];
+      for (int i = 0; i < b.length; i++) {
+        int pick = random.nextInt(4);
+        b[i] = pick == 0 ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
+        if (pick == 1) {
+          b[i] = (byte) (0x80 | random.nextInt(64)); // continuation bytes, often valid
+        } else if (pick == 2) {
+          int[] leads = {0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC1};
+          b[i] = (byte) leads[random.nextInt(leads.length)];
+        }
+      }
+      assertThat(Utf8.isStrict(b, 0, b.length))
+          .as("bytes %s", java.util.Arrays.toString(b))
+          .isEqualTo(BodyEncoding.strictUtf8(b).isPresent());
+    }
+  }
+
+  @Test
+  void shouldWriteARealSizedChatBodyAsTheMapperDoesAndReadBack() throws Exception {
+    StringBuilder body = new StringBuilder("{\"model\":\"llama\",\"messages\":[");
+    Random random = new Random(7);
+    while (body.length() < 20_000) {
+      body.append("{\"role\":\"user\",\"content\":\"line ")
+          .append(random.nextInt())
+          .append(" \\\"quoted\\\" é\\n\"},");
+    }
+    body.append("{\"role\":\"user\",\"content\":\"end\"}]}");
+    byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    byte[] written = assertSame(bytes, false);
+
+    RawRequestEvent back = JsonSerde.of(RawRequestEvent.class).fromBytes(written);
+    assertThat(BodyEncoding.UTF_8.decode(back.body())).isEqualTo(bytes);
+  }
+
+  /** Writes the event both ways, asserts the same bytes, returns them. */
+  private byte[] assertSame(byte[] body, boolean full) throws Exception {
+    Map<String, String> headers = new TreeMap<>();
+    headers.put("user-agent", "ua \"1\"");
+    headers.put("x-session-id", "s-é");
+    ResponseInfo response =
+        full
+            ? new ResponseInfo(200, 51.234, 50.5, new Usage(10L, 20L, 4L), "chatcmpl-1", null)
+            : new ResponseInfo(502, 0.125, null, null, null, "upstream_reset");
+    String sha = io.prefixlog.core.text.Sha256.hex(body);
+    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
+    RawRequestEvent event =
+        new RawRequestEvent(
+            RawRequestEvent.SCHEMA_VERSION,
+            "req-1",
+            1_700_000_000_123L,
+            "key",
+            "header",
+            full ? "10.0.0.1" : null,
+            full ? "curl/8 \"x\"" : null,
+            full ? headers : null,
+            "POST",
+            "/v1/chat/completions?x=\"1\"",
+            full ? "llama" : null,
+            encoded.text(),
+            encoded.encoding().wireName(),
+            (long) body.length,
+            sha,
+            full ? Boolean.TRUE : null,
+            full ? body.length + 100L : null,
+            response);
+    byte[] expected = Json.mapper().writeValueAsBytes(event);
+
+    byte[] actual =
+        writer.write(
+            "req-1",
+            1_700_000_000_123L,
+            "key",
+            "header",
+            full ? "10.0.0.1" : null,
+            full ? "curl/8 \"x\"" : null,
+            full ? headers : null,
+            "POST",
+            "/v1/chat/completions?x=\"1\"",
+            full ? "llama" : null,
+            body,
+            sha,
+            full,
+            body.length + 100L,
+            response);
+
+    assertThat(new String(actual, StandardCharsets.UTF_8))
+        .isEqualTo(new String(expected, StandardCharsets.UTF_8));
+    assertThat(actual).isEqualTo(expected);
+    return actual;
+  }
+}
