@@ -48,6 +48,7 @@ class BuildContextTest {
             "ingest-bridge/target/prefixlog-ingest-bridge-0.1.0-SNAPSHOT.jar",
             "ingest-bridge/target/lib/jeromq-0.6.0.jar")
         .anySatisfy(f -> assertThat(f).startsWith("stream-app/target/lib/rocksdbjni-"))
+        .noneSatisfy(f -> assertThat(f).endsWith("-tests.jar"))
         .allSatisfy(
             f ->
                 assertThat(f)

@@ -133,7 +133,12 @@ class ImageLayoutIT {
     classpath.add(target.resolve("lib") + File.separator + "*");
     try (Stream<Path> files = Files.list(target)) {
       files
-          .filter(f -> f.getFileName().toString().matches("prefixlog-" + module + "-.*\\.jar"))
+          // The module's own jar, not its test-jar (which .dockerignore keeps out of the image).
+          .filter(
+              f ->
+                  f.getFileName()
+                      .toString()
+                      .matches("prefixlog-" + module + "-[^-]+(-SNAPSHOT)?\\.jar"))
           .forEach(f -> classpath.add(f.toString()));
     }
     assertThat(classpath).as("%s jar in %s", module, target).hasSize(2);
