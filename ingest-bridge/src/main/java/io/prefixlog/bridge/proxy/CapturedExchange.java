@@ -2,6 +2,8 @@ package io.prefixlog.bridge.proxy;
 
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.schemas.request.Usage;
+import io.vertx.core.MultiMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,8 +18,11 @@ final class CapturedExchange implements Outbound {
   final long ts;
   final String method;
   final String path;
-  final Map<String, String> sessionHeaders;
-  final Map<String, String> capturedHeaders;
+  // The request's headers, filtered on the publisher thread (nothing changes them once the
+  // exchange is over, and the queue's hand-off publishes them): the event loop only forwards.
+  private final MultiMap requestHeaders;
+  private final HeaderPolicy headerPolicy;
+  private final List<String> sessionHeaderNames;
   final String clientAddr;
   final String userAgent;
   final byte[] body;
@@ -37,8 +42,9 @@ final class CapturedExchange implements Outbound {
       long ts,
       String method,
       String path,
-      Map<String, String> sessionHeaders,
-      Map<String, String> capturedHeaders,
+      MultiMap requestHeaders,
+      HeaderPolicy headerPolicy,
+      List<String> sessionHeaderNames,
       String clientAddr,
       String userAgent,
       byte[] body,
@@ -56,8 +62,9 @@ final class CapturedExchange implements Outbound {
     this.ts = ts;
     this.method = method;
     this.path = path;
-    this.sessionHeaders = sessionHeaders;
-    this.capturedHeaders = capturedHeaders;
+    this.requestHeaders = requestHeaders;
+    this.headerPolicy = headerPolicy;
+    this.sessionHeaderNames = sessionHeaderNames;
     this.clientAddr = clientAddr;
     this.userAgent = userAgent;
     this.body = body;
@@ -70,6 +77,16 @@ final class CapturedExchange implements Outbound {
     this.usage = usage;
     this.responseId = responseId;
     this.error = error;
+  }
+
+  /** The session headers by lower-case name, for the session key. */
+  Map<String, String> sessionHeaders() {
+    return HeaderPolicy.lowerCase(requestHeaders, sessionHeaderNames);
+  }
+
+  /** The allow-listed, never-secret headers the event records. */
+  Map<String, String> capturedHeaders() {
+    return headerPolicy.capture(requestHeaders);
   }
 
   @Override

@@ -36,7 +36,8 @@ final class EventFactory {
     SessionKey key =
         x.sessionKey != null
             ? x.sessionKey
-            : deriver.derive(x.sessionHeaders, fields, x.clientAddr, x.userAgent);
+            : deriver.derive(x.sessionHeaders(), fields, x.clientAddr, x.userAgent);
+    Map<String, String> capturedHeaders = x.capturedHeaders();
     ResponseInfo response =
         new ResponseInfo(
             x.status,
@@ -55,7 +56,7 @@ final class EventFactory {
                 key.source(),
                 clientAddresses.record(x.clientAddr),
                 x.userAgent,
-                x.capturedHeaders.isEmpty() ? null : x.capturedHeaders,
+                capturedHeaders.isEmpty() ? null : capturedHeaders,
                 x.method,
                 x.path,
                 fields.model() == null || fields.model().isEmpty() ? null : fields.model(),

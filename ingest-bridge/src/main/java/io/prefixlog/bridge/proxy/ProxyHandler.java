@@ -77,6 +77,10 @@ final class ProxyHandler extends VerticleBase {
             .setHost(config.listenHost())
             .setPort(port)
             .setTcpNoDelay(true)
+            // Every write to a client connection happens on its event loop (exchanges never
+            // change threads, the ingest endpoint replies from its loop): Vert.x can then skip
+            // the cross-thread hand-off and locking around each write.
+            .setStrictThreadMode(true)
             .setCompressionSupported(false)
             .setDecompressionSupported(false)
             .setHandle100ContinueAutomatically(true)

@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import io.prefixlog.core.metrics.MetricsRegistry;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 
@@ -34,6 +35,12 @@ final class ProxyMetrics {
   final LongAdder acks;
   final LongAdder unreadable;
 
+  /**
+   * The two response counters of each status code below 600 once looked up: counting a response on
+   * the event loop then builds no label string and looks nothing up.
+   */
+  private final AtomicReferenceArray<LongAdder[]> byStatus = new AtomicReferenceArray<>(600);
+
   ProxyMetrics(MetricsRegistry registry) {
     this.registry = registry;
     captureBytes =
@@ -60,20 +67,31 @@ final class ProxyMetrics {
   }
 
   void response(int status) {
-    registry
-        .counter(
-            RESPONSES,
-            "Responses sent to clients, by status code.",
-            "code",
-            Integer.toString(status))
-        .increment();
-    registry
-        .counter(
-            RESPONSE_CLASSES,
-            "Responses sent to clients, by status class.",
-            "class",
-            (status / 100) + "xx")
-        .increment();
+    LongAdder[] counters = status < 0 || status >= byStatus.length() ? null : byStatus.get(status);
+    if (counters == null) {
+      // Two loops may both look up: the registry hands both the same counters.
+      counters = lookUpResponse(status);
+      if (status >= 0 && status < byStatus.length()) {
+        byStatus.set(status, counters);
+      }
+    }
+    counters[0].increment();
+    counters[1].increment();
+  }
+
+  private LongAdder[] lookUpResponse(int status) {
+    return new LongAdder[] {
+      registry.counter(
+          RESPONSES,
+          "Responses sent to clients, by status code.",
+          "code",
+          Integer.toString(status)),
+      registry.counter(
+          RESPONSE_CLASSES,
+          "Responses sent to clients, by status class.",
+          "class",
+          (status / 100) + "xx")
+    };
   }
 
   void error(String kind) {
