@@ -7,13 +7,10 @@ import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.service.ServiceMain;
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The ingest-bridge process: the capture proxy when {@code PREFIXLOG_PROXY_UPSTREAM} is set, the
@@ -22,11 +19,6 @@ import org.slf4j.LoggerFactory;
  * one shutdown hook that stops the proxy first (drain, flush) and then the subscriber.
  */
 public final class BridgeMain {
-  private static final Logger LOGGER = LoggerFactory.getLogger(BridgeMain.class);
-
-  /** Names a properties file with settings under their environment-variable names. */
-  public static final String CONFIG_FILE_VARIABLE = "PREFIXLOG_CONFIG_FILE";
-
   private BridgeMain() {}
 
   public static void main(String[] args) {
@@ -34,76 +26,61 @@ public final class BridgeMain {
   }
 
   static int run(String[] args, Map<String, String> env) {
-    Map<String, String> environment = new HashMap<>(env);
-    if (args.length == 2 && args[0].equals("--config")) {
-      environment.put(CONFIG_FILE_VARIABLE, args[1]);
-    } else if (args.length != 0) {
-      System.err.println("usage: BridgeMain [--config FILE]");
-      return 2;
+    return ServiceMain.run("BridgeMain", "ingest-bridge", args, env, BridgeMain::configure);
+  }
+
+  private static ServiceMain.Service configure(Settings settings) {
+    boolean proxy = settings.string("PREFIXLOG_PROXY_UPSTREAM", null) != null;
+    boolean kv = settings.string("PREFIXLOG_KV_ENDPOINTS", null) != null;
+    if (!proxy && !kv) {
+      throw new ConfigException(
+          "nothing to run: set PREFIXLOG_PROXY_UPSTREAM (the capture proxy) and/or"
+              + " PREFIXLOG_KV_ENDPOINTS (the KV-event subscriber)");
     }
-    ProxyConfig proxyConfig = null;
-    KvBridgeConfig kvConfig = null;
-    try {
-      Settings settings = Settings.fromEnvironment(environment, CONFIG_FILE_VARIABLE);
-      boolean proxy = settings.string("PREFIXLOG_PROXY_UPSTREAM", null) != null;
-      boolean kv = settings.string("PREFIXLOG_KV_ENDPOINTS", null) != null;
-      if (!proxy && !kv) {
-        throw new ConfigException(
-            "nothing to run: set PREFIXLOG_PROXY_UPSTREAM (the capture proxy) and/or"
-                + " PREFIXLOG_KV_ENDPOINTS (the KV-event subscriber)");
-      }
-      if (proxy) {
-        proxyConfig = ProxyConfig.fromSettings(settings);
-      }
-      if (kv) {
-        // With the proxy running, its metrics endpoint serves the subscriber's metrics too.
-        kvConfig =
-            KvBridgeConfig.fromSettings(
-                proxy ? settings.with(Map.of("PREFIXLOG_METRICS_PORT", "-1")) : settings);
-      }
-    } catch (ConfigException e) {
-      System.err.println("prefixlog ingest-bridge: " + e.getMessage());
-      return 2;
+    ProxyConfig proxyConfig = proxy ? ProxyConfig.fromSettings(settings) : null;
+    // With the proxy running, its metrics endpoint serves the subscriber's metrics too.
+    KvBridgeConfig kvConfig =
+        kv
+            ? KvBridgeConfig.fromSettings(
+                proxy ? settings.with(Map.of("PREFIXLOG_METRICS_PORT", "-1")) : settings)
+            : null;
+    return new Bridge(proxyConfig, kvConfig == null ? null : new KvBridge(kvConfig));
+  }
+
+  /**
+   * The subscriber first (the proxy's health includes it), then the proxy; stopped the other way.
+   */
+  private static final class Bridge implements ServiceMain.Service {
+    private final ProxyConfig proxyConfig;
+    private final KvBridge kvBridge;
+    private CaptureProxy proxy;
+
+    Bridge(ProxyConfig proxyConfig, KvBridge kvBridge) {
+      this.proxyConfig = proxyConfig;
+      this.kvBridge = kvBridge;
     }
-    KvBridge kvBridge = kvConfig == null ? null : new KvBridge(kvConfig);
-    CaptureProxy[] proxy = new CaptureProxy[1];
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  close(proxy[0], kvBridge);
-                  stopped.countDown();
-                },
-                "prefixlog-bridge-shutdown"));
-    try {
+
+    @Override
+    public synchronized void start() throws IOException {
       if (kvBridge != null) {
         kvBridge.start();
       }
       if (proxyConfig != null) {
         List<MetricsRegistry> also = kvBridge == null ? List.of() : List.of(kvBridge.metrics());
-        proxy[0] =
+        proxy =
             CaptureProxy.start(
                 proxyConfig, also, kvBridge == null ? () -> true : kvBridge::isHealthy);
       }
-      stopped.await();
-      return 0;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 1;
-    } catch (IOException | RuntimeException e) {
-      LOGGER.atError().setMessage("ingest bridge failed to start").setCause(e).log();
-      close(proxy[0], kvBridge);
-      return 1;
     }
-  }
 
-  private static void close(CaptureProxy proxy, KvBridge kvBridge) {
-    if (proxy != null) {
-      proxy.close();
-    }
-    if (kvBridge != null) {
-      kvBridge.close();
+    @Override
+    public synchronized void close() {
+      if (proxy != null) {
+        proxy.close(); // first: stop accepting, drain, flush its producer
+      }
+      if (kvBridge != null) {
+        kvBridge.close();
+      }
     }
   }
 }

@@ -1,9 +1,8 @@
 package io.prefixlog.streams;
 
-import io.prefixlog.core.config.ConfigException;
-import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.core.metrics.MetricsServer;
+import io.prefixlog.core.service.ServiceMain;
 import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.io.IOException;
@@ -11,7 +10,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -26,11 +24,8 @@ import org.slf4j.LoggerFactory;
  * The stream app: creates its topics when absent, runs the topology with exactly-once v2, serves
  * metrics and health, and stops cleanly on SIGTERM.
  */
-public final class StreamApp implements AutoCloseable {
+public final class StreamApp implements AutoCloseable, ServiceMain.Service {
   private static final Logger LOGGER = LoggerFactory.getLogger(StreamApp.class);
-
-  /** Names a properties file with settings under their environment-variable names. */
-  public static final String CONFIG_FILE_VARIABLE = "PREFIXLOG_CONFIG_FILE";
 
   private final StreamAppConfig config;
   private final StreamAppMetrics metrics;
@@ -140,42 +135,11 @@ public final class StreamApp implements AutoCloseable {
   }
 
   static int run(String[] args) {
-    StreamAppConfig config;
-    try {
-      Map<String, String> environment = new HashMap<>(System.getenv());
-      if (args.length == 2 && args[0].equals("--config")) {
-        environment.put(CONFIG_FILE_VARIABLE, args[1]);
-      } else if (args.length != 0) {
-        System.err.println("usage: StreamApp [--config FILE]");
-        return 2;
-      }
-      config =
-          StreamAppConfig.fromSettings(Settings.fromEnvironment(environment, CONFIG_FILE_VARIABLE));
-    } catch (ConfigException e) {
-      System.err.println("prefixlog stream-app: " + e.getMessage());
-      return 2;
-    }
-    StreamApp app = new StreamApp(config);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  app.close();
-                  stopped.countDown();
-                },
-                "prefixlog-stream-app-shutdown"));
-    try {
-      app.start();
-      stopped.await();
-      return 0;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 1;
-    } catch (IOException | RuntimeException e) {
-      LOGGER.atError().setMessage("stream app failed to start").setCause(e).log();
-      app.close();
-      return 1;
-    }
+    return ServiceMain.run(
+        "StreamApp",
+        "stream-app",
+        args,
+        System.getenv(),
+        settings -> new StreamApp(StreamAppConfig.fromSettings(settings)));
   }
 }

@@ -1,16 +1,14 @@
 package io.prefixlog.bridge.kv;
 
-import io.prefixlog.core.config.ConfigException;
-import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.core.metrics.MetricsServer;
+import io.prefixlog.core.service.ServiceMain;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -29,11 +27,8 @@ import org.zeromq.ZContext;
  * <p>Records go to {@code <prefix>kv.events} keyed by source id and to {@code <prefix>dlq}; the
  * bridge does not create topics (the stream app does, with their retention and size settings).
  */
-public final class KvBridge implements AutoCloseable {
+public final class KvBridge implements AutoCloseable, ServiceMain.Service {
   private static final Logger LOGGER = LoggerFactory.getLogger(KvBridge.class);
-
-  /** Names a properties file with settings under their environment-variable names. */
-  public static final String CONFIG_FILE_VARIABLE = "PREFIXLOG_CONFIG_FILE";
 
   private static final Duration JOIN = Duration.ofSeconds(10);
 
@@ -184,42 +179,11 @@ public final class KvBridge implements AutoCloseable {
   }
 
   static int run(String[] args) {
-    KvBridgeConfig config;
-    try {
-      Map<String, String> environment = new HashMap<>(System.getenv());
-      if (args.length == 2 && args[0].equals("--config")) {
-        environment.put(CONFIG_FILE_VARIABLE, args[1]);
-      } else if (args.length != 0) {
-        System.err.println("usage: KvBridge [--config FILE]");
-        return 2;
-      }
-      config =
-          KvBridgeConfig.fromSettings(Settings.fromEnvironment(environment, CONFIG_FILE_VARIABLE));
-    } catch (ConfigException e) {
-      System.err.println("prefixlog ingest-bridge: " + e.getMessage());
-      return 2;
-    }
-    KvBridge bridge = new KvBridge(config);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  bridge.close();
-                  stopped.countDown();
-                },
-                "prefixlog-kv-bridge-shutdown"));
-    try {
-      bridge.start();
-      stopped.await();
-      return 0;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 1;
-    } catch (IOException | RuntimeException e) {
-      LOGGER.atError().setMessage("KV-event subscriber failed to start").setCause(e).log();
-      bridge.close();
-      return 1;
-    }
+    return ServiceMain.run(
+        "KvBridge",
+        "ingest-bridge",
+        args,
+        System.getenv(),
+        settings -> new KvBridge(KvBridgeConfig.fromSettings(settings)));
   }
 }
