@@ -115,6 +115,17 @@ final class Nginx implements AutoCloseable {
     return ProcCpu.treeNanos(process.toHandle());
   }
 
+  /** Nanoseconds the worker spent runnable but waiting for a CPU, or -1. */
+  long workerWaitNanos() {
+    long total = -1;
+    for (ProcessHandle worker : process.toHandle().descendants().toList()) {
+      for (long wait : ProcCpu.threadGroupWaitNanos(worker.pid()).values()) {
+        total = Math.max(total, 0) + wait;
+      }
+    }
+    return total;
+  }
+
   @Override
   public void close() {
     List<ProcessHandle> workers = process.toHandle().descendants().toList();

@@ -114,6 +114,11 @@ final class PrefixlogProxy implements AutoCloseable {
     return ProcCpu.threadGroupNanos(child.pid());
   }
 
+  /** Nanoseconds the proxy's event loop spent runnable but waiting for a CPU, or -1. */
+  long loopWaitNanos() {
+    return ProcCpu.threadGroupWaitNanos(child.pid()).getOrDefault("vert.x-eventloo", -1L);
+  }
+
   /** Events in the raw topic and the proxy's own event counters, once the producer flushed. */
   String captureSummary() throws IOException, InterruptedException {
     Thread.sleep(1000); // linger and acks

@@ -39,18 +39,45 @@ final class ProcCpu {
    * Threads that ended before the reading are missing; empty when it cannot be read.
    */
   static Map<String, Long> threadGroupNanos(long pid) {
+    return perThreadGroup(
+        pid,
+        task -> {
+          String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
+          String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+          return ticks * (1_000_000_000L / TICKS_PER_SECOND);
+        });
+  }
+
+  /**
+   * Nanoseconds each thread group of {@code pid} spent runnable but waiting for a CPU ({@code
+   * /proc/<pid>/task/<tid>/schedstat}, second field): how long the cores were taken when a thread
+   * had work. Grouped as {@link #threadGroupNanos}.
+   */
+  static Map<String, Long> threadGroupWaitNanos(long pid) {
+    return perThreadGroup(
+        pid,
+        task ->
+            Long.parseLong(
+                Files.readString(task.resolve("schedstat"), StandardCharsets.US_ASCII)
+                    .trim()
+                    .split(" ")[1]));
+  }
+
+  private interface TaskReader {
+    long read(Path task) throws IOException;
+  }
+
+  private static Map<String, Long> perThreadGroup(long pid, TaskReader reader) {
     Map<String, Long> groups = new TreeMap<>();
     try (DirectoryStream<Path> tasks =
         Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
       for (Path task : tasks) {
         try {
           String name = Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).trim();
-          String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
-          String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-          long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
           groups.merge(
               name.replaceAll("[-#]?\\d+$", "").replaceAll("\\d", ""),
-              ticks * (1_000_000_000L / TICKS_PER_SECOND),
+              reader.read(task),
               Long::sum);
         } catch (IOException | RuntimeException e) {
           // The thread ended between listing and reading: it is not counted.

@@ -47,7 +47,11 @@ public final class ProxyBenchmark {
 
   /** One system under test: where wrk sends, and how much CPU it has used so far. */
   private record Target(
-      String name, String url, LongSupplier cpuNanos, Supplier<Map<String, Long>> threads) {}
+      String name,
+      String url,
+      LongSupplier cpuNanos,
+      Supplier<Map<String, Long>> threads,
+      LongSupplier loopWaitNanos) {}
 
   /** One wrk run of one target, with the target's CPU over it. */
   private record Run(Wrk.Result wrk, long cpuNanos) {
@@ -113,11 +117,15 @@ public final class ProxyBenchmark {
                 : null) {
       String path = "/v1/chat/completions";
       List<Target> targets = new ArrayList<>();
-      targets.add(new Target("direct", upstream.baseUrl() + path, () -> -1, Map::of));
+      targets.add(new Target("direct", upstream.baseUrl() + path, () -> -1, Map::of, () -> -1));
       if (wanted.contains("nginx")) {
         targets.add(
             new Target(
-                "nginx", "http://127.0.0.1:" + nginx.port() + path, nginx::cpuNanos, Map::of));
+                "nginx",
+                "http://127.0.0.1:" + nginx.port() + path,
+                nginx::cpuNanos,
+                Map::of,
+                nginx::workerWaitNanos));
       }
       if (prefixlog != null) {
         targets.add(
@@ -125,7 +133,8 @@ public final class ProxyBenchmark {
                 "prefixlog",
                 "http://127.0.0.1:" + prefixlog.port() + path,
                 prefixlog::cpuNanos,
-                prefixlog::threadGroupNanos));
+                prefixlog::threadGroupNanos,
+                prefixlog::loopWaitNanos));
       }
       out.println("kafka: " + broker.bootstrapServers() + "; targets: " + names(targets));
 
@@ -149,6 +158,9 @@ public final class ProxyBenchmark {
       }
       Map<String, List<Run>> runs = new LinkedHashMap<>();
       Map<String, Long> threadNanos = new HashMap<>();
+      // The broker shares the cores too: its CPU per request while each target runs (for direct
+      // and nginx, what it spends idle).
+      Map<String, long[]> brokerNanosAndRequests = new LinkedHashMap<>();
       long[] measuredRequests = {0};
       targets.forEach(t -> runs.put(t.name(), new ArrayList<>()));
       for (int round = 0; round < rounds; round++) {
@@ -156,9 +168,19 @@ public final class ProxyBenchmark {
         for (int i = 0; i < targets.size(); i++) {
           Target target = targets.get((i + round) % targets.size());
           long cpuBefore = target.cpuNanos().getAsLong();
+          long engineWaitBefore = engineLoopWaitNanos();
+          long proxyWaitBefore = target.loopWaitNanos().getAsLong();
+          long brokerBefore = ProcCpu.nanos(broker.pid());
           Map<String, Long> threadsBefore = target.threads().get();
           Wrk.Result result = wrk.run(target.url(), seconds);
           long cpuAfter = target.cpuNanos().getAsLong();
+          double engineWait = (engineLoopWaitNanos() - engineWaitBefore) / 1e3 / result.requests();
+          double proxyWait =
+              (target.loopWaitNanos().getAsLong() - proxyWaitBefore) / 1e3 / result.requests();
+          long[] brokerUse =
+              brokerNanosAndRequests.computeIfAbsent(target.name(), n -> new long[2]);
+          brokerUse[0] += ProcCpu.nanos(broker.pid()) - brokerBefore;
+          brokerUse[1] += result.requests();
           Map<String, Long> threadsAfter = target.threads().get();
           StringBuilder roundThreads = new StringBuilder();
           threadsAfter.forEach(
@@ -185,6 +207,13 @@ public final class ProxyBenchmark {
                   result.p50() / 1e3,
                   result.p99() / 1e3,
                   result.errors() > 0 ? " ERRORS " + result.errors() : ""));
+          // Time runnable but without a CPU, per request: the engine's event loop (every target
+          // goes through it) and the proxy's (prefixlog's event loop, nginx's worker).
+          line.append(String.format(Locale.ROOT, " [cpu wait µs/req: engine %.0f", engineWait));
+          if (proxyWaitBefore >= 0) {
+            line.append(String.format(Locale.ROOT, ", proxy %.0f", proxyWait));
+          }
+          line.append("]");
           if (roundThreads.length() > 0) {
             line.append(" [µs/req:").append(roundThreads).append("]");
           }
@@ -212,6 +241,20 @@ public final class ProxyBenchmark {
         out.println(
             "prefixlog proxy CPU µs/request by thread group, all rounds (/proc/<pid>/task): "
                 + byThread);
+        StringBuilder brokerLine = new StringBuilder();
+        brokerNanosAndRequests.forEach(
+            (name, use) ->
+                brokerLine.append(
+                    String.format(
+                        Locale.ROOT,
+                        "%s%s %.0f",
+                        brokerLine.length() == 0 ? "" : ", ",
+                        name,
+                        use[0] / 1e3 / Math.max(1, use[1]))));
+        out.println(
+            "Kafka broker CPU µs/request while each target ran (same cores; only prefixlog"
+                + " publishes): "
+                + brokerLine);
       }
     }
     out.printf(
@@ -219,6 +262,12 @@ public final class ProxyBenchmark {
         "%nReference (performance-anchors.md §(a), this machine, earlier): tuned nginx +0.32 ms"
             + " p50, +0.12 ms p99, 99.3 %% of direct, 38 µs CPU/request at ~195 rps.%n");
     return 0;
+  }
+
+  /** Run-queue wait of the engine's event loops (the demo engine runs in this JVM). */
+  private static long engineLoopWaitNanos() {
+    return ProcCpu.threadGroupWaitNanos(ProcessHandle.current().pid())
+        .getOrDefault("vert.x-eventloo", 0L);
   }
 
   private static void print(PrintStream out, Map<String, List<Run>> runs) {

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -42,6 +43,11 @@ public final class ProxyChild {
             .withTopicPrefix(args[2])
             .withMetricsPort(0)
             .withKafka(kafkaOverrides());
+    // -Dprefixlog.bench.publishIntervalMs=N: the publisher's interval (PREFIXLOG_PROXY_PUBLISH_INTERVAL).
+    String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
+    if (interval != null) {
+      config = config.withPublishInterval(Duration.ofMillis(Long.parseLong(interval)));
+    }
     CaptureProxy proxy = CaptureProxy.start(config);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -108,7 +108,8 @@ public final class CaptureProxy implements AutoCloseable {
             config.topics().requestsRaw().name(),
             metrics,
             spill,
-            config.retryInterval());
+            config.retryInterval(),
+            config.publishInterval());
     metrics.gauge("prefixlog_proxy_queue_depth", "Events waiting for the publisher.", queue::depth);
     metrics.gauge("prefixlog_proxy_queue_bytes", "Bytes waiting for the publisher.", queue::bytes);
     metrics.gauge(
@@ -238,11 +239,10 @@ public final class CaptureProxy implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
-    // Nothing waits on an event's delivery, so batches may wait 20 ms: at a few hundred requests/s
-    // that is several events per batch instead of one, so the producer opens a batch (and its lz4
-    // stream), wakes its sender thread and sends a produce request several times less often
-    // (ProxyBenchmark: publisher and producer CPU per request).
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+    // The publisher sends what queued up over its interval in one burst: a short linger gathers
+    // the burst into one batch (one lz4 stream, one sender wake-up, one produce request) without
+    // adding a second wait to the interval's.
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
     // lz4: about half zstd's CPU per record (performance-anchors §(a)), on a thread that shares
     // the cores with the event loops.

@@ -38,15 +38,13 @@ final class EventPublisher implements AutoCloseable {
   private static final int RESEND_BATCH_RECORDS = 500;
   private static final long RESEND_BATCH_BYTES = 8L << 20;
 
-  /** How long the thread sleeps after emptying the queue (events wait that long at most). */
-  static final long BATCH_MILLIS = 10;
-
   private final EventQueue queue;
   private final Supplier<Producer<String, byte[]>> producers;
   private final String topic;
   private final ProxyMetrics metrics;
   private final SpillStore spill;
   private final long retryMillis;
+  private final long intervalMillis;
   private final Thread thread;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final ConcurrentLinkedQueue<Failed> failed = new ConcurrentLinkedQueue<>();
@@ -67,13 +65,15 @@ final class EventPublisher implements AutoCloseable {
       String topic,
       ProxyMetrics metrics,
       SpillStore spill,
-      Duration retryInterval) {
+      Duration retryInterval,
+      Duration publishInterval) {
     this.queue = queue;
     this.producers = producers;
     this.topic = topic;
     this.metrics = metrics;
     this.spill = spill;
     this.retryMillis = retryInterval.toMillis();
+    this.intervalMillis = publishInterval.toMillis();
     this.spilling = spill != null && spill.pending() > 0;
     this.thread = new Thread(this::run, "prefixlog-proxy-publisher");
     this.thread.setDaemon(true);
@@ -152,12 +152,13 @@ final class EventPublisher implements AutoCloseable {
               send(encode(item));
               item = queue.poll(0);
             } while (item != null);
-            if (!closing) {
+            if (!closing && intervalMillis > 0) {
               // Under load, wake up once per interval for what came meanwhile rather than once
-              // per event: fewer context switches on cores the event loops need, and an event
-              // loop's offer rarely has a sleeping thread to signal. Idle, the poll above
+              // per event: fewer wake-ups here, in the producer's sender and on the broker, all
+              // on cores the event loops need, and an event loop's offer rarely has a waiting
+              // thread to signal (PREFIXLOG_PROXY_PUBLISH_INTERVAL). Idle, the poll above
               // returns at the first event.
-              Thread.sleep(BATCH_MILLIS);
+              Thread.sleep(intervalMillis);
             }
           }
         }

@@ -31,6 +31,18 @@ public final class ProxyConfig {
   public static final int DEFAULT_PORT = 8088;
   public static final int DEFAULT_METRICS_PORT = 9465;
 
+  /**
+   * The publisher's default wake-up interval under load. Each wake-up of the publisher (and, after
+   * it, of the producer's sender and the broker) is a context switch on the cores the event loops
+   * need: waking once per 50 ms instead of once per 10 ms took the proxy's added p50 from about
+   * +0.6 ms to +0.3 ms (ProxyBenchmark), at the price of events reaching Kafka up to 50 ms later,
+   * which nothing waits for.
+   */
+  public static final Duration DEFAULT_PUBLISH_INTERVAL = Duration.ofMillis(50);
+
+  /** The longest publish interval accepted: longer only lets the queue fill for nothing. */
+  static final Duration MAX_PUBLISH_INTERVAL = Duration.ofSeconds(1);
+
   /** Headers captured by default: forwarding headers and the request id (plus session headers). */
   public static final List<String> DEFAULT_CAPTURE_HEADERS =
       List.of(
@@ -74,6 +86,7 @@ public final class ProxyConfig {
   private final boolean forwardedHeaders;
   private final int queueEvents;
   private final long queueBytes;
+  private final Duration publishInterval;
   private final Path spillDir;
   private final long spillMaxBytes;
   private final long spillSegmentBytes;
@@ -129,6 +142,7 @@ public final class ProxyConfig {
     this.forwardedHeaders = b.forwardedHeaders;
     this.queueEvents = (int) range("PREFIXLOG_PROXY_QUEUE_EVENTS", b.queueEvents, 1, 10_000_000);
     this.queueBytes = range("PREFIXLOG_PROXY_QUEUE_BYTES", b.queueBytes, 1 << 20, 64L << 30);
+    this.publishInterval = publishInterval(b.publishInterval);
     this.spillDir = b.spillDir;
     this.spillMaxBytes = range("PREFIXLOG_SPILL_MAX_BYTES", b.spillMaxBytes, 1 << 20, 1L << 50);
     this.spillSegmentBytes =
@@ -194,6 +208,7 @@ public final class ProxyConfig {
     b.forwardedHeaders = s.bool("PREFIXLOG_PROXY_FORWARDED_HEADERS", b.forwardedHeaders);
     b.queueEvents = s.integer("PREFIXLOG_PROXY_QUEUE_EVENTS", b.queueEvents, 1, 10_000_000);
     b.queueBytes = s.bytes("PREFIXLOG_PROXY_QUEUE_BYTES", b.queueBytes, 1 << 20, 64L << 30);
+    b.publishInterval = s.duration("PREFIXLOG_PROXY_PUBLISH_INTERVAL", b.publishInterval);
     String spill = s.string("PREFIXLOG_SPILL_DIR", null);
     b.spillDir = spill == null ? null : Path.of(spill);
     b.spillMaxBytes = s.bytes("PREFIXLOG_SPILL_MAX_BYTES", b.spillMaxBytes, 1 << 20, 1L << 50);
@@ -291,6 +306,10 @@ public final class ProxyConfig {
           b.queueEvents = events;
           b.queueBytes = bytes;
         });
+  }
+
+  public ProxyConfig withPublishInterval(Duration interval) {
+    return copy(b -> b.publishInterval = interval);
   }
 
   /** Spill to {@code dir} (null: drop what cannot be published), at most {@code maxBytes}. */
@@ -408,6 +427,14 @@ public final class ProxyConfig {
 
   public long queueBytes() {
     return queueBytes;
+  }
+
+  /**
+   * How often, under load, the publisher thread wakes to encode and send what the event loops
+   * queued meanwhile (zero: at every event).
+   */
+  public Duration publishInterval() {
+    return publishInterval;
   }
 
   /** The spill directory, or null when events that cannot be published are dropped. */
@@ -537,6 +564,19 @@ public final class ProxyConfig {
     return value;
   }
 
+  private static Duration publishInterval(Duration value) {
+    Objects.requireNonNull(value, "PREFIXLOG_PROXY_PUBLISH_INTERVAL");
+    if (value.isNegative() || value.compareTo(MAX_PUBLISH_INTERVAL) > 0) {
+      throw new ConfigException(
+          "PREFIXLOG_PROXY_PUBLISH_INTERVAL="
+              + value.toMillis()
+              + "ms: expected a duration from 0 (publish at every event) to "
+              + MAX_PUBLISH_INTERVAL.toMillis()
+              + "ms");
+    }
+    return value;
+  }
+
   private static Duration positive(String key, Duration value) {
     Objects.requireNonNull(value, key);
     if (value.isZero() || value.isNegative()) {
@@ -593,6 +633,7 @@ public final class ProxyConfig {
     boolean forwardedHeaders = true;
     int queueEvents = 10_000;
     long queueBytes = 256L << 20;
+    Duration publishInterval = DEFAULT_PUBLISH_INTERVAL;
     Path spillDir;
     long spillMaxBytes = 1L << 30;
     long spillSegmentBytes = 64L << 20;
@@ -626,6 +667,7 @@ public final class ProxyConfig {
       forwardedHeaders = c.forwardedHeaders;
       queueEvents = c.queueEvents;
       queueBytes = c.queueBytes;
+      publishInterval = c.publishInterval;
       spillDir = c.spillDir;
       spillMaxBytes = c.spillMaxBytes;
       spillSegmentBytes = c.spillSegmentBytes;

@@ -34,7 +34,8 @@ class EventPublisherTest {
             "t",
             metrics,
             spillDir == null ? null : new SpillStore(spillDir, 1 << 20, 64 << 10),
-            Duration.ofMillis(20));
+            Duration.ofMillis(20),
+            Duration.ofMillis(10));
     publisher.start();
     return publisher;
   }

@@ -36,6 +36,7 @@ class ProxyConfigTest {
                 Map.entry("PREFIXLOG_INGEST_TOKEN", "0123456789abcdef"),
                 Map.entry("PREFIXLOG_SESSION_SECRET", "a-secret-of-16-bytes"),
                 Map.entry("PREFIXLOG_PROXY_SET_SESSION_HEADER", "true"),
+                Map.entry("PREFIXLOG_PROXY_PUBLISH_INTERVAL", "0"),
                 Map.entry("PREFIXLOG_KAFKA_LINGER_MS", "1")));
 
     // Then
@@ -51,6 +52,7 @@ class ProxyConfigTest {
     assertThat(config.ingestToken()).isEqualTo("0123456789abcdef");
     assertThat(config.usesDevSecret()).isFalse();
     assertThat(config.setSessionHeader()).isTrue();
+    assertThat(config.publishInterval()).isZero();
     assertThat(config.kafka()).containsEntry("linger.ms", "1");
     assertThat(config.toString()).doesNotContain("0123456789abcdef").doesNotContain("a-secret");
   }
@@ -64,6 +66,7 @@ class ProxyConfigTest {
     assertThat(config.ingestToken()).isNull();
     assertThat(config.spillDir()).isNull();
     assertThat(config.maxBodyBytes()).isEqualTo(16 << 20);
+    assertThat(config.publishInterval()).isEqualTo(Duration.ofMillis(50));
   }
 
   @Test
@@ -90,6 +93,9 @@ class ProxyConfigTest {
         .hasMessageContaining("PREFIXLOG_PROXY_EVENT_LOOPS");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_CONNECT_TIMEOUT", "0")))
         .hasMessageContaining("PREFIXLOG_PROXY_CONNECT_TIMEOUT");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_PUBLISH_INTERVAL", "2s")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("PREFIXLOG_PROXY_PUBLISH_INTERVAL=2000ms");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_PORT", "70000")))
         .hasMessageContaining("PREFIXLOG_PROXY_PORT=70000");
   }
