@@ -290,19 +290,21 @@ final class Exchange {
     if (done) {
       return;
     }
-    if (!(scanner instanceof ResponseScanner.None)) {
-      byte[] bytes = chunk.getBytes();
-      scanner.feed(bytes, 0, bytes.length);
-    }
     if (heldBody != null) {
       if (heldBody.length() + chunk.length() > heldLimit) {
         failAfterResponse(new IllegalStateException("response longer than it can be held"));
         return;
       }
+      // Scanned whole once it has gone to the client (onResponseEnd).
       heldBody.appendBuffer(chunk);
       return;
     }
+    byte[] bytes = scanned(chunk);
     response.write(chunk);
+    // The client's bytes go first; the capture reads its copy of them after.
+    if (bytes != null) {
+      scanner.feed(bytes, 0, bytes.length);
+    }
     if (response.writeQueueFull()) {
       upstreamResponse.pause();
       response.drainHandler(v -> upstreamResponse.resume());
@@ -313,16 +315,29 @@ final class Exchange {
     if (done) {
       return;
     }
-    scanner.end();
     if (heldBody != null) {
       if (heldNeedsLength) {
         response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(heldBody.length()));
       }
+      byte[] bytes = scanned(heldBody);
       response.end(heldBody);
+      if (bytes != null) {
+        scanner.feed(bytes, 0, bytes.length);
+      }
     } else {
       response.end();
     }
+    scanner.end();
     finish(null);
+  }
+
+  /**
+   * A copy of response bytes for the scanner, taken before they are written (a written buffer is
+   * the channel's), or null when the scanner reads nothing. The scan runs after the write: parsing
+   * a JSON body or an SSE event is capture work, and the client should not wait for it.
+   */
+  private byte[] scanned(Buffer buffer) {
+    return scanner instanceof ResponseScanner.None ? null : buffer.getBytes();
   }
 
   /**
