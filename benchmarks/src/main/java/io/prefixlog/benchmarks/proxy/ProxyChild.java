@@ -43,7 +43,8 @@ public final class ProxyChild {
             .withTopicPrefix(args[2])
             .withMetricsPort(0)
             .withKafka(kafkaOverrides());
-    // -Dprefixlog.bench.publishIntervalMs=N: the publisher's interval (PREFIXLOG_PROXY_PUBLISH_INTERVAL).
+    // -Dprefixlog.bench.publishIntervalMs=N: the publisher's interval
+    // (PREFIXLOG_PROXY_PUBLISH_INTERVAL).
     String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
     if (interval != null) {
       config = config.withPublishInterval(Duration.ofMillis(Long.parseLong(interval)));
