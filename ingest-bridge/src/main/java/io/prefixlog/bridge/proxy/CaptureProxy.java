@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -136,20 +137,23 @@ public final class CaptureProxy implements AutoCloseable {
               deriver, new ClientAddresses(config.clientAddrMode(), config.sessionSecret()));
       HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
       IngestHandler ingest = new IngestHandler(vertx, config, publisher, metrics);
-      List<ProxyHandler> handlers = new ArrayList<>();
-      // The first instance binds (port 0 picks one); the others share its port.
-      ProxyHandler first =
-          new ProxyHandler(
-              config, factory, policy, metrics, publisher, ingest, inFlight, config.listenPort());
-      await(vertx.deployVerticle(first));
-      handlers.add(first);
-      int port = first.actualPort();
-      for (int i = 1; i < config.eventLoops(); i++) {
-        ProxyHandler more =
-            new ProxyHandler(config, factory, policy, metrics, publisher, ingest, inFlight, port);
-        await(vertx.deployVerticle(more, new DeploymentOptions()));
-        handlers.add(more);
-      }
+      // One deployment of one instance per event loop: Vert.x binds the port once and hands
+      // each accepted connection to the instances in turn. All instances ask for the same port;
+      // for "any free port" that is -1, which Vert.x shares within a deployment (port 0 would
+      // give every instance a port of its own).
+      List<ProxyHandler> handlers = new CopyOnWriteArrayList<>();
+      int requested = config.listenPort() == 0 ? -1 : config.listenPort();
+      await(
+          vertx.deployVerticle(
+              () -> {
+                ProxyHandler handler =
+                    new ProxyHandler(
+                        config, factory, policy, metrics, publisher, ingest, inFlight, requested);
+                handlers.add(handler);
+                return handler;
+              },
+              new DeploymentOptions().setInstances(config.eventLoops())));
+      int port = handlers.get(0).actualPort();
       HttpServer metricsServer = null;
       if (config.metricsPort() >= 0) {
         metricsServer =
@@ -274,6 +278,11 @@ public final class CaptureProxy implements AutoCloseable {
 
   public ProxyConfig config() {
     return config;
+  }
+
+  /** Exchanges started so far by each event loop's listener. */
+  List<Long> exchangesPerEventLoop() {
+    return handlers.stream().map(ProxyHandler::exchanges).toList();
   }
 
   /** Exchanges in progress. */

@@ -135,9 +135,7 @@ public final class ProxyConfig {
     this.maxUpstreamConnections =
         (int) range("PREFIXLOG_PROXY_MAX_CONNECTIONS", b.maxUpstreamConnections, 1, 100_000);
     this.upstreamKeepAlive = positive("PREFIXLOG_PROXY_KEEPALIVE_TIMEOUT", b.upstreamKeepAlive);
-    // One event loop for now: under Vert.x 5 a second listener deployed on the first one's port
-    // fails to bind ("Address already in use") instead of sharing it. Scale out with more bridges.
-    this.eventLoops = (int) range("PREFIXLOG_PROXY_EVENT_LOOPS", b.eventLoops, 1, 1);
+    this.eventLoops = (int) range("PREFIXLOG_PROXY_EVENT_LOOPS", b.eventLoops, 1, 256);
     this.setSessionHeader = b.setSessionHeader;
     this.forwardedHeaders = b.forwardedHeaders;
     this.queueEvents = (int) range("PREFIXLOG_PROXY_QUEUE_EVENTS", b.queueEvents, 1, 10_000_000);
@@ -203,7 +201,7 @@ public final class ProxyConfig {
     b.maxUpstreamConnections =
         s.integer("PREFIXLOG_PROXY_MAX_CONNECTIONS", b.maxUpstreamConnections, 1, 100_000);
     b.upstreamKeepAlive = s.duration("PREFIXLOG_PROXY_KEEPALIVE_TIMEOUT", b.upstreamKeepAlive);
-    b.eventLoops = s.integer("PREFIXLOG_PROXY_EVENT_LOOPS", b.eventLoops, 1, 1);
+    b.eventLoops = s.integer("PREFIXLOG_PROXY_EVENT_LOOPS", b.eventLoops, 1, 256);
     b.setSessionHeader = s.bool("PREFIXLOG_PROXY_SET_SESSION_HEADER", b.setSessionHeader);
     b.forwardedHeaders = s.bool("PREFIXLOG_PROXY_FORWARDED_HEADERS", b.forwardedHeaders);
     b.queueEvents = s.integer("PREFIXLOG_PROXY_QUEUE_EVENTS", b.queueEvents, 1, 10_000_000);

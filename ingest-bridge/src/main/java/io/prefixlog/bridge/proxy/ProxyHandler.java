@@ -35,6 +35,7 @@ final class ProxyHandler extends VerticleBase {
   private final int port;
   private HttpClientAgent client;
   private HttpServer server;
+  private volatile long exchanges;
 
   ProxyHandler(
       ProxyConfig config,
@@ -116,6 +117,7 @@ final class ProxyHandler extends VerticleBase {
     }
     request.pause();
     inFlight.incrementAndGet();
+    exchanges++; // written on this instance's event loop only
     new Exchange(this, request, System.nanoTime(), System.currentTimeMillis()).begin();
   }
 
@@ -123,6 +125,11 @@ final class ProxyHandler extends VerticleBase {
   void completed(CapturedExchange captured) {
     inFlight.decrementAndGet();
     publisher.offer(captured);
+  }
+
+  /** Exchanges this instance (one event loop) has started. */
+  long exchanges() {
+    return exchanges;
   }
 
   ProxyConfig proxyConfig() {

@@ -220,6 +220,36 @@ class CaptureProxyIT {
   }
 
   @Test
+  void shouldShareOnePortAmongEventLoopsAndServeOnEach(KafkaCluster kafka) throws Exception {
+    // Given: three event loops on one (free) port
+    CaptureProxy proxy = start(config(kafka).withEventLoops(3));
+    TopicReader reader = reader(kafka);
+
+    // When: twelve requests, each on a connection of its own
+    for (int i = 0; i < 12; i++) {
+      try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+        String body = "{\"model\":\"m\",\"user\":\"u" + i + "\"}";
+        String request =
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + body.length()
+                + "\r\n\r\n"
+                + body;
+        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+        String response =
+            new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(response).startsWith("HTTP/1.1 200");
+      }
+    }
+
+    // Then: every loop took connections, and every exchange was captured
+    assertThat(proxy.exchangesPerEventLoop()).hasSize(3).allMatch(n -> n > 0);
+    assertThat(proxy.exchangesPerEventLoop().stream().mapToLong(Long::longValue).sum())
+        .isEqualTo(12);
+    assertThat(reader.await(12, WAIT)).hasSize(12);
+  }
+
+  @Test
   void shouldGenerateARequestIdAndSendItUpstream(KafkaCluster kafka) throws Exception {
     // Given
     CaptureProxy proxy =

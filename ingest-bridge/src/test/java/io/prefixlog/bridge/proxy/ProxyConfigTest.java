@@ -88,7 +88,7 @@ class ProxyConfigTest {
         .hasMessageContaining("PREFIXLOG_INGEST_TOKEN");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_CLIENT_ADDR", "blur")))
         .hasMessageContaining("PREFIXLOG_CLIENT_ADDR=blur");
-    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_EVENT_LOOPS", "2")))
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_EVENT_LOOPS", "0")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("PREFIXLOG_PROXY_EVENT_LOOPS");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_CONNECT_TIMEOUT", "0")))
