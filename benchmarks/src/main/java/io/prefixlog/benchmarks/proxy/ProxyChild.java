@@ -45,6 +45,10 @@ public final class ProxyChild {
             .withKafka(kafkaOverrides());
     // -Dprefixlog.bench.publishIntervalMs=N: the publisher's interval
     // (PREFIXLOG_PROXY_PUBLISH_INTERVAL).
+    // -Dprefixlog.bench.eventLoops=N: the proxy's event loops (PREFIXLOG_PROXY_EVENT_LOOPS).
+    config =
+        config.withEventLoops(
+            Integer.getInteger("prefixlog.bench.eventLoops", config.eventLoops()));
     String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
     if (interval != null) {
       config = config.withPublishInterval(Duration.ofMillis(Long.parseLong(interval)));

@@ -67,6 +67,7 @@ class ProxyConfigTest {
     assertThat(config.spillDir()).isNull();
     assertThat(config.maxBodyBytes()).isEqualTo(16 << 20);
     assertThat(config.publishInterval()).isEqualTo(Duration.ofMillis(50));
+    assertThat(config.eventLoops()).isEqualTo(Runtime.getRuntime().availableProcessors());
   }
 
   @Test
