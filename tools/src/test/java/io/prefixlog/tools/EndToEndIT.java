@@ -16,7 +16,6 @@ import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,11 +49,7 @@ class EndToEndIT {
   private Terminal terminal() {
     out.reset();
     err.reset();
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of(),
-        false);
+    return Terminal.captured(out, err);
   }
 
   private String out() {

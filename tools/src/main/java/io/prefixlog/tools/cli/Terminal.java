@@ -1,6 +1,8 @@
 package io.prefixlog.tools.cli;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 
@@ -34,5 +36,17 @@ public record Terminal(
     // almost always is too.
     boolean errIsTerminal = tty != null ? Boolean.parseBoolean(tty) : System.console() != null;
     return new Terminal(System.out, System.err, System.getenv(), errIsTerminal);
+  }
+
+  /**
+   * A non-interactive terminal writing UTF-8 to {@code out} and {@code err}, with no environment:
+   * how a command runs embedded (and in tests), its output kept.
+   */
+  public static Terminal captured(OutputStream out, OutputStream err) {
+    return new Terminal(
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        Map.of(),
+        false);
   }
 }

@@ -11,7 +11,6 @@ import io.prefixlog.tools.cli.Terminal;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,12 +34,7 @@ class AnalyzeCommandTest {
   private int analyze(String... args) {
     out.reset();
     err.reset();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    Terminal terminal = Terminal.captured(out, err);
     return new AnalyzeCommand(terminal).run(args);
   }
 

@@ -51,12 +51,7 @@ class AnalyzeIT {
   private int analyze(String... args) {
     out.reset();
     err.reset();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    Terminal terminal = Terminal.captured(out, err);
     return new AnalyzeCommand(terminal).run(args);
   }
 

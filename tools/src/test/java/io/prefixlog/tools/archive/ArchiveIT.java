@@ -294,10 +294,6 @@ class ArchiveIT {
   }
 
   private Terminal terminalCapturingOut() {
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of(),
-        false);
+    return Terminal.captured(out, err);
   }
 }

@@ -20,7 +20,6 @@ import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.replay.ReplayEvents;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -172,12 +171,7 @@ class ProxyPipelineIT {
   private static void replay(Corpus corpus, String proxyUrl) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    Terminal terminal = Terminal.captured(out, err);
     int code =
         new ReplayCommand(terminal)
             .run(

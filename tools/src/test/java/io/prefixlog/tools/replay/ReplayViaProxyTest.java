@@ -7,13 +7,11 @@ import io.prefixlog.bridge.demo.Served;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -107,12 +105,7 @@ class ReplayViaProxyTest {
   }
 
   private int replay(String... args) {
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    Terminal terminal = Terminal.captured(out, err);
     return new ReplayCommand(terminal).run(args);
   }
 }

@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,12 +25,7 @@ class UpCommandIT {
     // Given
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    Terminal terminal = Terminal.captured(out, err);
 
     // When
     int code =
