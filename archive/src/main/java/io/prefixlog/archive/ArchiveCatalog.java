@@ -98,6 +98,9 @@ public final class ArchiveCatalog {
         f.field("schema_version", Types.LongType.get()),
         f.field("session_key", Types.StringType.get()),
         f.field("seq", Types.LongType.get()),
+        // Delta record version 3; null in rows of version 2 records. A table created before it
+        // gains the column through the sink's schema evolution at the first version 3 record.
+        f.field("chain", Types.StringType.get()),
         f.field("request_id", Types.StringType.get()),
         f.field("ts", Types.LongType.get()),
         f.field("model", Types.StringType.get()),

@@ -101,6 +101,39 @@ class GoldenExamplesTest {
           entry("delta-record.v2/invalid-op-unknown-move.json", "enum $.ops[0].op"),
           entry("delta-record.v2/invalid-schema-version-1.json", "const $.schema_version"),
           entry("delta-record.v2/invalid-seq-zero.json", "minimum $.seq"),
+          entry("delta-record.v3/invalid-base64-body-with-whitespace.json", "pattern $.body"),
+          entry("delta-record.v3/invalid-copy-from-negative.json", "minimum $.ops[0].from"),
+          entry("delta-record.v3/invalid-copy-len-zero.json", "minimum $.ops[2].len"),
+          entry("delta-record.v3/invalid-copy-missing-from.json", "required $.ops[4] from"),
+          entry(
+              "delta-record.v3/invalid-copy-with-text.json", "additionalProperties $.ops[0] text"),
+          entry("delta-record.v3/invalid-delta-chain-depth-zero.json", "minimum $.chain_depth"),
+          entry("delta-record.v3/invalid-delta-missing-base-sha256.json", "required $ base_sha256"),
+          entry("delta-record.v3/invalid-delta-missing-ops.json", "required $ ops"),
+          entry("delta-record.v3/invalid-delta-with-body.json", "false $.body"),
+          entry(
+              "delta-record.v3/invalid-delta-with-keyframe-reason.json", "false $.keyframe_reason"),
+          entry(
+              "delta-record.v3/invalid-hit-rate-above-one.json", "maximum $.prefix_cache_hit_rate"),
+          entry("delta-record.v3/invalid-insert-empty-text.json", "minLength $.ops[1].text"),
+          entry(
+              "delta-record.v3/invalid-insert-with-len.json", "additionalProperties $.ops[1] len"),
+          entry("delta-record.v3/invalid-keyframe-chain-depth-nonzero.json", "const $.chain_depth"),
+          entry(
+              "delta-record.v3/invalid-keyframe-missing-body-encoding.json",
+              "required $ body_encoding"),
+          entry("delta-record.v3/invalid-keyframe-reason-unknown.json", "enum $.keyframe_reason"),
+          entry("delta-record.v3/invalid-keyframe-with-base-seq.json", "false $.base_seq"),
+          entry("delta-record.v3/invalid-keyframe-with-ops.json", "false $.ops"),
+          entry("delta-record.v3/invalid-kind-unknown.json", "enum $.kind"),
+          entry("delta-record.v3/invalid-missing-prefix-len.json", "required $ prefix_len"),
+          entry("delta-record.v3/invalid-op-as-mixed-array.json", "type $.ops[0]"),
+          entry("delta-record.v3/invalid-op-missing-op.json", "required $.ops[0] op"),
+          entry("delta-record.v3/invalid-op-unknown-move.json", "enum $.ops[0].op"),
+          entry("delta-record.v3/invalid-schema-version-2.json", "const $.schema_version"),
+          entry("delta-record.v3/invalid-seq-zero.json", "minimum $.seq"),
+          entry("delta-record.v3/invalid-missing-chain.json", "required $ chain"),
+          entry("delta-record.v3/invalid-chain-not-hex.json", "pattern $.chain"),
           entry("kv-event-batch.v1/invalid-batch-with-empty-events.json", "minItems $.events"),
           entry("kv-event-batch.v1/invalid-batch-with-missing-range.json", "false $.missing_from"),
           entry("kv-event-batch.v1/invalid-batch-without-events.json", "required $ events"),
@@ -289,7 +322,9 @@ class GoldenExamplesTest {
   static Stream<Golden> examplesWithBodies() {
     return Stream.concat(
             WireSchemas.valid(WireSchemas.byName("raw-request-event.v1")).stream(),
-            WireSchemas.valid(WireSchemas.byName("delta-record.v2")).stream())
+            Stream.concat(
+                WireSchemas.valid(WireSchemas.byName("delta-record.v2")).stream(),
+                WireSchemas.valid(WireSchemas.byName("delta-record.v3")).stream()))
         .filter(g -> g.tree().has("body"));
   }
 
@@ -325,7 +360,9 @@ class GoldenExamplesTest {
   }
 
   static Stream<Golden> deltaExamples() {
-    return WireSchemas.valid(WireSchemas.byName("delta-record.v2")).stream()
+    return Stream.concat(
+            WireSchemas.valid(WireSchemas.byName("delta-record.v2")).stream(),
+            WireSchemas.valid(WireSchemas.byName("delta-record.v3")).stream())
         .filter(g -> g.tree().get("kind").asText().equals(DeltaRecord.KIND_DELTA));
   }
 

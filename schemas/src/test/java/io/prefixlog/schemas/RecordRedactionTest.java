@@ -74,11 +74,11 @@ class RecordRedactionTest {
     // Then
     assertThat(keyframeText)
         .isEqualTo(
-            "DeltaRecord[sessionKey=4a0e6c2d8b1f3957, seq=2, kind=full, baseSeq=null, ops=0,"
+            "DeltaRecord[sessionKey=4a0e6c2d8b1f3957, chain=0a1b2c3d, seq=2, kind=full, baseSeq=null, ops=0,"
                 + " bodyLen=18, body=<redacted>]");
     assertThat(deltaText)
         .isEqualTo(
-            "DeltaRecord[sessionKey=4a0e6c2d8b1f3957, seq=2, kind=delta, baseSeq=null, ops=2,"
+            "DeltaRecord[sessionKey=4a0e6c2d8b1f3957, chain=0a1b2c3d, seq=2, kind=delta, baseSeq=null, ops=2,"
                 + " bodyLen=18, body=<redacted>]");
   }
 
@@ -121,7 +121,7 @@ class RecordRedactionTest {
   }
 
   static Stream<Golden> examplesHoldingContent() {
-    return Stream.of("raw-request-event.v1", "delta-record.v2", "dead-letter.v1")
+    return Stream.of("raw-request-event.v1", "delta-record.v2", "delta-record.v3", "dead-letter.v1")
         .flatMap(name -> WireSchemas.valid(WireSchemas.byName(name)).stream());
   }
 
@@ -150,9 +150,10 @@ class RecordRedactionTest {
   private static DeltaRecord deltaRecord(
       String kind, String body, String encoding, List<DeltaOp> ops) {
     return new DeltaRecord(
-        2,
+        3,
         "4a0e6c2d8b1f3957",
         2L,
+        "0a1b2c3d",
         "r-2",
         2L,
         "m",

@@ -35,8 +35,17 @@ import java.util.stream.Stream;
  */
 final class WireSchemas {
 
-  /** One schema file and the record it describes. */
-  record WireSchema(String name, Class<? extends Record> type) {
+  /**
+   * One schema file and the record it describes.
+   *
+   * @param current false for an earlier version that readers still accept but the record no longer
+   *     mirrors field for field
+   */
+  record WireSchema(String name, Class<? extends Record> type, boolean current) {
+    WireSchema(String name, Class<? extends Record> type) {
+      this(name, type, true);
+    }
+
     String fileName() {
       return name + ".schema.json";
     }
@@ -51,7 +60,8 @@ final class WireSchemas {
   static final List<WireSchema> ALL =
       List.of(
           new WireSchema("raw-request-event.v1", RawRequestEvent.class),
-          new WireSchema("delta-record.v2", DeltaRecord.class),
+          new WireSchema("delta-record.v2", DeltaRecord.class, false),
+          new WireSchema("delta-record.v3", DeltaRecord.class),
           new WireSchema("chunk-lookup.v1", ChunkLookupRecord.class),
           new WireSchema("kv-event-batch.v1", KvEventBatch.class),
           new WireSchema("block-index-entry.v1", BlockIndexEntry.class),

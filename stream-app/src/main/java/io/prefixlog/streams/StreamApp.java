@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
@@ -59,6 +60,10 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitInterval().toMillis());
     int maxRecord = (int) Math.min(Integer.MAX_VALUE, config.maxRecordBytes());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecord);
+    // Internal topics (the raw events' repartition topic, the changelogs) take records as large as
+    // the raw topic does; the broker's default (1 MiB) would refuse a 2 MiB body on its way to the
+    // session state.
+    p.put(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), maxRecord);
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
     // A ~20 KB body overflows the 16 KiB default batch, so every changelog record was a batch of
     // its own with a fresh zstd context: 1 MiB batches doubled throughput and shrank the bytes

@@ -24,7 +24,11 @@ import java.util.Objects;
  * @param streamThreads {@code PREFIXLOG_STREAM_THREADS}, default 1
  * @param standbyReplicas {@code PREFIXLOG_STANDBY_REPLICAS}, default 0
  * @param partitions {@code PREFIXLOG_PARTITIONS}, default 6: partitions of the topics the app
- *     creates (the most instances × threads that can share the work)
+ *     creates
+ * @param statePartitions {@code PREFIXLOG_STATE_PARTITIONS}, default {@code PREFIXLOG_PARTITIONS}:
+ *     partitions of the internal topic that routes raw events to the session state, and so of the
+ *     state (the most instances × threads that can share the session work). Fixed at the first
+ *     start: the input topics can then gain partitions without moving any session's state
  * @param replicationFactor {@code PREFIXLOG_REPLICATION_FACTOR}, default 1
  * @param commitInterval {@code PREFIXLOG_COMMIT_INTERVAL}, default 100ms (exactly-once's default)
  * @param maxBodyBytes {@code PREFIXLOG_MAX_BODY_BYTES}, default 16MiB: the capture limit
@@ -60,12 +64,14 @@ public record StreamAppConfig(
     int streamThreads,
     int standbyReplicas,
     int partitions,
+    int statePartitions,
     short replicationFactor,
     Duration commitInterval,
     long maxBodyBytes,
     EncoderSettings encoder,
     Duration sessionTtl,
     Duration sessionSeqRetention,
+    Duration dedupWindow,
     Duration evictionInterval,
     Duration rawRetention,
     Duration outputRetention,
@@ -90,6 +96,32 @@ public record StreamAppConfig(
       throw new ConfigException(
           "PREFIXLOG_KV_STATS_INTERVAL=" + kvStatsInterval + ": expected a duration above zero");
     }
+    positive("PREFIXLOG_SESSION_TTL", sessionTtl);
+    positive("PREFIXLOG_EVICTION_INTERVAL", evictionInterval);
+    positive("PREFIXLOG_DEDUP_WINDOW", dedupWindow);
+    positive("PREFIXLOG_OUTPUT_RETENTION", outputRetention);
+    if (statePartitions < 1) {
+      throw new ConfigException(
+          "PREFIXLOG_STATE_PARTITIONS=" + statePartitions + ": expected an integer from 1");
+    }
+    if (evictionInterval.compareTo(sessionTtl) > 0) {
+      throw new ConfigException(
+          "PREFIXLOG_EVICTION_INTERVAL ("
+              + evictionInterval
+              + ") must be at most PREFIXLOG_SESSION_TTL ("
+              + sessionTtl
+              + "): idle sessions would keep their bases for up to the interval");
+    }
+    // A delta names its base by seq; a session that stays idle for less than the TTL keeps
+    // encoding against bases written before its pause. Those must still be in the deltas topic.
+    if (sessionTtl.compareTo(outputRetention) >= 0) {
+      throw new ConfigException(
+          "PREFIXLOG_SESSION_TTL ("
+              + sessionTtl
+              + ") must be below PREFIXLOG_OUTPUT_RETENTION ("
+              + outputRetention
+              + "): a delta could name a base that retention has already deleted");
+    }
     if (sessionSeqRetention.compareTo(sessionTtl) < 0) {
       throw new ConfigException(
           "PREFIXLOG_SESSION_SEQ_RETENTION ("
@@ -97,6 +129,12 @@ public record StreamAppConfig(
               + ") must be at least PREFIXLOG_SESSION_TTL ("
               + sessionTtl
               + ")");
+    }
+  }
+
+  private static void positive(String key, Duration value) {
+    if (value.isZero() || value.isNegative()) {
+      throw new ConfigException(key + "=" + value + ": expected a duration above zero");
     }
   }
 
@@ -115,6 +153,7 @@ public record StreamAppConfig(
                 defaults.minMatchBytes(),
                 DeltaEncoder.MIN_MATCH_FLOOR,
                 1 << 20));
+    int partitions = s.integer("PREFIXLOG_PARTITIONS", 6, 1, 10_000);
     return new StreamAppConfig(
         s.string("PREFIXLOG_BOOTSTRAP_SERVERS", DEFAULT_BOOTSTRAP),
         s.string("PREFIXLOG_TOPIC_PREFIX", Topics.DEFAULT_PREFIX),
@@ -122,13 +161,15 @@ public record StreamAppConfig(
         Path.of(s.string("PREFIXLOG_STATE_DIR", "var/streams")),
         s.integer("PREFIXLOG_STREAM_THREADS", 1, 1, 64),
         s.integer("PREFIXLOG_STANDBY_REPLICAS", 0, 0, 8),
-        s.integer("PREFIXLOG_PARTITIONS", 6, 1, 10_000),
+        partitions,
+        s.integer("PREFIXLOG_STATE_PARTITIONS", partitions, 1, 10_000),
         (short) s.integer("PREFIXLOG_REPLICATION_FACTOR", 1, 1, 16),
         s.duration("PREFIXLOG_COMMIT_INTERVAL", Duration.ofMillis(100)),
         s.bytes("PREFIXLOG_MAX_BODY_BYTES", 16L << 20, 1024, 256L << 20),
         encoder,
         s.duration("PREFIXLOG_SESSION_TTL", Duration.ofMinutes(30)),
         s.duration("PREFIXLOG_SESSION_SEQ_RETENTION", Duration.ofDays(7)),
+        s.duration("PREFIXLOG_DEDUP_WINDOW", Duration.ofHours(24)),
         s.duration("PREFIXLOG_EVICTION_INTERVAL", Duration.ofMinutes(1)),
         s.duration("PREFIXLOG_RAW_RETENTION", Duration.ofHours(24)),
         s.duration("PREFIXLOG_OUTPUT_RETENTION", Duration.ofDays(7)),

@@ -12,6 +12,7 @@ public final class StreamAppMetrics {
   private final LongAdder recordBytesOut;
   private final LongAdder liveSessions = new LongAdder();
   private final LongAdder sessionsEvicted;
+  private final LongAdder duplicates;
 
   public StreamAppMetrics(MetricsRegistry registry) {
     this.registry = registry;
@@ -27,6 +28,11 @@ public final class StreamAppMetrics {
     this.sessionsEvicted =
         registry.counter(
             "prefixlog_sessions_evicted_total", "Idle sessions whose bases were evicted.");
+    this.duplicates =
+        registry.counter(
+            "prefixlog_duplicate_requests_total",
+            "Raw events dropped because their request_id and body were already stored in the"
+                + " session within the dedup window.");
     registry.gauge(
         "prefixlog_live_sessions", "Sessions holding bases on this instance.", liveSessions::sum);
   }
@@ -41,6 +47,24 @@ public final class StreamAppMetrics {
 
   public LongAdder sessionsEvicted() {
     return sessionsEvicted;
+  }
+
+  public LongAdder duplicates() {
+    return duplicates;
+  }
+
+  /**
+   * Counts a chain started: {@code new} (no state for the session), {@code idle} (its state passed
+   * the seq retention) or {@code legacy_state} (a state from before chains existed).
+   */
+  public void chainStarted(String cause) {
+    registry
+        .counter(
+            "prefixlog_chains_started_total",
+            "Chains started (a session's turns numbered from 1), by cause.",
+            "cause",
+            cause)
+        .increment();
   }
 
   /** Counts one emitted turn. */

@@ -73,7 +73,7 @@ final class EncodeTiming {
     int t = 0;
     long sink = 0;
     for (Session session : workload.sessions()) {
-      SessionState state = SessionState.fresh();
+      SessionState state = SessionState.newChain("0a1b2c3d");
       Map<Long, byte[]> stored = new HashMap<>();
       byte[] previous = null;
       for (byte[] body : session.bodies()) {

@@ -1,6 +1,7 @@
 package io.prefixlog.benchmarks.delta;
 
 import io.prefixlog.benchmarks.delta.Workload.Session;
+import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.delta.DeltaDecoder;
 import io.prefixlog.core.delta.DeltaException;
 import io.prefixlog.core.delta.DeltaRecords;
@@ -85,7 +86,9 @@ final class PrefixlogReplay {
     for (int s = 0; s < workload.sessions().size(); s++) {
       Session session = workload.sessions().get(s);
       SessionKey key = events.sessionKey(session.conversationId());
-      SessionState state = SessionState.fresh();
+      // One chain per session, as the stream app starts it: 8 hex digits derived from the turn.
+      SessionState state =
+          SessionState.newChain(ChainIds.of(session.conversationId(), clockMs, "replay"));
       Map<Long, byte[]> stored = new HashMap<>();
       Map<Long, byte[]> rebuiltBodies = new HashMap<>();
       List<Turn> turns = new ArrayList<>();
@@ -182,6 +185,7 @@ final class PrefixlogReplay {
         r.schemaVersion(),
         r.sessionKey(),
         r.seq(),
+        r.chain(),
         r.requestId(),
         r.ts(),
         r.model(),

@@ -40,7 +40,8 @@ final class WhatIfTopology {
             config,
             metrics,
             PrefixlogTopology.SESSION_DELTAS_SINK,
-            PrefixlogTopology.DEAD_LETTERS_SINK);
+            PrefixlogTopology.DEAD_LETTERS_SINK,
+            null);
     Topology topology = new Topology();
     topology.addSource(
         PrefixlogTopology.RAW_REQUESTS_SOURCE,

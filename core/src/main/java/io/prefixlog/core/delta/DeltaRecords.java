@@ -35,6 +35,7 @@ public final class DeltaRecords {
         DeltaRecord.SCHEMA_VERSION,
         raw.sessionKey(),
         turn.seq(),
+        turn.chain(),
         raw.requestId(),
         raw.ts(),
         raw.model(),

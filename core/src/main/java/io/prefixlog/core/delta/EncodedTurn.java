@@ -33,6 +33,11 @@ public record EncodedTurn(
     }
   }
 
+  /** The chain the turn belongs to. */
+  public String chain() {
+    return newState.chain();
+  }
+
   public boolean isKeyframe() {
     return keyframeReason != null;
   }

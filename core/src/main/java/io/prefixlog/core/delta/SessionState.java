@@ -1,26 +1,39 @@
 package io.prefixlog.core.delta;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What the delta encoder keeps per session between requests.
  *
- * @param nextSeq the seq the session's next request gets (1 for a new session)
- * @param lastSeenMs when the session last had a request (processing time), for idle eviction
+ * @param chain the session's current chain ({@link ChainIds}); empty for a state written before
+ *     chains existed, which the stream app replaces by a new chain at the session's next turn
+ * @param nextSeq the seq the chain's next request gets (1 for a new chain)
+ * @param lastSeenMs the newest record time of the session's requests (stream time, so that a
+ *     backlog processed after an outage is judged by when it was captured), for idle eviction
  * @param bases the stored bases, newest first; empty for a dormant session whose bases were evicted
- *     but whose seq counter is kept so that its seq keys never repeat
+ *     but whose chain and seq counter are kept
  */
-public record SessionState(long nextSeq, long lastSeenMs, List<BaseInfo> bases) {
+public record SessionState(String chain, long nextSeq, long lastSeenMs, List<BaseInfo> bases) {
   public SessionState {
+    Objects.requireNonNull(chain, "chain");
     if (nextSeq < 1) {
       throw new IllegalArgumentException("nextSeq must be >= 1, got " + nextSeq);
     }
     bases = List.copyOf(bases);
   }
 
-  /** A session that has not had a request yet. */
-  public static SessionState fresh() {
-    return new SessionState(1, 0, List.of());
+  /** The state of a chain that has not had a request yet. */
+  public static SessionState newChain(String chain) {
+    if (!ChainIds.isValid(chain)) {
+      throw new IllegalArgumentException("not a chain id: " + chain);
+    }
+    return new SessionState(chain, 1, 0, List.of());
+  }
+
+  /** Whether this state was written before chains existed (it has no chain id). */
+  public boolean isLegacy() {
+    return chain.isEmpty();
   }
 
   /** Total bytes of the stored bases. */
@@ -28,8 +41,8 @@ public record SessionState(long nextSeq, long lastSeenMs, List<BaseInfo> bases) 
     return bases.stream().mapToLong(BaseInfo::length).sum();
   }
 
-  /** The same session with its bases forgotten (idle eviction); seq numbering continues. */
+  /** The same session with its bases forgotten (idle eviction); the chain and its seqs continue. */
   public SessionState dormant() {
-    return new SessionState(nextSeq, lastSeenMs, List.of());
+    return new SessionState(chain, nextSeq, lastSeenMs, List.of());
   }
 }

@@ -12,10 +12,12 @@ import java.util.List;
 /**
  * The binary form of {@link SessionState} in the state store. It is internal to the stream app (its
  * changelog is the only other reader), so it is compact rather than JSON; the leading version byte
- * lets a later format read this one.
+ * lets a later format read this one. Version 2 adds the chain id; version 1 (no chain) is read as a
+ * legacy state with an empty chain.
  */
 public final class SessionStateCodec {
-  private static final byte VERSION = 1;
+  private static final byte VERSION_1 = 1;
+  private static final byte VERSION = 2;
 
   private SessionStateCodec() {}
 
@@ -23,6 +25,7 @@ public final class SessionStateCodec {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + state.bases().size() * 200);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
+      out.writeUTF(state.chain());
       out.writeLong(state.nextSeq());
       out.writeLong(state.lastSeenMs());
       out.writeShort(state.bases().size());
@@ -49,9 +52,10 @@ public final class SessionStateCodec {
   public static SessionState decode(byte[] bytes) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       byte version = in.readByte();
-      if (version != VERSION) {
+      if (version != VERSION && version != VERSION_1) {
         throw new IllegalArgumentException("unknown session state version " + version);
       }
+      String chain = version == VERSION_1 ? "" : in.readUTF();
       long nextSeq = in.readLong();
       long lastSeenMs = in.readLong();
       int count = in.readUnsignedShort();
@@ -67,7 +71,7 @@ public final class SessionStateCodec {
         }
         bases.add(new BaseInfo(seq, sha256, chainDepth, length, fingerprint));
       }
-      return new SessionState(nextSeq, lastSeenMs, bases);
+      return new SessionState(chain, nextSeq, lastSeenMs, bases);
     } catch (IOException e) {
       throw new IllegalArgumentException("truncated session state (" + bytes.length + " bytes)", e);
     }

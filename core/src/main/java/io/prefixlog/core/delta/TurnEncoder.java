@@ -36,11 +36,12 @@ public final class TurnEncoder {
   /**
    * Encodes one request body.
    *
-   * @param state the session's state before this request ({@link SessionState#fresh()} if new)
+   * @param state the session's state before this request ({@link SessionState#newChain} if new)
    * @param body the exact request bytes
    * @param utf8 whether the bytes are well-formed UTF-8 (only such bodies can be or have bases)
    * @param bodies loads stored bases
-   * @param nowMs the processing time, recorded as the session's last activity
+   * @param nowMs the request's record time, recorded as the session's last activity (never moved
+   *     back by an older record)
    */
   public EncodedTurn encode(
       SessionState state, byte[] body, boolean utf8, BaseBodies bodies, long nowMs) {
@@ -61,8 +62,9 @@ public final class TurnEncoder {
       BaseBodies bodies,
       long nowMs) {
     long seq = state.nextSeq();
+    long lastSeenMs = Math.max(state.lastSeenMs(), nowMs);
     if (!utf8) {
-      SessionState next = new SessionState(seq + 1, nowMs, state.bases());
+      SessionState next = new SessionState(state.chain(), seq + 1, lastSeenMs, state.bases());
       return new EncodedTurn(seq, KeyframeReason.NOT_UTF8, null, null, 0, next, false, List.of());
     }
     long[] fingerprint = PrefixFingerprint.of(body);
@@ -84,7 +86,7 @@ public final class TurnEncoder {
     List<Long> evicted = new ArrayList<>();
     List<BaseInfo> bases = keep(stored, state.bases(), evicted);
     boolean storeBody = bases.contains(stored);
-    SessionState next = new SessionState(seq + 1, nowMs, bases);
+    SessionState next = new SessionState(state.chain(), seq + 1, lastSeenMs, bases);
     if (reason != null) {
       return new EncodedTurn(seq, reason, null, null, 0, next, storeBody, evicted);
     }

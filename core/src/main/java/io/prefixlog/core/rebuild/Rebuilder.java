@@ -2,10 +2,12 @@ package io.prefixlog.core.rebuild;
 
 import io.prefixlog.schemas.delta.DeltaRecord;
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -14,9 +16,10 @@ import java.util.TreeMap;
  *
  * <p>Records and tombstones are {@linkplain #add(TurnKey, RecordSource, String) added} in any
  * order; the newest addition under a key wins, as compaction keeps it. {@link #run} then rebuilds
- * session by session in key order, each in seq order. A delta's base may be any earlier turn. Every
- * rebuilt body is checked against {@code body_len} and {@code body_sha256}, and every delta's
- * {@code base_sha256} against its base as rebuilt; whatever does not check out is reported with its
+ * chain by chain ({@code session_key/chain}, or the session alone for version 2 records) in key
+ * order, each in seq order. A delta's base may be any earlier turn of its chain. Every rebuilt body
+ * is checked against {@code body_len} and {@code body_sha256}, and every delta's {@code
+ * base_sha256} against its base as rebuilt; whatever does not check out is reported with its
  * session, seq and reason, never skipped.
  *
  * <p>Memory: until {@link #run}, only the added {@link RecordSource}s (records as bytes, or where
@@ -31,7 +34,11 @@ public final class Rebuilder {
 
   private final RebuildScope scope;
   private final int maxProblems;
-  private final NavigableMap<String, NavigableMap<Long, Entry>> sessions = new TreeMap<>();
+
+  /** Chain key ({@link TurnKey#chainKey()}) → the chain's turns. */
+  private final NavigableMap<String, Chain> chains = new TreeMap<>();
+
+  private final Set<String> sessionKeys = new HashSet<>();
   private final Tally inputTally;
   private long superseded;
   private long pendingTurns;
@@ -79,8 +86,8 @@ public final class Rebuilder {
   }
 
   /**
-   * Adds a record under its own {@code session_key} and {@code seq}; a record without them is
-   * reported as malformed.
+   * Adds a record under its own {@code session_key}, {@code chain} and {@code seq}; a record
+   * without them is reported as malformed.
    *
    * @return false when the record was not kept (outside the scope, or malformed)
    */
@@ -93,14 +100,23 @@ public final class Rebuilder {
       addUnreadable(location, "record has no session_key and seq >= 1 to file it under");
       return false;
     }
-    return add(new TurnKey(record.sessionKey(), record.seq()), RecordSource.of(record), location);
+    TurnKey key;
+    try {
+      key =
+          new TurnKey(
+              record.sessionKey(), record.chain() == null ? "" : record.chain(), record.seq());
+    } catch (IllegalArgumentException e) {
+      addUnreadable(location, "record cannot be filed: " + e.getMessage());
+      return false;
+    }
+    return add(key, RecordSource.of(record), location);
   }
 
   /**
-   * Adds a record of the delta topic as a consumer sees it: key {@code session_key/seq}, value the
-   * record's JSON (parsed when its session is rebuilt) or null for a tombstone. A record without a
-   * key is filed under its value's {@code session_key} and {@code seq}; anything else that cannot
-   * be filed is reported as malformed.
+   * Adds a record of the delta topic as a consumer sees it: key {@code session_key/chain/seq} (or
+   * version 2's {@code session_key/seq}), value the record's JSON (parsed when its session is
+   * rebuilt) or null for a tombstone. A record without a key is filed under its value's {@code
+   * session_key} and {@code seq}; anything else that cannot be filed is reported as malformed.
    *
    * @return false when the record was not kept (outside the scope, or malformed)
    */
@@ -112,7 +128,7 @@ public final class Rebuilder {
           : add(turn.get(), RecordSource.json(value), location);
     }
     if (key != null) {
-      addUnreadable(location, "record key is not session_key/seq");
+      addUnreadable(location, "record key is not session_key/chain/seq nor session_key/seq");
       return false;
     }
     if (value == null) {
@@ -163,17 +179,18 @@ public final class Rebuilder {
     if (inputProblems > 0) {
       total.add(new SessionReport("", inputTally.counts(), inputProblems, inputTally.problems()));
     }
-    if (scope.sessionKey() != null && !sessions.containsKey(scope.sessionKey())) {
+    if (scope.sessionKey() != null && !sessionKeys.contains(scope.sessionKey())) {
       SessionReport missing = SessionRebuild.sessionNotFound(scope);
       listener.onSessionDone(missing);
       total.add(missing);
       sessionCount++;
       sessionsWithProblems++;
     }
-    Map.Entry<String, NavigableMap<Long, Entry>> session;
-    while ((session = sessions.pollFirstEntry()) != null) {
+    Map.Entry<String, Chain> next;
+    while ((next = chains.pollFirstEntry()) != null) {
+      Chain chain = next.getValue();
       SessionReport report =
-          new SessionRebuild(session.getKey(), session.getValue(), scope.seq(), listener)
+          new SessionRebuild(chain.sessionKey, chain.chain, chain.turns, scope.seq(), listener)
               .run(maxProblems);
       listener.onSessionDone(report);
       total.add(report);
@@ -199,8 +216,12 @@ public final class Rebuilder {
     if (!scope.mayNeed(key)) {
       return false;
     }
+    sessionKeys.add(key.sessionKey());
     Entry previous =
-        sessions.computeIfAbsent(key.sessionKey(), k -> new TreeMap<>()).put(key.seq(), entry);
+        chains
+            .computeIfAbsent(key.chainKey(), k -> new Chain(key.sessionKey(), key.chain()))
+            .turns
+            .put(key.seq(), entry);
     if (previous != null) {
       superseded++;
       if (!previous.isTombstone()) {
@@ -211,6 +232,18 @@ public final class Rebuilder {
       pendingTurns++;
     }
     return true;
+  }
+
+  /** The turns of one chain, by seq. */
+  private static final class Chain {
+    final String sessionKey;
+    final String chain;
+    final NavigableMap<Long, Entry> turns = new TreeMap<>();
+
+    Chain(String sessionKey, String chain) {
+      this.sessionKey = sessionKey;
+      this.chain = chain;
+    }
   }
 
   /** One input under a turn key: a record to load, or a tombstone (null source). */

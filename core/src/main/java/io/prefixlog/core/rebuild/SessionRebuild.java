@@ -18,11 +18,14 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Rebuilds the turns of one session in seq order. Loads the session's records (all of them, or the
- * chain of one turn), counts how many later turns use each turn as a base, and keeps a rebuilt body
- * only while such a turn is still to come.
+ * Rebuilds the turns of one chain of a session in seq order. Loads the chain's records (all of
+ * them, or the bases of one turn), counts how many later turns use each turn as a base, and keeps a
+ * rebuilt body only while such a turn is still to come. Reports and the listener name the chain by
+ * its chain key: {@code session_key/chain}, or the session key alone for version 2 records.
  */
 final class SessionRebuild {
+  private final String recordSessionKey;
+  private final String chain;
   private final String sessionKey;
   private final NavigableMap<Long, Entry> entries;
   private final Long target;
@@ -37,8 +40,14 @@ final class SessionRebuild {
   private final Map<Long, String> rootCause = new HashMap<>();
 
   SessionRebuild(
-      String sessionKey, NavigableMap<Long, Entry> entries, Long target, RebuildListener listener) {
-    this.sessionKey = sessionKey;
+      String sessionKey,
+      String chain,
+      NavigableMap<Long, Entry> entries,
+      Long target,
+      RebuildListener listener) {
+    this.recordSessionKey = sessionKey;
+    this.chain = chain;
+    this.sessionKey = TurnKey.chainKey(sessionKey, chain);
     this.entries = entries;
     this.target = target;
     this.listener = listener;
@@ -156,18 +165,36 @@ final class SessionRebuild {
     if (r == null) {
       return Optional.of("the record is JSON null");
     }
-    if (!sessionKey.equals(r.sessionKey()) || r.seq() == null || r.seq() != seq) {
+    String recordChain = r.chain() == null ? "" : r.chain();
+    if (!recordSessionKey.equals(r.sessionKey())
+        || !chain.equals(recordChain)
+        || r.seq() == null
+        || r.seq() != seq) {
       return Optional.of(
           "the record says session_key "
               + r.sessionKey()
+              + (recordChain.isEmpty() ? "" : " chain " + recordChain)
               + " seq "
               + r.seq()
               + " but was filed under "
-              + DeltaRecord.key(sessionKey, seq));
+              + DeltaRecord.key(recordSessionKey, chain, seq));
     }
-    if (r.schemaVersion() == null || r.schemaVersion() != DeltaRecord.SCHEMA_VERSION) {
+    Integer version = r.schemaVersion();
+    if (version == null
+        || (version != DeltaRecord.SCHEMA_VERSION && version != DeltaRecord.SCHEMA_VERSION_V2)) {
       return Optional.of(
-          "schema_version is " + r.schemaVersion() + ", expected " + DeltaRecord.SCHEMA_VERSION);
+          "schema_version is "
+              + version
+              + ", expected "
+              + DeltaRecord.SCHEMA_VERSION
+              + " or "
+              + DeltaRecord.SCHEMA_VERSION_V2);
+    }
+    if (version == DeltaRecord.SCHEMA_VERSION && recordChain.isEmpty()) {
+      return Optional.of("schema_version 3 record without chain");
+    }
+    if (version == DeltaRecord.SCHEMA_VERSION_V2 && !recordChain.isEmpty()) {
+      return Optional.of("schema_version 2 record with a chain");
     }
     if (r.bodyLen() == null || r.bodyLen() < 0) {
       return Optional.of("body_len is missing or negative");

@@ -17,6 +17,9 @@ public record Rejection(String reason, String detail) {
   public static final String BODY_MISMATCH = "body_mismatch";
   public static final String KEY_MISMATCH = "key_mismatch";
 
+  /** A {@code request_id} seen again in its session within the dedup window, with another body. */
+  public static final String DUPLICATE_REQUEST_ID = "duplicate_request_id";
+
   public Rejection {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(detail, "detail");

@@ -135,7 +135,7 @@ class TurnEncoderCorpusTest {
 
   /** Encodes one session's bodies in order, keeping and evicting bases as the stream app does. */
   private List<EncodedTurn> encodeSession(List<byte[]> bodies) {
-    SessionState state = SessionState.fresh();
+    SessionState state = SessionState.newChain("0a1b2c3d");
     Map<Long, byte[]> stored = new HashMap<>();
     List<EncodedTurn> turns = new ArrayList<>();
     long now = 1_000;

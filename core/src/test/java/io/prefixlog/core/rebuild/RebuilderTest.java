@@ -16,6 +16,7 @@ import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import java.io.IOException;
@@ -457,7 +458,12 @@ class RebuilderTest {
     // Then
     assertThat(report.problems())
         .containsExactly(
-            new Problem(null, null, Kind.MALFORMED, "record key is not session_key/seq", "p0@7"),
+            new Problem(
+                null,
+                null,
+                Kind.MALFORMED,
+                "record key is not session_key/chain/seq nor session_key/seq",
+                "p0@7"),
             new Problem(
                 null,
                 null,
@@ -638,7 +644,7 @@ class RebuilderTest {
         new TurnEncoder(new EncoderSettings(3, 8L * 1024 * 1024, 4, 0.5, 0.1, 32));
     Map<Long, byte[]> stored = new HashMap<>();
     BaseBodies bases = stored::get;
-    SessionState state = SessionState.fresh();
+    SessionState state = SessionState.newChain("0a1b2c3d");
     List<DeltaRecord> records = new ArrayList<>();
     for (byte[] body : t) {
       EncodedTurn turn = encoder.encode(state, body, true, bases, 0L);
@@ -665,8 +671,59 @@ class RebuilderTest {
     assertThat(report.problems()).isEmpty();
     assertThat(report.counts().rebuiltOk()).isEqualTo(t.size());
     for (int i = 0; i < t.size(); i++) {
-      assertThat(collector.bodies.get("s/" + (i + 1))).isEqualTo(t.get(i));
+      assertThat(collector.bodies.get("s/0a1b2c3d/" + (i + 1))).isEqualTo(t.get(i));
     }
+  }
+
+  @Test
+  void shouldRebuildTwoChainsOfOneSessionThatShareSeqsIndependently() {
+    // Given: a session that lost its state and started over: both chains have turns 1 and 2
+    byte[] a1 = "{\"old\":\"first turn of the first chain\"}".getBytes(StandardCharsets.UTF_8);
+    byte[] a2 =
+        "{\"old\":\"first turn of the first chain, and more\"}".getBytes(StandardCharsets.UTF_8);
+    byte[] b1 = "{\"new\":\"first turn of the second chain\"}".getBytes(StandardCharsets.UTF_8);
+    byte[] b2 =
+        "{\"new\":\"first turn of the second chain, and more\"}".getBytes(StandardCharsets.UTF_8);
+    Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
+    List<DeltaRecord> records =
+        List.of(
+            Records.inChain(keyframe("s", 1, a1), "aaaaaaaa"),
+            Records.inChain(delta("s", 2, 1, a1, a2), "aaaaaaaa"),
+            Records.inChain(keyframe("s", 1, b1), "bbbbbbbb"),
+            Records.inChain(delta("s", 2, 1, b1, b2), "bbbbbbbb"));
+    for (DeltaRecord r : records) {
+      rebuilder.addTopicRecord(r.key(), JsonSerde.of(DeltaRecord.class).toBytes(r), r.key());
+    }
+    Collector collector = new Collector();
+
+    // When
+    RebuildReport report = rebuilder.run(collector);
+
+    // Then
+    assertThat(report.problems()).isEmpty();
+    assertThat(report.counts().rebuiltOk()).isEqualTo(4);
+    assertThat(collector.bodies)
+        .containsOnlyKeys("s/aaaaaaaa/1", "s/aaaaaaaa/2", "s/bbbbbbbb/1", "s/bbbbbbbb/2");
+    assertThat(collector.bodies.get("s/bbbbbbbb/2")).isEqualTo(b2);
+  }
+
+  @Test
+  void shouldReportAVersion3RecordFiledUnderAnotherChain() {
+    // Given
+    byte[] body = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+    DeltaRecord record = Records.inChain(keyframe("s", 1, body), "aaaaaaaa");
+    Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
+    rebuilder.addTopicRecord(
+        "s/bbbbbbbb/1", JsonSerde.of(DeltaRecord.class).toBytes(record), "p0@0");
+
+    // When
+    RebuildReport report = rebuilder.run(RebuildListener.NONE);
+
+    // Then
+    assertThat(report.counts().malformed()).isEqualTo(1);
+    assertThat(report.problems().get(0).reason())
+        .isEqualTo(
+            "the record says session_key s chain aaaaaaaa seq 1 but was filed under s/bbbbbbbb/1");
   }
 
   @Test

@@ -8,7 +8,10 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.request.BodyEncoding;
 import java.util.List;
 
-/** Builds delta records the way the stream app writes them, with the core DeltaEncoder. */
+/**
+ * Builds delta records the way the stream app wrote them before chains (schema version 2, key
+ * {@code session_key/seq}), with the core DeltaEncoder; {@link #inChain} moves one to version 3.
+ */
 final class Records {
   private static final DeltaEncoder ENCODER = DeltaEncoder.withDefaults();
 
@@ -61,9 +64,10 @@ final class Records {
       long bodyLen,
       String bodySha) {
     return new DeltaRecord(
-        DeltaRecord.SCHEMA_VERSION,
+        DeltaRecord.SCHEMA_VERSION_V2,
         session,
         seq,
+        null,
         "req-" + session + "-" + seq,
         1_700_000_000_000L + seq,
         "prefixlog-demo",
@@ -89,6 +93,40 @@ final class Records {
         null,
         null,
         null);
+  }
+
+  /** The same record as schema version 3 in {@code chain}. */
+  static DeltaRecord inChain(DeltaRecord r, String chain) {
+    return new DeltaRecord(
+        DeltaRecord.SCHEMA_VERSION,
+        r.sessionKey(),
+        r.seq(),
+        chain,
+        r.requestId(),
+        r.ts(),
+        r.model(),
+        r.sessionKeySource(),
+        r.clientAddr(),
+        r.userAgent(),
+        r.headers(),
+        r.method(),
+        r.path(),
+        r.kind(),
+        r.keyframeReason(),
+        r.body(),
+        r.bodyEncoding(),
+        r.baseSeq(),
+        r.baseSha256(),
+        r.ops(),
+        r.chainDepth(),
+        r.bodyLen(),
+        r.bodySha256(),
+        r.prefixLen(),
+        r.truncated(),
+        r.promptTokens(),
+        r.cachedTokens(),
+        r.prefixCacheHitRate(),
+        r.response());
   }
 
   /** The same record with other ops (to corrupt or break it). */

@@ -11,12 +11,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DeltaRecordTest {
 
   @Test
-  void shouldKeyARecordBySessionKeySlashSeq() {
+  void shouldKeyARecordBySessionKeySlashChainSlashSeq() {
     // Given
     String sessionKey = "3f9a0c5e71b2d48a6c0e9f1b2a7d3c58";
 
     // When
-    String key = DeltaRecord.key(sessionKey, 12);
+    String key = DeltaRecord.key(sessionKey, "0a1b2c3d", 12);
+
+    // Then
+    assertThat(key).isEqualTo("3f9a0c5e71b2d48a6c0e9f1b2a7d3c58/0a1b2c3d/12");
+  }
+
+  @Test
+  void shouldKeyAVersion2RecordWithoutAChainBySessionKeySlashSeq() {
+    // Given
+    String sessionKey = "3f9a0c5e71b2d48a6c0e9f1b2a7d3c58";
+
+    // When
+    String key = DeltaRecord.key(sessionKey, null, 12);
 
     // Then
     assertThat(key).isEqualTo("3f9a0c5e71b2d48a6c0e9f1b2a7d3c58/12");
@@ -25,10 +37,10 @@ class DeltaRecordTest {
   @ParameterizedTest
   @CsvSource({
     "3f9a0c5e71b2d48a6c0e9f1b2a7d3c58/12, 3f9a0c5e71b2d48a6c0e9f1b2a7d3c58",
+    "3f9a0c5e71b2d48a6c0e9f1b2a7d3c58/0a1b2c3d/12, 3f9a0c5e71b2d48a6c0e9f1b2a7d3c58",
     "a/1, a",
-    "tenant/a/7, tenant/a",
   })
-  void shouldTakeTheSessionOfAKeyFromBeforeItsLastSlash(String key, String session) {
+  void shouldTakeTheSessionOfAKeyFromBeforeItsFirstSlash(String key, String session) {
     // Given
     String recordKey = key;
 
@@ -45,7 +57,8 @@ class DeltaRecordTest {
     String sessionKey = "4a0e6c2d8b1f3957";
 
     // When
-    String session = DeltaRecord.sessionOfKey(DeltaRecord.key(sessionKey, Long.MAX_VALUE));
+    String session =
+        DeltaRecord.sessionOfKey(DeltaRecord.key(sessionKey, "ffffffff", Long.MAX_VALUE));
 
     // Then
     assertThat(session).isEqualTo(sessionKey);
@@ -63,6 +76,6 @@ class DeltaRecordTest {
     // Then
     assertThat(thrown)
         .isExactlyInstanceOf(IllegalArgumentException.class)
-        .hasMessage("delta key is not session_key/seq: " + recordKey);
+        .hasMessage("delta key is not session_key/chain/seq nor session_key/seq: " + recordKey);
   }
 }

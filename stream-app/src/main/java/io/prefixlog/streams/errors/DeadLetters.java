@@ -4,10 +4,8 @@ import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.core.request.Rejection;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import java.util.Base64;
-import java.util.Optional;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,15 +32,15 @@ public final class DeadLetters {
       Record<?, byte[]> input,
       byte[] keyBytes,
       Rejection rejection) {
-    Optional<RecordMetadata> origin = context.recordMetadata();
+    SourcePosition origin = SourcePosition.of(context, input);
     DeadLetter letter =
         new DeadLetter(
             DeadLetter.SCHEMA_VERSION,
             context.currentSystemTimeMs(),
             PRODUCER,
-            origin.map(RecordMetadata::topic).orElse(null),
-            origin.map(RecordMetadata::partition).orElse(null),
-            origin.map(RecordMetadata::offset).orElse(null),
+            origin.topic(),
+            origin.partition(),
+            origin.offset(),
             rejection.reason(),
             rejection.detail(),
             keyBytes == null ? null : Base64.getEncoder().encodeToString(keyBytes),

@@ -12,16 +12,13 @@ final class ChunkLookupMetrics {
   static final String LOOKUPS = "prefixlog_chunk_lookups_total";
   static final String CHUNKS = "prefixlog_chunks_hashed_total";
   static final String BYTES = "prefixlog_chunked_bytes_total";
-  static final String SKIPPED = "prefixlog_chunk_lookups_skipped_total";
 
-  private final MetricsRegistry registry;
   private final Map<RenderedPrompt.Kind, LongAdder> lookups =
       new EnumMap<>(RenderedPrompt.Kind.class);
   private final LongAdder chunks;
   private final LongAdder bytes;
 
   ChunkLookupMetrics(MetricsRegistry registry) {
-    this.registry = registry;
     for (RenderedPrompt.Kind kind : RenderedPrompt.Kind.values()) {
       lookups.put(
           kind,
@@ -45,17 +42,5 @@ final class ChunkLookupMetrics {
     }
     chunks.add(record.chunkHashes().size());
     bytes.add(record.seqLen());
-  }
-
-  /** Counts one input that was not a valid raw event (its dead letter is written elsewhere). */
-  void skipped(String reason) {
-    registry
-        .counter(
-            SKIPPED,
-            "Raw events without a lookup record because validation rejected them, by reason"
-                + " (the session-delta processor dead-letters them).",
-            "reason",
-            reason)
-        .increment();
   }
 }

@@ -1,33 +1,30 @@
 package io.prefixlog.streams.lookup;
 
 import io.prefixlog.core.chunk.ChunkLookups;
-import io.prefixlog.core.request.RawEventValidator;
-import io.prefixlog.core.request.Rejection;
+import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
-import java.util.Optional;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Writes the chunk-hash lookup record of every valid raw request event: validate, render the body,
- * hash its full chunks ({@link ChunkLookups}), forward the record keyed by {@code request_id}.
- * Stateless: nothing is stored, so a replay after a crash writes the same record again, and
- * compaction by {@code request_id} keeps one.
+ * Writes the chunk-hash lookup record of every request that became a turn: render the body, hash
+ * its full chunks ({@link ChunkLookups}), forward the record under the turn's key.
+ *
+ * <p>It is a child of the session-delta processor, which has already validated and deduplicated the
+ * request: a duplicate delivery gets no second lookup, a rejected input none at all (its dead
+ * letter is written once, by the parent), and the key {@code session_key/chain/seq} is unique
+ * forever, so a client that reuses another's {@code X-Request-Id} cannot replace its lookup under
+ * compaction (as the earlier key, {@code request_id}, allowed). Stateless: a replay after a crash
+ * writes the same record again under the same key.
  */
-final class ChunkLookupProcessor implements Processor<String, byte[], String, ChunkLookupRecord> {
-  private static final Logger LOGGER = LoggerFactory.getLogger(ChunkLookupProcessor.class);
-
-  private final RawEventValidator validator;
+final class ChunkLookupProcessor
+    implements Processor<String, ValidatedRequest, String, ChunkLookupRecord> {
   private final ChunkLookups lookups;
   private final ChunkLookupMetrics metrics;
   private ProcessorContext<String, ChunkLookupRecord> context;
 
   ChunkLookupProcessor(ChunkLookupSupplier.Wiring wiring) {
-    this.validator = new RawEventValidator(wiring.config().maxBodyBytes());
     this.lookups = new ChunkLookups(wiring.chunkSizeBytes());
     this.metrics = wiring.metrics();
   }
@@ -38,31 +35,9 @@ final class ChunkLookupProcessor implements Processor<String, byte[], String, Ch
   }
 
   @Override
-  public void process(Record<String, byte[]> record) {
-    RawEventValidator.Outcome outcome = validator.validate(record.key(), record.value());
-    if (outcome.rejected() != null) {
-      // Not a dead letter here, on purpose: the session-delta processor reads the same records
-      // with the same validator (same capture limit) and already dead-letters every rejection,
-      // with its original bytes. A second letter for one bad input would double the DLQ and
-      // prefixlog_dead_letters_total. It is counted as a skip instead, so it is not silent.
-      skip(outcome.rejected());
-      return;
-    }
-    ChunkLookupRecord lookup = lookups.of(outcome.accepted());
-    context.forward(new Record<>(lookup.requestId(), lookup, record.timestamp()));
+  public void process(Record<String, ValidatedRequest> record) {
+    ChunkLookupRecord lookup = lookups.of(record.value());
+    context.forward(new Record<>(record.key(), lookup, record.timestamp()));
     metrics.emitted(lookup);
-  }
-
-  private void skip(Rejection rejection) {
-    metrics.skipped(rejection.reason());
-    Optional<RecordMetadata> origin = context.recordMetadata();
-    LOGGER
-        .atDebug()
-        .setMessage("no chunk lookup for a rejected input")
-        .addKeyValue("topic", origin.map(RecordMetadata::topic).orElse(null))
-        .addKeyValue("partition", origin.map(RecordMetadata::partition).orElse(null))
-        .addKeyValue("offset", origin.map(RecordMetadata::offset).orElse(null))
-        .addKeyValue("reason", rejection.reason())
-        .log();
   }
 }

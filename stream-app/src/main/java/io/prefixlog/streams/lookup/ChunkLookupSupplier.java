@@ -1,5 +1,6 @@
 package io.prefixlog.streams.lookup;
 
+import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.streams.StreamAppConfig;
 import java.util.Objects;
@@ -8,7 +9,7 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 
 /** Supplies {@link ChunkLookupProcessor}s; they use no stores. */
 final class ChunkLookupSupplier
-    implements ProcessorSupplier<String, byte[], String, ChunkLookupRecord> {
+    implements ProcessorSupplier<String, ValidatedRequest, String, ChunkLookupRecord> {
   private final Wiring wiring;
 
   ChunkLookupSupplier(StreamAppConfig config, ChunkLookupMetrics metrics, int chunkSizeBytes) {
@@ -16,7 +17,7 @@ final class ChunkLookupSupplier
   }
 
   @Override
-  public Processor<String, byte[], String, ChunkLookupRecord> get() {
+  public Processor<String, ValidatedRequest, String, ChunkLookupRecord> get() {
     return new ChunkLookupProcessor(wiring);
   }
 

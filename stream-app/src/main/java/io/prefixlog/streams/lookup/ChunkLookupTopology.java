@@ -8,15 +8,14 @@ import java.util.Objects;
 import org.apache.kafka.streams.Topology;
 
 /**
- * Adds the chunk-hash lookups to a topology, under the source node of the raw request events:
+ * Adds the chunk-hash lookups to a topology, under the session-delta processor:
  *
  * <pre>
- * requests.raw ─▶ chunk-lookup ─▶ chunk.lookups   (key request_id, partitioned by session)
+ * session-delta ─▶ chunk-lookup ─▶ chunk.lookups   (key session_key/chain/seq, partitioned by session)
  * </pre>
  *
- * <p>The processor is stateless and sits in the same sub-topology as the session-delta processor
- * (both read the same source). It does not dead-letter invalid inputs: the session-delta processor
- * does, so it must read the same source (see {@link ChunkLookupProcessor}).
+ * <p>The processor is stateless. It receives each stored turn's validated request from its parent
+ * (see {@link ChunkLookupProcessor}).
  */
 public final class ChunkLookupTopology {
   public static final String CHUNK_LOOKUP_PROCESSOR = "chunk-lookup";
@@ -42,8 +41,8 @@ public final class ChunkLookupTopology {
    * Adds the {@value #CHUNK_LOOKUP_PROCESSOR} processor under {@code sourceNodeName} and its sink
    * {@value #CHUNK_LOOKUPS_SINK} to {@code config.topics().chunkLookups()}.
    *
-   * @param sourceNodeName the source node of {@code requests.raw} (String keys, byte[] values), the
-   *     one the session-delta processor reads
+   * @param sourceNodeName the session-delta processor, which forwards each stored turn's {@code
+   *     ValidatedRequest} under its turn key
    * @param chunkSizeBytes bytes of rendered prompt per chunk, from {@value #MIN_CHUNK_SIZE_BYTES}
    *     to {@value #MAX_CHUNK_SIZE_BYTES}
    * @return {@code topology}

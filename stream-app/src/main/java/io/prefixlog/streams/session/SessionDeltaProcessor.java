@@ -1,16 +1,19 @@
 package io.prefixlog.streams.session;
 
 import io.prefixlog.core.delta.BaseInfo;
+import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.delta.DeltaRecords;
 import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.core.delta.TurnEncoder;
 import io.prefixlog.core.request.RawEventValidator;
+import io.prefixlog.core.request.Rejection;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.errors.DeadLetters;
+import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,21 +25,28 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Encodes every raw request event as one delta record of its session.
  *
- * <p>Per request: validate (a bad input becomes a dead letter and nothing else happens), load the
- * session's state, let the {@link TurnEncoder} pick a base or decide on a keyframe, store the body
- * as a base when the encoder keeps it, delete the bases it dropped, save the state and forward the
- * record keyed {@code session_key/seq}. All of it happens inside the task's exactly-once
- * transaction, so a crash replays the request against the state it saw, and the output is written
- * once.
+ * <p>Per request: validate (a bad input becomes a dead letter and nothing else happens), drop a
+ * request id already seen in the session within the dedup window (the same body: counted as a
+ * duplicate; another body: a dead letter), load the session's state (a session without one starts a
+ * new chain), let the {@link TurnEncoder} pick a base or decide on a keyframe, store the body as a
+ * base when the encoder keeps it, delete the bases it dropped, save the state and forward the
+ * record keyed {@code session_key/chain/seq}, then hand the request to the chunk-lookup processor
+ * under the same key. All of it happens inside the task's exactly-once transaction, so a crash
+ * replays the request against the state it saw, and the output is written once.
  *
- * <p>A wall-clock punctuator forgets the bases of sessions idle for longer than the TTL (keeping
- * the seq counter), and the whole state once the seq retention has passed.
+ * <p>Time is stream time (record timestamps), never the wall clock: a backlog processed after an
+ * outage or a restore is judged by when it was captured, so its sessions keep their bases. A
+ * session idle for longer than the TTL loses its bases (keeping its chain and seq counter); after
+ * the seq retention its whole state goes, and its next turn starts a new chain, whose keys cannot
+ * collide with the old chain's.
  */
 final class SessionDeltaProcessor implements Processor<String, byte[], Object, Object> {
   private static final Logger LOGGER = LoggerFactory.getLogger(SessionDeltaProcessor.class);
@@ -46,10 +56,14 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private final RawEventValidator validator;
   private final DeadLetters deadLetters;
   private final JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
+  private final long ttlMs;
+  private final long retentionMs;
+  private final long dedupWindowMs;
 
   private ProcessorContext<Object, Object> context;
   private KeyValueStore<String, byte[]> states;
   private KeyValueStore<String, byte[]> bases;
+  private WindowStore<String, byte[]> requestIds;
   private long liveSessions;
 
   SessionDeltaProcessor(SessionDeltaSupplier.Wiring wiring) {
@@ -57,6 +71,9 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.encoder = new TurnEncoder(wiring.config().encoder());
     this.validator = new RawEventValidator(wiring.config().maxBodyBytes());
     this.deadLetters = new DeadLetters(wiring.metrics().registry(), wiring.deadLetterSink());
+    this.ttlMs = wiring.config().sessionTtl().toMillis();
+    this.retentionMs = wiring.config().sessionSeqRetention().toMillis();
+    this.dedupWindowMs = wiring.config().dedupWindow().toMillis();
   }
 
   @Override
@@ -64,6 +81,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.context = context;
     this.states = context.getStateStore(SessionStores.STATE);
     this.bases = context.getStateStore(SessionStores.BASES);
+    this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
     try (KeyValueIterator<String, byte[]> all = states.all()) {
       while (all.hasNext()) {
         if (!SessionStateCodec.decode(all.next().value).bases().isEmpty()) {
@@ -73,76 +91,181 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     }
     wiring.metrics().liveSessions().add(liveSessions);
     Duration interval = wiring.config().evictionInterval();
-    context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, this::evictIdleSessions);
+    context.schedule(interval, PunctuationType.STREAM_TIME, this::evictIdleSessions);
   }
 
   @Override
   public void process(Record<String, byte[]> record) {
-    byte[] keyBytes = record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8);
-    RawEventValidator.Outcome outcome = validator.validate(record.key(), record.value());
+    String key = SourcePosition.hadNullKey(record) ? null : record.key();
+    byte[] keyBytes = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
+    RawEventValidator.Outcome outcome = validator.validate(key, record.value());
     if (outcome.rejected() != null) {
       deadLetters.send(context, record, keyBytes, outcome.rejected());
       return;
     }
     ValidatedRequest request = outcome.accepted();
     String session = request.event().sessionKey();
-    byte[] stored = states.get(session);
-    SessionState state = stored == null ? SessionState.fresh() : SessionStateCodec.decode(stored);
-    boolean wasLive = !state.bases().isEmpty();
+    String requestIdKey = SessionStores.requestIdKey(session, request.event().requestId());
+    SeenRequest seen = seenWithinWindow(requestIdKey, record.timestamp());
+    if (seen != null) {
+      rejectRepeat(record, keyBytes, request, seen);
+      return;
+    }
 
+    SessionState state = loadState(session, request, record);
+    boolean wasLive = !state.bases().isEmpty();
+    String chain = state.chain();
     EncodedTurn turn =
         encoder.encode(
             state,
             request.body(),
             request.event().bodySha256(),
             request.utf8(),
-            seq -> bases.get(SessionStores.baseKey(session, seq)),
-            context.currentSystemTimeMs());
+            seq -> bases.get(SessionStores.baseKey(session, chain, seq)),
+            record.timestamp());
 
     if (turn.storeBody()) {
-      bases.put(SessionStores.baseKey(session, turn.seq()), request.body());
+      bases.put(SessionStores.baseKey(session, chain, turn.seq()), request.body());
     }
     for (long evicted : turn.evictedSeqs()) {
-      bases.delete(SessionStores.baseKey(session, evicted));
+      bases.delete(SessionStores.baseKey(session, chain, evicted));
     }
     states.put(session, SessionStateCodec.encode(turn.newState()));
     boolean isLive = !turn.newState().bases().isEmpty();
     if (isLive != wasLive) {
       adjustLive(isLive ? 1 : -1);
     }
+    String turnKey = DeltaRecord.key(session, chain, turn.seq());
+    requestIds.put(
+        requestIdKey,
+        new SeenRequest(request.event().bodySha256(), turnKey).toBytes(),
+        record.timestamp());
 
     // Serialised here, once, so the byte count is exact and the sink does not serialise again.
     byte[] delta = deltaSerde.toBytes(DeltaRecords.of(request.event(), turn));
     context.forward(
-        new Record<Object, Object>(DeltaRecord.key(session, turn.seq()), delta, record.timestamp()),
-        wiring.deltaSink());
+        new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
+    if (wiring.lookupChild() != null) {
+      context.forward(
+          new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
+    }
     wiring.metrics().recordTurn(turn, request.body().length, delta.length);
   }
 
-  private void evictIdleSessions(long now) {
-    long ttl = wiring.config().sessionTtl().toMillis();
-    long retention = wiring.config().sessionSeqRetention().toMillis();
+  /** The request id's first arrival within the dedup window around {@code timestamp}, or null. */
+  private SeenRequest seenWithinWindow(String requestIdKey, long timestamp) {
+    long from = Math.max(0, timestamp - dedupWindowMs);
+    long to =
+        timestamp > Long.MAX_VALUE - dedupWindowMs ? Long.MAX_VALUE : timestamp + dedupWindowMs;
+    try (WindowStoreIterator<byte[]> found = requestIds.fetch(requestIdKey, from, to)) {
+      return found.hasNext() ? SeenRequest.fromBytes(found.next().value) : null;
+    }
+  }
+
+  /**
+   * A request id seen before: the same body is a duplicate delivery (a spill resend, a client or
+   * producer retry) and is dropped, counted; another body under the same id is a dead letter, since
+   * storing it would hide which of the two the id names.
+   */
+  private void rejectRepeat(
+      Record<String, byte[]> record, byte[] keyBytes, ValidatedRequest request, SeenRequest seen) {
+    if (seen.bodySha256().equals(request.event().bodySha256())) {
+      wiring.metrics().duplicates().increment();
+      SourcePosition origin = SourcePosition.of(context, record);
+      LOGGER
+          .atDebug()
+          .setMessage("duplicate request dropped")
+          .addKeyValue("sessionKey", request.event().sessionKey())
+          .addKeyValue("requestId", request.event().requestId())
+          .addKeyValue("turn", seen.turnKey())
+          .addKeyValue("topic", origin.topic())
+          .addKeyValue("partition", origin.partition())
+          .addKeyValue("offset", origin.offset())
+          .log();
+      return;
+    }
+    deadLetters.send(
+        context,
+        record,
+        keyBytes,
+        new Rejection(
+            Rejection.DUPLICATE_REQUEST_ID,
+            "request_id already stored as turn "
+                + seen.turnKey()
+                + " with another body within the dedup window"));
+  }
+
+  /**
+   * The session's state as of {@code now}: a new chain when it has none (or one from before chains
+   * existed), without its bases when it has been idle past the TTL, and a new chain when it has
+   * been idle past the seq retention. Checked here as well as in the punctuator, so that the
+   * outcome does not depend on when the punctuator last ran.
+   */
+  private SessionState loadState(
+      String session, ValidatedRequest request, Record<String, byte[]> record) {
+    long now = record.timestamp();
+    byte[] stored = states.get(session);
+    SessionState state = stored == null ? null : SessionStateCodec.decode(stored);
+    String cause = null;
+    if (state == null) {
+      cause = "new";
+    } else if (state.isLegacy()) {
+      cause = "legacy_state";
+    } else if (now - state.lastSeenMs() > retentionMs) {
+      cause = "idle";
+    }
+    if (cause != null) {
+      if (state != null) {
+        forgetBases(session, state);
+      }
+      wiring.metrics().chainStarted(cause);
+      return SessionState.newChain(
+          ChainIds.of(
+              request.event().requestId(),
+              request.event().ts(),
+              SourcePosition.of(context, record).toString()));
+    }
+    if (now - state.lastSeenMs() > ttlMs && !state.bases().isEmpty()) {
+      forgetBases(session, state);
+      wiring.metrics().sessionsEvicted().increment();
+      return state.dormant();
+    }
+    return state;
+  }
+
+  private void forgetBases(String session, SessionState state) {
+    for (BaseInfo base : state.bases()) {
+      bases.delete(
+          state.isLegacy()
+              ? SessionStores.legacyBaseKey(session, base.seq())
+              : SessionStores.baseKey(session, state.chain(), base.seq()));
+    }
+    if (!state.bases().isEmpty()) {
+      adjustLive(-1);
+    }
+  }
+
+  private void evictIdleSessions(long streamTime) {
     List<KeyValue<String, SessionState>> idle = new ArrayList<>();
     try (KeyValueIterator<String, byte[]> all = states.all()) {
       while (all.hasNext()) {
         KeyValue<String, byte[]> entry = all.next();
         SessionState state = SessionStateCodec.decode(entry.value);
-        long idleMs = now - state.lastSeenMs();
-        if (idleMs > retention || (idleMs > ttl && !state.bases().isEmpty())) {
+        long idleMs = streamTime - state.lastSeenMs();
+        if (idleMs > retentionMs || (idleMs > ttlMs && !state.bases().isEmpty())) {
           idle.add(KeyValue.pair(entry.key, state));
         }
       }
     }
     int forgotten = 0;
+    int evicted = 0;
     for (KeyValue<String, SessionState> entry : idle) {
       SessionState state = entry.value;
-      for (BaseInfo base : state.bases()) {
-        bases.delete(SessionStores.baseKey(entry.key, base.seq()));
-      }
       if (!state.bases().isEmpty()) {
-        adjustLive(-1);
+        evicted++;
       }
-      if (now - state.lastSeenMs() > retention) {
+      forgetBases(entry.key, state);
+      if (streamTime - state.lastSeenMs() > retentionMs) {
         states.delete(entry.key);
         forgotten++;
       } else {
@@ -150,12 +273,13 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       }
     }
     if (!idle.isEmpty()) {
-      wiring.metrics().sessionsEvicted().add(idle.size());
+      wiring.metrics().sessionsEvicted().add(evicted);
       LOGGER
           .atInfo()
           .setMessage("idle sessions evicted")
-          .addKeyValue("evicted", idle.size())
+          .addKeyValue("evicted", evicted)
           .addKeyValue("forgotten", forgotten)
+          .addKeyValue("streamTime", streamTime)
           .log();
     }
   }

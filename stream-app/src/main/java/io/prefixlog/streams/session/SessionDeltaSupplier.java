@@ -16,10 +16,16 @@ public final class SessionDeltaSupplier
   /**
    * @param deltaSink the sink node the delta records go to
    * @param deadLetterSink the sink node the dead letters go to
+   * @param lookupChild the processor each stored turn's {@code ValidatedRequest} goes to, keyed by
+   *     its turn key, or null when there is none
    */
   public SessionDeltaSupplier(
-      StreamAppConfig config, StreamAppMetrics metrics, String deltaSink, String deadLetterSink) {
-    this.wiring = new Wiring(config, metrics, deltaSink, deadLetterSink);
+      StreamAppConfig config,
+      StreamAppMetrics metrics,
+      String deltaSink,
+      String deadLetterSink,
+      String lookupChild) {
+    this.wiring = new Wiring(config, metrics, deltaSink, deadLetterSink, lookupChild);
   }
 
   @Override
@@ -29,11 +35,15 @@ public final class SessionDeltaSupplier
 
   @Override
   public Set<StoreBuilder<?>> stores() {
-    return SessionStores.builders(wiring.config().maxRecordBytes());
+    return SessionStores.builders(wiring.config().maxRecordBytes(), wiring.config().dedupWindow());
   }
 
   record Wiring(
-      StreamAppConfig config, StreamAppMetrics metrics, String deltaSink, String deadLetterSink) {
+      StreamAppConfig config,
+      StreamAppMetrics metrics,
+      String deltaSink,
+      String deadLetterSink,
+      String lookupChild) {
     Wiring {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(metrics, "metrics");

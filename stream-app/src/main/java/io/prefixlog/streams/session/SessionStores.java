@@ -1,31 +1,42 @@
 package io.prefixlog.streams.session;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
 
 /**
- * The session-delta processor's two RocksDB stores. Their names are changelog topic names: renaming
- * one is a breaking change.
+ * The session-delta processor's RocksDB stores. Their names are changelog topic names: renaming one
+ * is a breaking change.
  *
  * <ul>
- *   <li>{@value #STATE}: session_key → the session's small state (seq counter, last activity, the
- *       fingerprints of its bases), rewritten on every request;
- *   <li>{@value #BASES}: {@code session_key/seq} → a stored base body, written once and deleted
- *       when evicted, so that a request writes one body to the changelog, not the whole set.
+ *   <li>{@value #STATE}: session_key → the session's small state (chain, seq counter, last
+ *       activity, the fingerprints of its bases), rewritten on every request;
+ *   <li>{@value #BASES}: {@code session_key/chain/seq} → a stored base body, written once and
+ *       deleted when evicted, so that a request writes one body to the changelog, not the whole
+ *       set;
+ *   <li>{@value #REQUEST_IDS}: {@code session_key/request_id} → the body's SHA-256 and the turn it
+ *       became, for the dedup window. A window store because Kafka Streams then drops whole expired
+ *       segments by stream time: no scan, no tombstone per id.
  * </ul>
  */
 public final class SessionStores {
   public static final String STATE = "session-state";
   public static final String BASES = "session-bases";
+  public static final String REQUEST_IDS = "session-request-ids";
 
   private SessionStores() {}
 
-  /** Both stores, their changelogs sized for records of up to {@code maxRecordBytes}. */
-  public static Set<StoreBuilder<?>> builders(long maxRecordBytes) {
+  /**
+   * The stores, their changelogs sized for records of up to {@code maxRecordBytes}.
+   *
+   * @param dedupWindow how long a request id is remembered (stream time)
+   */
+  public static Set<StoreBuilder<?>> builders(long maxRecordBytes, Duration dedupWindow) {
     Map<String, String> changelog = Map.of("max.message.bytes", Long.toString(maxRecordBytes));
     StoreBuilder<KeyValueStore<String, byte[]>> state =
         Stores.keyValueStoreBuilder(
@@ -35,10 +46,27 @@ public final class SessionStores {
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(BASES), Serdes.String(), Serdes.ByteArray())
             .withLoggingEnabled(changelog);
-    return Set.of(state, bases);
+    // Windows of 1 ms keyed by the record time of the first arrival: a lookup asks for any window
+    // within the dedup window around the new arrival.
+    StoreBuilder<WindowStore<String, byte[]>> requestIds =
+        Stores.windowStoreBuilder(
+                Stores.persistentWindowStore(REQUEST_IDS, dedupWindow, Duration.ofMillis(1), false),
+                Serdes.String(),
+                Serdes.ByteArray())
+            .withLoggingEnabled(Map.of());
+    return Set.of(state, bases, requestIds);
   }
 
-  static String baseKey(String sessionKey, long seq) {
+  static String baseKey(String sessionKey, String chain, long seq) {
+    return sessionKey + "/" + chain + "/" + seq;
+  }
+
+  /** Where version 1 states (no chain) kept their bases. */
+  static String legacyBaseKey(String sessionKey, long seq) {
     return sessionKey + "/" + seq;
+  }
+
+  static String requestIdKey(String sessionKey, String requestId) {
+    return sessionKey + "/" + requestId;
   }
 }

@@ -3,13 +3,18 @@ package io.prefixlog.streams.topology;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.errors.SourcePosition;
 import io.prefixlog.streams.kv.KvIndexTopology;
 import io.prefixlog.streams.lookup.ChunkLookupTopology;
 import io.prefixlog.streams.session.SessionDeltaSupplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Repartitioned;
 
 /**
  * Builds the stream app's topology. Both {@code main()} and the tests call {@link #build}; a golden
@@ -17,15 +22,39 @@ import org.apache.kafka.streams.Topology;
  * (changelog topics, consumer offsets).
  *
  * <pre>
- * requests.raw ─┬─▶ session-delta ─┬─▶ session.deltas  (key session_key/seq, partitioned by session)
- *               │                  └─▶ dlq             (key as it arrived)
- *               └─▶ chunk-lookup ────▶ chunk.lookups   (key request_id, partitioned by session)
+ * requests.raw ─▶ requests-by-session (internal, PREFIXLOG_STATE_PARTITIONS partitions)
+ *   ─▶ session-delta ─┬─▶ session.deltas  (key session_key/chain/seq, partitioned by session)
+ *                     ├─▶ dlq             (key as it arrived)
+ *                     └─▶ chunk-lookup ─▶ chunk.lookups (key session_key/chain/seq)
  * kv.events ───▶ kv-block-index ─┬─▶ kv.block-index, dlq  (KvIndexTopology)
  *                                └─▶ kv-source-stats ─▶ kv.source-stats
  * </pre>
+ *
+ * <p>Why the raw events pass through an internal repartition topic: Kafka Streams partitions a
+ * task's state like its source topic. Read straight from {@code requests.raw}, the session state
+ * was bound to that topic's partition count, so an operator adding partitions to it (the first move
+ * when scaling out) killed the stream threads ("internal topic ... has invalid partitions") and
+ * would have moved sessions away from their state anyway. Through a topic whose count is fixed at
+ * the first start, the raw topic can grow while every session keeps its partition and state. The
+ * cost is one more write and read of each raw event; Kafka Streams purges the repartition topic as
+ * it commits.
+ *
+ * <p>The chunk-lookup processor is a child of session-delta, not a second reader of the raw events:
+ * it sees only requests that became a turn (no duplicates, no dead letters), already parsed, and
+ * writes under the turn's key, which no other client's request can share.
  */
 public final class PrefixlogTopology {
   public static final String RAW_REQUESTS_SOURCE = "raw-requests";
+
+  /**
+   * The repartition step's name; its topic is {@code <application
+   * id>-requests-by-session-repartition}.
+   */
+  /** Stamps each raw event with its position on {@code requests.raw} (see SourcePosition). */
+  public static final String SOURCE_POSITION_STAMP = "source-position";
+
+  public static final String REQUESTS_BY_SESSION = "requests-by-session";
+
   public static final String SESSION_DELTA_PROCESSOR = "session-delta";
   public static final String SESSION_DELTAS_SINK = "session-deltas-sink";
   public static final String DEAD_LETTERS_SINK = "dead-letters-sink";
@@ -34,16 +63,25 @@ public final class PrefixlogTopology {
 
   public static Topology build(StreamAppConfig config, StreamAppMetrics metrics) {
     Topics topics = config.topics();
-    Topology topology = new Topology();
-    topology.addSource(
-        RAW_REQUESTS_SOURCE,
-        Serdes.String().deserializer(),
-        Serdes.ByteArray().deserializer(),
-        topics.requestsRaw().name());
-    topology.addProcessor(
-        SESSION_DELTA_PROCESSOR,
-        new SessionDeltaSupplier(config, metrics, SESSION_DELTAS_SINK, DEAD_LETTERS_SINK),
-        RAW_REQUESTS_SOURCE);
+    StreamsBuilder builder = new StreamsBuilder();
+    String lookupChild =
+        config.chunkLookupsEnabled() ? ChunkLookupTopology.CHUNK_LOOKUP_PROCESSOR : null;
+    builder.stream(
+            topics.requestsRaw().name(),
+            Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(RAW_REQUESTS_SOURCE))
+        .process(SourcePosition.Stamp::new, Named.as(SOURCE_POSITION_STAMP))
+        .repartition(
+            Repartitioned.<String, byte[]>as(REQUESTS_BY_SESSION)
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.ByteArray())
+                .withNumberOfPartitions(config.statePartitions()))
+        .process(
+            new SessionDeltaSupplier(
+                config, metrics, SESSION_DELTAS_SINK, DEAD_LETTERS_SINK, lookupChild),
+            Named.as(SESSION_DELTA_PROCESSOR));
+    // The processor forwards to named children, which the Processor API adds to the built
+    // topology (the DSL cannot name a child per record).
+    Topology topology = builder.build();
     // Delta values arrive already serialised (see SessionDeltaProcessor), as topics.sessionDeltas()
     // would write them.
     topology.addSink(
@@ -59,9 +97,9 @@ public final class PrefixlogTopology {
         new ByteArraySerializer(),
         topics.deadLetters().valueSerde().serializer(),
         SESSION_DELTA_PROCESSOR);
-    if (config.chunkLookupsEnabled()) {
+    if (lookupChild != null) {
       ChunkLookupTopology.addTo(
-          topology, config, metrics, RAW_REQUESTS_SOURCE, config.chunkSizeBytes());
+          topology, config, metrics, SESSION_DELTA_PROCESSOR, config.chunkSizeBytes());
     }
     if (config.kvIndexEnabled()) {
       KvIndexTopology.addTo(topology, config, metrics);

@@ -7,9 +7,10 @@ import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 
 /**
- * Partitions a {@code session_key/…} keyed output by its session part, with the default
- * partitioner's murmur2: a session's outputs land in one partition, the same partition number its
- * raw events (keyed by session_key) use, so a consumer reads a session in order.
+ * Partitions a {@code session_key/…} keyed output ({@code session_key/chain/seq}) by its session
+ * part, with the default partitioner's murmur2: a session's outputs land in one partition, the same
+ * partition number its raw events (keyed by session_key) use, so a consumer reads a session in
+ * order.
  */
 final class SessionPartitioner<V> implements StreamPartitioner<Object, V> {
   @Override
@@ -20,7 +21,7 @@ final class SessionPartitioner<V> implements StreamPartitioner<Object, V> {
   }
 
   static String sessionOf(String key) {
-    int slash = key.lastIndexOf('/');
+    int slash = key.indexOf('/');
     return slash < 0 ? key : key.substring(0, slash);
   }
 }

@@ -49,18 +49,17 @@ class ChunkLookupTopologyTest {
   private MetricsRegistry registry;
   private StreamAppConfig config;
 
-  /** A topology of just the raw-events source and the chunk lookups. */
+  /**
+   * The app's topology (the lookups sit under the session-delta processor) with this chunk size and
+   * without the KV index.
+   */
   private void start(int chunkSize, Map<String, String> settings) {
-    config = config(settings);
+    Map<String, String> all = new LinkedHashMap<>(settings);
+    all.put("PREFIXLOG_CHUNK_SIZE_BYTES", Integer.toString(chunkSize));
+    all.put("PREFIXLOG_KV_INDEX_ENABLED", "false");
+    config = config(all);
     registry = new MetricsRegistry();
-    Topology topology = new Topology();
-    topology.addSource(
-        SOURCE,
-        Serdes.String().deserializer(),
-        Serdes.ByteArray().deserializer(),
-        config.topics().requestsRaw().name());
-    ChunkLookupTopology.addTo(topology, config, new StreamAppMetrics(registry), SOURCE, chunkSize);
-    open(topology);
+    open(PrefixlogTopology.build(config, new StreamAppMetrics(registry)));
   }
 
   private StreamAppConfig config(Map<String, String> settings) {
@@ -92,7 +91,7 @@ class ChunkLookupTopologyTest {
   }
 
   @Test
-  void shouldEmitOneLookupPerRequestKeyedByRequestIdAndChainedAcrossTheTurnsOfASession() {
+  void shouldEmitOneLookupPerRequestKeyedByItsTurnAndChainedAcrossTheTurnsOfASession() {
     // Given: three real airline runs, each its own session, interleaved turn by turn
     start(256, Map.of());
     List<List<byte[]>> runs = LookupInputs.airlineRuns(3);
@@ -122,17 +121,17 @@ class ChunkLookupTopologyTest {
       }
     }
 
-    // Then: one record per request, in order, keyed by request id, carrying its session
+    // Then: one record per request, in order, keyed by its turn, carrying its session
     List<KeyValue<String, ChunkLookupRecord>> out = lookups.readKeyValuesToList();
-    assertThat(out).extracting(kv -> kv.key).containsExactlyElementsOf(requestIds);
+    assertThat(out).extracting(kv -> kv.value.requestId()).containsExactlyElementsOf(requestIds);
     Map<String, List<String>> previous = new LinkedHashMap<>();
     int extended = 0;
     long chunks = 0;
     long seqLen = 0;
     for (KeyValue<String, ChunkLookupRecord> kv : out) {
       ChunkLookupRecord record = kv.value;
-      assertThat(record.requestId()).isEqualTo(kv.key);
-      assertThat(record.sessionKey()).isEqualTo(sessionOf.get(kv.key));
+      assertThat(kv.key).matches(record.sessionKey() + "/[0-9a-f]{8}/[0-9]+");
+      assertThat(record.sessionKey()).isEqualTo(sessionOf.get(record.requestId()));
       assertThat(record.chunked()).isEqualTo("chat_messages");
       assertThat(record.chunkHashes()).hasSize((int) (record.seqLen() / 256));
       // Each turn appends to the previous turn of its session: its hashes start with all of them
@@ -182,7 +181,7 @@ class ChunkLookupTopologyTest {
 
     // Then
     KeyValue<String, byte[]> out = json.readKeyValue();
-    assertThat(out.key).isEqualTo("req-golden");
+    assertThat(out.key).matches(SESSION + "/[0-9a-f]{8}/1");
     assertThat(new String(out.value, StandardCharsets.UTF_8))
         .isEqualTo(
             "{\"timestamp\":1.749633401877E9,\"request_id\":\"req-golden\","
@@ -229,7 +228,7 @@ class ChunkLookupTopologyTest {
   }
 
   @Test
-  void shouldSkipAndCountInvalidInputsWithoutDeadLetteringThemAndKeepGoing() throws Exception {
+  void shouldWriteNoLookupForARejectedInputAndKeepGoing() throws Exception {
     // Given
     start(256, Map.of("PREFIXLOG_MAX_BODY_BYTES", "4KiB"));
     RawRequestEvent valid = event("req-ok", 1000L, SESSION, "m", utf8("{\"prompt\":\"hi\"}"), null);
@@ -245,32 +244,23 @@ class ChunkLookupTopologyTest {
     raw.pipeInput("another-session", bytes(valid));
     raw.pipeInput(SESSION, bytes(valid));
 
-    // Then: only the valid one has a record; each rejection is counted once, by reason
-    assertThat(lookups.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("req-ok");
+    // Then: only the valid one has a record; each rejection has its one dead letter
+    assertThat(lookups.readKeyValuesToList())
+        .extracting(kv -> kv.value.requestId())
+        .containsExactly("req-ok");
     List<String> reasons = new ArrayList<>(bad.keySet());
     reasons.add("key_mismatch");
     for (String reason : reasons) {
-      assertThat(registry.value(ChunkLookupMetrics.SKIPPED, "reason=\"" + reason + "\""))
+      assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"" + reason + "\""))
           .as(reason)
           .isEqualTo(1);
     }
-    assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"invalid_json\"")).isZero();
-    assertThat(driver.producedTopicNames()).containsExactly(config.topics().chunkLookups().name());
   }
 
   @Test
   void shouldLeaveDeadLetteringToTheSessionDeltaProcessorInTheFullTopology() {
-    // Given: the app's topology with the chunk lookups under its raw-events source (added here
-    // until PrefixlogTopology.build adds them itself)
-    config = config(Map.of());
-    registry = new MetricsRegistry();
-    StreamAppMetrics metrics = new StreamAppMetrics(registry);
-    Topology topology = PrefixlogTopology.build(config, metrics);
-    if (!topology.describe().toString().contains(ChunkLookupTopology.CHUNK_LOOKUP_PROCESSOR)) {
-      ChunkLookupTopology.addTo(
-          topology, config, metrics, PrefixlogTopology.RAW_REQUESTS_SOURCE, 256);
-    }
-    open(topology);
+    // Given: the app's topology, the chunk lookups under the session-delta processor
+    start(256, Map.of());
     TestOutputTopic<byte[], DeadLetter> deadLetters =
         driver.createOutputTopic(
             config.topics().deadLetters().name(),
@@ -282,20 +272,21 @@ class ChunkLookupTopologyTest {
     raw.pipeInput(SESSION, utf8("not json"));
     raw.pipeInput(SESSION, bytes(event("req-1", 1000L, SESSION, "gpt-4o", body, null)));
 
-    // Then: one dead letter, from the session-delta processor; one skip; one lookup
+    // Then: one dead letter, from the session-delta processor; one lookup
     assertThat(deadLetters.readValuesToList())
         .extracting(DeadLetter::reason)
         .containsExactly("invalid_json");
     assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"invalid_json\""))
         .isEqualTo(1);
-    assertThat(registry.value(ChunkLookupMetrics.SKIPPED, "reason=\"invalid_json\"")).isEqualTo(1);
-    assertThat(lookups.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("req-1");
+    assertThat(lookups.readKeyValuesToList())
+        .extracting(kv -> kv.value.requestId())
+        .containsExactly("req-1");
   }
 
   @Test
-  void shouldAddOneStatelessProcessorAndItsSinkUnderTheSource() {
+  void shouldAddOneStatelessProcessorAndItsSinkUnderItsParent() {
     // Given
-    start(256, Map.of());
+    config = config(Map.of());
 
     // When
     String described = driverTopologyDescription();

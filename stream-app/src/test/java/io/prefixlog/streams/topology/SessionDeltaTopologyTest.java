@@ -22,7 +22,7 @@ import io.prefixlog.streams.StreamAppMetrics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -105,15 +105,18 @@ class SessionDeltaTopologyTest {
 
     // Then
     List<KeyValue<String, DeltaRecord>> out = deltas.readKeyValuesToList();
+    String chain = out.get(0).value.chain();
+    assertThat(chain).matches("[0-9a-f]{8}");
     assertThat(out)
         .extracting(kv -> kv.key)
         .containsExactly(
-            SESSION + "/1",
-            SESSION + "/2",
-            SESSION + "/3",
-            SESSION + "/4",
-            SESSION + "/5",
-            SESSION + "/6");
+            SESSION + "/" + chain + "/1",
+            SESSION + "/" + chain + "/2",
+            SESSION + "/" + chain + "/3",
+            SESSION + "/" + chain + "/4",
+            SESSION + "/" + chain + "/5",
+            SESSION + "/" + chain + "/6");
+    assertThat(out).extracting(kv -> kv.value.chain()).containsOnly(chain);
     assertThat(out.get(0).value.kind()).isEqualTo("full");
     assertThat(out.get(0).value.keyframeReason()).isEqualTo("first_turn");
     for (int i = 1; i < out.size(); i++) {
@@ -262,13 +265,14 @@ class SessionDeltaTopologyTest {
     // Given
     start(Map.of("PREFIXLOG_SESSION_TTL", "10m", "PREFIXLOG_EVICTION_INTERVAL", "1m"));
     List<byte[]> bodies = conversation("alpha", 3);
-    send(SESSION, bodies.get(0));
-    send(SESSION, bodies.get(1));
+    Instant t0 = Instant.parse("2026-11-24T12:00:00Z");
+    raw.pipeInput(SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(0))), t0);
+    raw.pipeInput(SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(1))), t0);
     assertThat(registry.render()).contains("prefixlog_live_sessions 1\n");
 
-    // When
-    driver.advanceWallClockTime(Duration.ofMinutes(11));
-    send(SESSION, bodies.get(2));
+    // When: eleven minutes of stream time later
+    raw.pipeInput(
+        SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(2))), t0.plusSeconds(11 * 60));
 
     // Then
     assertThat(registry.value("prefixlog_sessions_evicted_total", "")).isEqualTo(1);
@@ -279,20 +283,34 @@ class SessionDeltaTopologyTest {
   }
 
   @Test
-  void shouldRestartSeqOnlyAfterTheSeqRetentionHasPassed() {
+  void shouldStartANewChainOnlyAfterTheSeqRetentionHasPassed() {
     // Given
     start(Map.of("PREFIXLOG_SESSION_TTL", "10m", "PREFIXLOG_SESSION_SEQ_RETENTION", "1h"));
-    List<byte[]> bodies = conversation("alpha", 2);
-    send(SESSION, bodies.get(0));
+    List<byte[]> bodies = conversation("alpha", 3);
+    Instant t0 = Instant.parse("2026-11-24T12:00:00Z");
+    raw.pipeInput(SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(0))), t0);
+    raw.pipeInput(
+        SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(1))), t0.plusSeconds(59 * 60));
 
-    // When
-    driver.advanceWallClockTime(Duration.ofMinutes(61));
-    send(SESSION, bodies.get(1));
+    // When: idle for 61 minutes of stream time
+    raw.pipeInput(
+        SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(2))), t0.plusSeconds(120 * 60));
 
-    // Then
-    DeltaRecord second = deltas.readKeyValuesToList().get(1).value;
-    assertThat(second.seq()).isEqualTo(1);
-    assertThat(second.keyframeReason()).isEqualTo("first_turn");
+    // Then: seq 1 again, in a chain of its own
+    List<KeyValue<String, DeltaRecord>> out = deltas.readKeyValuesToList();
+    assertThat(out.get(1).value.seq()).isEqualTo(2);
+    assertThat(out.get(1).value.chain()).isEqualTo(out.get(0).value.chain());
+    DeltaRecord third = out.get(2).value;
+    assertThat(third.seq()).isEqualTo(1);
+    assertThat(third.keyframeReason()).isEqualTo("first_turn");
+    assertThat(third.chain()).isNotEqualTo(out.get(0).value.chain());
+    assertThat(out).extracting(kv -> kv.key).doesNotHaveDuplicates();
+    // Whether the punctuator forgot the state first ("new") or the turn found it expired ("idle")
+    // depends on when stream-time punctuation runs; either way two chains were started.
+    assertThat(
+            registry.value("prefixlog_chains_started_total", "cause=\"new\"")
+                + registry.value("prefixlog_chains_started_total", "cause=\"idle\""))
+        .isEqualTo(2);
   }
 
   @Test
@@ -351,7 +369,8 @@ class SessionDeltaTopologyTest {
     assertThat(letters.get(6).key()).isEqualTo(utf8("another-key"));
     assertThat(deltas.readKeyValuesToList())
         .extracting(kv -> kv.key)
-        .containsExactly(SESSION + "/1");
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .matches(SESSION + "/[0-9a-f]{8}/1");
     for (String reason : reasons) {
       assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"" + reason + "\""))
           .as(reason)
@@ -441,7 +460,8 @@ class SessionDeltaTopologyTest {
       if (record.isKeyframe()) {
         body = BodyEncoding.fromWireName(record.bodyEncoding()).orElseThrow().decode(record.body());
       } else {
-        byte[] base = rebuilt.get(record.sessionKey() + "/" + record.baseSeq());
+        byte[] base =
+            rebuilt.get(DeltaRecord.key(record.sessionKey(), record.chain(), record.baseSeq()));
         assertThat(Sha256.hex(base)).isEqualTo(record.baseSha256());
         try {
           body = DeltaDecoder.apply(base, record.ops());

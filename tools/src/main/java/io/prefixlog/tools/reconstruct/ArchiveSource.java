@@ -53,11 +53,14 @@ final class ArchiveSource {
             JsonNode node = Json.mapper().readTree(json);
             String session = node.path("session_key").asText("");
             long seq = node.path("seq").asLong(0);
-            if (session.isEmpty() || seq < 1) {
+            // Version 2 rows have no chain (null in the evolved table): their chain is "".
+            String chain = node.path("chain").asText("");
+            if (session.isEmpty() || seq < 1 || chain.indexOf('/') >= 0) {
               rebuilder.addUnreadable(location, "row without session_key and seq");
             } else {
               long offset = spool.append(json);
-              rebuilder.add(new TurnKey(session, seq), spool.jsonAt(offset, json.length), location);
+              rebuilder.add(
+                  new TurnKey(session, chain, seq), spool.jsonAt(offset, json.length), location);
             }
             progress.advance(1);
           });

@@ -234,6 +234,7 @@ final class DumpReader implements AutoCloseable {
       boolean payloadIsText = false;
       String payloadText = null;
       String sessionKey = null;
+      String chain = "";
       Long seq = null;
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String field = parser.currentName();
@@ -253,6 +254,7 @@ final class DumpReader implements AutoCloseable {
           case "session_key" ->
               sessionKey = value == JsonToken.VALUE_STRING ? parser.getText() : null;
           case "seq" -> seq = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : null;
+          case "chain" -> chain = value == JsonToken.VALUE_STRING ? parser.getText() : "";
           default -> parser.skipChildren();
         }
       }
@@ -261,14 +263,14 @@ final class DumpReader implements AutoCloseable {
       }
       if (!hasPayload) {
         line.form = Form.VALUE;
-        line.key = turnKey(sessionKey, seq);
+        line.key = turnKey(sessionKey, chain, seq);
         line.reason = "record has no session_key and seq >= 1";
         return line;
       }
       line.form = Form.ENVELOPE;
       line.key = TurnKey.parse(key);
       if (line.key.isEmpty() && key != null) {
-        line.reason = "envelope key is not session_key/seq";
+        line.reason = "envelope key is not session_key/chain/seq nor session_key/seq";
       } else if (line.key.isEmpty() && payloadIsText) {
         // No key: identify the turn from the payload's own fields.
         Line inner = classify(payloadText.getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -290,10 +292,15 @@ final class DumpReader implements AutoCloseable {
     return inner;
   }
 
-  private static Optional<TurnKey> turnKey(String sessionKey, Long seq) {
-    return sessionKey == null || sessionKey.isEmpty() || seq == null || seq < 1
-        ? Optional.empty()
-        : Optional.of(new TurnKey(sessionKey, seq));
+  private static Optional<TurnKey> turnKey(String sessionKey, String chain, Long seq) {
+    if (sessionKey == null || sessionKey.isEmpty() || seq == null || seq < 1) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new TurnKey(sessionKey, chain, seq));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty(); // a '/' in a field: reported with the line's reason
+    }
   }
 
   private static Line unreadable(Line line, String reason) {

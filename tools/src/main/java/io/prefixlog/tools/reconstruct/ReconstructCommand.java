@@ -3,6 +3,7 @@ package io.prefixlog.tools.reconstruct;
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.Problem;
 import io.prefixlog.core.rebuild.RebuildListener;
@@ -27,6 +28,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -86,12 +88,22 @@ public final class ReconstructCommand implements Command {
               "With --archive: the archived delta table."),
           Option.value("session", "KEY", "all sessions", "Rebuild only this session_key."),
           Option.value(
+              "chain",
+              "ID",
+              "all chains",
+              "With --session: only this chain of the session (the 8 hex digits between session"
+                  + " and seq in a key session_key/chain/seq)."),
+          Option.value(
               "seq",
               "N",
               "all turns",
               "With --session: rebuild only this turn, reading only the chain of bases it needs."),
           Option.value(
-              "out", "DIR", "none", "Write each verified body to DIR/<session>/<seq>.body."),
+              "out",
+              "DIR",
+              "none",
+              "Write each verified body to DIR/<session>/<seq>.body, where <session> is"
+                  + " session_key%2Fchain for version 3 records (every name made safe)."),
           Option.flag(
               "print",
               "With --session and --seq: write the verified body's exact bytes to stdout (the"
@@ -227,7 +239,19 @@ public final class ReconstructCommand implements Command {
       try (Progress progress =
           Progress.counting(
               terminal, settings.progress, "check", rebuilder.pendingTurns(), "turns")) {
-        result = rebuilder.run(new Output(files, settings.print ? terminal.out() : null, progress));
+        Output output = new Output(files, settings.print, progress);
+        result = rebuilder.run(output);
+        if (settings.print && !output.printOnce(terminal.out())) {
+          terminal
+              .err()
+              .println(
+                  "prefixlog reconstruct: turn "
+                      + settings.scope.seq()
+                      + " exists in more than one chain of the session ("
+                      + String.join(", ", output.printedChains())
+                      + "): pass --chain");
+          return FAILED;
+        }
       }
       terminal.out().flush();
       return finish(settings, input, result, report);
@@ -357,16 +381,37 @@ public final class ReconstructCommand implements Command {
     s.append('\n');
   }
 
-  /** Writes verified bodies where asked and advances the progress bar. */
+  /**
+   * Writes verified bodies where asked and advances the progress bar. The body to print is held
+   * until the rebuild is done: without {@code --chain}, a session with several chains can have the
+   * asked seq more than once, and two bodies concatenated on stdout would be neither.
+   */
   private static final class Output implements RebuildListener {
     private final BodyFiles files;
-    private final PrintStream print;
+    private final boolean print;
     private final Progress progress;
+    private final Map<String, byte[]> toPrint = new LinkedHashMap<>();
 
-    Output(BodyFiles files, PrintStream print, Progress progress) {
+    Output(BodyFiles files, boolean print, Progress progress) {
       this.files = files;
       this.print = print;
       this.progress = progress;
+    }
+
+    /** Prints the one body asked for; false (nothing printed) when several chains had the turn. */
+    boolean printOnce(PrintStream out) {
+      if (toPrint.size() > 1) {
+        return false;
+      }
+      for (byte[] body : toPrint.values()) {
+        out.write(body, 0, body.length);
+        out.flush();
+      }
+      return true;
+    }
+
+    List<String> printedChains() {
+      return List.copyOf(toPrint.keySet());
     }
 
     @Override
@@ -378,9 +423,8 @@ public final class ReconstructCommand implements Command {
           throw new UncheckedIOException("cannot write the body of " + sessionKey + "/" + seq, e);
         }
       }
-      if (print != null) {
-        print.write(body, 0, body.length);
-        print.flush();
+      if (print) {
+        toPrint.put(sessionKey, body);
       }
     }
 
@@ -462,7 +506,15 @@ public final class ReconstructCommand implements Command {
       if (seq != null && session == null) {
         throw new UsageException("--seq needs --session: a seq is only unique within a session");
       }
-      s.scope = new RebuildScope(session, seq);
+      String chain = line.value("chain").orElse(null);
+      if (chain != null && session == null) {
+        throw new UsageException(
+            "--chain needs --session: a chain is only unique within a session");
+      }
+      if (chain != null && !ChainIds.isValid(chain)) {
+        throw new UsageException("--chain " + chain + ": expected 8 lower-case hex digits");
+      }
+      s.scope = new RebuildScope(session, chain, seq);
       s.out = line.value("out").map(Path::of).orElse(null);
       s.print = line.has("print");
       if (s.print && seq == null) {

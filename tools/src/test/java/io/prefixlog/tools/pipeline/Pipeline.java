@@ -183,10 +183,11 @@ final class Pipeline {
     assertThat(records.stream().map(DeltaRecord::requestId).distinct().count()).isEqualTo(events);
     assertThat(rawById.keySet())
         .containsExactlyInAnyOrderElementsOf(records.stream().map(DeltaRecord::requestId).toList());
-    // Keys are session_key/seq, and a session's records share one partition.
+    // Keys are session_key/chain/seq, and a session's records share one partition.
     for (ConsumerRecord<String, byte[]> record : deltas) {
       DeltaRecord delta = deltaSerde.fromBytes(record.value());
-      assertThat(record.key()).isEqualTo(DeltaRecord.key(delta.sessionKey(), delta.seq()));
+      assertThat(record.key()).isEqualTo(delta.key());
+      assertThat(delta.chain()).matches("[0-9a-f]{8}");
     }
     assertThat(
             deltas.stream()
@@ -245,10 +246,7 @@ final class Pipeline {
           "partition " + record.partition() + " offset " + record.offset());
     }
     Map<String, String> requestOfTurn =
-        records.stream()
-            .collect(
-                Collectors.toMap(
-                    d -> DeltaRecord.key(d.sessionKey(), d.seq()), DeltaRecord::requestId));
+        records.stream().collect(Collectors.toMap(DeltaRecord::key, DeltaRecord::requestId));
     long[] matchedCapture = {0};
     RebuildReport report =
         rebuilder.run(
@@ -256,7 +254,8 @@ final class Pipeline {
               @Override
               public void onVerifiedBody(String sessionKey, long seq, byte[] body) {
                 RawRequestEvent captured =
-                    rawById.get(requestOfTurn.get(DeltaRecord.key(sessionKey, seq)));
+                    // sessionKey is the chain key, session_key/chain: with the seq, the record key
+                    rawById.get(requestOfTurn.get(sessionKey + "/" + seq));
                 if (Sha256.hex(body).equals(captured.bodySha256())
                     && body.length == captured.bodyLen()) {
                   matchedCapture[0]++;

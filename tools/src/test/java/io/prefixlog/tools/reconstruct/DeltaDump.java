@@ -154,9 +154,10 @@ final class DeltaDump {
       byte[] rebuilt) {
     boolean keyframe = DeltaRecord.KIND_FULL.equals(kind);
     return new DeltaRecord(
-        DeltaRecord.SCHEMA_VERSION,
+        DeltaRecord.SCHEMA_VERSION_V2,
         session,
         seq,
+        null,
         "req-" + seq,
         1_700_000_000_000L + seq,
         "prefixlog-demo",

@@ -190,7 +190,7 @@ class JqRecipeTest {
         DeltaDump.delta("emoji", 2, 1, emoji.get(0), emoji.get(0)); // rebuilds turn 1's bytes
     lines.add(DeltaDump.envelope("emoji/2", damaged, offset++));
     for (DeltaRecord r : records) {
-      lines.add(DeltaDump.envelope(DeltaRecord.key("emoji", r.seq()), r, offset++));
+      lines.add(DeltaDump.envelope(DeltaRecord.key("emoji", null, r.seq()), r, offset++));
     }
     lines.add(DeltaDump.envelope("emoji/3", null, offset));
     Files.write(dir.resolve("envelopes.jsonl"), lines, StandardCharsets.UTF_8);

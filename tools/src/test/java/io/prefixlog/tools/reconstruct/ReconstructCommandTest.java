@@ -199,7 +199,7 @@ class ReconstructCommandTest {
     List<DeltaRecord> records = chain("emoji", emoji);
     List<String> lines = new ArrayList<>();
     for (DeltaRecord r : records) {
-      lines.add(DeltaDump.envelope(DeltaRecord.key("emoji", r.seq()), r, r.seq()));
+      lines.add(DeltaDump.envelope(DeltaRecord.key("emoji", null, r.seq()), r, r.seq()));
     }
     lines.add(DeltaDump.envelope("emoji/2", null, 4));
     stdin = (String.join("\r\n", lines) + "\r\n").getBytes(StandardCharsets.UTF_8);
@@ -246,7 +246,10 @@ class ReconstructCommandTest {
                 + file
                 + ":7)\n")
         .contains("  malformed: record has no session_key and seq >= 1 (at " + file + ":8)\n")
-        .contains("  malformed: envelope key is not session_key/seq (at " + file + ":9)\n");
+        .contains(
+            "  malformed: envelope key is not session_key/chain/seq nor session_key/seq (at "
+                + file
+                + ":9)\n");
   }
 
   @Test

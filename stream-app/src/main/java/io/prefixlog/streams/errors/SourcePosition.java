@@ -1,0 +1,109 @@
+package io.prefixlog.streams.errors;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+
+/**
+ * Where an input was first read: topic, partition and offset.
+ *
+ * <p>Why a header: raw events reach the session state through an internal repartition topic, so the
+ * record metadata a processor sees names that topic, whose records Kafka Streams purges once
+ * committed. A dead letter must name the input the operator can find, on {@code requests.raw}.
+ * {@link Stamp} writes the position there into a header before the repartition; {@link #of} reads
+ * it back, falling back to the record metadata for inputs read directly.
+ */
+public record SourcePosition(String topic, Integer partition, Long offset) {
+  /** The header that carries the position across a repartition topic. */
+  public static final String HEADER = "prefixlog.source";
+
+  /**
+   * Marks an input whose key was null. A repartition step drops null-keyed records without a word,
+   * so {@link Stamp} gives them the empty key (which never equals a session key, so they are
+   * dead-lettered as {@code key_mismatch}) and this header, by which the dead letter restores the
+   * null key.
+   */
+  public static final String NULL_KEY_HEADER = "prefixlog.null-key";
+
+  /** Whether {@code input} arrived without a key (see {@link #NULL_KEY_HEADER}). */
+  public static boolean hadNullKey(Record<?, ?> input) {
+    return input.headers() != null && input.headers().lastHeader(NULL_KEY_HEADER) != null;
+  }
+
+  /** The position of {@code input}: its stamp if it has one, else where the context read it. */
+  public static SourcePosition of(ProcessorContext<?, ?> context, Record<?, ?> input) {
+    Optional<SourcePosition> stamped = fromHeaders(input.headers());
+    if (stamped.isPresent()) {
+      return stamped.get();
+    }
+    Optional<RecordMetadata> origin = context.recordMetadata();
+    return new SourcePosition(
+        origin.map(RecordMetadata::topic).orElse(null),
+        origin.map(RecordMetadata::partition).orElse(null),
+        origin.map(RecordMetadata::offset).orElse(null));
+  }
+
+  static Optional<SourcePosition> fromHeaders(Headers headers) {
+    Header header = headers == null ? null : headers.lastHeader(HEADER);
+    if (header == null || header.value() == null) {
+      return Optional.empty();
+    }
+    String text = new String(header.value(), StandardCharsets.UTF_8);
+    int atOffset = text.lastIndexOf('@');
+    int atPartition = text.lastIndexOf('/', atOffset);
+    if (atOffset < 0 || atPartition <= 0) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          new SourcePosition(
+              text.substring(0, atPartition),
+              Integer.parseInt(text.substring(atPartition + 1, atOffset)),
+              Long.parseLong(text.substring(atOffset + 1))));
+    } catch (NumberFormatException e) {
+      return Optional.empty(); // not ours: a producer's own header of that name
+    }
+  }
+
+  @Override
+  public String toString() {
+    return topic + "/" + partition + "@" + offset;
+  }
+
+  /**
+   * Stamps each record with where it was read, replacing any header of the same name, and gives a
+   * null key the empty key (see {@link #NULL_KEY_HEADER}).
+   */
+  public static final class Stamp implements Processor<String, byte[], String, byte[]> {
+    private ProcessorContext<String, byte[]> context;
+
+    @Override
+    public void init(ProcessorContext<String, byte[]> context) {
+      this.context = context;
+    }
+
+    @Override
+    public void process(Record<String, byte[]> record) {
+      Optional<RecordMetadata> origin = context.recordMetadata();
+      Headers headers = record.headers();
+      headers.remove(HEADER);
+      headers.remove(NULL_KEY_HEADER);
+      if (record.key() == null) {
+        headers.add(NULL_KEY_HEADER, new byte[] {1});
+        record = record.withKey("");
+      }
+      origin.ifPresent(
+          m ->
+              headers.add(
+                  HEADER,
+                  (m.topic() + "/" + m.partition() + "@" + m.offset())
+                      .getBytes(StandardCharsets.UTF_8)));
+      context.forward(record);
+    }
+  }
+}
