@@ -142,6 +142,57 @@ class JqRecipeTest {
   }
 
   @Test
+  void shouldRebuildATurnOfEitherChainOfASessionWhoseChainsShareSeqs() throws Exception {
+    // Given: version 3 records of one session with two chains, each numbered from 1 (the stream
+    // app lost the session's state between them): tau's turns, then emoji's
+    List<String> lines = new ArrayList<>();
+    for (DeltaRecord r : DeltaDump.encode("s", tau, 6)) {
+      lines.add(inChain(DeltaDump.line(r), "aaaaaaaa"));
+    }
+    for (DeltaRecord r : DeltaDump.encode("s", emoji, 10)) {
+      lines.add(inChain(DeltaDump.line(r), "bbbbbbbb"));
+    }
+    Collections.shuffle(lines, new Random(5));
+    Files.write(dir.resolve("deltas.jsonl"), lines, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("rebuild.jq"), blocks.get("rebuild.jq"), StandardCharsets.UTF_8);
+
+    // When
+    Result first = bash(blocks.get("run"), "s", "aaaaaaaa", "2");
+    byte[] firstBody = Files.readAllBytes(dir.resolve("turn.body"));
+    Result second = bash(blocks.get("run"), "s", "bbbbbbbb", "2");
+    byte[] secondBody = Files.readAllBytes(dir.resolve("turn.body"));
+    Result check = bash(blocks.get("check"), "s", "bbbbbbbb", "2");
+    byte[] toolBody =
+        reconstruct(
+            "--file",
+            dir.resolve("deltas.jsonl").toString(),
+            "--session",
+            "s",
+            "--chain",
+            "bbbbbbbb",
+            "--seq",
+            "2",
+            "--print");
+
+    // Then
+    assertThat(first.exit).as(first.err).isZero();
+    assertThat(second.exit).as(second.err).isZero();
+    assertThat(firstBody).isEqualTo(tau.get(1));
+    assertThat(secondBody).isEqualTo(emoji.get(1)).isEqualTo(toolBody);
+    assertThat(check.exit).as(check.err).isZero();
+  }
+
+  /** A version 2 record line as version 3 in {@code chain}. */
+  private static String inChain(String line, String chain) throws IOException {
+    com.fasterxml.jackson.databind.node.ObjectNode tree =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            io.prefixlog.schemas.json.Json.mapper().readTree(line);
+    tree.put("schema_version", DeltaRecord.SCHEMA_VERSION);
+    tree.put("chain", chain);
+    return io.prefixlog.schemas.json.Json.mapper().writeValueAsString(tree);
+  }
+
+  @Test
   void shouldCheckTheRebuiltBodyAgainstBodySha256() throws Exception {
     // Given
     writeDump();
@@ -237,8 +288,13 @@ class JqRecipeTest {
   }
 
   private Result bash(String script, String session, String seq) throws Exception {
+    return bash(script, session, "", seq);
+  }
+
+  private Result bash(String script, String session, String chain, String seq) throws Exception {
     ProcessBuilder builder = new ProcessBuilder("bash", "-c", script).directory(dir.toFile());
     builder.environment().put("SESSION", session);
+    builder.environment().put("CHAIN", chain);
     builder.environment().put("SEQ", seq);
     Process p = builder.start();
     p.getOutputStream().close();
