@@ -91,6 +91,7 @@ public final class DeltaSizeBenchmark {
       int[] patchFrom,
       List<Turn> turns,
       long sequentialBytes,
+      long v2SequentialBytes,
       long interleavedBytes,
       long metadataSequentialBytes,
       long keyframeBytes,
@@ -212,6 +213,9 @@ public final class DeltaSizeBenchmark {
     int[] sequential = ProduceOrder.interleaved(turnsPerSession, 1);
     int[] interleaved = ProduceOrder.interleaved(turnsPerSession, options.interleave());
     long sequentialBytes = ProducerBatches.compressedSize(inOrder(records, sequential));
+    long v2SequentialBytes =
+        ProducerBatches.compressedSize(
+            inOrder(all.stream().map(Turn::v2Json).toList(), sequential));
     long interleavedBytes = ProducerBatches.compressedSize(inOrder(records, interleaved));
     long metadataBytes = ProducerBatches.compressedSize(inOrder(metadata, sequential));
     List<byte[]> keyframesOnly = new ArrayList<>();
@@ -235,6 +239,7 @@ public final class DeltaSizeBenchmark {
         patchFrom,
         all,
         sequentialBytes,
+        v2SequentialBytes,
         interleavedBytes,
         metadataBytes,
         keyframeBytes,
@@ -269,6 +274,8 @@ public final class DeltaSizeBenchmark {
             "prefixlog K=" + k,
             "seq/pf",
             "K" + k + "/pf",
+            "v2 seq",
+            "v3/v2",
             "keyframes",
             "mismatches");
     addSizeRows(table, plain, "TOTAL " + plain.size() + " corpora");
@@ -290,6 +297,7 @@ public final class DeltaSizeBenchmark {
           r.patchFromBytes(),
           r.sequentialBytes(),
           r.interleavedBytes(),
+          r.v2SequentialBytes(),
           keyframes,
           r.mismatches());
     }
@@ -304,6 +312,7 @@ public final class DeltaSizeBenchmark {
           results.stream().mapToLong(Result::patchFromBytes).sum(),
           results.stream().mapToLong(Result::sequentialBytes).sum(),
           results.stream().mapToLong(Result::interleavedBytes).sum(),
+          results.stream().mapToLong(Result::v2SequentialBytes).sum(),
           results.stream().flatMap(r -> r.turns().stream()).filter(Turn::keyframe).count(),
           results.stream().mapToLong(Result::mismatches).sum());
     }
@@ -319,6 +328,7 @@ public final class DeltaSizeBenchmark {
       long patchFrom,
       long sequential,
       long interleaved,
+      long v2Sequential,
       long keyframes,
       long mismatches) {
     table.row(
@@ -332,6 +342,8 @@ public final class DeltaSizeBenchmark {
         perTurn(interleaved, turns),
         ratio(sequential, patchFrom),
         ratio(interleaved, patchFrom),
+        perTurn(v2Sequential, turns),
+        String.format(Locale.ROOT, "%+.1f%%", 100.0 * (sequential - v2Sequential) / v2Sequential),
         keyframes,
         mismatches);
   }
@@ -349,7 +361,9 @@ public final class DeltaSizeBenchmark {
         "   prefixlog = the delta records' JSON values as produced to Kafka, concatenated in"
             + " produce order, zstd -3 in independent "
             + ProducerBatches.GROUP_BYTES / 1024
-            + " KiB input groups, total / turns.");
+            + " KiB input groups, total / turns; v2 seq = the same records in the previous layout"
+            + " (schema version 2, no chain id), same order and batches: v3/v2 is what the chain"
+            + " id costs.");
     out.println(
         "   seq = sessions one after another in file order (a session's records are"
             + " consecutive); K="

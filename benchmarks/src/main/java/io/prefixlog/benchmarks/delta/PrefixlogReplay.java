@@ -56,6 +56,8 @@ final class PrefixlogReplay {
    *
    * @param json the record's value bytes as produced
    * @param metadataJson the same record without {@code ops} and {@code body}: the per-record cost
+   * @param v2Json the same record in the previous layout (schema version 2, no {@code chain}): what
+   *     the chain id costs is the difference
    * @param baseGap seq minus base_seq (1 = the previous turn), 0 for a keyframe
    * @param insertedBytes body bytes carried by inserts
    * @param rebuilt whether the record rebuilt the body byte for byte, sha256 included
@@ -66,6 +68,7 @@ final class PrefixlogReplay {
       int bodyLen,
       byte[] json,
       byte[] metadataJson,
+      byte[] v2Json,
       String keyframeReason,
       int copies,
       int inserts,
@@ -170,6 +173,7 @@ final class PrefixlogReplay {
         Math.toIntExact(record.bodyLen()),
         json,
         SERDE.toBytes(withoutPayload(record)),
+        SERDE.toBytes(asVersion2(record)),
         record.keyframeReason(),
         copies,
         inserts,
@@ -177,6 +181,40 @@ final class PrefixlogReplay {
         record.isKeyframe() ? 0 : record.seq() - record.baseSeq(),
         record.chainDepth(),
         rebuilt);
+  }
+
+  /** The record as schema version 2 wrote it: no chain. */
+  static DeltaRecord asVersion2(DeltaRecord r) {
+    return new DeltaRecord(
+        DeltaRecord.SCHEMA_VERSION_V2,
+        r.sessionKey(),
+        r.seq(),
+        null,
+        r.requestId(),
+        r.ts(),
+        r.model(),
+        r.sessionKeySource(),
+        r.clientAddr(),
+        r.userAgent(),
+        r.headers(),
+        r.method(),
+        r.path(),
+        r.kind(),
+        r.keyframeReason(),
+        r.body(),
+        r.bodyEncoding(),
+        r.baseSeq(),
+        r.baseSha256(),
+        r.ops(),
+        r.chainDepth(),
+        r.bodyLen(),
+        r.bodySha256(),
+        r.prefixLen(),
+        r.truncated(),
+        r.promptTokens(),
+        r.cachedTokens(),
+        r.prefixCacheHitRate(),
+        r.response());
   }
 
   /** The record with {@code ops} and {@code body} left out: identity, hashes and bookkeeping. */

@@ -1,0 +1,335 @@
+package io.prefixlog.tools.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.embedded.ChildProcess;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.tools.pipeline.Traffic.Event;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The fault-injection suite of issue 12 for the stream app: real stream-app processes on the
+ * embedded child-process broker, realistic interleaved traffic, and after each scenario the {@link
+ * Ledger}: every distinct request stored exactly once and rebuilt byte for byte from the compacted
+ * deltas topic. Each scenario prints one line (events in, distinct requests, deltas, rebuilt,
+ * mismatches, duplicates, dead letters by reason).
+ *
+ * <p>The bridge's scenarios (broker restart under proxy load with spill, a corrupted spill segment,
+ * the KV bridge restarted, the engine restarted) run in the ingest-bridge module's ITs, and the
+ * oversized and malformed records in the stream app's; the README's matrix lists them all.
+ */
+@ExtendWith(KafkaExtension.class)
+class FaultInjectionIT {
+  private static final int PARTITIONS = 6;
+  private static final JsonSerde<DeltaRecord> DELTA = JsonSerde.of(DeltaRecord.class);
+
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void partitionsAddedToTheRawTopicMidTraffic(KafkaCluster kafka) throws Exception {
+    // Given: one instance, six raw partitions, the first three turns of every session stored
+    String prefix = "fi1.";
+    Map<String, String> settings = settings(kafka, prefix, "fi1-app", "a");
+    Pipeline.createTopics(kafka, settings);
+    Traffic traffic = Traffic.of(12, System.currentTimeMillis(), 1000);
+    List<Event> before = traffic.firstTurns(3);
+    List<Event> after = traffic.laterTurns(3);
+    try (ChildProcess app = Pipeline.streamApp(dir, settings, "fi1");
+        KafkaProducer<String, byte[]> producer = Traffic.producer(kafka);
+        Admin admin = Admin.create(kafka.clientConfig())) {
+      Traffic.send(producer, prefix + "requests.raw", before);
+      Pipeline.awaitCommitted(kafka, prefix + "session.deltas", before.size(), app);
+
+      // When: the operator doubles the raw topic's partitions while traffic goes on
+      admin
+          .createPartitions(Map.of(prefix + "requests.raw", NewPartitions.increaseTo(12)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+      awaitPartitions(producer, prefix + "requests.raw", 12);
+      Thread.sleep(2000); // the app's metadata refresh (1 s)
+      Traffic.send(producer, prefix + "requests.raw", after);
+
+      // Then
+      Ledger ledger =
+          Ledger.take(
+                  "1 partitions added mid-traffic",
+                  kafka,
+                  prefix,
+                  before.size() + after.size(),
+                  Duration.ofMinutes(2))
+              .print();
+      ledger.assertLossless(before.size() + after.size());
+      assertThat(app.isAlive()).as("app alive; log:\n%s", app.logTail(40)).isTrue();
+      // The sessions kept their state across the change: one chain each, no keyframe for want
+      // of a base, and the new partitions did carry traffic.
+      assertThat(ledger.keyframeReasons.get("first_turn")).isEqualTo(traffic.sessionCount());
+      assertThat(rawPartitionsUsed(kafka, prefix)).anyMatch(p -> p >= PARTITIONS);
+    }
+  }
+
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void sessionIdlePastTheTtlAndSeqRetentionThenResumed(KafkaCluster kafka) throws Exception {
+    // Given: short TTL and seq retention; two turns of every session, then two idle hours
+    String prefix = "fi2.";
+    Map<String, String> settings = settings(kafka, prefix, "fi2-app", "a");
+    settings.put("PREFIXLOG_SESSION_TTL", "10m");
+    settings.put("PREFIXLOG_SESSION_SEQ_RETENTION", "1h");
+    Pipeline.createTopics(kafka, settings);
+    long t0 = System.currentTimeMillis() - Duration.ofHours(3).toMillis();
+    Traffic traffic = Traffic.of(10, t0, 1000);
+    List<Event> before = traffic.firstTurns(2);
+    List<Event> after = Traffic.shifted(traffic.laterTurns(2), Duration.ofHours(2).toMillis());
+    try (ChildProcess app = Pipeline.streamApp(dir, settings, "fi2");
+        KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
+      Traffic.send(producer, prefix + "requests.raw", before);
+      Pipeline.awaitCommitted(kafka, prefix + "session.deltas", before.size(), app);
+
+      // When: the sessions resume two hours (stream time) later
+      Traffic.send(producer, prefix + "requests.raw", after);
+
+      // Then: a second chain per session, and no key written twice
+      Ledger ledger =
+          Ledger.take(
+                  "2 idle past TTL and seq retention, resumed",
+                  kafka,
+                  prefix,
+                  before.size() + after.size(),
+                  Duration.ofMinutes(2))
+              .print();
+      ledger.assertLossless(before.size() + after.size());
+      long resumed = after.stream().map(Event::sessionKey).distinct().count();
+      assertThat(ledger.keyframeReasons.get("first_turn"))
+          .isEqualTo(traffic.sessionCount() + resumed);
+    }
+  }
+
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void everyRawEventTwiceAndABurstOfClientRetries(KafkaCluster kafka) throws Exception {
+    // Given
+    String prefix = "fi3.";
+    Map<String, String> settings = settings(kafka, prefix, "fi3-app", "a");
+    Pipeline.createTopics(kafka, settings);
+    Traffic traffic = Traffic.of(12, System.currentTimeMillis(), 1000);
+    List<Event> events = traffic.interleaved();
+    // A client that retries its last request five times with the same X-Request-Id, and one that
+    // reuses an id for another body (a dead letter, not a turn).
+    Event retried = events.get(events.size() - 1);
+    Event first = events.get(0);
+    Event reused = Traffic.withBodyOf(first, events.get(1));
+    try (ChildProcess app = Pipeline.streamApp(dir, settings, "fi3");
+        KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
+      // When: every event is produced twice (a spill resend of a send that had landed), then
+      // the retries
+      Traffic.send(producer, prefix + "requests.raw", events);
+      Traffic.send(producer, prefix + "requests.raw", events);
+      List<Event> retries = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        retries.add(retried);
+      }
+      Traffic.send(producer, prefix + "requests.raw", retries);
+      Traffic.send(producer, prefix + "requests.raw", List.of(reused));
+
+      // Then
+      Ledger ledger =
+          Ledger.take(
+                  "3 every event twice + client retries",
+                  kafka,
+                  prefix,
+                  events.size(),
+                  Duration.ofMinutes(2))
+              .print();
+      ledger.assertLossless(events.size());
+      assertThat(ledger.eventsIn).isEqualTo(2L * events.size() + 5 + 1);
+      assertThat(ledger.deadLetters).containsExactlyEntriesOf(Map.of("duplicate_request_id", 1L));
+      assertThat(app.isAlive()).isTrue();
+    }
+  }
+
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void streamAppKilledMidTransactionTwiceAndAnInstanceAddedWhileBehind(KafkaCluster kafka)
+      throws Exception {
+    // Given: two instances
+    String prefix = "fi4.";
+    String applicationId = "fi4-app";
+    Map<String, String> settingsA = fastFailover(settings(kafka, prefix, applicationId, "a"));
+    Map<String, String> settingsB = fastFailover(settings(kafka, prefix, applicationId, "b"));
+    Map<String, String> settingsC = fastFailover(settings(kafka, prefix, applicationId, "c"));
+    Pipeline.createTopics(kafka, settingsA);
+    Traffic traffic = Traffic.of(40, System.currentTimeMillis(), 1000);
+    List<Event> events = traffic.interleaved();
+    int third = events.size() / 3;
+    List<ChildProcess> apps = new ArrayList<>();
+    try (KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
+      apps.add(Pipeline.streamApp(dir, settingsA, "fi4-a"));
+      apps.add(Pipeline.streamApp(dir, settingsB, "fi4-b"));
+      Traffic.send(producer, prefix + "requests.raw", events.subList(0, third));
+      Pipeline.awaitCommitted(kafka, prefix + "session.deltas", third / 4, apps.get(0));
+
+      // When: A is SIGKILLed mid-stream and restarted, then killed again; C joins while the
+      // group is behind on the last third
+      kill(apps.get(0));
+      apps.set(0, Pipeline.streamApp(dir, settingsA, "fi4-a2"));
+      Traffic.send(producer, prefix + "requests.raw", events.subList(third, 2 * third));
+      Pipeline.awaitCommitted(kafka, prefix + "session.deltas", third + third / 4, apps.get(1));
+      kill(apps.get(0));
+      Traffic.send(producer, prefix + "requests.raw", events.subList(2 * third, events.size()));
+      apps.add(Pipeline.streamApp(dir, settingsC, "fi4-c"));
+
+      // Then
+      Ledger ledger =
+          Ledger.take(
+                  "4 SIGKILL x2 mid-transaction + instance added",
+                  kafka,
+                  prefix,
+                  events.size(),
+                  Duration.ofMinutes(3))
+              .print();
+      ledger.assertLossless(events.size());
+      assertThat(apps.get(1).isAlive()).as(apps.get(1).logTail(40)).isTrue();
+      assertThat(apps.get(2).isAlive()).as(apps.get(2).logTail(40)).isTrue();
+    } finally {
+      apps.forEach(ChildProcess::close);
+    }
+  }
+
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void backlogOlderThanTheTtlProcessedAfterARestore(KafkaCluster kafka) throws Exception {
+    // Given: a 5 s TTL; the first turn of every session is stored, then the app is stopped and
+    // its local state deleted (the next start restores from the changelogs)
+    String prefix = "fi10.";
+    Map<String, String> settings = settings(kafka, prefix, "fi10-app", "a");
+    settings.put("PREFIXLOG_SESSION_TTL", "5s");
+    settings.put("PREFIXLOG_SESSION_SEQ_RETENTION", "1h");
+    settings.put("PREFIXLOG_EVICTION_INTERVAL", "1s");
+    Pipeline.createTopics(kafka, settings);
+    long t0 = System.currentTimeMillis();
+    Traffic traffic = Traffic.of(10, t0, 500);
+    List<Event> first = traffic.firstTurns(1);
+    List<Event> backlog = traffic.laterTurns(1);
+    try (KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
+      try (ChildProcess app = Pipeline.streamApp(dir, settings, "fi10-a")) {
+        Traffic.send(producer, prefix + "requests.raw", first);
+        Pipeline.awaitCommitted(kafka, prefix + "session.deltas", first.size(), app);
+      }
+      deleteRecursively(Path.of(settings.get("PREFIXLOG_STATE_DIR")));
+
+      // When: the backlog, captured within the TTL of the first turns, is processed after an
+      // outage longer than the TTL
+      Traffic.send(producer, prefix + "requests.raw", backlog);
+      Thread.sleep(8000);
+      try (ChildProcess app = Pipeline.streamApp(dir, settings, "fi10-b")) {
+        Ledger ledger =
+            Ledger.take(
+                    "10 backlog older than the TTL after a restore",
+                    kafka,
+                    prefix,
+                    first.size() + backlog.size(),
+                    Duration.ofMinutes(2))
+                .print();
+
+        // Then: every turn 2 was encoded as the encoder encodes it with turn 1 at hand (a delta,
+        // unless the two share too little): the restore and the outage cost no base
+        ledger.assertLossless(first.size() + backlog.size());
+        Map<String, String> kinds = new HashMap<>();
+        Topics.readAtLeast(
+                kafka.bootstrapServers(), prefix + "session.deltas", 0, Duration.ofMinutes(1))
+            .stream()
+            .map(r -> DELTA.fromBytes(r.value()))
+            .filter(d -> d.seq() == 2)
+            .forEach(d -> kinds.put(d.sessionKey(), d.kind()));
+        assertThat(kinds).isEqualTo(traffic.secondTurnKindsWithoutOutage());
+        assertThat(kinds).containsValue("delta");
+        assertThat(app.isAlive()).isTrue();
+      }
+    }
+  }
+
+  // --- helpers ---
+
+  private Map<String, String> settings(
+      KafkaCluster kafka, String prefix, String applicationId, String instance) {
+    Map<String, String> settings =
+        new HashMap<>(
+            Pipeline.settings(
+                kafka,
+                prefix,
+                applicationId,
+                dir.resolve("state-" + prefix + instance),
+                PARTITIONS));
+    // New partitions and members are seen within a second, not the default five minutes.
+    settings.put("PREFIXLOG_KAFKA_METADATA_MAX_AGE_MS", "1000");
+    return settings;
+  }
+
+  private static Map<String, String> fastFailover(Map<String, String> settings) {
+    settings.put("PREFIXLOG_KAFKA_SESSION_TIMEOUT_MS", "6000");
+    settings.put("PREFIXLOG_KAFKA_HEARTBEAT_INTERVAL_MS", "1500");
+    return settings;
+  }
+
+  /**
+   * Waits until the producer sees {@code count} partitions of {@code topic}, each with a leader.
+   */
+  private static void awaitPartitions(
+      KafkaProducer<String, byte[]> producer, String topic, int count) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+    while (true) {
+      var partitions = producer.partitionsFor(topic);
+      if (partitions.size() == count && partitions.stream().allMatch(p -> p.leader() != null)) {
+        return;
+      }
+      assertThat(System.nanoTime())
+          .as("%s has %d partitions with leaders", topic, count)
+          .isLessThan(deadline);
+      Thread.sleep(200);
+    }
+  }
+
+  private static void kill(ChildProcess app) throws InterruptedException {
+    ProcessHandle.of(app.pid()).orElseThrow().destroyForcibly();
+    assertThat(app.waitFor(Duration.ofSeconds(30))).hasValue(137);
+  }
+
+  private static List<Integer> rawPartitionsUsed(KafkaCluster kafka, String prefix) {
+    return Topics.readAtLeast(
+            kafka.bootstrapServers(), prefix + "requests.raw", 0, Duration.ofMinutes(1))
+        .stream()
+        .map(ConsumerRecord::partition)
+        .distinct()
+        .toList();
+  }
+
+  private static void deleteRecursively(Path path) throws Exception {
+    if (!Files.exists(path)) {
+      return;
+    }
+    try (var walk = Files.walk(path)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

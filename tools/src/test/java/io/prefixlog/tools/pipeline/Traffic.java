@@ -1,0 +1,221 @@
+package io.prefixlog.tools.pipeline;
+
+import io.prefixlog.core.delta.EncodedTurn;
+import io.prefixlog.core.delta.EncoderSettings;
+import io.prefixlog.core.delta.SessionState;
+import io.prefixlog.core.delta.TurnEncoder;
+import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.tools.corpus.ChatRequests;
+import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.replay.ReplayEvents;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Realistic interleaved traffic for the fault-injection suite: real conversations from the bundled
+ * corpora (agentic and chat), one raw event per assistant turn as the capture proxy would publish
+ * it, sessions interleaved round-robin. Request ids are stable ({@code <conversation>#<turn>}), so
+ * the ledger can tell a duplicate from a new request, and every event's record timestamp is its
+ * capture time, which the test controls (stream time).
+ */
+final class Traffic {
+  private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
+
+  /** One event to send: the record key, value and timestamp. */
+  record Event(String sessionKey, String requestId, long ts, byte[] value) {}
+
+  private final List<List<Event>> sessions;
+
+  private Traffic(List<List<Event>> sessions) {
+    this.sessions = sessions;
+  }
+
+  /**
+   * The first {@code perFile} conversations of the tau-bench agentic file and of a chat file, their
+   * turns {@code spacingMs} apart from {@code startMs} within a session.
+   */
+  static Traffic of(int perFile, long startMs, long spacingMs) {
+    ReplayEvents events = new ReplayEvents(Pipeline.SECRET, "fault-suite");
+    ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    List<List<Event>> sessions = new ArrayList<>();
+    for (Path file :
+        List.of(Pipeline.agentic().resolve("tau_bench_gpt4o_airline.jsonl"), Pipeline.chat())) {
+      for (Conversation conversation : CorpusFile.read(file).stream().limit(perFile).toList()) {
+        SessionKey key = events.sessionKey(conversation.id());
+        List<Event> turns = new ArrayList<>();
+        long ts = startMs;
+        for (ChatRequest request : requests.of(conversation)) {
+          String requestId = conversation.id() + "#" + request.turn();
+          RawRequestEvent event = events.event(request, key, requestId, ts);
+          turns.add(new Event(key.key(), requestId, ts, SERDE.toBytes(event)));
+          ts += spacingMs;
+        }
+        if (turns.size() >= 2) {
+          sessions.add(turns);
+        }
+      }
+    }
+    return new Traffic(sessions);
+  }
+
+  /** Every event, sessions interleaved round-robin (turn 1 of each, then turn 2, …). */
+  List<Event> interleaved() {
+    List<Event> out = new ArrayList<>();
+    int most = sessions.stream().mapToInt(List::size).max().orElse(0);
+    for (int turn = 0; turn < most; turn++) {
+      for (List<Event> session : sessions) {
+        if (turn < session.size()) {
+          out.add(session.get(turn));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The first {@code turns} turns of every session, interleaved. */
+  List<Event> firstTurns(int turns) {
+    return interleaved().stream().filter(e -> turnOf(e) <= turns).toList();
+  }
+
+  /** The turns after the first {@code turns} of every session, interleaved. */
+  List<Event> laterTurns(int turns) {
+    return interleaved().stream().filter(e -> turnOf(e) > turns).toList();
+  }
+
+  /**
+   * Per session, the kind of record ({@code full} or {@code delta}) that the stream app's encoder
+   * writes for turn 2 with turn 1 as its only base: what a pipeline that lost no base writes.
+   */
+  Map<String, String> secondTurnKindsWithoutOutage() {
+    Map<String, String> kinds = new HashMap<>();
+    for (List<Event> session : sessions) {
+      TurnEncoder encoder = new TurnEncoder(EncoderSettings.DEFAULTS);
+      Map<Long, byte[]> stored = new HashMap<>();
+      SessionState state = SessionState.newChain("00000000");
+      EncodedTurn turn = null;
+      for (Event event : session.subList(0, 2)) {
+        RawRequestEvent raw = SERDE.fromBytes(event.value());
+        byte[] body =
+            BodyEncoding.fromWireName(raw.bodyEncoding()).orElseThrow().decode(raw.body());
+        turn = encoder.encode(state, body, true, stored::get, event.ts());
+        if (turn.storeBody()) {
+          stored.put(turn.seq(), body);
+        }
+        state = turn.newState();
+      }
+      kinds.put(session.get(0).sessionKey(), turn.isKeyframe() ? "full" : "delta");
+    }
+    return kinds;
+  }
+
+  int sessionCount() {
+    return sessions.size();
+  }
+
+  private static int turnOf(Event e) {
+    return Integer.parseInt(e.requestId().substring(e.requestId().lastIndexOf('#') + 1));
+  }
+
+  /** The same events with every timestamp moved by {@code shiftMs} (events rebuilt, same ids). */
+  static List<Event> shifted(List<Event> events, long shiftMs) {
+    List<Event> out = new ArrayList<>();
+    for (Event e : events) {
+      RawRequestEvent raw = SERDE.fromBytes(e.value());
+      RawRequestEvent moved =
+          new RawRequestEvent(
+              raw.schemaVersion(),
+              raw.requestId(),
+              raw.ts() + shiftMs,
+              raw.sessionKey(),
+              raw.sessionKeySource(),
+              raw.clientAddr(),
+              raw.userAgent(),
+              raw.headers(),
+              raw.method(),
+              raw.path(),
+              raw.model(),
+              raw.body(),
+              raw.bodyEncoding(),
+              raw.bodyLen(),
+              raw.bodySha256(),
+              raw.truncated(),
+              raw.originalBodyLen(),
+              raw.response());
+      out.add(new Event(e.sessionKey(), e.requestId(), e.ts() + shiftMs, SERDE.toBytes(moved)));
+    }
+    return out;
+  }
+
+  /**
+   * The raw event of {@code identity} (session, request id, a millisecond later) carrying the body
+   * of {@code other}: a client that reuses an id for another request.
+   */
+  static Event withBodyOf(Event identity, Event other) {
+    RawRequestEvent id = SERDE.fromBytes(identity.value());
+    RawRequestEvent body = SERDE.fromBytes(other.value());
+    RawRequestEvent reused =
+        new RawRequestEvent(
+            id.schemaVersion(),
+            id.requestId(),
+            id.ts() + 1,
+            id.sessionKey(),
+            id.sessionKeySource(),
+            id.clientAddr(),
+            id.userAgent(),
+            id.headers(),
+            id.method(),
+            id.path(),
+            body.model(),
+            body.body(),
+            body.bodyEncoding(),
+            body.bodyLen(),
+            body.bodySha256(),
+            body.truncated(),
+            body.originalBodyLen(),
+            null);
+    return new Event(
+        identity.sessionKey(), identity.requestId(), identity.ts() + 1, SERDE.toBytes(reused));
+  }
+
+  /** A producer of raw events that refreshes its metadata every second (sees new partitions). */
+  static KafkaProducer<String, byte[]> producer(KafkaCluster kafka) {
+    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
+    config.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, 1000);
+    config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 40 << 20);
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    return new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  /**
+   * Sends {@code events} to {@code topic} keyed by session and waits until all are acknowledged.
+   */
+  static void send(KafkaProducer<String, byte[]> producer, String topic, List<Event> events)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
+    for (Event e : events) {
+      sent.add(producer.send(new ProducerRecord<>(topic, null, e.ts(), e.sessionKey(), e.value())));
+    }
+    for (Future<RecordMetadata> f : sent) {
+      f.get(150, TimeUnit.SECONDS); // past delivery.timeout.ms: the producer reports first
+    }
+  }
+}
