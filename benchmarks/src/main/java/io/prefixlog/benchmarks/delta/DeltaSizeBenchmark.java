@@ -92,6 +92,8 @@ public final class DeltaSizeBenchmark {
       List<Turn> turns,
       long sequentialBytes,
       long v2SequentialBytes,
+      long keyedBytes,
+      long v2KeyedBytes,
       long interleavedBytes,
       long metadataSequentialBytes,
       long keyframeBytes,
@@ -216,6 +218,12 @@ public final class DeltaSizeBenchmark {
     long v2SequentialBytes =
         ProducerBatches.compressedSize(
             inOrder(all.stream().map(Turn::v2Json).toList(), sequential));
+    long keyedBytes =
+        ProducerBatches.compressedSize(
+            inOrder(all.stream().map(Turn::keyedJson).toList(), sequential));
+    long v2KeyedBytes =
+        ProducerBatches.compressedSize(
+            inOrder(all.stream().map(Turn::v2KeyedJson).toList(), sequential));
     long interleavedBytes = ProducerBatches.compressedSize(inOrder(records, interleaved));
     long metadataBytes = ProducerBatches.compressedSize(inOrder(metadata, sequential));
     List<byte[]> keyframesOnly = new ArrayList<>();
@@ -240,6 +248,8 @@ public final class DeltaSizeBenchmark {
         all,
         sequentialBytes,
         v2SequentialBytes,
+        keyedBytes,
+        v2KeyedBytes,
         interleavedBytes,
         metadataBytes,
         keyframeBytes,
@@ -276,6 +286,7 @@ public final class DeltaSizeBenchmark {
             "K" + k + "/pf",
             "v2 seq",
             "v3/v2",
+            "v3/v2 keyed",
             "keyframes",
             "mismatches");
     addSizeRows(table, plain, "TOTAL " + plain.size() + " corpora");
@@ -298,6 +309,8 @@ public final class DeltaSizeBenchmark {
           r.sequentialBytes(),
           r.interleavedBytes(),
           r.v2SequentialBytes(),
+          r.keyedBytes(),
+          r.v2KeyedBytes(),
           keyframes,
           r.mismatches());
     }
@@ -313,6 +326,8 @@ public final class DeltaSizeBenchmark {
           results.stream().mapToLong(Result::sequentialBytes).sum(),
           results.stream().mapToLong(Result::interleavedBytes).sum(),
           results.stream().mapToLong(Result::v2SequentialBytes).sum(),
+          results.stream().mapToLong(Result::keyedBytes).sum(),
+          results.stream().mapToLong(Result::v2KeyedBytes).sum(),
           results.stream().flatMap(r -> r.turns().stream()).filter(Turn::keyframe).count(),
           results.stream().mapToLong(Result::mismatches).sum());
     }
@@ -329,6 +344,8 @@ public final class DeltaSizeBenchmark {
       long sequential,
       long interleaved,
       long v2Sequential,
+      long keyed,
+      long v2Keyed,
       long keyframes,
       long mismatches) {
     table.row(
@@ -344,6 +361,7 @@ public final class DeltaSizeBenchmark {
         ratio(interleaved, patchFrom),
         perTurn(v2Sequential, turns),
         String.format(Locale.ROOT, "%+.1f%%", 100.0 * (sequential - v2Sequential) / v2Sequential),
+        String.format(Locale.ROOT, "%+.1f%%", 100.0 * (keyed - v2Keyed) / v2Keyed),
         keyframes,
         mismatches);
   }
@@ -363,7 +381,8 @@ public final class DeltaSizeBenchmark {
             + ProducerBatches.GROUP_BYTES / 1024
             + " KiB input groups, total / turns; v2 seq = the same records in the previous layout"
             + " (schema version 2, no chain id), same order and batches: v3/v2 is what the chain"
-            + " id costs.");
+            + " id costs in the values; v3/v2 keyed = the same with each record's key before its"
+            + " value (session_key/chain/seq against session_key/seq).");
     out.println(
         "   seq = sessions one after another in file order (a session's records are"
             + " consecutive); K="

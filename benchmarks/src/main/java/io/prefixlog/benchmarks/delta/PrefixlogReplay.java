@@ -58,6 +58,8 @@ final class PrefixlogReplay {
    * @param metadataJson the same record without {@code ops} and {@code body}: the per-record cost
    * @param v2Json the same record in the previous layout (schema version 2, no {@code chain}): what
    *     the chain id costs is the difference
+   * @param keyedJson the record key's bytes followed by {@code json}: a batch holds both
+   * @param v2KeyedJson the version 2 key ({@code session_key/seq}) followed by {@code v2Json}
    * @param baseGap seq minus base_seq (1 = the previous turn), 0 for a keyframe
    * @param insertedBytes body bytes carried by inserts
    * @param rebuilt whether the record rebuilt the body byte for byte, sha256 included
@@ -69,6 +71,8 @@ final class PrefixlogReplay {
       byte[] json,
       byte[] metadataJson,
       byte[] v2Json,
+      byte[] keyedJson,
+      byte[] v2KeyedJson,
       String keyframeReason,
       int copies,
       int inserts,
@@ -174,6 +178,8 @@ final class PrefixlogReplay {
         json,
         SERDE.toBytes(withoutPayload(record)),
         SERDE.toBytes(asVersion2(record)),
+        concat(record.key(), json),
+        concat(asVersion2(record).key(), SERDE.toBytes(asVersion2(record))),
         record.keyframeReason(),
         copies,
         inserts,
@@ -181,6 +187,13 @@ final class PrefixlogReplay {
         record.isKeyframe() ? 0 : record.seq() - record.baseSeq(),
         record.chainDepth(),
         rebuilt);
+  }
+
+  private static byte[] concat(String key, byte[] value) {
+    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+    byte[] out = java.util.Arrays.copyOf(k, k.length + value.length);
+    System.arraycopy(value, 0, out, k.length, value.length);
+    return out;
   }
 
   /** The record as schema version 2 wrote it: no chain. */

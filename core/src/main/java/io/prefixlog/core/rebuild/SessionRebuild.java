@@ -88,7 +88,8 @@ final class SessionRebuild {
     problems.sort(
         Comparator.comparing(Problem::seq, Comparator.nullsFirst(Comparator.naturalOrder())));
     return new SessionReport(
-        sessionKey,
+        recordSessionKey,
+        chain,
         tally.counts(),
         tally.problemCount(),
         problems.subList(0, Math.min(problems.size(), maxProblems)));
