@@ -45,11 +45,13 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
   private static final int LOG_TAIL_LINES = 30;
 
   private final Options options;
+  private final int[] ports;
   private final String bootstrapServers;
   private final ChildProcess child;
 
-  private KafkaBroker(Options options, String bootstrapServers, ChildProcess child) {
+  private KafkaBroker(Options options, int[] ports, String bootstrapServers, ChildProcess child) {
     this.options = options;
+    this.ports = ports;
     this.bootstrapServers = bootstrapServers;
     this.child = child;
   }
@@ -114,7 +116,16 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
         child.pid(),
         dataDir,
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
-    return new KafkaBroker(options, bootstrapServers, child);
+    return new KafkaBroker(options, ports, bootstrapServers, child);
+  }
+
+  /**
+   * Stops this broker (if it still runs) and starts it again on the same data directory and ports,
+   * as an operator's restart does: clients reconnect to the same address and find their data.
+   */
+  public KafkaBroker restart() {
+    close();
+    return start(options.withBrokerPort(ports[0]).withControllerPort(ports[1]));
   }
 
   @Override

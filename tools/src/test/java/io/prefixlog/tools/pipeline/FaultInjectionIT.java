@@ -2,12 +2,23 @@ package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.bridge.demo.DemoUpstream;
+import io.prefixlog.bridge.demo.Served;
+import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.embedded.ChildProcess;
+import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.pipeline.Traffic.Event;
+import io.prefixlog.tools.replay.ReplayCommand;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +26,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
@@ -267,7 +280,109 @@ class FaultInjectionIT {
     }
   }
 
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void brokerStoppedAndRestartedUnderProxyLoadWithSpillOn() throws Exception {
+    // Given: a broker of this scenario's own (it is stopped), the stream app, and the capture
+    // proxy in front of the demo engine with a spill directory and fast-failing sends
+    String prefix = "fi5.";
+    KafkaBroker broker = KafkaBroker.start(KafkaBroker.Options.defaults(dir.resolve("broker")));
+    Map<String, Served> served = new ConcurrentHashMap<>();
+    List<ChildProcess> apps = new ArrayList<>();
+    try (DemoUpstream upstream =
+            DemoUpstream.start(DemoUpstream.Options.defaults(), s -> served.put(s.requestId(), s));
+        CaptureProxy proxy =
+            CaptureProxy.start(
+                ProxyConfig.defaults(URI.create(upstream.baseUrl()), broker.bootstrapServers())
+                    .withListen("127.0.0.1", 0)
+                    .withTopicPrefix(prefix)
+                    .withSessionSecret(Pipeline.SECRET)
+                    .withMetricsPort(-1)
+                    .withKafka(
+                        Map.of(
+                            "delivery.timeout.ms", "3000",
+                            "request.timeout.ms", "1000",
+                            "max.block.ms", "500",
+                            "reconnect.backoff.max.ms", "200"))
+                    .withRetryInterval(Duration.ofMillis(200))
+                    .withSpill(dir.resolve("spill"), 256L << 20, 8L << 20))) {
+      Map<String, String> settings = settings(broker, prefix, "fi5-app", "a");
+      Pipeline.createTopics(broker, settings);
+      apps.add(Pipeline.streamApp(dir, settings, "fi5"));
+      CompletableFuture<Void> load =
+          CompletableFuture.runAsync(() -> replayViaProxy("http://127.0.0.1:" + proxy.port()));
+      awaitServed(served, 60);
+
+      // When: the broker stops under load for five seconds, then comes back on the same data
+      broker.close();
+      Thread.sleep(5000);
+      broker = broker.restart();
+      load.get(4, TimeUnit.MINUTES);
+      awaitSpillDrained(proxy);
+
+      // Then: every request the engine answered is stored once and rebuilds
+      Ledger ledger =
+          Ledger.take(
+                  "5 broker restarted under proxy load, spill on",
+                  broker,
+                  prefix,
+                  served.size(),
+                  Duration.ofMinutes(3))
+              .print();
+      ledger.assertLossless(served.size());
+      assertThat(proxy.metrics().value("prefixlog_proxy_events_spilled_total", ""))
+          .as("events spilled while the broker was down")
+          .isPositive();
+      assertThat(proxy.metrics().value("prefixlog_proxy_events_dropped_total", "reason=\"kafka\""))
+          .isZero();
+    } finally {
+      apps.forEach(ChildProcess::close);
+      broker.close();
+    }
+  }
+
   // --- helpers ---
+
+  private static void replayViaProxy(String proxyUrl) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        new ReplayCommand(Terminal.captured(out, err))
+            .run(
+                new String[] {
+                  "--corpus",
+                      Pipeline.agentic().resolve("tau_bench_gpt4o_airline.jsonl").toString(),
+                  "--corpus", Pipeline.chat().toString(),
+                  "--conversations", "12",
+                  "--interleave", "8",
+                  "--concurrency", "4",
+                  "--rate", "25",
+                  "--stream", "0.5",
+                  "--via-proxy", proxyUrl,
+                  "--secret", Pipeline.SECRET
+                });
+    assertThat(code)
+        .as("%s%n%s", out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(Command.OK);
+  }
+
+  private static void awaitServed(Map<String, Served> served, int count)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+    while (served.size() < count) {
+      assertThat(System.nanoTime()).as("%d requests served", count).isLessThan(deadline);
+      Thread.sleep(100);
+    }
+  }
+
+  private static void awaitSpillDrained(CaptureProxy proxy) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (proxy.metrics().value("prefixlog_proxy_events_resent_total", "")
+        < proxy.metrics().value("prefixlog_proxy_events_spilled_total", "")) {
+      assertThat(System.nanoTime()).as("the spill drains").isLessThan(deadline);
+      Thread.sleep(200);
+    }
+  }
 
   private Map<String, String> settings(
       KafkaCluster kafka, String prefix, String applicationId, String instance) {
