@@ -360,8 +360,8 @@ public final class DeltaSizeBenchmark {
         ratio(sequential, patchFrom),
         ratio(interleaved, patchFrom),
         perTurn(v2Sequential, turns),
-        String.format(Locale.ROOT, "%+.1f%%", 100.0 * (sequential - v2Sequential) / v2Sequential),
-        String.format(Locale.ROOT, "%+.1f%%", 100.0 * (keyed - v2Keyed) / v2Keyed),
+        String.format(Locale.ROOT, "%+.2f%%", 100.0 * (sequential - v2Sequential) / v2Sequential),
+        String.format(Locale.ROOT, "%+.2f%%", 100.0 * (keyed - v2Keyed) / v2Keyed),
         keyframes,
         mismatches);
   }
