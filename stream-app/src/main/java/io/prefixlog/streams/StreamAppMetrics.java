@@ -12,6 +12,7 @@ public final class StreamAppMetrics {
   private final LongAdder recordBytesOut;
   private final LongAdder liveSessions = new LongAdder();
   private final LongAdder sessionsEvicted;
+  private final LongAdder threadFailures;
 
   public StreamAppMetrics(MetricsRegistry registry) {
     this.registry = registry;
@@ -27,6 +28,10 @@ public final class StreamAppMetrics {
     this.sessionsEvicted =
         registry.counter(
             "prefixlog_sessions_evicted_total", "Idle sessions whose bases were evicted.");
+    this.threadFailures =
+        registry.counter(
+            "prefixlog_stream_thread_failures_total",
+            "Stream threads that died on an uncaught exception (replaced or, at the limit, not).");
     registry.gauge(
         "prefixlog_live_sessions", "Sessions holding bases on this instance.", liveSessions::sum);
   }
@@ -37,6 +42,10 @@ public final class StreamAppMetrics {
 
   public LongAdder liveSessions() {
     return liveSessions;
+  }
+
+  public LongAdder threadFailures() {
+    return threadFailures;
   }
 
   public LongAdder sessionsEvicted() {
