@@ -98,6 +98,11 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitInterval().toMillis());
     int maxRecord = RecordLimits.maxRecordBytesInt(config.maxBodyBytes());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecord);
+    // buffer.memory (32 MiB by default) must hold a record of the largest size, or the producer
+    // refuses it (RecordTooLargeException) although max.request.size allows it.
+    p.put(
+        StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG),
+        Math.max(32L << 20, 2L * maxRecord));
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
     // A ~20 KB body overflows the 16 KiB default batch, so every changelog record was a batch of
     // its own with a fresh zstd context: 1 MiB batches doubled throughput and shrank the bytes

@@ -30,7 +30,6 @@ public final class DeadLetters {
   static final String COUNTER = "prefixlog_dead_letters_total";
   static final String COUNTER_HELP = "Inputs rejected to the dead-letter topic, by reason.";
   private static final Logger LOGGER = LoggerFactory.getLogger(DeadLetters.class);
-  private static final long PRODUCER_DEFAULT_MAX_REQUEST = 1 << 20;
 
   private final MetricsRegistry metrics;
   private final String sinkName;
@@ -111,17 +110,24 @@ public final class DeadLetters {
   }
 
   /**
-   * The producer's {@code max.request.size} in these Streams settings: the bound every record the
-   * app writes, a dead letter included, must fit in (Kafka's 1 MiB when none is set).
+   * The largest record the Streams producer in these settings takes: its {@code max.request.size}
+   * (Kafka's 1 MiB when none is set), and no more than its {@code buffer.memory} (32 MiB when none
+   * is set), which it also refuses records beyond. Every record the app writes, a dead letter
+   * included, must fit.
    */
   public static long maxRequestSize(Map<String, Object> appConfigs) {
-    Object value =
-        appConfigs.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));
+    long request = producerSetting(appConfigs, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1L << 20);
+    long buffer = producerSetting(appConfigs, ProducerConfig.BUFFER_MEMORY_CONFIG, 32L << 20);
+    return Math.min(request, buffer);
+  }
+
+  private static long producerSetting(Map<String, Object> appConfigs, String name, long fallback) {
+    Object value = appConfigs.get(StreamsConfig.producerPrefix(name));
     if (value == null) {
-      value = appConfigs.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+      value = appConfigs.get(name);
     }
     if (value == null) {
-      return PRODUCER_DEFAULT_MAX_REQUEST;
+      return fallback;
     }
     return value instanceof Number number
         ? number.longValue()
