@@ -156,9 +156,9 @@ class DeadLetterPipelineIT {
               + tooLarge.reason()
               + " at offset "
               + tooLarge.sourceOffset()
-              + " truncated from "
+              + ": a "
               + tooLarge.originalValueLen()
-              + " to a "
+              + "-byte input kept as a truncated "
               + letters.get(1).serializedValueSize()
               + "-byte letter), thread failures 0, health "
               + health.statusCode());
