@@ -166,6 +166,69 @@ class DeadLetterPipelineIT {
   }
 
   @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldStopAndReportUnhealthyWhenEveryReplacementThreadFailsOnTheSameRecord(
+      KafkaCluster kafka) throws Exception {
+    // Given: a producer buffer of 1 MiB (an operator's override), so a valid 2 MiB body's
+    // keyframe can never be written; the transaction aborts and every replacement thread meets
+    // the same event. Two failures within the window are the limit; a short session timeout lets
+    // the dead thread's partitions move on quickly.
+    String prefix = "loop-it.";
+    Map<String, String> settings = settings(kafka, prefix, "loop-it-app");
+    settings.put("PREFIXLOG_METRICS_PORT", "0");
+    settings.put("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", "false");
+    settings.put("PREFIXLOG_KV_INDEX_ENABLED", "false");
+    settings.put("PREFIXLOG_THREAD_FAILURE_LIMIT", "2");
+    settings.put("PREFIXLOG_KAFKA_PRODUCER_BUFFER_MEMORY", "1048576");
+    settings.put("PREFIXLOG_KAFKA_CONSUMER_SESSION_TIMEOUT_MS", "6000");
+    StreamAppConfig config = StreamAppConfig.defaults(settings);
+
+    try (StreamApp app = new StreamApp(config)) {
+      app.start();
+      awaitRunning(app);
+
+      // When
+      try (KafkaProducer<String, byte[]> producer = producer(kafka, config)) {
+        producer
+            .send(
+                new ProducerRecord<>(prefix + "requests.raw", SESSION, raw(randomText(2 << 20), 1)))
+            .get();
+      }
+
+      // Then
+      long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+      while (app.problem().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+      }
+      HttpResponse<String> health =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + app.metricsPort() + "/health"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).isEqualTo(503);
+      assertThat(health.body())
+          .isEqualTo(
+              "stream threads failed 2 times within PT10M (PREFIXLOG_THREAD_FAILURE_LIMIT=2);"
+                  + " last: org.apache.kafka.streams.errors.StreamsException; the app stopped"
+                  + " instead of replacing them\n");
+      assertThat(app.metrics().registry().value("prefixlog_stream_thread_failures_total", ""))
+          .isEqualTo(2);
+      Thread.sleep(3_000);
+      assertThat(app.state()).isIn(KafkaStreams.State.ERROR, KafkaStreams.State.PENDING_ERROR);
+      assertThat(app.metrics().registry().value("prefixlog_stream_thread_failures_total", ""))
+          .isEqualTo(2);
+      assertThat(readAll(kafka, config, prefix + "session.deltas")).isEmpty();
+      System.out.println(
+          "DeadLetterPipelineIT: poisoned: thread failures 2, state "
+              + app.state()
+              + ", health "
+              + health.statusCode());
+    }
+  }
+
+  @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void shouldRefuseToStartWhenATopicOrTheBrokerTakesSmallerRecordsThanTheAppWrites(
       KafkaCluster kafka) throws Exception {
