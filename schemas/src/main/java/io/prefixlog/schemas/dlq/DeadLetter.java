@@ -7,9 +7,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *
  * <p>{@code reason} is a stable code ({@code invalid_json}, {@code unknown_schema_version}, {@code
  * missing_field}, {@code body_too_large}, {@code body_mismatch}, {@code invalid_body_encoding},
- * {@code malformed_msgpack}, …) that metrics count by; {@code detail} says what exactly was wrong
- * and never quotes the content. {@code original_key} and {@code original_value} are the input's
- * bytes, base64-encoded, so nothing is lost whatever they were.
+ * {@code malformed_msgpack}, {@code processing_error}, {@code deserialization_error}, …) that
+ * metrics count by; {@code detail} says what exactly was wrong and never quotes the content. {@code
+ * original_key} and {@code original_value} are the input's bytes, base64-encoded, so nothing is
+ * lost whatever they were.
  *
  * <p>Unless the copy would not fit in a record: then {@code truncated} is true, {@code
  * original_value} holds only a prefix of the value, and {@code original_value_len} and {@code
