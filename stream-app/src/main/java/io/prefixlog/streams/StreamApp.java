@@ -51,9 +51,9 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     this.threadFailures =
         new ThreadFailures(
             config.threadFailureLimit(), config.threadFailureWindow(), System::currentTimeMillis);
-    // Data errors never reach this handler (the processing, production and deserialization
-    // handlers turn them into dead letters or counted skips), so a dead thread is an
-    // infrastructure failure or a bug. It is replaced, its tasks restored from the changelogs;
+    // The data errors the app knows of never reach this handler (the processing, production and
+    // deserialization handlers turn them into dead letters or counted skips), so a dead thread is
+    // an infrastructure failure or a bug. It is replaced, its tasks restored from the changelogs;
     // but at the limit within the window the same failure is evidently killing every
     // replacement, and the client stops: looping helps nobody, the state ERROR and /health's 503
     // with the reason make it visible, and an orchestrator can restart or page.
