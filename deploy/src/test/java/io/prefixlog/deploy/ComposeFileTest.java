@@ -3,6 +3,7 @@ package io.prefixlog.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.schemas.RecordLimits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,6 +97,21 @@ class ComposeFileTest {
     // Then
     assertThat(bases).containsExactly("eclipse-temurin:17.0.17_10-jre-noble");
     assertThat(bases).allSatisfy(b -> assertThat(ImagePolicy.problem(b)).isEmpty());
+  }
+
+  @Test
+  void shouldLetTheBrokerTakeTheLargestRecordTheAppsWrite() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    var brokerLimit = file.environment("kafka", "KAFKA_MESSAGE_MAX_BYTES");
+
+    // Then: the limit of the topics and clients for the default body limit, which the apps here
+    // keep (the stream app checks the broker at start when it is given a larger one)
+    assertThat(brokerLimit).hasValue(Long.toString(RecordLimits.DEFAULT_MAX_RECORD_BYTES));
+    assertThat(file.environment("stream-app", "PREFIXLOG_MAX_BODY_BYTES")).isEmpty();
+    assertThat(file.environment("ingest-bridge", "PREFIXLOG_MAX_BODY_BYTES")).isEmpty();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.prefixlog.embedded;
 
+import io.prefixlog.schemas.RecordLimits;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -9,8 +10,14 @@ import java.util.Map;
 final class BrokerConfig {
   static final String NODE_ID = "1";
 
-  /** 20 MiB: a 16 MiB body plus headers and batch overhead. */
-  private static final String MESSAGE_MAX_BYTES = "20971520";
+  /**
+   * 33 MiB, the largest record the topics allow for 16 MiB bodies ({@link RecordLimits}): the
+   * broker default applies to the topics Kafka Streams creates (changelogs, repartition topics),
+   * and a smaller one than the topics' made a record the app could write fail on the broker. An app
+   * configured for larger bodies checks the broker at start ({@code LimitCheck}).
+   */
+  private static final String MESSAGE_MAX_BYTES =
+      Long.toString(RecordLimits.DEFAULT_MAX_RECORD_BYTES);
 
   /**
    * Settings every single-node prefixlog broker needs whatever starts it. Internal topics get
@@ -18,7 +25,7 @@ final class BrokerConfig {
    * created on one node and exactly-once producers and Streams apps stall. The group-rebalance
    * delay is 0 so the first consumer gets partitions at once. Thread counts and the log-cleaner
    * buffer (128 MiB of heap by default) are sized for a 512 MiB heap. Topics are created explicitly
-   * by the apps and tests. Message limits fit 16 MiB bodies plus headers.
+   * by the apps and tests. Message limits fit 16 MiB bodies as the topics do.
    *
    * <p>The segment size equals the message limit: a broker rejects any batch larger than the
    * topic's {@code segment.bytes} (RecordBatchTooLargeException, "larger than the configured

@@ -58,8 +58,9 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
 
   /**
    * Settings every single-node prefixlog broker gets, whatever starts it (replication factor 1 for
-   * internal topics, exactly-once-capable transaction log, 20 MiB message limits, no topic
-   * auto-creation, small thread counts). Other launchers, such as a container, apply the same.
+   * internal topics, exactly-once-capable transaction log, 33 MiB message limits (those of the
+   * topics), no topic auto-creation, small thread counts). Other launchers, such as a container,
+   * apply the same.
    */
   public static Map<String, String> singleNodeSettings() {
     return BrokerConfig.SINGLE_NODE_SETTINGS;

@@ -47,12 +47,12 @@ class BrokerConfigTest {
             num.network.threads=2
             num.io.threads=2
             background.threads=2
-            log.segment.bytes=20971520
+            log.segment.bytes=34603008
             log.cleaner.dedupe.buffer.size=4194304
             log.cleaner.backoff.ms=1000
             auto.create.topics.enable=true
-            message.max.bytes=20971520
-            replica.fetch.max.bytes=20971520
+            message.max.bytes=34603008
+            replica.fetch.max.bytes=34603008
             log.retention.ms=60000
             ssl.keystore.location=C:\\\\keys
             """);
@@ -70,5 +70,23 @@ class BrokerConfigTest {
     // Then
     assertThat(before).isFalse();
     assertThat(KafkaBroker.isFormatted(dir)).isTrue();
+  }
+
+  @Test
+  void shouldAcceptTheLargestRecordTheAppsWriteForSixteenMebibyteBodies() {
+    // Given: the topics allow 2 x 16 MiB + 1 MiB = 34603008-byte records (a keyframe's body may
+    // grow by a third in JSON or base64)
+    long largestRecord = 34_603_008L;
+
+    // When
+    java.util.Map<String, String> settings = KafkaBroker.singleNodeSettings();
+
+    // Then
+    assertThat(Long.parseLong(settings.get("message.max.bytes")))
+        .isGreaterThanOrEqualTo(largestRecord);
+    assertThat(Long.parseLong(settings.get("log.segment.bytes")))
+        .isGreaterThanOrEqualTo(largestRecord);
+    assertThat(Long.parseLong(settings.get("replica.fetch.max.bytes")))
+        .isGreaterThanOrEqualTo(largestRecord);
   }
 }

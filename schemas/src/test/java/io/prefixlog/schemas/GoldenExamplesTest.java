@@ -70,6 +70,9 @@ class GoldenExamplesTest {
           entry("dead-letter.v1/invalid-reason-not-snake-case.json", "pattern $.reason"),
           entry("dead-letter.v1/invalid-schema-version-2.json", "const $.schema_version"),
           entry("dead-letter.v1/invalid-source-topic-with-space.json", "pattern $.source_topic"),
+          entry(
+              "dead-letter.v1/invalid-truncated-without-sha256.json",
+              "dependentRequired $ truncated"),
           entry("delta-record.v2/invalid-base64-body-with-whitespace.json", "pattern $.body"),
           entry("delta-record.v2/invalid-copy-from-negative.json", "minimum $.ops[0].from"),
           entry("delta-record.v2/invalid-copy-len-zero.json", "minimum $.ops[2].len"),

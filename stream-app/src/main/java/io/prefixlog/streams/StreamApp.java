@@ -3,12 +3,20 @@ package io.prefixlog.streams;
 import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.core.metrics.MetricsServer;
 import io.prefixlog.core.service.ServiceMain;
+import io.prefixlog.schemas.RecordLimits;
+import io.prefixlog.streams.admin.LimitCheck;
 import io.prefixlog.streams.admin.TopicCreator;
+import io.prefixlog.streams.errors.DeserializationErrors;
+import io.prefixlog.streams.errors.ErrorWiring;
+import io.prefixlog.streams.errors.ProcessingErrors;
+import io.prefixlog.streams.errors.ProductionErrors;
+import io.prefixlog.streams.errors.ThreadFailures;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -31,6 +39,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
   private final StreamAppConfig config;
   private final StreamAppMetrics metrics;
   private final KafkaStreams streams;
+  private final ThreadFailures threadFailures;
   private MetricsServer metricsServer;
   private boolean closed;
 
@@ -38,17 +47,47 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     this.config = config;
     this.metrics = new StreamAppMetrics(new MetricsRegistry());
     this.streams =
-        new KafkaStreams(PrefixlogTopology.build(config, metrics), streamsProperties(config));
-    // A thread that dies on an unexpected error is replaced; its tasks restore from changelogs.
+        new KafkaStreams(
+            PrefixlogTopology.build(config, metrics), streamsProperties(config, metrics));
+    this.threadFailures =
+        new ThreadFailures(
+            config.threadFailureLimit(), config.threadFailureWindow(), System::currentTimeMillis);
+    // The data errors the app knows of never reach this handler (the processing, production and
+    // deserialization handlers turn them into dead letters or counted skips), so a dead thread is
+    // an infrastructure failure or a bug. It is replaced, its tasks restored from the changelogs;
+    // but at the limit within the window the same failure is evidently killing every
+    // replacement, and the client stops: looping helps nobody, the state ERROR and /health's 503
+    // with the reason make it visible, and an orchestrator can restart or page.
     streams.setUncaughtExceptionHandler(
         e -> {
+          metrics.threadFailures().increment();
+          if (threadFailures.record(e)) {
+            LOGGER
+                .atError()
+                .setMessage("stream thread failed too often; stopping the streams")
+                .addKeyValue("problem", threadFailures.problem().orElse(""))
+                .setCause(e)
+                .log();
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+          }
           LOGGER.atError().setMessage("stream thread failed; replacing it").setCause(e).log();
           return StreamThreadExceptionResponse.REPLACE_THREAD;
         });
   }
 
-  /** The Kafka Streams settings: exactly-once v2, sizes for 16 MiB bodies, and pass-throughs. */
+  /**
+   * The Kafka Streams settings with error handlers that count into a registry of their own: for
+   * tools and benchmarks that do not read the app's metrics.
+   */
   public static Properties streamsProperties(StreamAppConfig config) {
+    return streamsProperties(config, new StreamAppMetrics(new MetricsRegistry()));
+  }
+
+  /**
+   * The Kafka Streams settings: exactly-once v2, sizes for 16 MiB bodies, the error handlers
+   * (counting into {@code metrics}), and pass-throughs.
+   */
+  public static Properties streamsProperties(StreamAppConfig config, StreamAppMetrics metrics) {
     Map<String, Object> p = new HashMap<>();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
@@ -58,12 +97,17 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.standbyReplicas());
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitInterval().toMillis());
-    int maxRecord = (int) Math.min(Integer.MAX_VALUE, config.maxRecordBytes());
+    int maxRecord = RecordLimits.maxRecordBytesInt(config.maxBodyBytes());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecord);
     // Internal topics (the raw events' repartition topic, the changelogs) take records as large as
     // the raw topic does; the broker's default (1 MiB) would refuse a 2 MiB body on its way to the
     // session state.
     p.put(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), maxRecord);
+    // buffer.memory (32 MiB by default) must hold a record of the largest size, or the producer
+    // refuses it (RecordTooLargeException) although max.request.size allows it.
+    p.put(
+        StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG),
+        Math.max(32L << 20, 2L * maxRecord));
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
     // A ~20 KB body overflows the 16 KiB default batch, so every changelog record was a batch of
     // its own with a fresh zstd context: 1 MiB batches doubled throughput and shrank the bytes
@@ -71,6 +115,16 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 1 << 20);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRecord);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_BYTES_CONFIG), maxRecord);
+    p.put(
+        StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, ProductionErrors.class.getName());
+    p.put(
+        StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, ProcessingErrors.class.getName());
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        DeserializationErrors.class.getName());
+    p.put(
+        ErrorWiring.CONFIG,
+        new ErrorWiring(metrics.registry(), config.topics().deadLetters().name()));
     p.putAll(config.kafka());
     Properties properties = new Properties();
     properties.putAll(p);
@@ -84,11 +138,12 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     adminProperties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     try (Admin admin = Admin.create(adminProperties)) {
       TopicCreator.createMissing(admin, config, Duration.ofSeconds(60));
+      LimitCheck.requireLimits(admin, config, Duration.ofSeconds(60));
     }
     if (config.metricsPort() >= 0) {
       metricsServer =
-          MetricsServer.start(
-              config.metricsHost(), config.metricsPort(), metrics.registry(), this::isHealthy);
+          MetricsServer.startWithReason(
+              config.metricsHost(), config.metricsPort(), metrics.registry(), this::problem);
     }
     streams.start();
     LOGGER
@@ -101,8 +156,22 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
   }
 
   public boolean isHealthy() {
+    return problem().isEmpty();
+  }
+
+  /**
+   * Empty while the streams run (or rebalance); else what is wrong: the thread failures that
+   * stopped the app, or the state the streams are in.
+   */
+  public Optional<String> problem() {
+    Optional<String> failures = threadFailures.problem();
+    if (failures.isPresent()) {
+      return failures;
+    }
     KafkaStreams.State state = streams.state();
-    return state == KafkaStreams.State.RUNNING || state == KafkaStreams.State.REBALANCING;
+    return state == KafkaStreams.State.RUNNING || state == KafkaStreams.State.REBALANCING
+        ? Optional.empty()
+        : Optional.of("streams " + state);
   }
 
   public KafkaStreams.State state() {

@@ -4,6 +4,7 @@ import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
+import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,6 +55,11 @@ import java.util.Objects;
  *     and the source statistics from {@code kv.events}
  * @param kvStatsInterval {@code PREFIXLOG_KV_STATS_INTERVAL}, default 10s: a changed source's
  *     statistics are emitted at most this often (at once when the source is new or cleared)
+ * @param threadFailureLimit {@code PREFIXLOG_THREAD_FAILURE_LIMIT}, default 3: this many stream
+ *     thread failures within the window stop the app (health 503 with the reason) instead of
+ *     replacing the thread once more
+ * @param threadFailureWindow {@code PREFIXLOG_THREAD_FAILURE_WINDOW}, default 10m: the sliding
+ *     window of that count
  * @param kafka Kafka client settings passed through ({@code PREFIXLOG_KAFKA_*})
  */
 public record StreamAppConfig(
@@ -81,6 +87,8 @@ public record StreamAppConfig(
     int chunkSizeBytes,
     boolean kvIndexEnabled,
     Duration kvStatsInterval,
+    int threadFailureLimit,
+    Duration threadFailureWindow,
     Map<String, String> kafka) {
 
   public static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
@@ -121,6 +129,12 @@ public record StreamAppConfig(
               + ") must be below PREFIXLOG_OUTPUT_RETENTION ("
               + outputRetention
               + "): a delta could name a base that retention has already deleted");
+    }
+    if (threadFailureWindow.isZero() || threadFailureWindow.isNegative()) {
+      throw new ConfigException(
+          "PREFIXLOG_THREAD_FAILURE_WINDOW="
+              + threadFailureWindow
+              + ": expected a duration above zero");
     }
     if (sessionSeqRetention.compareTo(sessionTtl) < 0) {
       throw new ConfigException(
@@ -165,7 +179,7 @@ public record StreamAppConfig(
         s.integer("PREFIXLOG_STATE_PARTITIONS", partitions, 1, 10_000),
         (short) s.integer("PREFIXLOG_REPLICATION_FACTOR", 1, 1, 16),
         s.duration("PREFIXLOG_COMMIT_INTERVAL", Duration.ofMillis(100)),
-        s.bytes("PREFIXLOG_MAX_BODY_BYTES", 16L << 20, 1024, 256L << 20),
+        s.bytes("PREFIXLOG_MAX_BODY_BYTES", RecordLimits.DEFAULT_MAX_BODY_BYTES, 1024, 256L << 20),
         encoder,
         s.duration("PREFIXLOG_SESSION_TTL", Duration.ofMinutes(30)),
         s.duration("PREFIXLOG_SESSION_SEQ_RETENTION", Duration.ofDays(7)),
@@ -179,6 +193,8 @@ public record StreamAppConfig(
         (int) s.bytes("PREFIXLOG_CHUNK_SIZE_BYTES", 256, 16, 1 << 20),
         s.bool("PREFIXLOG_KV_INDEX_ENABLED", true),
         s.duration("PREFIXLOG_KV_STATS_INTERVAL", Duration.ofSeconds(10)),
+        s.integer("PREFIXLOG_THREAD_FAILURE_LIMIT", 3, 1, 1000),
+        s.duration("PREFIXLOG_THREAD_FAILURE_WINDOW", Duration.ofMinutes(10)),
         s.passThrough("PREFIXLOG_KAFKA_"));
   }
 
@@ -193,9 +209,10 @@ public record StreamAppConfig(
 
   /**
    * The largest record the app reads or writes: a keyframe holds the whole body, which JSON
-   * escaping or base64 can grow by a third or more, plus metadata.
+   * escaping or base64 can grow by a third or more, plus metadata ({@link RecordLimits}, which the
+   * embedded broker's limits derive from too).
    */
   public long maxRecordBytes() {
-    return 2 * maxBodyBytes + (1 << 20);
+    return RecordLimits.maxRecordBytes(maxBodyBytes);
   }
 }

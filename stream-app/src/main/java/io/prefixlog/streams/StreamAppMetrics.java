@@ -13,6 +13,7 @@ public final class StreamAppMetrics {
   private final LongAdder liveSessions = new LongAdder();
   private final LongAdder sessionsEvicted;
   private final LongAdder duplicates;
+  private final LongAdder threadFailures;
 
   public StreamAppMetrics(MetricsRegistry registry) {
     this.registry = registry;
@@ -33,6 +34,10 @@ public final class StreamAppMetrics {
             "prefixlog_duplicate_requests_total",
             "Raw events dropped because their request_id and body were already stored in the"
                 + " session within the dedup window.");
+    this.threadFailures =
+        registry.counter(
+            "prefixlog_stream_thread_failures_total",
+            "Stream threads that died on an uncaught exception (replaced or, at the limit, not).");
     registry.gauge(
         "prefixlog_live_sessions", "Sessions holding bases on this instance.", liveSessions::sum);
   }
@@ -43,6 +48,10 @@ public final class StreamAppMetrics {
 
   public LongAdder liveSessions() {
     return liveSessions;
+  }
+
+  public LongAdder threadFailures() {
+    return threadFailures;
   }
 
   public LongAdder sessionsEvicted() {

@@ -32,6 +32,13 @@ public final class MetricsRegistry {
     return family(name, help, "counter").series(label + "=\"" + escape(value) + "\"");
   }
 
+  /** One series of a counter with two labels, e.g. {@code {topic="…",reason="…"}}. */
+  public LongAdder counter(
+      String name, String help, String label1, String value1, String label2, String value2) {
+    return family(name, help, "counter")
+        .series(label1 + "=\"" + escape(value1) + "\"," + label2 + "=\"" + escape(value2) + "\"");
+  }
+
   /** A gauge read at scrape time. */
   public void gauge(String name, String help, DoubleSupplier value) {
     Objects.requireNonNull(value, "value");

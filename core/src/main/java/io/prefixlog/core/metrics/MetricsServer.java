@@ -7,8 +7,10 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Serves {@code GET /metrics} (Prometheus text) and {@code GET /health} (200 when healthy, 503
@@ -29,8 +31,23 @@ public final class MetricsServer implements AutoCloseable {
    */
   public static MetricsServer start(
       String host, int port, MetricsRegistry registry, BooleanSupplier healthy) throws IOException {
-    Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(healthy, "healthy");
+    return startWithReason(
+        host,
+        port,
+        registry,
+        () -> healthy.getAsBoolean() ? Optional.empty() : Optional.of("unhealthy"));
+  }
+
+  /**
+   * Starts serving; {@code problem} is empty while healthy, else what is wrong, which {@code
+   * /health} returns in its 503 body (so an operator sees why without reading the logs).
+   */
+  public static MetricsServer startWithReason(
+      String host, int port, MetricsRegistry registry, Supplier<Optional<String>> problem)
+      throws IOException {
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(problem, "problem");
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
     server.createContext(
         "/metrics",
@@ -39,9 +56,12 @@ public final class MetricsServer implements AutoCloseable {
     server.createContext(
         "/health",
         exchange -> {
-          boolean ok = healthy.getAsBoolean();
+          Optional<String> wrong = problem.get();
           respond(
-              exchange, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "unhealthy\n");
+              exchange,
+              wrong.isEmpty() ? 200 : 503,
+              "text/plain; charset=utf-8",
+              wrong.map(reason -> reason + "\n").orElse("ok\n"));
         });
     server.setExecutor(
         Executors.newSingleThreadExecutor(

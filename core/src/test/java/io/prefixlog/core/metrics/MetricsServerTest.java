@@ -63,4 +63,44 @@ class MetricsServerTest {
       assertThat(down.statusCode()).isEqualTo(503);
     }
   }
+
+  @Test
+  void shouldAnswerHealthWith503AndTheReasonWhileAProblemIsReported() throws Exception {
+    // Given
+    MetricsRegistry registry = new MetricsRegistry();
+    registry
+        .counter(
+            "prefixlog_production_errors_total",
+            "Unwritable records.",
+            "topic",
+            "prefixlog.dlq",
+            "reason",
+            "record_too_large")
+        .increment();
+    java.util.concurrent.atomic.AtomicReference<String> problem =
+        new java.util.concurrent.atomic.AtomicReference<>();
+
+    try (MetricsServer server =
+        MetricsServer.startWithReason(
+            "127.0.0.1", 0, registry, () -> java.util.Optional.ofNullable(problem.get()))) {
+      HttpClient client = HttpClient.newHttpClient();
+      HttpRequest health =
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/health"))
+              .build();
+
+      // When
+      HttpResponse<String> up = client.send(health, HttpResponse.BodyHandlers.ofString());
+      problem.set("stream threads failed 3 times within PT10M");
+      HttpResponse<String> down = client.send(health, HttpResponse.BodyHandlers.ofString());
+
+      // Then
+      assertThat(up.statusCode()).isEqualTo(200);
+      assertThat(up.body()).isEqualTo("ok\n");
+      assertThat(down.statusCode()).isEqualTo(503);
+      assertThat(down.body()).isEqualTo("stream threads failed 3 times within PT10M\n");
+      assertThat(registry.render())
+          .contains(
+              "prefixlog_production_errors_total{topic=\"prefixlog.dlq\",reason=\"record_too_large\"} 1\n");
+    }
+  }
 }

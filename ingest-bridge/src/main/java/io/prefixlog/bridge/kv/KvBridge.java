@@ -3,6 +3,7 @@ package io.prefixlog.bridge.kv;
 import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.core.metrics.MetricsServer;
 import io.prefixlog.core.service.ServiceMain;
+import io.prefixlog.schemas.RecordLimits;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,7 +90,7 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     p.put(
         ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
-        (int) Math.min(Integer.MAX_VALUE, 2 * config.maxMessageBytes() + (1 << 20)));
+        RecordLimits.maxRecordBytesInt(config.maxMessageBytes()));
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-ingest-bridge-kv");
     p.putAll(config.kafka());
     return p;

@@ -2,6 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.schemas.RecordLimits;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -251,7 +252,7 @@ public final class CaptureProxy implements AutoCloseable {
     // lz4: about half zstd's CPU per record (performance-anchors §(a)), on a thread that shares
     // the cores with the event loops.
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    long maxRecord = 2 * config.maxBodyBytes() + (1 << 20);
+    long maxRecord = RecordLimits.maxRecordBytes(config.maxBodyBytes());
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, (int) Math.min(Integer.MAX_VALUE, maxRecord));
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Math.max(64L << 20, 2 * maxRecord));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000);

@@ -1,6 +1,8 @@
 package io.prefixlog.schemas.json;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -17,7 +19,14 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
  */
 public final class Json {
   private static final ObjectMapper MAPPER =
-      JsonMapper.builder()
+      // Jackson caps strings at 20 million characters by default; a legal 16 MiB body as base64
+      // is 22.4 million, and the raw event or keyframe holding it failed as invalid JSON. Input
+      // sizes are bounded by the record limits (RecordLimits), not here.
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+                  .build())
           .defaultPropertyInclusion(
               JsonInclude.Value.construct(
                   JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))

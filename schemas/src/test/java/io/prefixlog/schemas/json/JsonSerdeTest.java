@@ -94,4 +94,19 @@ class JsonSerdeTest {
         .hasMessage("cannot read RawRequestEvent: InvalidFormatException at line 1 column 35")
         .hasNoCause();
   }
+
+  @Test
+  void shouldReadAStringLongerThanJacksonsDefaultLimitAsALegalBodyCanBe() {
+    // Given: a 16 MiB body as base64 is 22.4 million characters, over Jackson's 20 million
+    String value = "QUJD".repeat(22_400_000 / 4);
+    DeadLetter letter =
+        new DeadLetter(1, 1L, "stream-app", null, null, null, "body_too_large", "d", null, value);
+    JsonSerde<DeadLetter> serde = JsonSerde.of(DeadLetter.class);
+
+    // When
+    DeadLetter read = serde.fromBytes(serde.toBytes(letter));
+
+    // Then
+    assertThat(read.originalValue()).isEqualTo(value);
+  }
 }

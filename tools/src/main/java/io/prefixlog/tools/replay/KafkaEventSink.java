@@ -1,5 +1,6 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.tools.cli.Causes;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +28,7 @@ final class KafkaEventSink implements EventSink {
    * The capture limit (16 MiB, DESIGN §3), doubled for JSON escaping or base64, plus 1 MiB for the
    * other fields: the stream app's {@code StreamAppConfig.maxRecordBytes()} at its defaults.
    */
-  static final int MAX_REQUEST_BYTES = 2 * 16 * 1024 * 1024 + 1024 * 1024;
+  static final int MAX_REQUEST_BYTES = (int) RecordLimits.DEFAULT_MAX_RECORD_BYTES;
 
   static final Duration CHECK_TIMEOUT = Duration.ofSeconds(30);
 
