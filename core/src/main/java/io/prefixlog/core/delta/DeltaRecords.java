@@ -1,9 +1,12 @@
 package io.prefixlog.core.delta;
 
 import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 /** Builds the delta record of one turn from its raw event and the encoder's decision. */
 public final class DeltaRecords {
@@ -31,6 +34,14 @@ public final class DeltaRecords {
             ? (double) cachedTokens / promptTokens
             : null;
     boolean keyframe = turn.isKeyframe();
+    String body = raw.body();
+    String bodyEncoding = raw.bodyEncoding();
+    if (turn.keyframeReason() == EncodedTurn.KeyframeReason.RECORD_SIZE
+        && BodyEncoding.UTF_8.wireName().equals(bodyEncoding)) {
+      // A utf-8 body's text is its bytes decoded: encoding it again gives the exact bytes.
+      body = Base64.getEncoder().encodeToString(body.getBytes(StandardCharsets.UTF_8));
+      bodyEncoding = BodyEncoding.BASE64.wireName();
+    }
     return new DeltaRecord(
         DeltaRecord.SCHEMA_VERSION,
         raw.sessionKey(),
@@ -47,8 +58,8 @@ public final class DeltaRecords {
         raw.path(),
         keyframe ? DeltaRecord.KIND_FULL : DeltaRecord.KIND_DELTA,
         keyframe ? turn.keyframeReason().wireName() : null,
-        keyframe ? raw.body() : null,
-        keyframe ? raw.bodyEncoding() : null,
+        keyframe ? body : null,
+        keyframe ? bodyEncoding : null,
         keyframe ? null : turn.base().seq(),
         keyframe ? null : turn.base().sha256(),
         keyframe ? null : turn.delta().ops(),

@@ -38,6 +38,15 @@ public record EncodedTurn(
     return newState.chain();
   }
 
+  /**
+   * The same turn written whole instead, for {@code reason}: the session state it leads to is
+   * unchanged (a base's recorded chain depth may then be higher than its record's, which only makes
+   * the next keyframe come sooner).
+   */
+  public EncodedTurn asKeyframe(KeyframeReason reason) {
+    return new EncodedTurn(seq, reason, null, null, 0, newState, storeBody, evictedSeqs);
+  }
+
   public boolean isKeyframe() {
     return keyframeReason != null;
   }
@@ -47,7 +56,12 @@ public record EncodedTurn(
     FIRST_TURN("first_turn"),
     NO_CLOSE_BASE("no_close_base"),
     CHAIN_LIMIT("chain_limit"),
-    NOT_UTF8("not_utf8");
+    NOT_UTF8("not_utf8"),
+    /**
+     * The body as JSON text (or its delta) would not fit the largest record the app writes: a body
+     * of control characters is six bytes of JSON per byte. It is written as base64 instead.
+     */
+    RECORD_SIZE("record_size");
 
     private final String wireName;
 

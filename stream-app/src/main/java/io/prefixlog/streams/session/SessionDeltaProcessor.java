@@ -10,6 +10,7 @@ import io.prefixlog.core.delta.TurnEncoder;
 import io.prefixlog.core.request.RawEventValidator;
 import io.prefixlog.core.request.Rejection;
 import io.prefixlog.core.request.ValidatedRequest;
+import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.errors.DeadLetters;
@@ -59,6 +60,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private final long ttlMs;
   private final long retentionMs;
   private final long dedupWindowMs;
+  private final long maxRecordBytes;
 
   private ProcessorContext<Object, Object> context;
   private KeyValueStore<String, byte[]> states;
@@ -74,6 +76,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.ttlMs = wiring.config().sessionTtl().toMillis();
     this.retentionMs = wiring.config().sessionSeqRetention().toMillis();
     this.dedupWindowMs = wiring.config().dedupWindow().toMillis();
+    this.maxRecordBytes = RecordLimits.maxRecordBytes(wiring.config().maxBodyBytes());
   }
 
   @Override
@@ -143,6 +146,12 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
 
     // Serialised here, once, so the byte count is exact and the sink does not serialise again.
     byte[] delta = deltaSerde.toBytes(DeltaRecords.of(request.event(), turn));
+    if (delta.length > maxRecordBytes) {
+      // JSON text of control characters takes six bytes per byte; base64 always fits, and a
+      // record the producer refused would abort the exactly-once transaction on every retry.
+      turn = turn.asKeyframe(EncodedTurn.KeyframeReason.RECORD_SIZE);
+      delta = deltaSerde.toBytes(DeltaRecords.of(request.event(), turn));
+    }
     context.forward(
         new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
     if (wiring.lookupChild() != null) {

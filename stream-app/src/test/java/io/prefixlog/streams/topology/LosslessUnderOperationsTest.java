@@ -181,6 +181,30 @@ class LosslessUnderOperationsTest {
     assertEveryRequestRebuildsOnce(4);
   }
 
+  @Test
+  void shouldWriteABodyWhoseJsonWouldNotFitARecordAsABase64KeyframeThatDoes() {
+    // Given: a 1 MiB body of control characters (valid UTF-8, six bytes each as JSON text)
+    start(Map.of("PREFIXLOG_MAX_BODY_BYTES", "1MiB"));
+    send(SESSION, "req-1", T0, chat(SESSION, 1));
+    byte[] controls = new byte[1 << 20];
+    java.util.Arrays.fill(controls, (byte) 1);
+
+    // When
+    send(SESSION, "req-2", T0.plusSeconds(1), controls);
+
+    // Then: the record fits the largest record the app writes, and rebuilds
+    List<KeyValue<String, byte[]>> out = drainDeltas();
+    assertThat(out).hasSize(2);
+    long limit = io.prefixlog.schemas.RecordLimits.maxRecordBytes(1 << 20);
+    assertThat((long) out.get(1).value.length).isLessThanOrEqualTo(limit);
+    String json = new String(out.get(1).value, java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(json)
+        .contains("\"keyframe_reason\":\"record_size\"")
+        .contains("\"body_encoding\":\"base64\"");
+    assertThat(registry.value("prefixlog_keyframes_total", "reason=\"record_size\"")).isEqualTo(1);
+    assertEveryRequestRebuildsOnce(2);
+  }
+
   // --- helpers ---
 
   private void start(Map<String, String> settings) {
