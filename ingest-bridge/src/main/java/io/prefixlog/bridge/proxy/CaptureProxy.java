@@ -101,7 +101,11 @@ public final class CaptureProxy implements AutoCloseable {
     SpillStore spill =
         config.spillDir() == null
             ? null
-            : new SpillStore(config.spillDir(), config.spillMaxBytes(), config.spillSegmentBytes());
+            : new SpillStore(
+                config.spillDir(),
+                config.spillMaxBytes(),
+                config.spillSegmentBytes(),
+                new SpillStore.SyncPolicy(config.spillFsyncInterval()));
     EventQueue queue = new EventQueue(config.queueEvents(), config.queueBytes());
     EventPublisher publisher =
         new EventPublisher(
@@ -120,6 +124,11 @@ public final class CaptureProxy implements AutoCloseable {
         publisher::spillPending);
     metrics.gauge(
         "prefixlog_proxy_spill_bytes", "Bytes in the spill directory.", publisher::spillBytes);
+    metrics.gauge(
+        "prefixlog_proxy_spill_quarantined",
+        "Runs of corrupt spill bytes moved to the quarantine directory since the proxy started"
+            + " (each at least one event that will not reach Kafka; its bytes are kept there).",
+        publisher::spillQuarantined);
     AtomicInteger inFlight = new AtomicInteger();
     metrics.gauge("prefixlog_proxy_in_flight", "Exchanges in progress.", inFlight::get);
     publisher.start();

@@ -123,6 +123,10 @@ final class EventPublisher implements AutoCloseable {
     return spill == null ? 0 : spill.bytes();
   }
 
+  long spillQuarantined() {
+    return spill == null ? 0 : spill.quarantined();
+  }
+
   private void run() {
     try {
       long nextRetry = 0;
@@ -140,6 +144,7 @@ final class EventPublisher implements AutoCloseable {
             toSpill(encode(item));
             item = queue.poll(0);
           }
+          syncSpill();
           if (now() >= nextRetry && !draining) {
             if (!resend()) {
               nextRetry = now() + retryMillis;
@@ -264,6 +269,19 @@ final class EventPublisher implements AutoCloseable {
     resendProven = false;
     for (Failed failedEvent : batch) {
       toSpill(failedEvent.event());
+    }
+    syncSpill();
+  }
+
+  /** Forces the batch just spilled to disk, as PREFIXLOG_SPILL_FSYNC_INTERVAL says. */
+  private void syncSpill() {
+    try {
+      spill.sync();
+    } catch (IOException e) {
+      // The events stay in the page cache and are resent from there; only a power loss before
+      // the next successful force could lose them.
+      metrics.spillSyncFailures.increment();
+      LOGGER.atWarn().setMessage("cannot force the spill to disk").setCause(e).log();
     }
   }
 

@@ -100,6 +100,7 @@ public final class ProxyConfig {
   private final long spillMaxBytes;
   private final long spillSegmentBytes;
   private final Duration retryInterval;
+  private final Duration spillFsyncInterval;
   private final String ingestToken;
   private final long ingestMaxBytes;
   private final Duration drainTimeout;
@@ -163,6 +164,13 @@ public final class ProxyConfig {
               + ")");
     }
     this.retryInterval = positive("PREFIXLOG_SPILL_RETRY_INTERVAL", b.retryInterval);
+    if (b.spillFsyncInterval.isNegative()) {
+      throw new ConfigException(
+          "PREFIXLOG_SPILL_FSYNC_INTERVAL="
+              + b.spillFsyncInterval
+              + ": expected 0 (force every batch of appends) or a duration above zero");
+    }
+    this.spillFsyncInterval = b.spillFsyncInterval;
     this.ingestToken = b.ingestToken == null || b.ingestToken.isBlank() ? null : b.ingestToken;
     if (ingestToken != null && ingestToken.length() < 16) {
       throw new ConfigException(
@@ -222,6 +230,7 @@ public final class ProxyConfig {
     b.spillSegmentBytes =
         s.bytes("PREFIXLOG_SPILL_SEGMENT_BYTES", b.spillSegmentBytes, 64 << 10, 1L << 31);
     b.retryInterval = s.duration("PREFIXLOG_SPILL_RETRY_INTERVAL", b.retryInterval);
+    b.spillFsyncInterval = s.duration("PREFIXLOG_SPILL_FSYNC_INTERVAL", b.spillFsyncInterval);
     b.ingestToken = s.string("PREFIXLOG_INGEST_TOKEN", null);
     b.ingestMaxBytes = s.bytes("PREFIXLOG_INGEST_MAX_BYTES", b.ingestMaxBytes, 1024, 1L << 31);
     b.drainTimeout = s.duration("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
@@ -331,6 +340,11 @@ public final class ProxyConfig {
 
   public ProxyConfig withRetryInterval(Duration interval) {
     return copy(b -> b.retryInterval = interval);
+  }
+
+  /** How often spilled events are forced to disk: zero forces every batch of appends. */
+  public ProxyConfig withSpillFsyncInterval(Duration interval) {
+    return copy(b -> b.spillFsyncInterval = interval);
   }
 
   /** Enables the ingest endpoint with this bearer token; null disables it. */
@@ -459,6 +473,15 @@ public final class ProxyConfig {
 
   public Duration retryInterval() {
     return retryInterval;
+  }
+
+  /**
+   * {@code PREFIXLOG_SPILL_FSYNC_INTERVAL}, default 0: spilled events are forced to disk after
+   * every batch of appends (0), or at most once per this interval. A process crash loses no spilled
+   * event either way; a power loss or kernel crash can lose the appends of the last interval.
+   */
+  public Duration spillFsyncInterval() {
+    return spillFsyncInterval;
   }
 
   /** The ingest endpoint's bearer token, or null when the endpoint is disabled. */
@@ -645,6 +668,7 @@ public final class ProxyConfig {
     long spillMaxBytes = 1L << 30;
     long spillSegmentBytes = 64L << 20;
     Duration retryInterval = Duration.ofSeconds(1);
+    Duration spillFsyncInterval = Duration.ZERO;
     String ingestToken;
     long ingestMaxBytes = 64L << 20;
     Duration drainTimeout = Duration.ofSeconds(10);
@@ -679,6 +703,7 @@ public final class ProxyConfig {
       spillMaxBytes = c.spillMaxBytes;
       spillSegmentBytes = c.spillSegmentBytes;
       retryInterval = c.retryInterval;
+      spillFsyncInterval = c.spillFsyncInterval;
       ingestToken = c.ingestToken;
       ingestMaxBytes = c.ingestMaxBytes;
       drainTimeout = c.drainTimeout;

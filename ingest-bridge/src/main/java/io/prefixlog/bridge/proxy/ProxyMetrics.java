@@ -31,6 +31,7 @@ final class ProxyMetrics {
   final LongAdder spilled;
   final LongAdder resent;
   final LongAdder publishFailures;
+  final LongAdder spillSyncFailures;
   final LongAdder ackMicros;
   final LongAdder acks;
   final LongAdder unreadable;
@@ -50,6 +51,10 @@ final class ProxyMetrics {
     spilled = registry.counter(SPILLED, "Events written to the spill directory.");
     resent = registry.counter(RESENT, "Spilled events acknowledged by Kafka after a resend.");
     publishFailures = registry.counter(PUBLISH_FAILURES, "Sends Kafka refused or that timed out.");
+    spillSyncFailures =
+        registry.counter(
+            "prefixlog_proxy_spill_sync_failures_total",
+            "Forces of the spill to disk that failed (the events stay in the page cache).");
     ackMicros =
         registry.counter(ACK_MICROS, "Sum of microseconds from send() to Kafka's acknowledgement.");
     acks = registry.counter(ACKS, "Acknowledgements timed in " + ACK_MICROS + ".");

@@ -9,13 +9,18 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A bounded, append-only spill of encoded events on local disk, read back in order.
@@ -26,12 +31,27 @@ import java.util.zip.CRC32;
  * resend skips acknowledged records, so a record that Kafka took is never sent again, also across a
  * restart of the bridge; a segment whose records are all acknowledged is deleted. The one window
  * left: the bridge dies between Kafka's acknowledgement and the forced ack entry; that record is
- * sent again after the restart.
+ * sent again after the restart (and the stream app's dedup window drops it).
  *
- * <p>A torn record at the end of the last segment (a crash mid-append) is cut off when the store
- * opens. Used by the publisher thread only: not thread-safe.
+ * <p>Appends reach the disk when {@link #sync} forces them: the publisher calls it after each batch
+ * of appends, and {@link SyncPolicy} says whether every call forces ({@code batch}) or at most one
+ * per interval does. A process crash loses nothing either way (the bytes are in the page cache); a
+ * power loss or kernel crash loses what was appended since the last force.
+ *
+ * <p>Nothing in a segment is trusted: every record's magic, lengths and CRC are checked when the
+ * store opens and again when it is read. A run of bytes that fails is moved aside, not lost: it is
+ * copied to {@code quarantine/spill-<n>@<offset>.bin}, counted ({@link #quarantined}), logged with
+ * its segment and offset, and skipped; reading resumes at the next offset where a whole record
+ * checks out. What a corrupt run held is lost to Kafka (its bytes are in the quarantine file): one
+ * record when only its value or checksum was damaged, more when a damaged length hid where the next
+ * records began. A record cut short at the end of the last segment (a crash mid-append) is cut off
+ * without quarantine. Acknowledgements that name no record the store recovered (a power loss took
+ * the records back while their forced acks survived) are dropped, so a later append at such an
+ * offset is sent. Used by the publisher thread only: not thread-safe.
  */
 final class SpillStore implements AutoCloseable {
+  static final String QUARANTINE_DIR = "quarantine";
+  private static final Logger LOGGER = LoggerFactory.getLogger(SpillStore.class);
   private static final int MAGIC = 0x504c5331;
   private static final int HEADER = 12;
   private static final int TRAILER = 4;
@@ -39,18 +59,43 @@ final class SpillStore implements AutoCloseable {
   private final Path dir;
   private final long maxBytes;
   private final long segmentBytes;
+  private final SyncPolicy syncPolicy;
   private final Deque<Segment> segments = new ArrayDeque<>();
   private long totalBytes;
   private long pending;
   private long nextSegment;
+  private long quarantined;
+  private long lastSyncNanos = System.nanoTime();
+  private boolean unsynced;
 
   /** A record read back for a resend. */
   record Spilled(Segment segment, long offset, long length, String key, byte[] value) {}
 
+  /**
+   * When appends are forced to disk.
+   *
+   * @param interval zero: every {@link #sync} call forces; above zero: at most one force per
+   *     interval (appends of the last interval can be lost to a power loss)
+   */
+  record SyncPolicy(Duration interval) {
+    static final SyncPolicy EVERY_BATCH = new SyncPolicy(Duration.ZERO);
+
+    SyncPolicy {
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("sync interval must not be negative: " + interval);
+      }
+    }
+  }
+
   SpillStore(Path dir, long maxBytes, long segmentBytes) {
+    this(dir, maxBytes, segmentBytes, SyncPolicy.EVERY_BATCH);
+  }
+
+  SpillStore(Path dir, long maxBytes, long segmentBytes, SyncPolicy syncPolicy) {
     this.dir = dir;
     this.maxBytes = maxBytes;
     this.segmentBytes = segmentBytes;
+    this.syncPolicy = syncPolicy;
     try {
       Files.createDirectories(dir);
       List<Path> logs = new ArrayList<>();
@@ -61,7 +106,8 @@ final class SpillStore implements AutoCloseable {
       for (Path log : logs) {
         String name = log.getFileName().toString();
         long n = Long.parseLong(name.substring("spill-".length(), name.length() - ".log".length()));
-        Segment segment = Segment.open(dir, n);
+        Segment segment = Segment.open(this, n);
+        nextSegment = Math.max(nextSegment, n + 1);
         if (segment.unacked() == 0) {
           segment.delete();
           continue;
@@ -69,7 +115,6 @@ final class SpillStore implements AutoCloseable {
         segments.add(segment);
         totalBytes += segment.size;
         pending += segment.unacked();
-        nextSegment = Math.max(nextSegment, n + 1);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the spill directory " + dir, e);
@@ -79,6 +124,11 @@ final class SpillStore implements AutoCloseable {
   /** Events spilled and not yet acknowledged. */
   long pending() {
     return pending;
+  }
+
+  /** Runs of corrupt bytes moved to the quarantine directory since the store opened. */
+  long quarantined() {
+    return quarantined;
   }
 
   long bytes() {
@@ -94,7 +144,10 @@ final class SpillStore implements AutoCloseable {
     }
     Segment tail = segments.peekLast();
     if (tail == null || tail.size + size > segmentBytes && tail.size > 0) {
-      tail = Segment.create(dir, nextSegment++);
+      if (tail != null && unsynced) {
+        tail.force(); // a sealed segment is never forced later
+      }
+      tail = Segment.open(this, nextSegment++);
       segments.add(tail);
     }
     ByteBuffer buffer = ByteBuffer.allocate(size);
@@ -108,25 +161,53 @@ final class SpillStore implements AutoCloseable {
     tail.append(buffer);
     totalBytes += size;
     pending++;
+    unsynced = true;
     return true;
   }
 
   /**
+   * Forces what was appended to disk, as the {@link SyncPolicy} says: at every call, or once the
+   * interval since the last force has passed.
+   */
+  void sync() throws IOException {
+    if (!unsynced) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (now - lastSyncNanos < syncPolicy.interval().toNanos()) {
+      return;
+    }
+    Segment tail = segments.peekLast();
+    if (tail != null) {
+      tail.force();
+    }
+    unsynced = false;
+    lastSyncNanos = now;
+  }
+
+  /**
    * Up to {@code maxRecords} unacknowledged records (and about {@code maxBytes} bytes), oldest
-   * first.
+   * first. A record that no longer checks out is quarantined and skipped.
    */
   List<Spilled> next(int maxRecords, long maxBatchBytes) throws IOException {
     List<Spilled> batch = new ArrayList<>();
     long bytes = 0;
     for (Segment segment : segments) {
-      long offset = segment.readFrom;
+      long offset = segment.skipHoles(segment.readFrom);
       while (offset < segment.size && batch.size() < maxRecords && bytes < maxBatchBytes) {
         Spilled record = segment.read(offset);
+        if (record == null) {
+          long before = segment.unacked();
+          segment.quarantineAt(offset);
+          pending -= before - segment.unacked();
+          offset = segment.skipHoles(offset);
+          continue;
+        }
         if (!segment.acked.contains(offset)) {
           batch.add(record);
           bytes += record.length();
         }
-        offset += record.length();
+        offset = segment.skipHoles(offset + record.length());
       }
       if (batch.size() >= maxRecords || bytes >= maxBatchBytes) {
         break;
@@ -160,80 +241,225 @@ final class SpillStore implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    Segment tail = segments.peekLast();
+    if (tail != null && unsynced) {
+      tail.force();
+    }
     for (Segment segment : segments) {
       segment.close();
     }
   }
 
-  /** One segment: its log, its acks, and where its first unacknowledged record is. */
+  /**
+   * One segment: its log, its acks, the runs of bytes quarantined out of it ({@code holes}, start
+   * to end), and where its first unacknowledged record is.
+   */
   static final class Segment {
+    private final SpillStore store;
     private final Path log;
     private final Path acksFile;
     private final FileChannel channel;
     private final FileChannel acksChannel;
     private final Set<Long> acked = new HashSet<>();
+    private final NavigableMap<Long, Long> holes = new TreeMap<>();
+    private final Set<Long> starts = new HashSet<>();
     private long size;
-    private long records;
     private long readFrom;
 
-    private Segment(Path log, Path acksFile, FileChannel channel, FileChannel acksChannel) {
+    private Segment(
+        SpillStore store, Path log, Path acksFile, FileChannel channel, FileChannel acksChannel) {
+      this.store = store;
       this.log = log;
       this.acksFile = acksFile;
       this.channel = channel;
       this.acksChannel = acksChannel;
     }
 
-    static Segment create(Path dir, long n) throws IOException {
-      return open(dir, n);
-    }
-
-    static Segment open(Path dir, long n) throws IOException {
+    static Segment open(SpillStore store, long n) throws IOException {
       String base = String.format("spill-%020d", n);
-      Path log = dir.resolve(base + ".log");
-      Path acks = dir.resolve(base + ".acks");
+      Path log = store.dir.resolve(base + ".log");
+      Path acks = store.dir.resolve(base + ".acks");
       FileChannel channel =
           FileChannel.open(
               log, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
       FileChannel acksChannel =
           FileChannel.open(
               acks, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-      Segment segment = new Segment(log, acks, channel, acksChannel);
+      Segment segment = new Segment(store, log, acks, channel, acksChannel);
       segment.recover();
       return segment;
     }
 
-    /** Counts the whole records, cuts a torn tail, loads the acks. */
+    /**
+     * Checks every record; quarantines corrupt runs, cuts a torn tail, then keeps only the acks
+     * that name a recovered record.
+     */
     private void recover() throws IOException {
-      long length = channel.size();
+      size = channel.size();
       long offset = 0;
-      ByteBuffer header = ByteBuffer.allocate(HEADER);
-      while (offset + HEADER <= length) {
-        header.clear();
-        channel.read(header, offset);
-        header.flip();
-        if (header.getInt() != MAGIC) {
+      while (offset < size) {
+        long length = check(offset);
+        if (length > 0) {
+          starts.add(offset);
+          offset += length;
+          continue;
+        }
+        long next = nextValid(offset + 1);
+        if (next < 0 && isTorn(offset)) {
+          LOGGER
+              .atInfo()
+              .setMessage("spill record cut short at the end (a crash mid-append); cut off")
+              .addKeyValue("segment", log.getFileName())
+              .addKeyValue("offset", offset)
+              .log();
+        } else {
+          quarantine(offset, next < 0 ? size : next);
+        }
+        if (next < 0) {
+          channel.truncate(offset);
+          size = offset;
+          holes.remove(offset);
           break;
         }
-        long recordLength = HEADER + (long) header.getInt() + header.getInt() + TRAILER;
-        if (offset + recordLength > length) {
-          break;
-        }
-        offset += recordLength;
-        records++;
+        offset = next;
       }
-      if (offset < length) {
-        channel.truncate(offset);
-      }
-      size = offset;
+      reconcileAcks();
+      advance();
+    }
+
+    /** Loads the acks, dropping every entry that names no recovered record, and rewrites them. */
+    private void reconcileAcks() throws IOException {
       long ackLength = acksChannel.size() / 8 * 8;
-      acksChannel.truncate(ackLength);
       ByteBuffer acks = ByteBuffer.allocate((int) ackLength);
       acksChannel.read(acks, 0);
       acks.flip();
+      int stale = 0;
       while (acks.remaining() >= 8) {
-        acked.add(acks.getLong());
+        long offset = acks.getLong();
+        if (starts.contains(offset)) {
+          acked.add(offset);
+        } else {
+          stale++;
+        }
       }
-      advance();
+      if (stale > 0 || ackLength != acksChannel.size()) {
+        acksChannel.truncate(0);
+        ByteBuffer kept = ByteBuffer.allocate(acked.size() * 8);
+        acked.stream().sorted().forEach(kept::putLong);
+        kept.flip();
+        long position = 0;
+        while (kept.hasRemaining()) {
+          position += acksChannel.write(kept, position);
+        }
+        acksChannel.force(false);
+        if (stale > 0) {
+          LOGGER
+              .atWarn()
+              .setMessage("spill acknowledgements named records that are gone; dropped")
+              .addKeyValue("segment", log.getFileName())
+              .addKeyValue("acks", stale)
+              .log();
+        }
+      }
+    }
+
+    /** The length of the whole, valid record at {@code offset}, or -1. */
+    private long check(long offset) throws IOException {
+      if (offset + HEADER + TRAILER > size) {
+        return -1;
+      }
+      ByteBuffer header = ByteBuffer.allocate(HEADER);
+      readFully(header, offset);
+      header.flip();
+      if (header.getInt() != MAGIC) {
+        return -1;
+      }
+      long keyLength = header.getInt();
+      long valueLength = header.getInt();
+      long length = HEADER + keyLength + valueLength + TRAILER;
+      if (keyLength < 0 || valueLength < 0 || offset + length > size) {
+        return -1;
+      }
+      return read(offset) == null ? -1 : length;
+    }
+
+    /** Whether the bytes from {@code offset} to the end are a record cut short by a crash. */
+    private boolean isTorn(long offset) throws IOException {
+      if (offset + HEADER > size) {
+        return true;
+      }
+      ByteBuffer header = ByteBuffer.allocate(HEADER);
+      readFully(header, offset);
+      header.flip();
+      if (header.getInt() != MAGIC) {
+        return false;
+      }
+      long keyLength = header.getInt();
+      long valueLength = header.getInt();
+      return keyLength >= 0
+          && valueLength >= 0
+          && offset + HEADER + keyLength + valueLength + TRAILER > size;
+    }
+
+    /** The first offset from {@code from} where a whole record checks out, or -1. */
+    private long nextValid(long from) throws IOException {
+      for (long offset = from; offset + HEADER + TRAILER <= size; offset++) {
+        if (startsWithMagic(offset) && check(offset) > 0) {
+          return offset;
+        }
+      }
+      return -1;
+    }
+
+    private boolean startsWithMagic(long offset) throws IOException {
+      ByteBuffer magic = ByteBuffer.allocate(4);
+      readFully(magic, offset);
+      magic.flip();
+      return magic.getInt() == MAGIC;
+    }
+
+    /** A record that was valid when recovered fails now: quarantine up to the next valid one. */
+    void quarantineAt(long offset) throws IOException {
+      long next = nextValid(offset + 1);
+      long end = next < 0 ? size : next;
+      quarantine(offset, end);
+      starts.removeIf(start -> start >= offset && start < end);
+      acked.removeIf(start -> start >= offset && start < end);
+    }
+
+    /**
+     * Copies {@code [from, to)} to the quarantine directory, counts it, and skips it from now on.
+     */
+    private void quarantine(long from, long to) throws IOException {
+      Path quarantineDir = store.dir.resolve(QUARANTINE_DIR);
+      Files.createDirectories(quarantineDir);
+      String base = log.getFileName().toString().replace(".log", "");
+      Path copy = quarantineDir.resolve(base + "@" + from + ".bin");
+      if (!Files.exists(copy)) {
+        ByteBuffer bytes = ByteBuffer.allocate((int) Math.min(Integer.MAX_VALUE, to - from));
+        readFully(bytes, from);
+        bytes.flip();
+        Files.write(copy, java.util.Arrays.copyOf(bytes.array(), bytes.limit()));
+      }
+      holes.put(from, to);
+      store.quarantined++;
+      LOGGER
+          .atWarn()
+          .setMessage("corrupt spill bytes quarantined; the records after them go on")
+          .addKeyValue("segment", log.getFileName())
+          .addKeyValue("offset", from)
+          .addKeyValue("bytes", to - from)
+          .addKeyValue("copy", copy)
+          .log();
+    }
+
+    /** {@code offset}, or the end of the quarantined run that starts there. */
+    long skipHoles(long offset) {
+      Long end;
+      while ((end = holes.get(offset)) != null) {
+        offset = end;
+      }
+      return offset;
     }
 
     void append(ByteBuffer record) throws IOException {
@@ -241,19 +467,32 @@ final class SpillStore implements AutoCloseable {
       while (record.hasRemaining()) {
         position += channel.write(record, position);
       }
+      starts.add(size);
       size = position;
-      records++;
     }
 
+    void force() throws IOException {
+      channel.force(false);
+    }
+
+    /** The record at {@code offset}, or null when its magic, lengths or checksum do not hold. */
     Spilled read(long offset) throws IOException {
+      if (offset + HEADER + TRAILER > size) {
+        return null;
+      }
       ByteBuffer header = ByteBuffer.allocate(HEADER);
       readFully(header, offset);
       header.flip();
       if (header.getInt() != MAGIC) {
-        throw new IOException("spill segment " + log + " is corrupt at offset " + offset);
+        return null;
       }
       int keyLength = header.getInt();
       int valueLength = header.getInt();
+      if (keyLength < 0
+          || valueLength < 0
+          || offset + HEADER + (long) keyLength + valueLength + TRAILER > size) {
+        return null;
+      }
       ByteBuffer body = ByteBuffer.allocate(keyLength + valueLength + TRAILER);
       readFully(body, offset + HEADER);
       body.flip();
@@ -264,7 +503,7 @@ final class SpillStore implements AutoCloseable {
       crc.update(key);
       crc.update(value);
       if (body.getInt() != (int) crc.getValue()) {
-        throw new IOException("spill segment " + log + " fails its checksum at offset " + offset);
+        return null;
       }
       return new Spilled(
           this,
@@ -297,19 +536,21 @@ final class SpillStore implements AutoCloseable {
       advance();
     }
 
-    /** Moves {@link #readFrom} past the acknowledged records at its front. */
+    /** Moves {@link #readFrom} past the acknowledged records and holes at its front. */
     private void advance() throws IOException {
+      readFrom = skipHoles(readFrom);
       while (readFrom < size && acked.contains(readFrom)) {
         ByteBuffer header = ByteBuffer.allocate(HEADER);
         readFully(header, readFrom);
         header.flip();
         header.getInt();
-        readFrom += HEADER + (long) header.getInt() + header.getInt() + TRAILER;
+        readFrom =
+            skipHoles(readFrom + HEADER + (long) header.getInt() + header.getInt() + TRAILER);
       }
     }
 
     long unacked() {
-      return records - acked.size();
+      return starts.size() - acked.size();
     }
 
     void close() throws IOException {

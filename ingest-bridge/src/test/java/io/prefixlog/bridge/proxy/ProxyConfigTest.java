@@ -71,6 +71,17 @@ class ProxyConfigTest {
   }
 
   @Test
+  void shouldForceTheSpillEveryBatchUnlessAnIntervalIsSet() {
+    // Given / When
+    ProxyConfig defaults = from(Map.of());
+    ProxyConfig interval = from(Map.of("PREFIXLOG_SPILL_FSYNC_INTERVAL", "250ms"));
+
+    // Then
+    assertThat(defaults.spillFsyncInterval()).isZero();
+    assertThat(interval.spillFsyncInterval()).isEqualTo(java.time.Duration.ofMillis(250));
+  }
+
+  @Test
   void shouldRejectBadSettingsNamingTheKey() {
     assertThatThrownBy(() -> ProxyConfig.fromSettings(Settings.of(Map.of())))
         .isInstanceOf(ConfigException.class)
