@@ -1,5 +1,9 @@
 package io.prefixlog.streams.errors;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.common.header.Header;
@@ -24,9 +28,10 @@ public record SourcePosition(String topic, Integer partition, Long offset) {
 
   /**
    * Marks an input whose key was null. A repartition step drops null-keyed records without a word,
-   * so {@link Stamp} gives them the empty key (which never equals a session key, so they are
-   * dead-lettered as {@code key_mismatch}) and this header, by which the dead letter restores the
-   * null key.
+   * so {@link Stamp} gives them a key (the value's {@code session_key} when it has one, so that the
+   * event reaches its session's state; else the empty key) and this header, by which the processors
+   * see the null key the producer sent (a raw event without a key is valid; a dead letter keeps the
+   * null key).
    */
   public static final String NULL_KEY_HEADER = "prefixlog.null-key";
 
@@ -75,6 +80,35 @@ public record SourcePosition(String topic, Integer partition, Long offset) {
     return topic + "/" + partition + "@" + offset;
   }
 
+  private static final JsonFactory JSON = new JsonFactory();
+
+  /**
+   * The top-level {@code session_key} of a JSON object, or {@code ""} when there is none (the
+   * processor then rejects the input with its own reason). Read with a streaming parser that skips
+   * everything else: only null-keyed inputs, rare, pay for it.
+   */
+  static String sessionKeyOf(byte[] value) {
+    if (value == null) {
+      return "";
+    }
+    try (JsonParser parser = JSON.createParser(value)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return "";
+      }
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String field = parser.currentName();
+        JsonToken token = parser.nextToken();
+        if ("session_key".equals(field) && token == JsonToken.VALUE_STRING) {
+          return parser.getText();
+        }
+        parser.skipChildren();
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not JSON: the session-delta processor dead-letters it as such.
+    }
+    return "";
+  }
+
   /**
    * Stamps each record with where it was read, replacing any header of the same name, and gives a
    * null key the empty key (see {@link #NULL_KEY_HEADER}).
@@ -93,16 +127,17 @@ public record SourcePosition(String topic, Integer partition, Long offset) {
       Headers headers = record.headers();
       headers.remove(HEADER);
       headers.remove(NULL_KEY_HEADER);
-      if (record.key() == null) {
-        headers.add(NULL_KEY_HEADER, new byte[] {1});
-        record = record.withKey("");
-      }
       origin.ifPresent(
           m ->
               headers.add(
                   HEADER,
                   (m.topic() + "/" + m.partition() + "@" + m.offset())
                       .getBytes(StandardCharsets.UTF_8)));
+      if (record.key() == null) {
+        headers.add(NULL_KEY_HEADER, new byte[] {1});
+        // Last: withKey copies the headers.
+        record = record.withKey(sessionKeyOf(record.value()));
+      }
       context.forward(record);
     }
   }

@@ -4,6 +4,7 @@ import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.KvEvent;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.streams.errors.DeadLetters;
+import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -61,9 +62,11 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
 
   @Override
   public void process(Record<String, byte[]> record) {
-    KvBatchCheck.Outcome outcome = KvBatchCheck.check(record.key(), record.value());
+    // A null key crossed the repartition step as "" (see SourcePosition.NULL_KEY_HEADER).
+    String key = SourcePosition.hadNullKey(record) ? null : record.key();
+    KvBatchCheck.Outcome outcome = KvBatchCheck.check(key, record.value());
     if (outcome.rejected() != null) {
-      byte[] keyBytes = record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8);
+      byte[] keyBytes = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
       deadLetters.send(context, record, keyBytes, outcome.rejected());
       return;
     }

@@ -6,25 +6,40 @@ import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.errors.SourcePosition;
 import java.util.Objects;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Repartitioned;
 
 /**
  * Adds the KV block index and the source statistics to a topology, as a sub-topology of their own:
  *
  * <pre>
- * kv.events ─▶ kv-block-index ─┬─▶ kv.block-index    (key source/hash, entry or tombstone)
- *   (key source)               ├─▶ dlq               (key as it arrived)
- *                              └─▶ kv-source-stats ─▶ kv.source-stats   (key source)
+ * kv.events ─▶ kv-events-by-source (internal repartition, PREFIXLOG_STATE_PARTITIONS partitions)
+ *   ─▶ kv-block-index ─┬─▶ kv.block-index    (key source/hash, entry or tombstone)
+ *                      ├─▶ dlq               (key as it arrived, coordinates on kv.events)
+ *                      └─▶ kv-source-stats ─▶ kv.source-stats   (key source)
  * </pre>
  *
  * <p>Both processors key their state by source (the input key), so all of a source's blocks and
- * statistics live in the task of its {@code kv.events} partition, and a batch's order is kept.
+ * statistics live in one task, and a batch's order is kept. They read the events through a
+ * repartition topic whose partition count is fixed at the first start, for the reason the session
+ * state does (see {@code PrefixlogTopology}): partitions added to {@code kv.events} must not move a
+ * source away from its state, nor stop the app on a changelog whose count no longer matches.
+ *
+ * <p>Built in two steps because the DSL declares the repartition and the Processor API the named
+ * children a processor forwards to: {@link #addSource} before {@code StreamsBuilder.build()},
+ * {@link #addChildren} after.
  */
 public final class KvIndexTopology {
   public static final String KV_EVENTS_SOURCE = "kv-events";
+  public static final String KV_SOURCE_POSITION_STAMP = "kv-source-position";
+  public static final String KV_EVENTS_BY_SOURCE = "kv-events-by-source";
   public static final String BLOCK_INDEX_PROCESSOR = "kv-block-index";
   public static final String SOURCE_STATS_PROCESSOR = "kv-source-stats";
   public static final String BLOCK_INDEX_SINK = "kv-block-index-sink";
@@ -36,27 +51,36 @@ public final class KvIndexTopology {
 
   public static final String SOURCE_STATS_STORE = SourceStatsSupplier.STORE;
 
-  private KvIndexTopology() {}
+  private final StreamAppConfig config;
+  private final KvIndexMetrics kvMetrics;
 
-  /** Adds the nodes above to {@code topology}; returns it. */
-  public static Topology addTo(
-      Topology topology, StreamAppConfig config, StreamAppMetrics metrics) {
+  public KvIndexTopology(StreamAppConfig config, StreamAppMetrics metrics) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.kvMetrics = new KvIndexMetrics(Objects.requireNonNull(metrics, "metrics").registry());
+  }
+
+  /** The source, its position stamp, the repartition step and the block-index processor. */
+  public void addSource(StreamsBuilder builder) {
+    builder.stream(
+            config.topics().kvEvents().name(),
+            Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(KV_EVENTS_SOURCE))
+        .process(SourcePosition.Stamp::new, Named.as(KV_SOURCE_POSITION_STAMP))
+        .repartition(
+            Repartitioned.<String, byte[]>as(KV_EVENTS_BY_SOURCE)
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.ByteArray())
+                .withNumberOfPartitions(config.statePartitions()))
+        .process(
+            new BlockIndexSupplier(
+                new BlockIndexSupplier.Wiring(
+                    kvMetrics, BLOCK_INDEX_SINK, SOURCE_STATS_PROCESSOR, DEAD_LETTERS_SINK)),
+            Named.as(BLOCK_INDEX_PROCESSOR));
+  }
+
+  /** The source-statistics processor and the three sinks, under the block-index processor. */
+  public Topology addChildren(Topology topology) {
     Objects.requireNonNull(topology, "topology");
-    Objects.requireNonNull(config, "config");
-    Objects.requireNonNull(metrics, "metrics");
     Topics topics = config.topics();
-    KvIndexMetrics kvMetrics = new KvIndexMetrics(metrics.registry());
-    topology.addSource(
-        KV_EVENTS_SOURCE,
-        Serdes.String().deserializer(),
-        Serdes.ByteArray().deserializer(),
-        topics.kvEvents().name());
-    topology.addProcessor(
-        BLOCK_INDEX_PROCESSOR,
-        new BlockIndexSupplier(
-            new BlockIndexSupplier.Wiring(
-                kvMetrics, BLOCK_INDEX_SINK, SOURCE_STATS_PROCESSOR, DEAD_LETTERS_SINK)),
-        KV_EVENTS_SOURCE);
     topology.addProcessor(
         SOURCE_STATS_PROCESSOR,
         new SourceStatsSupplier(

@@ -26,8 +26,8 @@ import org.apache.kafka.streams.kstream.Repartitioned;
  *   ─▶ session-delta ─┬─▶ session.deltas  (key session_key/chain/seq, partitioned by session)
  *                     ├─▶ dlq             (key as it arrived)
  *                     └─▶ chunk-lookup ─▶ chunk.lookups (key session_key/chain/seq)
- * kv.events ───▶ kv-block-index ─┬─▶ kv.block-index, dlq  (KvIndexTopology)
- *                                └─▶ kv-source-stats ─▶ kv.source-stats
+ * kv.events ─▶ kv-events-by-source (internal) ─▶ kv-block-index ─┬─▶ kv.block-index, dlq
+ *                                                   (KvIndexTopology) └─▶ kv-source-stats ─▶ kv.source-stats
  * </pre>
  *
  * <p>Why the raw events pass through an internal repartition topic: Kafka Streams partitions a
@@ -79,7 +79,11 @@ public final class PrefixlogTopology {
             new SessionDeltaSupplier(
                 config, metrics, SESSION_DELTAS_SINK, DEAD_LETTERS_SINK, lookupChild),
             Named.as(SESSION_DELTA_PROCESSOR));
-    // The processor forwards to named children, which the Processor API adds to the built
+    KvIndexTopology kv = config.kvIndexEnabled() ? new KvIndexTopology(config, metrics) : null;
+    if (kv != null) {
+      kv.addSource(builder);
+    }
+    // The processors forward to named children, which the Processor API adds to the built
     // topology (the DSL cannot name a child per record).
     Topology topology = builder.build();
     // Delta values arrive already serialised (see SessionDeltaProcessor), as topics.sessionDeltas()
@@ -101,8 +105,8 @@ public final class PrefixlogTopology {
       ChunkLookupTopology.addTo(
           topology, config, metrics, SESSION_DELTA_PROCESSOR, config.chunkSizeBytes());
     }
-    if (config.kvIndexEnabled()) {
-      KvIndexTopology.addTo(topology, config, metrics);
+    if (kv != null) {
+      kv.addChildren(topology);
     }
     return topology;
   }

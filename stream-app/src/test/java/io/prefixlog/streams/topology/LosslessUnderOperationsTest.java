@@ -205,6 +205,45 @@ class LosslessUnderOperationsTest {
     assertEveryRequestRebuildsOnce(2);
   }
 
+  @Test
+  void shouldEncodeARawEventWithoutAKeyInItsSessionThoughARepartitionDropsNullKeys() {
+    // Given: a session's first turn with its key, then a producer that sends none
+    start(Map.of());
+    send(SESSION, "req-1", T0, chat(SESSION, 1));
+
+    // When
+    raw.pipeInput((String) null, event(SESSION, "req-2", T0.plusSeconds(1), chat(SESSION, 2)), T0);
+
+    // Then: the second turn is a delta of the same chain: it reached the session's state
+    List<KeyValue<String, byte[]>> out = drainDeltas();
+    assertThat(out).hasSize(2);
+    String chainKey = out.get(0).key.substring(0, out.get(0).key.lastIndexOf('/'));
+    assertThat(out.get(1).key).isEqualTo(chainKey + "/2");
+    assertThat(new String(out.get(1).value, java.nio.charset.StandardCharsets.UTF_8))
+        .contains("\"kind\":\"delta\"");
+    assertThat(deadLetters.isEmpty()).isTrue();
+    assertEveryRequestRebuildsOnce(2);
+  }
+
+  @Test
+  void shouldDeadLetterANullKeyedInputThatIsNotJsonWithItsNullKey() {
+    // Given
+    start(Map.of());
+
+    // When
+    raw.pipeInput((String) null, utf8("not json"), T0);
+
+    // Then: one dead letter, with the null key it came with and its raw-topic coordinates
+    assertThat(drainDeltas()).isEmpty();
+    List<org.apache.kafka.streams.test.TestRecord<byte[], DeadLetter>> letters =
+        deadLetters.readRecordsToList();
+    assertThat(letters).hasSize(1);
+    assertThat(letters.get(0).key()).isNull();
+    assertThat(letters.get(0).value().reason()).isEqualTo("invalid_json");
+    assertThat(letters.get(0).value().sourceTopic()).isEqualTo("prefixlog.requests.raw");
+    assertThat(letters.get(0).value().sourceOffset()).isZero();
+  }
+
   // --- helpers ---
 
   private void start(Map<String, String> settings) {
