@@ -109,6 +109,12 @@ final class SourceSequencer {
     return next;
   }
 
+  /** Continues from what {@code kv.events} already holds for this source; before any message. */
+  void resume(ResumePoint point) {}
+
+  /** The SUB socket (re)connected to the engine: catch up through the replay endpoint. */
+  void onConnected() {}
+
   /** One live multipart message from the source's SUB socket. */
   void onMessage(List<byte[]> frames) {
     metrics.messages.increment();
