@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,7 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
   private final KafkaPublisher publisher;
   private final ZContext context = new ZContext();
   private final List<KvSubscriber> subscribers = new ArrayList<>();
+  private final List<SourceSequencer> sequencers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean failed;
   private MetricsServer metricsServer;
@@ -68,6 +70,7 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
       SourceSequencer sequencer =
           new SourceSequencer(
               subscription.source(), replay, queue, metrics, System::currentTimeMillis);
+      sequencers.add(sequencer);
       subscribers.add(
           new KvSubscriber(
               context, subscription.endpoint(), config.topic(), sequencer, config, metrics));
@@ -102,6 +105,7 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
       throw new IllegalStateException("start() once, before close()");
     }
     started = true;
+    resume();
     publisher.start();
     if (config.metricsPort() >= 0) {
       metricsServer =
@@ -130,6 +134,45 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
         .addKeyValue("topic", config.topics().kvEvents().name())
         .addKeyValue("bootstrap", config.bootstrapServers())
         .addKeyValue("metricsPort", metricsPort())
+        .log();
+  }
+
+  /**
+   * Tells each sequencer where its source's log in {@code kv.events} stands, so that a restarted
+   * bridge continues it (and asks the engine's replay for what followed) instead of publishing a
+   * marker that would clear the source's block index. Kafka unreachable within {@code
+   * PREFIXLOG_KV_RESUME_TIMEOUT}: the sources start as seen for the first time, which is safe (a
+   * marker clears the index, which is rebuilt from what follows) but loses the index.
+   */
+  private void resume() {
+    if (config.resumeTimeout().isZero()) {
+      LOGGER.atInfo().setMessage("not reading kv.events back: PREFIXLOG_KV_RESUME_TIMEOUT=0").log();
+      return;
+    }
+    Map<String, ResumePoint> points;
+    try {
+      points = PublishedLog.read(config, sequencers.stream().map(SourceSequencer::source).toList());
+    } catch (KafkaException e) {
+      LOGGER
+          .atWarn()
+          .setMessage("cannot read kv.events back; every source starts as seen for the first time")
+          .addKeyValue("topic", config.topics().kvEvents().name())
+          .addKeyValue("error", e.toString())
+          .log();
+      return;
+    }
+    for (SourceSequencer sequencer : sequencers) {
+      ResumePoint point = points.get(sequencer.source().id());
+      if (point != null) {
+        sequencer.resume(point);
+      }
+    }
+    LOGGER
+        .atInfo()
+        .setMessage("read kv.events back")
+        .addKeyValue("topic", config.topics().kvEvents().name())
+        .addKeyValue("sources", sequencers.size())
+        .addKeyValue("resumed", points.size())
         .log();
   }
 

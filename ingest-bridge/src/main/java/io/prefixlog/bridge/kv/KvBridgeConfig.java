@@ -52,6 +52,10 @@ import java.util.regex.Pattern;
  *     drops the connection (ZMQ's {@code MAXMSGSIZE})
  * @param metricsHost {@code PREFIXLOG_METRICS_HOST}, default 127.0.0.1
  * @param metricsPort {@code PREFIXLOG_METRICS_PORT}, default 9465; -1 disables the endpoint
+ * @param resumeTimeout {@code PREFIXLOG_KV_RESUME_TIMEOUT}, default 30s: the most reading back
+ *     where each source's log in {@code kv.events} stands may take when the bridge starts; past it
+ *     (or with 0, which skips the read) every source starts as seen for the first time (a marker,
+ *     then what the engine still buffers)
  * @param kafka producer settings passed through ({@code PREFIXLOG_KAFKA_*})
  */
 public record KvBridgeConfig(
@@ -72,6 +76,7 @@ public record KvBridgeConfig(
     long maxMessageBytes,
     String metricsHost,
     int metricsPort,
+    Duration resumeTimeout,
     Map<String, String> kafka) {
 
   public static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
@@ -101,6 +106,7 @@ public record KvBridgeConfig(
     Objects.requireNonNull(heartbeat, "heartbeat");
     Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
     Objects.requireNonNull(metricsHost, "metricsHost");
+    Objects.requireNonNull(resumeTimeout, "resumeTimeout");
     kafka = Map.copyOf(kafka);
     if (endpoints.isEmpty()) {
       throw new ConfigException(
@@ -159,6 +165,7 @@ public record KvBridgeConfig(
         s.bytes("PREFIXLOG_KV_MAX_MESSAGE_BYTES", 64L << 20, 1024, 1L << 31),
         s.string("PREFIXLOG_METRICS_HOST", "127.0.0.1"),
         s.integer("PREFIXLOG_METRICS_PORT", DEFAULT_METRICS_PORT, -1, 65535),
+        s.duration("PREFIXLOG_KV_RESUME_TIMEOUT", Duration.ofSeconds(30)),
         s.passThrough("PREFIXLOG_KAFKA_"));
   }
 

@@ -5,12 +5,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
+import org.zeromq.ZEvent;
 import org.zeromq.ZMQ;
 import org.zeromq.ZMQException;
+import org.zeromq.ZMonitor;
 
 /**
  * One source's receive loop, on its own thread: a SUB socket connected to the engine's PUB
@@ -21,11 +24,18 @@ import org.zeromq.ZMQException;
  * doubling up to {@code reconnectMax}); ZMTP heartbeats notice an engine that vanished without
  * closing the connection. Should the socket itself fail, it is closed and re-created after the same
  * kind of growing delay. Nothing a peer sends stops the loop.
+ *
+ * <p>Every completed handshake with the engine (the first connection, and each reconnection ZMQ
+ * makes by itself) is seen on a socket monitor and tells the sequencer to {@linkplain
+ * SourceSequencer#onConnected catch up}: vLLM's PUB drops what it sends while no subscriber is
+ * connected, so only the engine's replay buffer still has it. The monitor is read before each
+ * message, so the catch-up comes before the first live message of the new connection.
  */
 final class KvSubscriber implements Runnable {
   private static final Logger LOGGER = LoggerFactory.getLogger(KvSubscriber.class);
   private static final int POLL_MS = 100;
   private static final int MAX_FRAMES = 16;
+  private static final AtomicInteger MONITORS = new AtomicInteger();
 
   private final ZContext context;
   private final String endpoint;
@@ -60,15 +70,21 @@ final class KvSubscriber implements Runnable {
     Duration backoff = config.reconnectMin();
     while (running) {
       ZMQ.Socket socket = null;
+      ZMQ.Socket monitor = null;
       try {
-        socket = open();
+        socket = context.createSocket(SocketType.SUB);
+        String monitorAddress = "inproc://prefixlog-kv-monitor-" + MONITORS.incrementAndGet();
+        socket.monitor(monitorAddress, ZMQ.EVENT_HANDSHAKE_PROTOCOL);
+        monitor = context.createSocket(SocketType.PAIR);
+        monitor.connect(monitorAddress);
+        open(socket);
         LOGGER
             .atInfo()
             .setMessage("subscribed")
             .addKeyValue("source", sequencer.source().id())
             .addKeyValue("endpoint", endpoint)
             .log();
-        receive(socket);
+        receive(socket, monitor);
       } catch (ZMQException | IllegalStateException e) {
         if (!running) {
           break;
@@ -90,12 +106,14 @@ final class KvSubscriber implements Runnable {
         if (socket != null) {
           socket.close(); // also removes it from the context
         }
+        if (monitor != null) {
+          monitor.close();
+        }
       }
     }
   }
 
-  private ZMQ.Socket open() {
-    ZMQ.Socket socket = context.createSocket(SocketType.SUB);
+  private void open(ZMQ.Socket socket) {
     socket.setLinger(0);
     socket.setRcvHWM(config.receiveHwm());
     socket.setMaxMsgSize(config.maxMessageBytes());
@@ -112,12 +130,24 @@ final class KvSubscriber implements Runnable {
     if (!socket.connect(endpoint)) {
       throw new IllegalStateException("cannot connect to " + endpoint);
     }
-    return socket;
   }
 
-  private void receive(ZMQ.Socket socket) {
+  private void receive(ZMQ.Socket socket, ZMQ.Socket monitor) {
     while (running) {
       byte[] first = socket.recv(0);
+      for (ZEvent event = ZEvent.recv(monitor, ZMQ.DONTWAIT);
+          event != null;
+          event = ZEvent.recv(monitor, ZMQ.DONTWAIT)) {
+        if (event.getEvent() == ZMonitor.Event.HANDSHAKE_PROTOCOL) {
+          LOGGER
+              .atInfo()
+              .setMessage("connected to the engine; catching up")
+              .addKeyValue("source", sequencer.source().id())
+              .addKeyValue("endpoint", endpoint)
+              .log();
+          sequencer.onConnected();
+        }
+      }
       if (first == null) {
         continue; // the receive timeout: look at running again
       }

@@ -33,19 +33,38 @@ import org.slf4j.LoggerFactory;
  *       a sequence number of 2^63 or more, is dead-lettered ({@code bad_frame_count}, {@code
  *       bad_seq_frame}) with the frames as a msgpack array of {@code bin}, and has no effect on the
  *       sequence.
- *   <li>The first message of a source after the bridge starts: the bridge does not know what came
- *       before, so it says so: a {@code restart} marker when the sequence number is 0 (the engine
- *       just started), else a {@code gap} marker for 0..seq−1. The index of that source is then
- *       rebuilt from what follows instead of trusting state from before the bridge started.
+ *   <li>Where a source starts. A source whose log {@code kv.events} already holds is {@linkplain
+ *       #resume resumed}: the next number expected is the one after its last batch or gap marker,
+ *       and its last batch is the anchor the engine is checked against. A source seen for the first
+ *       time asks the replay endpoint for everything the engine still buffers (vLLM's PUB drops
+ *       what it sends while nobody subscribes) and says what it cannot vouch for: a {@code restart}
+ *       marker when the run is seen from 0, else a {@code gap} marker for 0..first−1, so that an
+ *       index kept from long ago (its records expired from {@code kv.events}) is rebuilt.
+ *   <li>{@linkplain #onConnected Each (re)connection} of the SUB socket asks the replay endpoint
+ *       for what followed the last batch handled: what the engine sent while nobody listened.
  *   <li>In order ({@code seq == next}): published. Already handled ({@code seq < next}, e.g. after
  *       a replay overtook the live stream, or the same sequence number again): dropped and counted.
- *   <li>Ahead ({@code seq > next}): the engine's replay endpoint is asked for everything from
- *       {@code next} (both reply layouts; the end marker is eight 0xff bytes or an empty payload);
- *       what it returns is handled like live batches (duplicates dropped); a first replayed number
- *       beyond the one wanted, a replay that times out, and an engine without a replay endpoint
- *       leave numbers unrecovered: a {@code gap} marker names them, then the live batch follows.
- *   <li>Backwards (a live {@code seq} below the previous live one): the engine restarted. A {@code
- *       restart} marker, then the new run is handled from 0 (replaying 0..seq−1 when it can).
+ *   <li>Ahead ({@code seq > next}): the replay endpoint is asked for what is missing (both reply
+ *       layouts; the end marker is eight 0xff bytes or an empty payload); what it returns is
+ *       handled like live batches (duplicates dropped); a first replayed number beyond the one
+ *       wanted, a replay that times out, and an engine without a replay endpoint leave numbers
+ *       unrecovered: a {@code gap} marker names them, then the live batch follows.
+ *   <li>Engine restarts. vLLM numbers batches from 0 in every run and says nothing when it starts,
+ *       so a run is recognised by its batches' engine time ({@code ts}, the scheduler's {@code
+ *       time.time()}, microseconds apart): every replay starts at the anchor, the last batch
+ *       handled whose engine time is known, rather than after it. An engine that answers with that
+ *       number but another engine time, or with nothing at or after it (its newest number is
+ *       lower), has restarted — also when its numbers are already above the old ones, which numbers
+ *       alone cannot show. So has one whose live number goes below the last live one (ZMQ keeps a
+ *       connection's order: only a new run goes back), whose live copy of a handled number carries
+ *       another engine time, or whose first live number after a resume lies below the resume point
+ *       and was never handled. Then a {@code restart} marker, and the new run is handled from 0
+ *       (replayed as far as the engine still buffers it). Limits: when the anchor has left the
+ *       engine's buffer (more batches since than it keeps), or without a replay endpoint, a
+ *       restarted engine whose numbers went past the old ones cannot be told from the same engine
+ *       having moved on: what it skipped is a {@code gap} (which clears the index too), not a
+ *       {@code restart}; one that restarted and went exactly to the number expected next is taken
+ *       for the same run.
  *   <li>A payload that does not decode is dead-lettered under its decoder reason and its sequence
  *       number is covered by a {@code gap} marker: its events are lost to the log, and the index
  *       must not pretend otherwise.
@@ -70,9 +89,21 @@ final class SourceSequencer {
   private final LongSupplier clock;
   private final Queue<KvEventBatch> refused = new ConcurrentLinkedQueue<>();
 
+  /** Whether {@link #next} means anything yet (a message, a connection or a resume came). */
   private boolean started;
+
+  /** Until the first record of a source nothing in kv.events speaks for: a marker is owed. */
+  private boolean firstContact = true;
+
+  /** The last live number received in this run; -1 when none yet. */
   private long lastLive = -1;
+
   private long next;
+
+  /** The last batch of this run whose engine time is known: where replays start; -1: none. */
+  private long anchor = -1;
+
+  private final EngineTimes engineTimes = new EngineTimes();
 
   /** A restart marker not yet handed over. */
   private boolean pendingRestart;
@@ -109,6 +140,46 @@ final class SourceSequencer {
     return next;
   }
 
+  /**
+   * Continues from what {@code kv.events} already holds for this source, before any message: no
+   * first-contact marker, numbers below {@code point.next()} are not published again, and the
+   * anchor is checked against the engine at the next replay.
+   */
+  void resume(ResumePoint point) {
+    Objects.requireNonNull(point, "point");
+    if (started) {
+      throw new IllegalStateException("resume before the first message, not after");
+    }
+    started = true;
+    firstContact = false;
+    next = point.next();
+    if (point.hasAnchor()) {
+      anchor = point.anchorSeq();
+      engineTimes.put(anchor, point.anchorEngineTs());
+    }
+    LOGGER
+        .atInfo()
+        .setMessage("resuming from kv.events")
+        .addKeyValue("source", source.id())
+        .addKeyValue("next", next)
+        .addKeyValue("anchor", anchor)
+        .log();
+  }
+
+  /**
+   * The SUB socket (re)connected to the engine: asks the replay endpoint for what followed the last
+   * batch handled (everything it buffers for a source seen for the first time), since the engine's
+   * PUB dropped what it sent while nobody subscribed. Without a replay endpoint the live stream
+   * alone tells what is missing.
+   */
+  void onConnected() {
+    if (replay == null) {
+      return;
+    }
+    started = true;
+    catchUp(-1);
+  }
+
   /** One live multipart message from the source's SUB socket. */
   void onMessage(List<byte[]> frames) {
     metrics.messages.increment();
@@ -128,30 +199,20 @@ final class SourceSequencer {
   }
 
   private void onLive(long seq, byte[] payload) {
-    if (!started) {
-      started = true;
-      lastLive = seq;
-      if (seq == 0) {
-        restart(seq, "source started at sequence number 0");
-      } else {
-        gap(seq, 0, seq - 1);
+    started = true;
+    if (seq < next) {
+      if (!isNewRun(seq, payload)) {
+        metrics.duplicates.increment(); // a replay already brought it, or it was sent again
+        lastLive = Math.max(lastLive, seq);
+        return;
       }
-      accept(seq, payload);
-      return;
-    }
-    if (seq < lastLive) {
-      lastLive = seq;
-      restart(seq, "engine restarted: the sequence went backwards");
-      next = 0;
-    } else if (seq == lastLive) {
-      metrics.duplicates.increment();
-      return;
-    } else {
-      lastLive = seq;
+      restart(seq, "engine restarted: the live sequence went back to another run");
+      newRun();
     }
     if (seq > next) {
       closeGap(seq);
     }
+    lastLive = seq;
     if (seq < next) {
       metrics.duplicates.increment(); // replay already brought it
       return;
@@ -159,20 +220,32 @@ final class SourceSequencer {
     accept(seq, payload);
   }
 
-  /** Replays from {@code next} when it can; what stays missing below {@code liveSeq} is a gap. */
+  /** Whether a live number already handled ({@code seq < next}) comes from a new engine run. */
+  private boolean isNewRun(long seq, byte[] payload) {
+    if (seq < lastLive) {
+      return true; // one connection's messages keep their order: only a new run goes back
+    }
+    double handled = engineTimes.get(seq);
+    if (!Double.isNaN(handled)) {
+      double now = engineTs(seq, payload);
+      return !Double.isNaN(now) && now != handled;
+    }
+    // Never handled in this run and no live number yet since a resume: below what kv.events holds.
+    return lastLive < 0;
+  }
+
+  /** Forgets the run: the next batch expected is 0 of the new one. */
+  private void newRun() {
+    next = 0;
+    anchor = -1;
+    lastLive = -1;
+    engineTimes.clear();
+  }
+
+  /** Replays what is missing below {@code liveSeq} when it can; what stays missing is a gap. */
   private void closeGap(long liveSeq) {
     if (replay != null) {
-      long wanted = next;
-      boolean ended = replay.replay(wanted, this::onReplayMessage);
-      metrics.replay(ended ? "complete" : "timed_out");
-      LOGGER
-          .atInfo()
-          .setMessage("replayed")
-          .addKeyValue("source", source.id())
-          .addKeyValue("from", wanted)
-          .addKeyValue("reachedSeq", next - 1)
-          .addKeyValue("complete", ended)
-          .log();
+      catchUp(liveSeq);
     }
     if (next < liveSeq) {
       gap(liveSeq, next, liveSeq - 1);
@@ -180,44 +253,143 @@ final class SourceSequencer {
     }
   }
 
-  /** One reply of the replay endpoint; {@code false} at the end marker. */
-  private boolean onReplayMessage(List<byte[]> frames) {
-    int n = frames.size();
-    if ((n != 3 && n != 4) || frames.get(0).length != 0) {
-      deadLetterFrames(
-          frames,
-          BAD_REPLAY_FRAME,
-          "a replay reply of "
-              + describe(frames)
-              + ", expected [empty, topic, seq, payload] or [empty, seq, payload]");
+  /**
+   * Replays from the anchor (the last batch handled whose engine time is known), or from {@code
+   * next} without one; a restarted engine found on the way gets a restart marker and its new run is
+   * replayed from 0.
+   *
+   * @param liveSeq the live number that showed numbers were missing, or -1
+   */
+  private void catchUp(long liveSeq) {
+    ReplayPass pass = replayFrom(anchor >= 0 ? anchor : next);
+    if (pass.restartAt >= 0) {
+      restart(
+          pass.restartAt,
+          pass.restartAt == anchor
+              ? "engine restarted: its batch at the anchor is another one"
+              : "engine restarted: it no longer has the anchor's number");
+      newRun();
+      replayFrom(0);
+    }
+    LOGGER
+        .atDebug()
+        .setMessage("caught up")
+        .addKeyValue("source", source.id())
+        .addKeyValue("next", next)
+        .addKeyValue("liveSeq", liveSeq)
+        .log();
+  }
+
+  private ReplayPass replayFrom(long from) {
+    ReplayPass pass = new ReplayPass(from == anchor ? anchor : -1);
+    boolean ended = replay.replay(from, pass::onReply);
+    metrics.replay(ended ? "complete" : "timed_out");
+    LOGGER
+        .atInfo()
+        .setMessage("replayed")
+        .addKeyValue("source", source.id())
+        .addKeyValue("from", from)
+        .addKeyValue("reachedSeq", next - 1)
+        .addKeyValue("complete", ended)
+        .addKeyValue("restartAt", pass.restartAt)
+        .log();
+    return pass;
+  }
+
+  /** The replies of one replay. */
+  private final class ReplayPass {
+    /** The anchor to check the first reply against; -1 when there is none to check. */
+    private final long check;
+
+    /** The number at which the engine proved to be another run; -1 while it is not. */
+    long restartAt = -1;
+
+    private boolean first = true;
+
+    ReplayPass(long check) {
+      this.check = check;
+    }
+
+    /** One reply of the replay endpoint; {@code false} at the end marker or a restart found. */
+    boolean onReply(List<byte[]> frames) {
+      int n = frames.size();
+      if ((n != 3 && n != 4) || frames.get(0).length != 0) {
+        deadLetterFrames(
+            frames,
+            BAD_REPLAY_FRAME,
+            "a replay reply of "
+                + describe(frames)
+                + ", expected [empty, topic, seq, payload] or [empty, seq, payload]");
+        return true;
+      }
+      byte[] seqFrame = frames.get(n - 2);
+      byte[] payload = frames.get(n - 1);
+      if (isEndMarker(seqFrame) || payload.length == 0) {
+        if (first && check >= 0) {
+          restartAt = 0; // nothing at or after the anchor: the engine's newest number is lower
+        }
+        return false;
+      }
+      long seq = sequenceNumber(seqFrame);
+      if (seq < 0) {
+        deadLetterFrames(frames, BAD_REPLAY_FRAME, "replayed: " + describeSeqFrame(seqFrame));
+        return true;
+      }
+      metrics.replayed.increment();
+      if (first) {
+        first = false;
+        if (check >= 0 && seq == check && isAnotherRun(seq, payload)) {
+          restartAt = seq;
+          return false;
+        }
+        // seq > check: the anchor left the engine's buffer, the run cannot be checked
+      }
+      if (seq < next) {
+        metrics.duplicates.increment();
+        return true;
+      }
+      if (seq > next) {
+        gap(seq, next, seq - 1); // older than the engine still buffers, or a hole in its buffer
+      }
+      accept(seq, payload);
       return true;
     }
-    byte[] seqFrame = frames.get(n - 2);
-    byte[] payload = frames.get(n - 1);
-    if (isEndMarker(seqFrame) || payload.length == 0) {
-      return false;
+  }
+
+  /**
+   * Whether batch {@code seq} carries another engine time than the one handled under its number.
+   */
+  private boolean isAnotherRun(long seq, byte[] payload) {
+    double handled = engineTimes.get(seq);
+    double now = engineTs(seq, payload);
+    return !Double.isNaN(handled) && !Double.isNaN(now) && handled != now;
+  }
+
+  /** The engine time of a payload, or NaN when it does not decode or has none. */
+  private double engineTs(long seq, byte[] payload) {
+    DecodeResult result = KvBatchDecoder.decode(payload, source, seq, clock.getAsLong());
+    if (result instanceof DecodedBatch decoded && decoded.batch().engineTs() != null) {
+      return decoded.batch().engineTs();
     }
-    long seq = sequenceNumber(seqFrame);
-    if (seq < 0) {
-      deadLetterFrames(frames, BAD_REPLAY_FRAME, "replayed: " + describeSeqFrame(seqFrame));
-      return true;
-    }
-    metrics.replayed.increment();
-    if (seq < next) {
-      metrics.duplicates.increment();
-      return true;
-    }
-    if (seq > next) {
-      gap(seq, next, seq - 1); // older than the engine still buffers, or a hole in its buffer
-    }
-    accept(seq, payload);
-    return true;
+    return Double.NaN;
   }
 
   private void accept(long seq, byte[] payload) {
+    if (firstContact) {
+      // Nothing in kv.events speaks for this source: the index must not keep what it held.
+      if (seq == 0) {
+        restart(seq, "source seen from sequence number 0");
+      } else {
+        gap(seq, 0, seq - 1);
+      }
+    }
     next = seq + 1;
     DecodeResult result = KvBatchDecoder.decode(payload, source, seq, clock.getAsLong());
     if (result instanceof DecodedBatch decoded) {
+      if (decoded.batch().engineTs() != null) {
+        engineTimes.put(seq, decoded.batch().engineTs());
+        anchor = seq;
+      }
       if (decoded.isEmpty()) {
         metrics.emptyBatches.increment();
         return;
@@ -239,6 +411,7 @@ final class SourceSequencer {
   }
 
   private void gap(long seq, long from, long to) {
+    firstContact = false;
     metrics.gaps.increment();
     metrics.missing.add(to - from + 1);
     LOGGER
@@ -253,6 +426,7 @@ final class SourceSequencer {
   }
 
   private void restart(long seq, String why) {
+    firstContact = false;
     metrics.restarts.increment();
     LOGGER
         .atWarn()
@@ -384,6 +558,36 @@ final class SourceSequencer {
       seq = (seq << 8) | (b & 0xffL);
     }
     return seq;
+  }
+
+  /**
+   * The engine times of the last {@value #SIZE} numbers handled in this run, by number: what tells
+   * a copy of a handled batch (a replay overlapping the live stream) from another run's batch.
+   */
+  private static final class EngineTimes {
+    private static final int SIZE = 4096;
+    private final long[] seqs = new long[SIZE];
+    private final double[] times = new double[SIZE];
+
+    EngineTimes() {
+      clear();
+    }
+
+    void put(long seq, double engineTs) {
+      int i = (int) (seq & (SIZE - 1));
+      seqs[i] = seq;
+      times[i] = engineTs;
+    }
+
+    /** The engine time handled under {@code seq}, or NaN when not (or no longer) known. */
+    double get(long seq) {
+      int i = (int) (seq & (SIZE - 1));
+      return seqs[i] == seq ? times[i] : Double.NaN;
+    }
+
+    void clear() {
+      java.util.Arrays.fill(seqs, -1);
+    }
   }
 
   /** vLLM's END_SEQ: (-1).to_bytes(8, "big", signed=True). */

@@ -45,9 +45,14 @@ final class Frames {
    * 0]} whose one block hash is {@code hash}.
    */
   static byte[] storedBatch(long hash) {
+    return storedBatch(hash, 1_749_633_401.5);
+  }
+
+  /** As {@link #storedBatch(long)}, made at engine time {@code ts} (Unix seconds). */
+  static byte[] storedBatch(long hash, double ts) {
     try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
       p.packArrayHeader(3);
-      p.packDouble(1_749_633_401.5);
+      p.packDouble(ts);
       p.packArrayHeader(1);
       p.packArrayHeader(7);
       p.packString("BlockStored");
