@@ -198,36 +198,7 @@ final class PrefixlogReplay {
 
   /** The record as schema version 2 wrote it: no chain. */
   static DeltaRecord asVersion2(DeltaRecord r) {
-    return new DeltaRecord(
-        DeltaRecord.SCHEMA_VERSION_V2,
-        r.sessionKey(),
-        r.seq(),
-        null,
-        r.requestId(),
-        r.ts(),
-        r.model(),
-        r.sessionKeySource(),
-        r.clientAddr(),
-        r.userAgent(),
-        r.headers(),
-        r.method(),
-        r.path(),
-        r.kind(),
-        r.keyframeReason(),
-        r.body(),
-        r.bodyEncoding(),
-        r.baseSeq(),
-        r.baseSha256(),
-        r.ops(),
-        r.chainDepth(),
-        r.bodyLen(),
-        r.bodySha256(),
-        r.prefixLen(),
-        r.truncated(),
-        r.promptTokens(),
-        r.cachedTokens(),
-        r.prefixCacheHitRate(),
-        r.response());
+    return r.withLayout(DeltaRecord.SCHEMA_VERSION_V2, null);
   }
 
   /** The record with {@code ops} and {@code body} left out: identity, hashes and bookkeeping. */

@@ -97,36 +97,7 @@ final class Records {
 
   /** The same record as schema version 3 in {@code chain}. */
   static DeltaRecord inChain(DeltaRecord r, String chain) {
-    return new DeltaRecord(
-        DeltaRecord.SCHEMA_VERSION,
-        r.sessionKey(),
-        r.seq(),
-        chain,
-        r.requestId(),
-        r.ts(),
-        r.model(),
-        r.sessionKeySource(),
-        r.clientAddr(),
-        r.userAgent(),
-        r.headers(),
-        r.method(),
-        r.path(),
-        r.kind(),
-        r.keyframeReason(),
-        r.body(),
-        r.bodyEncoding(),
-        r.baseSeq(),
-        r.baseSha256(),
-        r.ops(),
-        r.chainDepth(),
-        r.bodyLen(),
-        r.bodySha256(),
-        r.prefixLen(),
-        r.truncated(),
-        r.promptTokens(),
-        r.cachedTokens(),
-        r.prefixCacheHitRate(),
-        r.response());
+    return r.withLayout(DeltaRecord.SCHEMA_VERSION, chain);
   }
 
   /** The same record with other ops (to corrupt or break it). */

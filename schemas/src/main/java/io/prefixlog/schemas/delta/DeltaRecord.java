@@ -83,6 +83,43 @@ public record DeltaRecord(
         : sessionKey + "/" + chain + "/" + seq;
   }
 
+  /**
+   * The same turn in another layout: {@code schemaVersion} 3 with {@code chain}, or 2 with a null
+   * chain (tests and benchmarks compare the two).
+   */
+  public DeltaRecord withLayout(int schemaVersion, String chain) {
+    return new DeltaRecord(
+        schemaVersion,
+        sessionKey,
+        seq,
+        chain,
+        requestId,
+        ts,
+        model,
+        sessionKeySource,
+        clientAddr,
+        userAgent,
+        headers,
+        method,
+        path,
+        kind,
+        keyframeReason,
+        body,
+        bodyEncoding,
+        baseSeq,
+        baseSha256,
+        ops,
+        chainDepth,
+        bodyLen,
+        bodySha256,
+        prefixLen,
+        truncated,
+        promptTokens,
+        cachedTokens,
+        prefixCacheHitRate,
+        response);
+  }
+
   /** This record's key. */
   @JsonIgnore
   public String key() {

@@ -12,8 +12,6 @@ import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
-import io.prefixlog.schemas.request.BodyEncoding;
-import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
@@ -290,28 +288,7 @@ class LosslessUnderOperationsTest {
 
   private byte[] event(String session, String requestId, Instant ts, byte[] body) {
     sentBodies.put(Sha256.hex(body), body);
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
-    RawRequestEvent event =
-        new RawRequestEvent(
-            1,
-            requestId,
-            ts.toEpochMilli(),
-            session,
-            "header:x-session-id",
-            "127.0.0.1",
-            "test-agent/1.0",
-            Map.of(),
-            "POST",
-            "/v1/chat/completions",
-            "test-model",
-            encoded.text(),
-            encoded.encoding().wireName(),
-            (long) body.length,
-            Sha256.hex(body),
-            false,
-            null,
-            null);
-    return RawEvents.bytes(event);
+    return RawEvents.bytes(RawEvents.of(session, requestId, ts.toEpochMilli(), body));
   }
 
   private List<KeyValue<String, byte[]>> drainDeltas() {

@@ -43,6 +43,30 @@ final class RawEvents {
         usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null));
   }
 
+  /** An event with this request id and capture time, no headers and no response. */
+  static RawRequestEvent of(String session, String requestId, long ts, byte[] body) {
+    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
+    return new RawRequestEvent(
+        1,
+        requestId,
+        ts,
+        session,
+        "header:x-session-id",
+        "127.0.0.1",
+        "test-agent/1.0",
+        Map.of(),
+        "POST",
+        "/v1/chat/completions",
+        "test-model",
+        encoded.text(),
+        encoded.encoding().wireName(),
+        (long) body.length,
+        Sha256.hex(body),
+        false,
+        null,
+        null);
+  }
+
   static byte[] bytes(RawRequestEvent event) {
     return SERDE.toBytes(event);
   }
