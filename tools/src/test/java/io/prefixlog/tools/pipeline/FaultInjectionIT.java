@@ -9,7 +9,6 @@ import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.KafkaCluster;
-import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.tools.Command;
@@ -33,12 +32,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -52,9 +52,30 @@ import org.junit.jupiter.api.io.TempDir;
  * the KV bridge restarted, the engine restarted) run in the ingest-bridge module's ITs, and the
  * oversized and malformed records in the stream app's; the README's matrix lists them all.
  */
-@ExtendWith(KafkaExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FaultInjectionIT {
+  /**
+   * A broker of this suite's own rather than the JVM's shared one: the scenarios SIGKILL
+   * transactional stream apps and leave hundreds of partitions behind, and an IT that ran after
+   * them on the shared broker once saw its idempotent producer's first batch time out and then be
+   * refused as out of order for two minutes.
+   */
+  private static KafkaBroker kafka;
+
+  @TempDir static Path brokerDir;
+
+  @BeforeAll
+  static void startBroker() {
+    kafka = KafkaBroker.start(KafkaBroker.Options.defaults(brokerDir.resolve("kafka")));
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
   private static final int PARTITIONS = 6;
   private static final JsonSerde<DeltaRecord> DELTA = JsonSerde.of(DeltaRecord.class);
 
@@ -63,7 +84,7 @@ class FaultInjectionIT {
   @Test
   @Order(1)
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void partitionsAddedToTheRawTopicMidTraffic(KafkaCluster kafka) throws Exception {
+  void partitionsAddedToTheRawTopicMidTraffic() throws Exception {
     // Given: one instance, six raw partitions, the first three turns of every session stored
     String prefix = "fi1.";
     Map<String, String> settings = settings(kafka, prefix, "fi1-app", "a");
@@ -107,7 +128,7 @@ class FaultInjectionIT {
   @Test
   @Order(2)
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void sessionIdlePastTheTtlAndSeqRetentionThenResumed(KafkaCluster kafka) throws Exception {
+  void sessionIdlePastTheTtlAndSeqRetentionThenResumed() throws Exception {
     // Given: short TTL and seq retention; two turns of every session, then two idle hours
     String prefix = "fi2.";
     Map<String, String> settings = settings(kafka, prefix, "fi2-app", "a");
@@ -145,7 +166,7 @@ class FaultInjectionIT {
   @Test
   @Order(3)
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void everyRawEventTwiceAndABurstOfClientRetries(KafkaCluster kafka) throws Exception {
+  void everyRawEventTwiceAndABurstOfClientRetries() throws Exception {
     // Given
     String prefix = "fi3.";
     Map<String, String> settings = settings(kafka, prefix, "fi3-app", "a");
@@ -189,8 +210,7 @@ class FaultInjectionIT {
   @Test
   @Order(4)
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
-  void streamAppKilledMidTransactionTwiceAndAnInstanceAddedWhileBehind(KafkaCluster kafka)
-      throws Exception {
+  void streamAppKilledMidTransactionTwiceAndAnInstanceAddedWhileBehind() throws Exception {
     // Given: two instances
     String prefix = "fi4.";
     String applicationId = "fi4-app";
@@ -238,7 +258,7 @@ class FaultInjectionIT {
   @Test
   @Order(10)
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void backlogOlderThanTheTtlProcessedAfterARestore(KafkaCluster kafka) throws Exception {
+  void backlogOlderThanTheTtlProcessedAfterARestore() throws Exception {
     // Given: a 5 s TTL; the first turn of every session is stored, then the app is stopped and
     // its local state deleted (the next start restores from the changelogs)
     String prefix = "fi10.";
