@@ -46,13 +46,13 @@ import org.apache.kafka.streams.kstream.Repartitioned;
 public final class PrefixlogTopology {
   public static final String RAW_REQUESTS_SOURCE = "raw-requests";
 
+  /** Stamps each raw event with its position on {@code requests.raw} (see SourcePosition). */
+  public static final String SOURCE_POSITION_STAMP = "source-position";
+
   /**
    * The repartition step's name; its topic is {@code <application
    * id>-requests-by-session-repartition}.
    */
-  /** Stamps each raw event with its position on {@code requests.raw} (see SourcePosition). */
-  public static final String SOURCE_POSITION_STAMP = "source-position";
-
   public static final String REQUESTS_BY_SESSION = "requests-by-session";
 
   public static final String SESSION_DELTA_PROCESSOR = "session-delta";
