@@ -4,7 +4,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
- * The chunk hashes of one request's prompt, keyed by {@code request_id} on {@code chunk.lookups}.
+ * The chunk hashes of one request's prompt, keyed on {@code chunk.lookups} by the turn it became,
+ * {@code session_key/chain/seq} (by {@code request_id} before delta records v3).
  *
  * <p>The first six fields are LMCache's lookup-hash log fields with LMCache's meaning: {@code
  * timestamp} in Unix seconds, {@code chunk_hashes} as {@code 0x}-prefixed hex, full chunks only

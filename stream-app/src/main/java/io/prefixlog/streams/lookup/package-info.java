@@ -1,5 +1,6 @@
 /**
- * One chunk-hash lookup record per request, keyed by request_id and partitioned by session, on
- * {@code chunk.lookups}; the rendering and hashing are {@link io.prefixlog.core.chunk}'s.
+ * One chunk-hash lookup record per stored turn, keyed by its turn (session_key/chain/seq) and
+ * partitioned by session, on {@code chunk.lookups}; the rendering and hashing are {@link
+ * io.prefixlog.core.chunk}'s.
  */
 package io.prefixlog.streams.lookup;
