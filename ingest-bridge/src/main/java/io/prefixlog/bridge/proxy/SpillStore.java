@@ -279,15 +279,37 @@ final class SpillStore implements AutoCloseable {
       String base = String.format("spill-%020d", n);
       Path log = store.dir.resolve(base + ".log");
       Path acks = store.dir.resolve(base + ".acks");
+      boolean created = !Files.exists(log);
       FileChannel channel =
           FileChannel.open(
               log, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
       FileChannel acksChannel =
           FileChannel.open(
               acks, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      if (created) {
+        forceDirectory(store.dir);
+      }
       Segment segment = new Segment(store, log, acks, channel, acksChannel);
       segment.recover();
       return segment;
+    }
+
+    /**
+     * Forces the directory entry of a new segment: without it a power loss could lose the whole
+     * file although its records were forced. Where the file system cannot force a directory, the
+     * entry reaches the disk with the file system's own journal.
+     */
+    private static void forceDirectory(Path dir) {
+      try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+        directory.force(true);
+      } catch (IOException e) {
+        LOGGER
+            .atDebug()
+            .setMessage("cannot force the spill directory")
+            .addKeyValue("dir", dir)
+            .setCause(e)
+            .log();
+      }
     }
 
     /**
