@@ -1,6 +1,7 @@
 package io.prefixlog.streams;
 
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
@@ -195,7 +196,7 @@ public record StreamAppConfig(
         s.duration("PREFIXLOG_KV_STATS_INTERVAL", Duration.ofSeconds(10)),
         s.integer("PREFIXLOG_THREAD_FAILURE_LIMIT", 3, 1, 1000),
         s.duration("PREFIXLOG_THREAD_FAILURE_WINDOW", Duration.ofMinutes(10)),
-        s.passThrough("PREFIXLOG_KAFKA_"));
+        KafkaPassThrough.read(s));
   }
 
   /** The defaults, with overrides given by environment-variable name. */

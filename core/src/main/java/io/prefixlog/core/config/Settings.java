@@ -137,15 +137,23 @@ public final class Settings {
       throw new ConfigException(
           key + "=" + value + ": expected a duration such as 500ms, 30s, 15m, 24h or 7d");
     }
-    long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "ms" : m.group(2);
-    return switch (unit) {
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      case "d" -> Duration.ofDays(n);
-      default -> Duration.ofMillis(n);
-    };
+    try {
+      long n = Long.parseLong(m.group(1));
+      Duration parsed =
+          switch (unit) {
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            case "d" -> Duration.ofDays(n);
+            default -> Duration.ofMillis(n);
+          };
+      parsed.toMillis(); // every reader takes milliseconds: refuse what they cannot hold
+      return parsed;
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new ConfigException(
+          key + "=" + value + ": the duration is too large (at most about 292 million years)");
+    }
   }
 
   /** A size such as {@code 16MiB}, {@code 512KiB} or plain bytes. */
@@ -159,15 +167,22 @@ public final class Settings {
       throw new ConfigException(
           key + "=" + value + ": expected a size such as 16MiB, 512KiB or 1048576");
     }
-    long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "b" : m.group(2);
-    long parsed =
-        switch (unit) {
-          case "k", "kib" -> n << 10;
-          case "m", "mib" -> n << 20;
-          case "g", "gib" -> n << 30;
-          default -> n;
-        };
+    long parsed;
+    try {
+      long n = Long.parseLong(m.group(1));
+      // Exact arithmetic: a shift silently wrapped 17179869200g around to 16 GiB.
+      parsed =
+          switch (unit) {
+            case "k", "kib" -> Math.multiplyExact(n, 1L << 10);
+            case "m", "mib" -> Math.multiplyExact(n, 1L << 20);
+            case "g", "gib" -> Math.multiplyExact(n, 1L << 30);
+            default -> n;
+          };
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new ConfigException(
+          key + "=" + value + ": expected a size from " + min + " to " + max + " bytes");
+    }
     if (parsed < min || parsed > max) {
       throw new ConfigException(
           key + "=" + value + ": expected a size from " + min + " to " + max + " bytes");

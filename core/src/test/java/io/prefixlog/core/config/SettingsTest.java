@@ -79,4 +79,30 @@ class SettingsTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("X_CONFIG=" + missing + ": cannot read the file: ");
   }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {"17179869200g", "9223372036854775807k", "99999999999999999999", "8796093022208m"})
+  void shouldRefuseASizeThatOverflowsInsteadOfWrappingAround(String value) {
+    // Given
+    Settings settings = Settings.of(Map.of("PREFIXLOG_MAX_BODY_BYTES", value));
+
+    // When / Then: a ConfigException naming the key (exit code 2), never a wrapped value
+    assertThatThrownBy(() -> settings.bytes("PREFIXLOG_MAX_BODY_BYTES", 1, 1, Long.MAX_VALUE))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("PREFIXLOG_MAX_BODY_BYTES=" + value + ": ");
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {"99999999999999999999ms", "9223372036854775807d", "106751991167301d"})
+  void shouldRefuseADurationThatOverflowsWithTheKeyNamed(String value) {
+    // Given
+    Settings settings = Settings.of(Map.of("PREFIXLOG_SESSION_TTL", value));
+
+    // When / Then
+    assertThatThrownBy(() -> settings.duration("PREFIXLOG_SESSION_TTL", Duration.ZERO))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("PREFIXLOG_SESSION_TTL=" + value + ": ");
+  }
 }

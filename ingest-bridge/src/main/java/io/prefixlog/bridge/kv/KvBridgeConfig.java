@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.kv;
 
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.kv.KvSource;
 import io.prefixlog.schemas.Topics;
@@ -166,7 +167,7 @@ public record KvBridgeConfig(
         s.string("PREFIXLOG_METRICS_HOST", "127.0.0.1"),
         s.integer("PREFIXLOG_METRICS_PORT", DEFAULT_METRICS_PORT, -1, 65535),
         s.duration("PREFIXLOG_KV_RESUME_TIMEOUT", Duration.ofSeconds(30)),
-        s.passThrough("PREFIXLOG_KAFKA_"));
+        KafkaPassThrough.read(s));
   }
 
   /** The defaults, with overrides given by environment-variable name. */

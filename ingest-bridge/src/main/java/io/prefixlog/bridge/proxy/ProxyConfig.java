@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
@@ -236,7 +237,7 @@ public final class ProxyConfig {
     b.drainTimeout = s.duration("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
     b.metricsHost = s.string("PREFIXLOG_METRICS_HOST", b.metricsHost);
     b.metricsPort = s.integer("PREFIXLOG_METRICS_PORT", DEFAULT_METRICS_PORT, -1, 65535);
-    b.kafka = s.passThrough("PREFIXLOG_KAFKA_");
+    b.kafka = KafkaPassThrough.read(s);
     return new ProxyConfig(b);
   }
 
