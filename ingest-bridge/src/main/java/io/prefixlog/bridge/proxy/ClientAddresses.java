@@ -6,7 +6,13 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -37,6 +43,89 @@ final class ClientAddresses {
       default:
         throw new IllegalStateException("unknown mode " + mode);
     }
+  }
+
+  /**
+   * Headers whose values are client (or proxy) addresses: comma-separated lists of them, except
+   * {@code forwarded} (RFC 7239), whose {@code for=} and {@code by=} parameters hold them.
+   */
+  static final Set<String> ADDRESS_HEADERS =
+      Set.of(
+          "x-forwarded-for",
+          "x-original-forwarded-for",
+          "x-real-ip",
+          "x-client-ip",
+          "x-cluster-client-ip",
+          "true-client-ip",
+          "cf-connecting-ip",
+          "fastly-client-ip",
+          "forwarded");
+
+  /**
+   * The captured headers with every address in them written as {@link #record} writes {@code
+   * client_addr}: left as they are ({@code full}), removed ({@code omit}), or each address hashed
+   * or truncated in place. Behind a load balancer the real client address is in these headers, so a
+   * policy that applied to {@code client_addr} alone would store it anyway.
+   */
+  Map<String, String> headers(Map<String, String> captured) {
+    if (mode == ClientAddrMode.FULL || captured.isEmpty()) {
+      return captured;
+    }
+    Map<String, String> result = new TreeMap<>();
+    captured.forEach(
+        (name, value) -> {
+          if (!ADDRESS_HEADERS.contains(name)) {
+            result.put(name, value);
+          } else if (mode != ClientAddrMode.OMIT) {
+            result.put(name, name.equals("forwarded") ? forwarded(value) : addressList(value));
+          }
+        });
+    return result;
+  }
+
+  private String addressList(String value) {
+    List<String> recorded = new ArrayList<>();
+    for (String token : value.split(",")) {
+      String address = token.trim();
+      if (!address.isEmpty()) {
+        recorded.add(record(address));
+      }
+    }
+    return String.join(", ", recorded);
+  }
+
+  /** RFC 7239: elements by {@code ,}, pairs by {@code ;}; {@code for}/{@code by} hold nodes. */
+  private String forwarded(String value) {
+    List<String> elements = new ArrayList<>();
+    for (String element : value.split(",")) {
+      List<String> pairs = new ArrayList<>();
+      for (String pair : element.trim().split(";")) {
+        int eq = pair.indexOf('=');
+        String key = eq < 0 ? "" : pair.substring(0, eq).trim().toLowerCase(Locale.ROOT);
+        if (key.equals("for") || key.equals("by")) {
+          String recorded = record(node(pair.substring(eq + 1).trim()));
+          pairs.add(key + "=\"" + (recorded == null ? "unknown" : recorded) + "\"");
+        } else if (!pair.isBlank()) {
+          pairs.add(pair.trim());
+        }
+      }
+      elements.add(String.join(";", pairs));
+    }
+    return String.join(", ", elements);
+  }
+
+  /** The address of a {@code Forwarded} node: unquoted, brackets and port removed. */
+  private static String node(String value) {
+    String node =
+        value.startsWith("\"") && value.endsWith("\"") && value.length() > 1
+            ? value.substring(1, value.length() - 1)
+            : value;
+    if (node.startsWith("[")) {
+      int close = node.indexOf(']');
+      return close > 0 ? node.substring(1, close) : node;
+    }
+    int colon = node.indexOf(':');
+    return colon > 0 && node.indexOf(':', colon + 1) < 0 ? node.substring(0, colon) : node;
   }
 
   /** IPv4 to its /24 ({@code 10.1.2.0/24}), IPv6 to its /48. */

@@ -37,7 +37,8 @@ final class EventFactory {
         x.sessionKey != null
             ? x.sessionKey
             : deriver.derive(x.sessionHeaders(), fields, x.clientAddr, x.userAgent);
-    Map<String, String> capturedHeaders = x.capturedHeaders();
+    // Addresses in forwarding headers follow PREFIXLOG_CLIENT_ADDR as client_addr does.
+    Map<String, String> capturedHeaders = clientAddresses.headers(x.capturedHeaders());
     ResponseInfo response =
         new ResponseInfo(
             x.status,
