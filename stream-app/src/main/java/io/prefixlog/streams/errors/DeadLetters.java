@@ -77,20 +77,8 @@ public final class DeadLetters {
     Base64.Encoder base64 = Base64.getEncoder();
     String originalKey = key == null ? null : base64.encodeToString(key);
     long budget = RecordLimits.deadLetterValueBudget(maxRecordBytes, key == null ? 0 : key.length);
-    if (value == null || value.length <= budget) {
-      return new DeadLetter(
-          DeadLetter.SCHEMA_VERSION,
-          ts,
-          PRODUCER,
-          topic,
-          partition,
-          offset,
-          reason,
-          detail,
-          originalKey,
-          value == null ? null : base64.encodeToString(value));
-    }
-    byte[] prefix = Arrays.copyOf(value, (int) budget);
+    boolean whole = value == null || value.length <= budget;
+    byte[] kept = whole ? value : Arrays.copyOf(value, (int) budget);
     return new DeadLetter(
         DeadLetter.SCHEMA_VERSION,
         ts,
@@ -101,10 +89,10 @@ public final class DeadLetters {
         reason,
         detail,
         originalKey,
-        base64.encodeToString(prefix),
-        true,
-        (long) value.length,
-        Sha256.hex(value));
+        kept == null ? null : base64.encodeToString(kept),
+        whole ? null : Boolean.TRUE,
+        whole ? null : (long) value.length,
+        whole ? null : Sha256.hex(value));
   }
 
   /**
