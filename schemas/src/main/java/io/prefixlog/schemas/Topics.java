@@ -1,6 +1,7 @@
 package io.prefixlog.schemas;
 
 import io.prefixlog.schemas.Topic.CleanupPolicy;
+import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
@@ -24,7 +25,8 @@ public record Topics(
     Topic<String, ChunkLookupRecord> chunkLookups,
     Topic<String, BlockIndexEntry> blockIndex,
     Topic<String, SourceStats> sourceStats,
-    Topic<byte[], DeadLetter> deadLetters) {
+    Topic<byte[], DeadLetter> deadLetters,
+    Topic<String, ErasureAck> erasures) {
 
   public static final String DEFAULT_PREFIX = "prefixlog.";
 
@@ -36,6 +38,7 @@ public record Topics(
     Objects.requireNonNull(blockIndex, "blockIndex");
     Objects.requireNonNull(sourceStats, "sourceStats");
     Objects.requireNonNull(deadLetters, "deadLetters");
+    Objects.requireNonNull(erasures, "erasures");
   }
 
   /** The topics under {@code prefix}; the prefix may be empty. */
@@ -70,12 +73,26 @@ public record Topics(
             prefix + "dlq",
             Serdes.ByteArray(),
             JsonSerde.of(DeadLetter.class),
+            CleanupPolicy.DELETE),
+        // The stream app's acknowledgements of erase orders: an audit trail of what was erased
+        // where, keyed by erase id; it names session keys only, never content.
+        new Topic<>(
+            prefix + "erasures",
+            Serdes.String(),
+            JsonSerde.of(ErasureAck.class),
             CleanupPolicy.DELETE));
   }
 
   /** Every topic, inputs first. */
   public List<Topic<?, ?>> all() {
     return List.of(
-        requestsRaw, kvEvents, sessionDeltas, chunkLookups, blockIndex, sourceStats, deadLetters);
+        requestsRaw,
+        kvEvents,
+        sessionDeltas,
+        chunkLookups,
+        blockIndex,
+        sourceStats,
+        deadLetters,
+        erasures);
   }
 }

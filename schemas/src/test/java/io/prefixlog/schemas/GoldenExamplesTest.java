@@ -58,6 +58,20 @@ class GoldenExamplesTest {
               "chunk-lookup.v1/invalid-lmcache-dtypes-field.json", "additionalProperties $ dtypes"),
           entry("chunk-lookup.v1/invalid-missing-chunk-hashes.json", "required $ chunk_hashes"),
           entry("chunk-lookup.v1/invalid-missing-session-key.json", "required $ session_key"),
+          entry(
+              "erase-request.v1/invalid-before-without-session-key.json", "required $ session_key"),
+          entry("erase-request.v1/invalid-erase-id-with-space.json", "pattern $.erase_id"),
+          entry(
+              "erase-request.v1/invalid-neither-session-nor-kv.json", "required $ kv_session_ids"),
+          entry("erase-request.v1/invalid-session-key-and-kv-session-ids.json", "not $"),
+          entry("erase-request.v1/invalid-unknown-field.json", "additionalProperties $ text"),
+          entry("erasure-ack.v1/invalid-chain-upper-case.json", "pattern $.chain"),
+          entry(
+              "erasure-ack.v1/invalid-negative-blocks-scrubbed.json", "minimum $.blocks_scrubbed"),
+          entry("erasure-ack.v1/invalid-outcome-unknown.json", "enum $.outcome"),
+          entry(
+              "erasure-ack.v1/invalid-session-scope-without-session-key.json",
+              "required $ session_key"),
           entry("dead-letter.v1/invalid-missing-reason.json", "required $ reason"),
           entry(
               "dead-letter.v1/invalid-offset-without-partition.json",

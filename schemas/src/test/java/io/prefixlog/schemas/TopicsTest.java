@@ -27,7 +27,8 @@ class TopicsTest {
             tuple("x.chunk.lookups", "compact,delete"),
             tuple("x.kv.block-index", "compact"),
             tuple("x.kv.source-stats", "compact"),
-            tuple("x.dlq", "delete"));
+            tuple("x.dlq", "delete"),
+            tuple("x.erasures", "delete"));
   }
 
   @Test
@@ -43,7 +44,8 @@ class TopicsTest {
       topics.chunkLookups(),
       topics.blockIndex(),
       topics.sourceStats(),
-      topics.deadLetters()
+      topics.deadLetters(),
+      topics.erasures()
     };
 
     // Then

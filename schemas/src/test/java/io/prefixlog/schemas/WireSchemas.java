@@ -10,6 +10,8 @@ import com.networknt.schema.SchemaId;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
+import io.prefixlog.schemas.control.EraseRequest;
+import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.kv.BlockIndexEntry;
@@ -66,7 +68,9 @@ final class WireSchemas {
           new WireSchema("kv-event-batch.v1", KvEventBatch.class),
           new WireSchema("block-index-entry.v1", BlockIndexEntry.class),
           new WireSchema("source-stats.v1", SourceStats.class),
-          new WireSchema("dead-letter.v1", DeadLetter.class));
+          new WireSchema("dead-letter.v1", DeadLetter.class),
+          new WireSchema("erase-request.v1", EraseRequest.class),
+          new WireSchema("erasure-ack.v1", ErasureAck.class));
 
   /** A golden example file. */
   record Golden(WireSchema schema, Path path) {
