@@ -76,6 +76,20 @@ public final class StreamAppMetrics {
         .increment();
   }
 
+  /**
+   * Counts a session erase order obeyed, by outcome: {@code erased}, {@code kept} (its chain had a
+   * turn after the order's {@code before}) or {@code absent} (no state held).
+   */
+  public void erasure(String outcome) {
+    registry
+        .counter(
+            "prefixlog_session_erasures_total",
+            "Session erase orders obeyed, by outcome.",
+            "outcome",
+            outcome)
+        .increment();
+  }
+
   /** Counts one emitted turn. */
   public void recordTurn(EncodedTurn turn, long bodyBytes, long recordBytes) {
     if (turn.isKeyframe()) {

@@ -36,6 +36,11 @@ final class ChunkLookupProcessor
 
   @Override
   public void process(Record<String, ValidatedRequest> record) {
+    if (record.value() == null) {
+      // An erased turn: its lookup goes too (a tombstone under the same key).
+      context.forward(new Record<>(record.key(), null, record.timestamp()));
+      return;
+    }
     ChunkLookupRecord lookup = lookups.of(record.value());
     context.forward(new Record<>(record.key(), lookup, record.timestamp()));
     metrics.emitted(lookup);

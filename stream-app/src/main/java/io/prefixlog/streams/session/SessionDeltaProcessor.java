@@ -1,5 +1,6 @@
 package io.prefixlog.streams.session;
 
+import io.prefixlog.core.control.EraseOrders;
 import io.prefixlog.core.delta.BaseInfo;
 import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.delta.DeltaRecords;
@@ -11,6 +12,8 @@ import io.prefixlog.core.request.RawEventValidator;
 import io.prefixlog.core.request.Rejection;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.RecordLimits;
+import io.prefixlog.schemas.control.ControlHeaders;
+import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.errors.DeadLetters;
@@ -66,6 +69,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private KeyValueStore<String, byte[]> states;
   private KeyValueStore<String, byte[]> bases;
   private WindowStore<String, byte[]> requestIds;
+  private SessionErasure erasure;
   private long liveSessions;
 
   SessionDeltaProcessor(SessionDeltaSupplier.Wiring wiring) {
@@ -85,6 +89,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.states = context.getStateStore(SessionStores.STATE);
     this.bases = context.getStateStore(SessionStores.BASES);
     this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
+    this.erasure = new SessionErasure(states, bases, requestIds);
     try (KeyValueIterator<String, byte[]> all = states.all()) {
       while (all.hasNext()) {
         if (!SessionStateCodec.decode(all.next().value).bases().isEmpty()) {
@@ -101,6 +106,10 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   public void process(Record<String, byte[]> record) {
     String key = SourcePosition.hadNullKey(record) ? null : record.key();
     byte[] keyBytes = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
+    if (ControlHeaders.isErase(record.headers())) {
+      obeyErase(record, key, keyBytes);
+      return;
+    }
     RawEventValidator.Outcome outcome = validator.validate(key, record.value());
     if (outcome.rejected() != null) {
       deadLetters.send(context, record, keyBytes, outcome.rejected());
@@ -159,6 +168,47 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
           new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
     }
     wiring.metrics().recordTurn(turn, request.body().length, delta.length);
+  }
+
+  /**
+   * An erase order for this session (see {@link SessionErasure}): the current chain's delta and
+   * lookup keys are tombstoned and the acknowledgement written, all in this task's transaction. The
+   * session's next turn finds no state and starts a new chain.
+   */
+  private void obeyErase(Record<String, byte[]> record, String key, byte[] keyBytes) {
+    EraseOrders.Outcome outcome = EraseOrders.session(key, record.value());
+    if (outcome.rejected() != null) {
+      deadLetters.send(context, record, keyBytes, outcome.rejected());
+      return;
+    }
+    SessionErasure.Result result = erasure.erase(outcome.order(), record.timestamp());
+    if (result.wasLive()) {
+      adjustLive(-1);
+    }
+    for (String turnKey : result.tombstoneKeys()) {
+      context.forward(
+          new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.deltaSink());
+      if (wiring.lookupChild() != null) {
+        context.forward(
+            new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.lookupChild());
+      }
+    }
+    ErasureAck ack = result.ack();
+    context.forward(
+        new Record<Object, Object>(ack.eraseId(), ack, record.timestamp()), wiring.erasureSink());
+    wiring.metrics().erasure(ack.outcome());
+    LOGGER
+        .atInfo()
+        .setMessage("session erase order obeyed")
+        .addKeyValue("eraseId", ack.eraseId())
+        .addKeyValue("sessionKey", ack.sessionKey())
+        .addKeyValue("outcome", ack.outcome())
+        .addKeyValue("chain", ack.chain())
+        .addKeyValue("tombstoned", ack.turnsTombstoned())
+        .addKeyValue("basesRemoved", ack.basesRemoved())
+        .addKeyValue("requestIdsRemoved", ack.requestIdsRemoved())
+        .addKeyValue("stateCompacted", ack.stateCompacted())
+        .log();
   }
 
   /** The request id's first arrival within the dedup window around {@code timestamp}, or null. */

@@ -16,6 +16,7 @@ public final class SessionDeltaSupplier
   /**
    * @param deltaSink the sink node the delta records go to
    * @param deadLetterSink the sink node the dead letters go to
+   * @param erasureSink the sink node the erasure acknowledgements go to
    * @param lookupChild the processor each stored turn's {@code ValidatedRequest} goes to, keyed by
    *     its turn key, or null when there is none
    */
@@ -24,8 +25,9 @@ public final class SessionDeltaSupplier
       StreamAppMetrics metrics,
       String deltaSink,
       String deadLetterSink,
+      String erasureSink,
       String lookupChild) {
-    this.wiring = new Wiring(config, metrics, deltaSink, deadLetterSink, lookupChild);
+    this.wiring = new Wiring(config, metrics, deltaSink, deadLetterSink, erasureSink, lookupChild);
   }
 
   @Override
@@ -43,12 +45,14 @@ public final class SessionDeltaSupplier
       StreamAppMetrics metrics,
       String deltaSink,
       String deadLetterSink,
+      String erasureSink,
       String lookupChild) {
     Wiring {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(deltaSink, "deltaSink");
       Objects.requireNonNull(deadLetterSink, "deadLetterSink");
+      Objects.requireNonNull(erasureSink, "erasureSink");
     }
   }
 }

@@ -58,6 +58,7 @@ public final class PrefixlogTopology {
   public static final String SESSION_DELTA_PROCESSOR = "session-delta";
   public static final String SESSION_DELTAS_SINK = "session-deltas-sink";
   public static final String DEAD_LETTERS_SINK = "dead-letters-sink";
+  public static final String ERASURES_SINK = "erasures-sink";
 
   private PrefixlogTopology() {}
 
@@ -77,7 +78,12 @@ public final class PrefixlogTopology {
                 .withNumberOfPartitions(config.statePartitions()))
         .process(
             new SessionDeltaSupplier(
-                config, metrics, SESSION_DELTAS_SINK, DEAD_LETTERS_SINK, lookupChild),
+                config,
+                metrics,
+                SESSION_DELTAS_SINK,
+                DEAD_LETTERS_SINK,
+                ERASURES_SINK,
+                lookupChild),
             Named.as(SESSION_DELTA_PROCESSOR));
     KvIndexTopology kv = config.kvIndexEnabled() ? new KvIndexTopology(config, metrics) : null;
     if (kv != null) {
@@ -100,6 +106,12 @@ public final class PrefixlogTopology {
         topics.deadLetters().name(),
         new ByteArraySerializer(),
         topics.deadLetters().valueSerde().serializer(),
+        SESSION_DELTA_PROCESSOR);
+    topology.addSink(
+        ERASURES_SINK,
+        topics.erasures().name(),
+        new StringSerializer(),
+        topics.erasures().valueSerde().serializer(),
         SESSION_DELTA_PROCESSOR);
     if (lookupChild != null) {
       ChunkLookupTopology.addTo(

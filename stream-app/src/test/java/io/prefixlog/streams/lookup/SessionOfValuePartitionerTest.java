@@ -57,8 +57,23 @@ class SessionOfValuePartitionerTest {
   }
 
   @Test
+  void shouldPutATombstoneInThePartitionOfTheSessionItsTurnKeyNames() {
+    // Given: an erasure's tombstone for a turn (no value, so no session_key to read)
+    String session = "3f9a0c5e71b2d48a6c0e9f1b2a7d3c58";
+    String turnKey = session + "/0a1b2c3d/7";
+
+    // When
+    Optional<Set<Integer>> chosen = partitioner.partitions("t", turnKey, null, 12);
+
+    // Then: where the lookup it deletes was written, or compaction would never remove it
+    assertThat(chosen)
+        .contains(Set.of(SessionOfValuePartitioner.partitionOf(session, 12)))
+        .isEqualTo(partitioner.partitions("t", turnKey, record("r", session), 12));
+  }
+
+  @Test
   void shouldLeaveARecordWithoutASessionToTheDefaultPartitioner() {
-    assertThat(partitioner.partitions("t", "k", null, 6)).isEmpty();
+    assertThat(partitioner.partitions("t", null, null, 6)).isEmpty();
     assertThat(partitioner.partitions("t", "k", record("k", null), 6)).isEmpty();
   }
 
