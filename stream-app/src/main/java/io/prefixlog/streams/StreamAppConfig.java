@@ -61,6 +61,10 @@ import java.util.Objects;
  *     replacing the thread once more
  * @param threadFailureWindow {@code PREFIXLOG_THREAD_FAILURE_WINDOW}, default 10m: the sliding
  *     window of that count
+ * @param maxCompactionLag {@code PREFIXLOG_MAX_COMPACTION_LAG}, default 1d: the compacted topics'
+ *     and the stores' changelogs' {@code max.compaction.lag.ms}: a value replaced or tombstoned (by
+ *     an erasure, say) is gone from the broker's disk within about this long, since the broker then
+ *     rolls and cleans its segment whatever the dirty ratio
  * @param kafka Kafka client settings passed through ({@code PREFIXLOG_KAFKA_*})
  */
 public record StreamAppConfig(
@@ -82,6 +86,7 @@ public record StreamAppConfig(
     Duration evictionInterval,
     Duration rawRetention,
     Duration outputRetention,
+    Duration maxCompactionLag,
     String metricsHost,
     int metricsPort,
     boolean chunkLookupsEnabled,
@@ -109,6 +114,7 @@ public record StreamAppConfig(
     positive("PREFIXLOG_EVICTION_INTERVAL", evictionInterval);
     positive("PREFIXLOG_DEDUP_WINDOW", dedupWindow);
     positive("PREFIXLOG_OUTPUT_RETENTION", outputRetention);
+    positive("PREFIXLOG_MAX_COMPACTION_LAG", maxCompactionLag);
     if (statePartitions < 1) {
       throw new ConfigException(
           "PREFIXLOG_STATE_PARTITIONS=" + statePartitions + ": expected an integer from 1");
@@ -188,6 +194,7 @@ public record StreamAppConfig(
         s.duration("PREFIXLOG_EVICTION_INTERVAL", Duration.ofMinutes(1)),
         s.duration("PREFIXLOG_RAW_RETENTION", Duration.ofHours(24)),
         s.duration("PREFIXLOG_OUTPUT_RETENTION", Duration.ofDays(7)),
+        s.duration("PREFIXLOG_MAX_COMPACTION_LAG", Duration.ofDays(1)),
         s.string("PREFIXLOG_METRICS_HOST", "127.0.0.1"),
         s.integer("PREFIXLOG_METRICS_PORT", 9464, -1, 65535),
         s.bool("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", true),

@@ -42,6 +42,12 @@ public final class TopicCreator {
       if (retention != null) {
         settings.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(retention.toMillis()));
       }
+      if (topic.cleanupPolicy() != CleanupPolicy.DELETE) {
+        // Bounds how long a replaced or erased value stays on the broker (see StreamAppConfig).
+        settings.put(
+            TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG,
+            Long.toString(config.maxCompactionLag().toMillis()));
+      }
       plan.add(
           new NewTopic(topic.name(), config.partitions(), config.replicationFactor())
               .configs(settings));

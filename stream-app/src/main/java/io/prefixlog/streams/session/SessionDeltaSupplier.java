@@ -37,7 +37,10 @@ public final class SessionDeltaSupplier
 
   @Override
   public Set<StoreBuilder<?>> stores() {
-    return SessionStores.builders(wiring.config().maxRecordBytes(), wiring.config().dedupWindow());
+    return SessionStores.builders(
+        wiring.config().maxRecordBytes(),
+        wiring.config().dedupWindow(),
+        wiring.config().maxCompactionLag());
   }
 
   record Wiring(

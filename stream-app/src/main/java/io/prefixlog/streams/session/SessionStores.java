@@ -35,9 +35,17 @@ public final class SessionStores {
    * The stores, their changelogs sized for records of up to {@code maxRecordBytes}.
    *
    * @param dedupWindow how long a request id is remembered (stream time)
+   * @param maxCompactionLag the changelogs' {@code max.compaction.lag.ms}: a deleted base (evicted
+   *     or erased) leaves the broker's disk within about this long
    */
-  public static Set<StoreBuilder<?>> builders(long maxRecordBytes, Duration dedupWindow) {
-    Map<String, String> changelog = Map.of("max.message.bytes", Long.toString(maxRecordBytes));
+  public static Set<StoreBuilder<?>> builders(
+      long maxRecordBytes, Duration dedupWindow, Duration maxCompactionLag) {
+    Map<String, String> changelog =
+        Map.of(
+            "max.message.bytes",
+            Long.toString(maxRecordBytes),
+            "max.compaction.lag.ms",
+            Long.toString(maxCompactionLag.toMillis()));
     StoreBuilder<KeyValueStore<String, byte[]>> state =
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(STATE), Serdes.String(), Serdes.ByteArray())
@@ -53,7 +61,8 @@ public final class SessionStores {
                 Stores.persistentWindowStore(REQUEST_IDS, dedupWindow, Duration.ofMillis(1), false),
                 Serdes.String(),
                 Serdes.ByteArray())
-            .withLoggingEnabled(Map.of());
+            .withLoggingEnabled(
+                Map.of("max.compaction.lag.ms", Long.toString(maxCompactionLag.toMillis())));
     return Set.of(state, bases, requestIds);
   }
 
