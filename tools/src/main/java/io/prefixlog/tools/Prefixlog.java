@@ -3,6 +3,7 @@ package io.prefixlog.tools;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Version;
+import io.prefixlog.tools.erase.EraseCommand;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.up.UpCommand;
@@ -42,7 +43,8 @@ public final class Prefixlog {
         new UpCommand(terminal),
         new ReplayCommand(terminal),
         new ReconstructCommand(terminal),
-        new AnalyzeCommand(terminal));
+        new AnalyzeCommand(terminal),
+        new EraseCommand(terminal));
   }
 
   int run(String[] args) {

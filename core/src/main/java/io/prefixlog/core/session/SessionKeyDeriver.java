@@ -94,6 +94,20 @@ public final class SessionKeyDeriver {
     return new SessionKey(mac("fallback", tuple), "fallback");
   }
 
+  /**
+   * The key of a session named by an explicit id (a session header's value or the body's {@code
+   * session_id}), as {@link #derive} computes it: what {@code prefixlog erase --session-id} looks
+   * up.
+   */
+  public String keyOfSessionId(String sessionId) {
+    return mac("session", Objects.requireNonNull(sessionId, "sessionId"));
+  }
+
+  /** The key of a session named only by the body's {@code user}, as {@link #derive} computes it. */
+  public String keyOfUser(String user) {
+    return mac("user", Objects.requireNonNull(user, "user"));
+  }
+
   private String mac(String namespace, String value) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");

@@ -12,11 +12,10 @@ import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.archive.ArchiveEnv;
+import io.prefixlog.tools.archive.ArchiveOptions;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
@@ -41,80 +40,72 @@ import java.util.function.Supplier;
  */
 public final class ReconstructCommand implements Command {
   static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
-  static final String DEFAULT_S3_ENDPOINT = "http://127.0.0.1:9000";
 
   /** Problems listed in the summary; the counts are always complete. */
   static final int PROBLEMS_SHOWN = 20;
 
   static final List<Option> OPTIONS =
-      List.of(
-          Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
-          Option.value(
-              "topic-prefix",
-              "PREFIX",
-              "\"" + Topics.DEFAULT_PREFIX + "\"",
-              "Prefix of every topic name."),
-          Option.value(
-              "file",
-              "PATH",
-              "none (read the topic)",
-              "Read a JSONL dump instead of the topic ('-' for stdin): one record value per line"
-                  + " (kcat -C -e -t <topic> -f '%s\\n'), or kcat -J envelopes, whose null"
-                  + " payloads are tombstones."),
-          Option.flag(
-              "archive",
+      concat(
+          List.of(
+              Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
+              Option.value(
+                  "topic-prefix",
+                  "PREFIX",
+                  "\"" + Topics.DEFAULT_PREFIX + "\"",
+                  "Prefix of every topic name."),
+              Option.value(
+                  "file",
+                  "PATH",
+                  "none (read the topic)",
+                  "Read a JSONL dump instead of the topic ('-' for stdin): one record value per line"
+                      + " (kcat -C -e -t <topic> -f '%s\\n'), or kcat -J envelopes, whose null"
+                      + " payloads are tombstones.")),
+          ArchiveOptions.options(
               "Read the archived delta table (Iceberg in S3, via its JDBC catalog) instead of"
-                  + " the topic: no Kafka needed. S3 credentials and region from"
-                  + " PREFIXLOG_S3_ACCESS_KEY, PREFIXLOG_S3_SECRET_KEY, PREFIXLOG_S3_REGION."),
-          Option.value(
-              "s3-endpoint",
-              "URL",
-              DEFAULT_S3_ENDPOINT,
-              "With --archive: the S3-compatible endpoint (path-style access)."),
-          Option.value(
-              "catalog-uri",
-              "JDBC-URL",
-              "jdbc:sqlite:<project>/var/up/archive/catalog.db",
-              "With --archive: the Iceberg JDBC catalog (jdbc:sqlite:… or jdbc:postgresql:…)."),
-          Option.value(
-              "warehouse",
-              "S3-URL",
-              "s3://$PREFIXLOG_S3_BUCKET/warehouse",
-              "With --archive: the warehouse location."),
-          Option.value(
-              "table",
-              "NS.NAME",
-              ArchivedTopic.NAMESPACE + ".session_deltas",
-              "With --archive: the archived delta table."),
-          Option.value("session", "KEY", "all sessions", "Rebuild only this session_key."),
-          Option.value(
-              "chain",
-              "ID",
-              "all chains",
-              "With --session: only this chain of the session (the 8 hex digits between session"
-                  + " and seq in a key session_key/chain/seq)."),
-          Option.value(
-              "seq",
-              "N",
-              "all turns",
-              "With --session: rebuild only this turn, reading only the chain of bases it needs."),
-          Option.value(
-              "out",
-              "DIR",
-              "none",
-              "Write each verified body to DIR/<session>/<seq>.body, where <session> is"
-                  + " session_key%2Fchain for version 3 records (every name made safe)."),
-          Option.flag(
-              "print",
-              "With --session and --seq: write the verified body's exact bytes to stdout (the"
-                  + " summary then goes to stderr)."),
-          Option.flag(
-              "allow-gaps",
-              "Report missing turns but do not fail on them (compaction drops the tombstones of"
-                  + " erased turns after delete.retention.ms, and retention drops old turns)."),
-          Option.flag(
-              "quiet", "Print nothing when every turn checks out; problems still go to stderr."),
-          Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
+                  + " the topic: no Kafka needed."),
+          List.of(
+              Option.value(
+                  "table",
+                  "NS.NAME",
+                  ArchivedTopic.NAMESPACE + ".session_deltas",
+                  "With --archive: the archived delta table."),
+              Option.value("session", "KEY", "all sessions", "Rebuild only this session_key."),
+              Option.value(
+                  "chain",
+                  "ID",
+                  "all chains",
+                  "With --session: only this chain of the session (the 8 hex digits between session"
+                      + " and seq in a key session_key/chain/seq)."),
+              Option.value(
+                  "seq",
+                  "N",
+                  "all turns",
+                  "With --session: rebuild only this turn, reading only the chain of bases it needs."),
+              Option.value(
+                  "out",
+                  "DIR",
+                  "none",
+                  "Write each verified body to DIR/<session>/<seq>.body, where <session> is"
+                      + " session_key%2Fchain for version 3 records (every name made safe)."),
+              Option.flag(
+                  "print",
+                  "With --session and --seq: write the verified body's exact bytes to stdout (the"
+                      + " summary then goes to stderr)."),
+              Option.flag(
+                  "allow-gaps",
+                  "Report missing turns but do not fail on them (compaction drops the tombstones of"
+                      + " erased turns after delete.retention.ms, and retention drops old turns)."),
+              Option.flag(
+                  "quiet",
+                  "Print nothing when every turn checks out; problems still go to stderr."),
+              Option.flag("progress", "Show progress bars even when stderr is not a terminal.")));
+
+  private static List<Option> concat(List<Option> a, List<Option> b, List<Option> c) {
+    List<Option> all = new java.util.ArrayList<>(a);
+    all.addAll(b);
+    all.addAll(c);
+    return List.copyOf(all);
+  }
 
   private static final String DESCRIPTION =
       """
@@ -450,43 +441,14 @@ public final class ReconstructCommand implements Command {
 
     static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
       Settings s = new Settings();
-      if (line.has("archive")) {
-        if (line.has("file")) {
-          throw new UsageException("--archive and --file are two different inputs: pick one");
-        }
-        String catalog =
-            line.value("catalog-uri")
-                .orElseGet(
-                    () ->
-                        ArchiveEnv.sqliteUri(
-                            ProjectHome.find()
-                                .orElse(Path.of("").toAbsolutePath())
-                                .resolve("var/up/archive/catalog.db")));
-        if (catalog.startsWith("jdbc:sqlite:")
-            && !Files.isRegularFile(Path.of(catalog.substring("jdbc:sqlite:".length())))) {
-          // Opening it would create an empty catalog; up --archive writes
-          // <data-dir>/archive/catalog.db.
-          throw new UsageException(
-              "--catalog-uri "
-                  + catalog
-                  + ": no such SQLite file (up --archive writes"
-                  + " <data-dir>/archive/catalog.db)");
-        }
-        s.archive =
-            ArchiveEnv.settings(
-                env,
-                line.string("s3-endpoint", DEFAULT_S3_ENDPOINT),
-                line.string("warehouse", ArchiveEnv.warehouse(env)),
-                catalog);
+      if (line.has("archive") && line.has("file")) {
+        throw new UsageException("--archive and --file are two different inputs: pick one");
+      }
+      s.archive = ArchiveOptions.settings(line, env, List.of("table"));
+      if (s.archive != null) {
         s.table = line.string("table", ArchivedTopic.NAMESPACE + ".session_deltas");
         if (!s.table.contains(".")) {
           throw new UsageException("--table must be namespace.name, e.g. prefixlog.session_deltas");
-        }
-      } else {
-        for (String option : List.of("s3-endpoint", "catalog-uri", "warehouse", "table")) {
-          if (line.has(option)) {
-            throw new UsageException("--" + option + " needs --archive");
-          }
         }
       }
       s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);

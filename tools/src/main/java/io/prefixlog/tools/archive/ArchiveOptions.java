@@ -1,0 +1,91 @@
+package io.prefixlog.tools.archive;
+
+import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.ProjectHome;
+import io.prefixlog.tools.cli.UsageException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The command-line options that open the Iceberg archive ({@code --archive}, {@code --s3-endpoint},
+ * {@code --catalog-uri}, {@code --warehouse}), shared by {@code reconstruct} and {@code erase};
+ * credentials come from the environment ({@link ArchiveEnv}), never the command line.
+ */
+public final class ArchiveOptions {
+  public static final String DEFAULT_S3_ENDPOINT = "http://127.0.0.1:9000";
+
+  private ArchiveOptions() {}
+
+  /** The options, {@code --archive}'s help saying what it does for this command. */
+  public static List<Option> options(String archiveHelp) {
+    return List.of(
+        Option.flag(
+            "archive",
+            archiveHelp
+                + " S3 credentials and region from PREFIXLOG_S3_ACCESS_KEY,"
+                + " PREFIXLOG_S3_SECRET_KEY, PREFIXLOG_S3_REGION."),
+        Option.value(
+            "s3-endpoint",
+            "URL",
+            DEFAULT_S3_ENDPOINT,
+            "With --archive: the S3-compatible endpoint (path-style access)."),
+        Option.value(
+            "catalog-uri",
+            "JDBC-URL",
+            "jdbc:sqlite:<project>/var/up/archive/catalog.db",
+            "With --archive: the Iceberg JDBC catalog (jdbc:sqlite:… or"
+                + " jdbc:postgresql://host/db?user=…&password=…)."),
+        Option.value(
+            "warehouse",
+            "S3-URL",
+            "s3://$PREFIXLOG_S3_BUCKET/warehouse",
+            "With --archive: the warehouse location."));
+  }
+
+  /**
+   * The archive's settings when {@code --archive} is given, else null (and then none of its options
+   * may be).
+   *
+   * @param also more options that need {@code --archive}
+   */
+  public static ArchiveSettings settings(
+      CommandLine line, Map<String, String> env, List<String> also) throws UsageException {
+    if (!line.has("archive")) {
+      for (String option :
+          java.util.stream.Stream.concat(
+                  List.of("s3-endpoint", "catalog-uri", "warehouse").stream(), also.stream())
+              .toList()) {
+        if (line.has(option)) {
+          throw new UsageException("--" + option + " needs --archive");
+        }
+      }
+      return null;
+    }
+    String catalog =
+        line.value("catalog-uri")
+            .orElseGet(
+                () ->
+                    ArchiveEnv.sqliteUri(
+                        ProjectHome.find()
+                            .orElse(Path.of("").toAbsolutePath())
+                            .resolve("var/up/archive/catalog.db")));
+    if (catalog.startsWith("jdbc:sqlite:")
+        && !Files.isRegularFile(Path.of(catalog.substring("jdbc:sqlite:".length())))) {
+      // Opening it would create an empty catalog; up --archive writes
+      // <data-dir>/archive/catalog.db.
+      throw new UsageException(
+          "--catalog-uri "
+              + catalog
+              + ": no such SQLite file (up --archive writes <data-dir>/archive/catalog.db)");
+    }
+    return ArchiveEnv.settings(
+        env,
+        line.string("s3-endpoint", DEFAULT_S3_ENDPOINT),
+        line.string("warehouse", ArchiveEnv.warehouse(env)),
+        catalog);
+  }
+}

@@ -1,0 +1,505 @@
+package io.prefixlog.tools.erase;
+
+import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.control.ControlHeaders;
+import io.prefixlog.schemas.control.EraseRequest;
+import io.prefixlog.schemas.control.ErasureAck;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.archive.ArchiveOptions;
+import io.prefixlog.tools.cli.Causes;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.CompactedView;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Progress;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.TopicScan;
+import io.prefixlog.tools.cli.UsageException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * {@code prefixlog erase}: removes the named sessions from every copy prefixlog keeps, in an order
+ * that is safe while traffic flows, and says what it did and what is still pending.
+ *
+ * <ol>
+ *   <li>Read {@code session.deltas} and {@code chunk.lookups}: every key of the sessions, and each
+ *       chain's last turn (for {@code --before}).
+ *   <li>Write an erase order per session on {@code requests.raw} (keyed by the session, so it
+ *       reaches the task that owns its state, after the session's earlier requests) and one per KV
+ *       source on {@code kv.events}; tombstone every live key of the chosen chains, in the
+ *       partition it lives in.
+ *   <li>Wait for the stream app's acknowledgements: it drops the state, tombstones the current
+ *       chain (including turns made since step 1) and compacts its files. Turns after the order
+ *       start a new chain, which is not erased.
+ *   <li>Delete the raw inputs the stream app has processed (so no reprocessing brings the session
+ *       back), then erase the archive (Iceberg deletes, rewrite, snapshot expiry).
+ * </ol>
+ *
+ * Running it again is harmless: what is gone is not found, and an order for a session without state
+ * is acknowledged {@code absent}.
+ */
+public final class EraseCommand implements Command {
+  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+  static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(60);
+  static final String DEFAULT_APPLICATION_ID = "prefixlog-stream-app";
+
+  static final List<Option> OPTIONS = options();
+
+  private static final String DESCRIPTION =
+      """
+      Erases sessions everywhere prefixlog keeps them: tombstones for every delta and chunk-lookup
+      record of the sessions (all chains), an order the stream app obeys on the instance that owns
+      each session (its bases, counters and dedup entries go, the files holding them are
+      compacted), the sessions' ids in the KV block index and source statistics, the raw requests
+      the stream app has already processed (the raw topic cannot drop one session's records), and
+      with --archive the rows of the three Iceberg tables (deletes, then a rewrite of the files
+      that held them and expiry of older snapshots). Prints what it removed and what is pending:
+      old values stay on the broker until it compacts their segments (at the latest after the
+      topics' max.compaction.lag.ms); --check then lists what still names the sessions.
+      Sessions are named by key (--session), or by the id the client sent (--session-id, hashed
+      with PREFIXLOG_SESSION_SECRET as the proxy does) or the body's user (--user). Turns made
+      after the erasure start a new chain and are kept. Idempotent; safe while traffic flows.
+      Exit code 0 when everything was erased and acknowledged; 1 when something failed or the
+      stream app did not acknowledge in time (the orders stay and are obeyed when it runs: run
+      erase again to check); 2 for a bad command line.
+      """;
+
+  private final Terminal terminal;
+
+  public EraseCommand(Terminal terminal) {
+    this.terminal = terminal;
+  }
+
+  @Override
+  public String name() {
+    return "erase";
+  }
+
+  @Override
+  public String summary() {
+    return "Erase sessions from the topics, the stream app's state and the archive.";
+  }
+
+  static String help() {
+    return CommandLine.help("prefixlog erase", DESCRIPTION, OPTIONS);
+  }
+
+  private static List<Option> options() {
+    List<Option> all = new ArrayList<>();
+    all.add(
+        Option.value("session", "KEY", null, "A session_key to erase (repeatable).").repeatable());
+    all.add(
+        Option.value(
+                "session-id",
+                "ID",
+                null,
+                "A session id as the client sent it (a session header or the body's session_id),"
+                    + " hashed with PREFIXLOG_SESSION_SECRET (repeatable).")
+            .repeatable());
+    all.add(
+        Option.value(
+                "user",
+                "NAME",
+                null,
+                "The body's user field of a session without a session id, hashed likewise"
+                    + " (repeatable).")
+            .repeatable());
+    all.add(
+        Option.value(
+            "before",
+            "TIME",
+            "all chains",
+            "Only chains whose last turn came before TIME (ISO-8601 instant, a date meaning its"
+                + " start in UTC, or epoch milliseconds): each turn repeats the chain's earlier"
+                + " ones, so only whole chains can go."));
+    all.add(Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."));
+    all.add(
+        Option.value(
+            "topic-prefix",
+            "PREFIX",
+            "\"" + Topics.DEFAULT_PREFIX + "\"",
+            "Prefix of every topic."));
+    all.add(
+        Option.value(
+            "application-id",
+            "ID",
+            DEFAULT_APPLICATION_ID,
+            "The stream app's PREFIXLOG_APPLICATION_ID (its consumer group and internal topics)."));
+    all.add(
+        Option.value(
+            "ack-timeout",
+            "SECONDS",
+            Long.toString(DEFAULT_ACK_TIMEOUT.toSeconds()),
+            "How long to wait for the stream app's acknowledgements."));
+    all.add(
+        Option.flag(
+            "keep-raw",
+            "Do not delete the processed raw requests (they then stay until the raw topic's"
+                + " retention, PREFIXLOG_RAW_RETENTION)."));
+    all.add(
+        Option.flag(
+            "check",
+            "Change nothing: count the records on the broker that still name the sessions, per"
+                + " topic (exit code 0 when there are none)."));
+    all.addAll(
+        ArchiveOptions.options(
+            "Also erase the sessions from the Iceberg archive (or, with --check, look there)."));
+    all.add(Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
+    return List.copyOf(all);
+  }
+
+  @Override
+  public int run(String[] args) {
+    Settings settings;
+    try {
+      CommandLine line = CommandLine.parse("prefixlog erase", OPTIONS, args);
+      if (line.helpRequested()) {
+        terminal.out().print(help());
+        return OK;
+      }
+      settings = Settings.from(line, terminal.env());
+    } catch (UsageException | ConfigException | IllegalArgumentException e) {
+      terminal.err().println("prefixlog erase: " + e.getMessage());
+      return USAGE;
+    }
+    try (Admin admin = Admin.create(adminConfig(settings.bootstrap))) {
+      return settings.check ? check(settings, admin) : erase(settings, admin);
+    } catch (TopicScan.ScanException | ControlProducer.KafkaWriteException e) {
+      terminal.err().println("prefixlog erase: " + e.getMessage());
+      return FAILED;
+    } catch (IOException | ExecutionException | TimeoutException | KafkaException e) {
+      terminal.err().println("prefixlog erase: " + Causes.describe(e));
+      return FAILED;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      terminal.err().println("prefixlog erase: interrupted");
+      return FAILED;
+    }
+  }
+
+  private int erase(Settings s, Admin admin)
+      throws TopicScan.ScanException,
+          IOException,
+          ControlProducer.KafkaWriteException,
+          InterruptedException,
+          ExecutionException,
+          TimeoutException {
+    Topics topics = Topics.withPrefix(s.topicPrefix);
+    Selection selection = s.selection;
+    String eraseId = UUID.randomUUID().toString();
+    EraseReport report = new EraseReport(eraseId, selection);
+
+    TurnScan deltas;
+    TurnScan lookups;
+    try (Progress bar = bar("read " + topics.sessionDeltas().name())) {
+      deltas = TurnScan.read(s.bootstrap, topics.sessionDeltas().name(), selection, false, bar);
+    }
+    try (Progress bar = bar("read " + topics.chunkLookups().name())) {
+      lookups = TurnScan.read(s.bootstrap, topics.chunkLookups().name(), selection, true, bar);
+    }
+    Map<String, Map<String, Boolean>> chains = deltas.chains(selection);
+    report.chains(chains);
+    Set<String> sources = kvSources(s, topics);
+
+    int expectedAcks = selection.keys().size() + sources.size();
+    List<ErasureAck> acks;
+    try (AckCollector collector = new AckCollector(s.bootstrap, topics.erasures().name(), eraseId);
+        ControlProducer producer = new ControlProducer(s.bootstrap)) {
+      long now = System.currentTimeMillis();
+      for (String session : selection.keys()) {
+        EraseRequest order = EraseRequest.forSession(eraseId, now, session, selection.before());
+        producer.send(control(topics.requestsRaw().name(), session, order));
+      }
+      if (!sources.isEmpty()) {
+        EraseRequest order =
+            EraseRequest.forKv(eraseId, now, List.copyOf(selection.kvSessionIds()));
+        for (String source : sources) {
+          producer.send(control(topics.kvEvents().name(), source, order));
+        }
+      }
+      report.tombstoned(
+          topics.sessionDeltas().name(),
+          tombstone(producer, topics.sessionDeltas().name(), deltas, chains));
+      report.tombstoned(
+          topics.chunkLookups().name(),
+          tombstone(producer, topics.chunkLookups().name(), lookups, chains));
+      producer.confirm();
+      terminal.err().println("prefixlog erase: orders sent; waiting for the stream app");
+      acks = collector.await(expectedAcks, s.ackTimeout);
+    }
+    report.acks(acks, expectedAcks, s.ackTimeout);
+
+    boolean allAcked = acks.size() >= expectedAcks;
+    if (!s.keepRaw && allAcked) {
+      String repartition = s.applicationId + "-requests-by-session-repartition";
+      report.truncated(
+          ProcessedInputs.truncate(
+              admin, s.applicationId, List.of(topics.requestsRaw().name(), repartition)));
+    } else if (!s.keepRaw) {
+      report.pending(
+          topics.requestsRaw().name()
+              + ": the session's raw requests were not deleted, since the stream app has not"
+              + " acknowledged; run erase again once it runs");
+    } else {
+      report.pending(
+          topics.requestsRaw().name()
+              + ": raw requests kept (--keep-raw) until the topic's retention");
+    }
+    report.compactionDue(
+        CompactionDeadline.of(admin, compactedTopicsChanged(s, topics, acks, report)));
+
+    boolean archiveOk = true;
+    if (s.archive != null) {
+      archiveOk = ArchivePart.erase(s.archive, s.topicPrefix, selection, terminal, report);
+    }
+    report.print(terminal.out(), commandForCheck(s));
+    return allAcked && archiveOk ? OK : FAILED;
+  }
+
+  /**
+   * The compacted topics this erasure wrote tombstones or new values to: their old values are what
+   * is pending until the broker compacts them.
+   */
+  private static List<String> compactedTopicsChanged(
+      Settings s, Topics topics, List<ErasureAck> acks, EraseReport report) {
+    List<String> changed = new ArrayList<>();
+    boolean sessionState = false;
+    boolean kvState = false;
+    long turnTombstones = report.tombstones();
+    for (ErasureAck ack : acks) {
+      if (!ErasureAck.ERASED.equals(ack.outcome())) {
+        continue;
+      }
+      if (ErasureAck.SCOPE_SESSION.equals(ack.scope())) {
+        sessionState = true;
+        turnTombstones += ack.turnsTombstoned() == null ? 0 : ack.turnsTombstoned();
+      } else {
+        kvState = true;
+      }
+    }
+    if (turnTombstones > 0) {
+      changed.add(topics.sessionDeltas().name());
+      changed.add(topics.chunkLookups().name());
+    }
+    if (sessionState) {
+      for (String store : List.of("session-state", "session-bases", "session-request-ids")) {
+        changed.add(s.applicationId + "-" + store + "-changelog");
+      }
+    }
+    if (kvState) {
+      changed.add(topics.blockIndex().name());
+      changed.add(topics.sourceStats().name());
+      for (String store : List.of("kv-block-index", "kv-source-stats")) {
+        changed.add(s.applicationId + "-" + store + "-changelog");
+      }
+    }
+    return changed;
+  }
+
+  private int check(Settings s, Admin admin)
+      throws TopicScan.ScanException,
+          IOException,
+          InterruptedException,
+          ExecutionException,
+          TimeoutException {
+    Topics topics = Topics.withPrefix(s.topicPrefix);
+    Map<String, Long> left =
+        Leftovers.find(
+            admin,
+            s.bootstrap,
+            s.topicPrefix,
+            s.applicationId,
+            s.selection,
+            topics.erasures().name(),
+            topic -> bar("check " + topic));
+    long archived =
+        s.archive == null ? 0 : ArchivePart.count(s.archive, s.topicPrefix, s.selection);
+    EraseReport.printCheck(terminal.out(), s.selection, left, s.archive == null ? null : archived);
+    return left.isEmpty() && archived == 0 ? OK : FAILED;
+  }
+
+  private Set<String> kvSources(Settings s, Topics topics) throws IOException {
+    try {
+      return CompactedView.read(s.bootstrap, topics.sourceStats().name(), "prefixlog-erase")
+          .keySet();
+    } catch (TopicScan.ScanException e) {
+      // No KV index (PREFIXLOG_KV_INDEX_ENABLED=false, or no engine ever reported): nothing there.
+      return Set.of();
+    }
+  }
+
+  /** Tombstones every live key of the chosen chains, in its own partition; returns the count. */
+  private static long tombstone(
+      ControlProducer producer,
+      String topic,
+      TurnScan scan,
+      Map<String, Map<String, Boolean>> chains) {
+    long written = 0;
+    for (TurnScan.Key key : scan.keys().values()) {
+      if (!key.live()) {
+        continue;
+      }
+      Boolean erase = chains.getOrDefault(key.session(), Map.of()).get(key.chain());
+      if (erase == null || erase) {
+        producer.send(new ProducerRecord<>(topic, key.partition(), key.key(), null));
+        written++;
+      }
+    }
+    return written;
+  }
+
+  private static ProducerRecord<String, byte[]> control(
+      String topic, String key, EraseRequest order) throws IOException {
+    byte[] value = Json.mapper().writeValueAsBytes(order);
+    return new ProducerRecord<>(
+        topic, null, key, value, ControlHeaders.markErase(new RecordHeaders()));
+  }
+
+  private Progress bar(String label) {
+    return Progress.counting(terminal, false, label, 0, "records");
+  }
+
+  private static String commandForCheck(Settings s) {
+    StringBuilder command = new StringBuilder("bin/prefixlog erase --check");
+    for (String key : s.selection.sortedKeys()) {
+      command.append(" --session ").append(key);
+    }
+    if (!s.bootstrap.equals(DEFAULT_BOOTSTRAP)) {
+      command.append(" --bootstrap ").append(s.bootstrap);
+    }
+    if (!s.topicPrefix.equals(Topics.DEFAULT_PREFIX)) {
+      command.append(" --topic-prefix ").append(s.topicPrefix);
+    }
+    if (!s.applicationId.equals(DEFAULT_APPLICATION_ID)) {
+      command.append(" --application-id ").append(s.applicationId);
+    }
+    if (s.archive != null) {
+      command.append(" --archive …");
+    }
+    return command.toString();
+  }
+
+  private static Properties adminConfig(String bootstrap) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(AdminClientConfig.CLIENT_ID_CONFIG, "prefixlog-erase");
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+    return p;
+  }
+
+  /** The validated command line. */
+  static final class Settings {
+    Selection selection;
+    String bootstrap;
+    String topicPrefix;
+    String applicationId;
+    Duration ackTimeout;
+    boolean keepRaw;
+    boolean check;
+    ArchiveSettings archive;
+
+    static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
+      Settings s = new Settings();
+      Map<String, String> sessions = new LinkedHashMap<>();
+      Set<String> rawIds = new LinkedHashSet<>();
+      for (String key : line.values("session")) {
+        if (!key.matches("[0-9a-f]{32}")) {
+          throw new UsageException(
+              "--session " + key + ": a session_key is 32 lower-case hex digits");
+        }
+        sessions.putIfAbsent(key, "--session " + key);
+      }
+      List<String> ids = line.values("session-id");
+      List<String> users = line.values("user");
+      if (!ids.isEmpty() || !users.isEmpty()) {
+        SessionKeyDeriver deriver = deriver(env);
+        for (String id : ids) {
+          sessions.putIfAbsent(deriver.keyOfSessionId(id), "--session-id (hashed)");
+          rawIds.add(id);
+        }
+        for (String user : users) {
+          sessions.putIfAbsent(deriver.keyOfUser(user), "--user (hashed)");
+          rawIds.add(user);
+        }
+      }
+      if (sessions.isEmpty()) {
+        throw new UsageException("name a session: --session KEY, --session-id ID or --user NAME");
+      }
+      Long before = line.value("before").map(Settings::instant).orElse(null);
+      s.selection = Selection.of(sessions, rawIds, before);
+      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
+      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.applicationId = line.string("application-id", DEFAULT_APPLICATION_ID);
+      s.ackTimeout =
+          Duration.ofSeconds(line.longValue("ack-timeout", DEFAULT_ACK_TIMEOUT.toSeconds(), 1));
+      s.keepRaw = line.has("keep-raw");
+      s.check = line.has("check");
+      s.archive = ArchiveOptions.settings(line, env, List.of());
+      return s;
+    }
+
+    /**
+     * The deriver of the deployment's keys. An unset secret is refused rather than replaced by the
+     * development one: keys derived with the wrong secret find nothing, and the report would say
+     * the person's data is gone when it was never looked for.
+     */
+    private static SessionKeyDeriver deriver(Map<String, String> env) throws UsageException {
+      String secret = env.get("PREFIXLOG_SESSION_SECRET");
+      if (secret == null || secret.isEmpty()) {
+        throw new UsageException(
+            "--session-id and --user need PREFIXLOG_SESSION_SECRET, the bridge's secret (the"
+                + " demo's is "
+                + SessionKeyDeriver.DEV_SECRET
+                + "): keys hashed with another secret would find nothing");
+      }
+      byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
+      if (bytes.length < 16) {
+        throw new UsageException("PREFIXLOG_SESSION_SECRET must be at least 16 bytes");
+      }
+      return new SessionKeyDeriver(bytes, SessionKeyDeriver.DEFAULT_HEADERS);
+    }
+
+    private static Long instant(String text) {
+      String t = text.trim();
+      try {
+        if (t.matches("\\d{1,15}")) {
+          return Long.parseLong(t);
+        }
+        if (t.matches("\\d{4}-\\d{2}-\\d{2}")) {
+          return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+        }
+        return Instant.parse(t).toEpochMilli();
+      } catch (DateTimeParseException | NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "--before "
+                + text
+                + ": expected an ISO-8601 instant (2026-11-24T10:00:00Z), a date (2026-11-24) or"
+                + " epoch milliseconds");
+      }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package io.prefixlog.tools.erase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.UsageException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The command line of {@code prefixlog erase}: what it accepts and what it refuses, and why. */
+class EraseCommandTest {
+  private static final String KEY = "0123456789abcdef0123456789abcdef";
+  private static final String SECRET = "a-deployment-secret-0123456789";
+
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  @Test
+  void shouldRefuseToRunWithoutASession() {
+    assertThat(run(Map.of(), "--bootstrap", "127.0.0.1:1")).isEqualTo(Command.USAGE);
+    assertThat(err()).contains("name a session: --session KEY, --session-id ID or --user NAME");
+  }
+
+  @Test
+  void shouldRefuseSomethingThatIsNotASessionKey() {
+    assertThat(run(Map.of(), "--session", "conversation-42")).isEqualTo(Command.USAGE);
+    assertThat(err()).contains("--session conversation-42: a session_key is 32 lower-case hex");
+  }
+
+  @Test
+  void shouldRefuseToHashAnIdWithoutTheDeploymentsSecret() {
+    // Keys hashed with another secret would find nothing, and the report would say "erased".
+    assertThat(run(Map.of(), "--session-id", "conversation-42")).isEqualTo(Command.USAGE);
+    assertThat(err()).contains("--session-id and --user need PREFIXLOG_SESSION_SECRET");
+  }
+
+  @Test
+  void shouldHashIdsAndUsersAsTheProxyDoes() throws UsageException {
+    // Given
+    SessionKeyDeriver deriver =
+        new SessionKeyDeriver(
+            SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+
+    // When
+    EraseCommand.Settings settings =
+        settings(
+            Map.of("PREFIXLOG_SESSION_SECRET", SECRET),
+            "--session",
+            KEY,
+            "--session-id",
+            "conversation-42",
+            "--user",
+            "alice");
+
+    // Then
+    assertThat(settings.selection.keys())
+        .containsExactly(
+            KEY, deriver.keyOfSessionId("conversation-42"), deriver.keyOfUser("alice"));
+    assertThat(settings.selection.kvSessionIds())
+        .containsExactly(
+            KEY,
+            deriver.keyOfSessionId("conversation-42"),
+            deriver.keyOfUser("alice"),
+            "conversation-42",
+            "alice");
+    assertThat(settings.selection.before()).isNull();
+  }
+
+  @Test
+  void shouldReadBeforeAsAnInstantADateOrEpochMillis() throws UsageException {
+    assertThat(
+            settings(Map.of(), "--session", KEY, "--before", "2026-11-24T10:00:00Z")
+                .selection
+                .before())
+        .isEqualTo(Instant.parse("2026-11-24T10:00:00Z").toEpochMilli());
+    assertThat(settings(Map.of(), "--session", KEY, "--before", "2026-11-24").selection.before())
+        .isEqualTo(Instant.parse("2026-11-24T00:00:00Z").toEpochMilli());
+    assertThat(settings(Map.of(), "--session", KEY, "--before", "1764000000000").selection.before())
+        .isEqualTo(1_764_000_000_000L);
+    assertThat(run(Map.of(), "--session", KEY, "--before", "last tuesday"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err()).contains("--before last tuesday: expected an ISO-8601 instant");
+  }
+
+  @Test
+  void shouldRefuseArchiveOptionsWithoutArchive() {
+    assertThat(run(Map.of(), "--session", KEY, "--catalog-uri", "jdbc:sqlite:/x"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err()).contains("--catalog-uri needs --archive");
+  }
+
+  @Test
+  void shouldFailClearlyWhenKafkaIsNotThere() {
+    // Given: nothing listens on port 1
+    int code = run(Map.of(), "--session", KEY, "--bootstrap", "127.0.0.1:1");
+
+    // Then
+    assertThat(code).isEqualTo(Command.FAILED);
+    assertThat(err()).contains("cannot reach Kafka at 127.0.0.1:1");
+  }
+
+  private static EraseCommand.Settings settings(Map<String, String> env, String... args)
+      throws UsageException {
+    return EraseCommand.Settings.from(
+        CommandLine.parse("prefixlog erase", EraseCommand.OPTIONS, args), env);
+  }
+
+  private int run(Map<String, String> env, String... args) {
+    Terminal terminal =
+        new Terminal(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            env,
+            false);
+    return new EraseCommand(terminal).run(args);
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+}
