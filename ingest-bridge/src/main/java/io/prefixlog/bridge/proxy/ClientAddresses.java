@@ -46,6 +46,24 @@ final class ClientAddresses {
   }
 
   /**
+   * The address as the fallback session key may use it: no more of it than the event may carry.
+   * Whoever holds the session secret can enumerate every IPv4 address against a fallback key in
+   * minutes; with {@code omit} the key would otherwise be the one place the address survives.
+   * {@code hash} keeps the whole address here: the recorded hash is keyed by the same secret, so it
+   * already gives the address to a holder of the secret, and to nobody else.
+   */
+  String forSessionKey(String address) {
+    if (address == null || address.isEmpty()) {
+      return null;
+    }
+    return switch (mode) {
+      case FULL, HASH -> address;
+      case TRUNCATE -> truncate(address);
+      case OMIT -> null;
+    };
+  }
+
+  /**
    * Headers whose values are client (or proxy) addresses: comma-separated lists of them, except
    * {@code forwarded} (RFC 7239), whose {@code for=} and {@code by=} parameters hold them.
    */

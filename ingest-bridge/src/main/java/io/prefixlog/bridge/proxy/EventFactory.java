@@ -24,10 +24,14 @@ final class EventFactory {
     this.clientAddresses = clientAddresses;
   }
 
-  /** The session key of a request (header order, body fields, fallback tuple). */
+  /**
+   * The session key of a request (header order, body fields, fallback tuple); the tuple's address
+   * follows {@code PREFIXLOG_CLIENT_ADDR} ({@link ClientAddresses#forSessionKey}).
+   */
   SessionKey sessionKey(
       Map<String, String> sessionHeaders, BodyFields fields, String clientAddr, String userAgent) {
-    return deriver.derive(sessionHeaders, fields, clientAddr, userAgent);
+    return deriver.derive(
+        sessionHeaders, fields, clientAddresses.forSessionKey(clientAddr), userAgent);
   }
 
   EncodedEvent encode(CapturedExchange x) {
@@ -36,7 +40,7 @@ final class EventFactory {
     SessionKey key =
         x.sessionKey != null
             ? x.sessionKey
-            : deriver.derive(x.sessionHeaders(), fields, x.clientAddr, x.userAgent);
+            : sessionKey(x.sessionHeaders(), fields, x.clientAddr, x.userAgent);
     // Addresses in forwarding headers follow PREFIXLOG_CLIENT_ADDR as client_addr does.
     Map<String, String> capturedHeaders = clientAddresses.headers(x.capturedHeaders());
     ResponseInfo response =

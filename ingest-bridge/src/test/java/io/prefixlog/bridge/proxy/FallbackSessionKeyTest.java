@@ -1,0 +1,65 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
+import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fallback session key (no session header, no session_id, no user) hashes the client address
+ * with the model and user agent. Whoever knows the secret can enumerate every IPv4 address against
+ * such a key in minutes, so the key must carry no more of the address than {@code
+ * PREFIXLOG_CLIENT_ADDR} lets the event carry (issue 13, item 3).
+ */
+class FallbackSessionKeyTest {
+  private static final String SECRET = "fallback-test-secret-0123456789";
+  private static final BodyFields BODY =
+      BodyFields.read("{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8));
+
+  @Test
+  void shouldLeaveTheAddressOutOfTheKeyWhenAddressesAreOmitted() {
+    // Given
+    EventFactory factory = factory(ClientAddrMode.OMIT);
+
+    // When
+    String a = key(factory, "203.0.113.7");
+    String b = key(factory, "198.51.100.23");
+
+    // Then: nothing of the address is in the key, so no secret recovers it from there
+    assertThat(a).isEqualTo(b).isEqualTo(key(factory, null));
+  }
+
+  @Test
+  void shouldKeyByTheTruncatedAddressWhenAddressesAreTruncated() {
+    // Given
+    EventFactory factory = factory(ClientAddrMode.TRUNCATE);
+
+    // When / Then: a /24 is all the key can give away
+    assertThat(key(factory, "203.0.113.7")).isEqualTo(key(factory, "203.0.113.200"));
+    assertThat(key(factory, "203.0.113.7")).isNotEqualTo(key(factory, "203.0.114.7"));
+  }
+
+  @Test
+  void shouldKeyByTheWholeAddressWhenItIsRecordedWhole() {
+    // Given
+    EventFactory factory = factory(ClientAddrMode.FULL);
+
+    // When / Then
+    assertThat(key(factory, "203.0.113.7")).isNotEqualTo(key(factory, "203.0.113.200"));
+  }
+
+  private static String key(EventFactory factory, String address) {
+    return factory.sessionKey(Map.of(), BODY, address, "agent/1.0").key();
+  }
+
+  private static EventFactory factory(ClientAddrMode mode) {
+    return new EventFactory(
+        new SessionKeyDeriver(
+            SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS),
+        new ClientAddresses(mode, SECRET));
+  }
+}
