@@ -9,6 +9,7 @@ import io.prefixlog.archive.embedded.ConnectWorker;
 import io.prefixlog.archive.embedded.S3ProxyServer;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.embedded.postgres.ThrowawayPostgres;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

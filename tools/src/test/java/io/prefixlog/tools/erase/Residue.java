@@ -1,5 +1,6 @@
 package io.prefixlog.tools.erase;
 
+import io.prefixlog.archive.read.ParquetText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,12 +13,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -26,8 +21,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.schema.MessageType;
 
 /**
  * Looks for marker strings wherever prefixlog keeps bytes: every record (key, value, headers) of
@@ -113,26 +106,7 @@ final class Residue {
   }
 
   private static String decodedParquet(Path file) throws IOException {
-    org.apache.iceberg.io.InputFile input = org.apache.iceberg.Files.localInput(file.toFile());
-    MessageType type;
-    try (ParquetFileReader reader =
-        ParquetFileReader.open(new org.apache.parquet.io.LocalInputFile(file))) {
-      type = reader.getFooter().getFileMetaData().getSchema();
-    }
-    Schema schema = ParquetSchemaUtil.convert(type);
-    StringBuilder text = new StringBuilder();
-    try (CloseableIterable<Record> rows =
-        Parquet.read(input)
-            .project(schema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-            .build()) {
-      for (Record row : rows) {
-        // Strings of the record, nested ones included, as Java text: back to UTF-8 bytes, then
-        // compared like every other source.
-        text.append(latin1(row.toString().getBytes(StandardCharsets.UTF_8))).append('\n');
-      }
-    }
-    return text.toString();
+    return latin1(ParquetText.of(file));
   }
 
   private static List<Path> files(Path dir) throws IOException {

@@ -1,4 +1,4 @@
-package io.prefixlog.deploy;
+package io.prefixlog.embedded.postgres;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -18,9 +18,11 @@ import java.util.stream.Stream;
  * A PostgreSQL cluster of Debian's server binaries in a temporary directory, on loopback and a free
  * port, trusting every local connection: the docker-compose catalog's database without Docker.
  * PostgreSQL refuses to run as root, so as root every command runs as the {@code postgres} user
- * through {@code runuser}. Stopped with {@code pg_ctl stop -m immediate}.
+ * through {@code runuser}. Stopped with {@code pg_ctl stop -m immediate}. Tests use it (deploy's
+ * catalog-init check, the archive's erasure with the compose catalog); {@code
+ * scripts/install-test-deps.sh} installs the binaries.
  */
-final class ThrowawayPostgres implements AutoCloseable {
+public final class ThrowawayPostgres implements AutoCloseable {
   private static final Path INSTALL = Path.of("/usr/lib/postgresql");
 
   private final Path bin;
@@ -34,7 +36,7 @@ final class ThrowawayPostgres implements AutoCloseable {
   }
 
   /** The newest installed server's bin directory, if any. */
-  static Optional<Path> binaries() {
+  public static Optional<Path> binaries() {
     if (!Files.isDirectory(INSTALL)) {
       return Optional.empty();
     }
@@ -49,7 +51,7 @@ final class ThrowawayPostgres implements AutoCloseable {
   }
 
   /** initdb, start, and create {@code database} owned by {@code user}. */
-  static ThrowawayPostgres start(Path bin, Path dir, String user, String database)
+  public static ThrowawayPostgres start(Path bin, Path dir, String user, String database)
       throws IOException, InterruptedException {
     // The server user must reach and own the cluster directory.
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -78,12 +80,12 @@ final class ThrowawayPostgres implements AutoCloseable {
     return postgres;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
   /** One value: the first column of the first row of {@code sql}, through psql. */
-  String queryValue(String user, String database, String sql)
+  public String queryValue(String user, String database, String sql)
       throws IOException, InterruptedException {
     run(
         "psql",
