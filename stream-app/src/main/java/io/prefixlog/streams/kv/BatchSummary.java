@@ -19,6 +19,7 @@ import java.util.Objects;
  * @param residentTokensChange change of the tokens they cover
  * @param lifetimesMs first store to last removal, of every hash whose last copy was removed
  * @param storesBySession blocks stored per engine-reported session id
+ * @param erasure an erase order for the source instead of a batch (everything else zero), or null
  */
 record BatchSummary(
     String source,
@@ -32,11 +33,18 @@ record BatchSummary(
     long residentBlocksChange,
     long residentTokensChange,
     long[] lifetimesMs,
-    Map<String, Long> storesBySession) {
+    Map<String, Long> storesBySession,
+    KvErasure erasure) {
   BatchSummary {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(lifetimesMs, "lifetimesMs");
     storesBySession = Map.copyOf(storesBySession);
+  }
+
+  /** An erase order carried out on the source's blocks. */
+  static BatchSummary of(String source, long ts, KvErasure erasure) {
+    return new BatchSummary(
+        source, -1, ts, ts, null, 0, 0, 0, 0, 0, new long[0], Map.of(), erasure);
   }
 
   /** Whether the source was cleared: its statistics are worth publishing at once. */

@@ -1,16 +1,20 @@
 package io.prefixlog.streams.kv;
 
+import io.prefixlog.core.control.EraseOrders;
+import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.KvEvent;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.streams.errors.DeadLetters;
 import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -64,6 +68,10 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
   public void process(Record<String, byte[]> record) {
     // A null key crossed the repartition step as "" (see SourcePosition.NULL_KEY_HEADER).
     String key = SourcePosition.hadNullKey(record) ? null : record.key();
+    if (ControlHeaders.isErase(record.headers())) {
+      obeyErase(record, key);
+      return;
+    }
     KvBatchCheck.Outcome outcome = KvBatchCheck.check(key, record.value());
     if (outcome.rejected() != null) {
       byte[] keyBytes = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
@@ -94,6 +102,48 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     applied.flush(record.timestamp());
     context.forward(
         new Record<Object, Object>(batch.source(), applied.summary(), record.timestamp()),
+        wiring.statsProcessor());
+  }
+
+  /**
+   * An erase order for this source (keyed by it): every block whose engine-reported session id is
+   * one of the order's keeps its place in the index with the id cleared, and the updated entry is
+   * published, so that the compacted topic's latest value no longer names the session. The
+   * statistics processor then drops the ids and acknowledges.
+   */
+  private void obeyErase(Record<String, byte[]> record, String key) {
+    EraseOrders.Outcome outcome = EraseOrders.kv(key, record.value());
+    if (outcome.rejected() != null) {
+      byte[] keyBytes = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
+      deadLetters.send(context, record, keyBytes, outcome.rejected());
+      return;
+    }
+    Set<String> ids = Set.copyOf(outcome.order().kvSessionIds());
+    String prefix = key + "/";
+    List<KeyValue<String, BlockState>> scrubbed = new ArrayList<>();
+    try (KeyValueIterator<String, byte[]> blocks = store.prefixScan(prefix, KEYS)) {
+      while (blocks.hasNext()) {
+        KeyValue<String, byte[]> block = blocks.next();
+        if (!KvBatchCheck.isHex(block.key.substring(prefix.length()))) {
+          continue; // a block of another source whose id extends this one
+        }
+        BlockState state = BlockState.decode(block.value);
+        if (state.sessionId != null && ids.contains(state.sessionId)) {
+          state.sessionId = null;
+          scrubbed.add(KeyValue.pair(block.key, state));
+        }
+      }
+    }
+    for (KeyValue<String, BlockState> block : scrubbed) {
+      store.put(block.key, block.value.encode());
+      BlockIndexEntry entry = block.value.toEntry(key, block.key.substring(prefix.length()));
+      context.forward(
+          new Record<Object, Object>(block.key, entry, record.timestamp()), wiring.indexSink());
+    }
+    KvErasure erasure = new KvErasure(outcome.order().eraseId(), ids, scrubbed.size());
+    context.forward(
+        new Record<Object, Object>(
+            key, BatchSummary.of(key, record.timestamp(), erasure), record.timestamp()),
         wiring.statsProcessor());
   }
 
@@ -268,7 +318,8 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
           residentBlocks,
           residentTokens,
           Arrays.copyOf(lifetimes, lifetimeCount),
-          storesBySession);
+          storesBySession,
+          null);
     }
   }
 }

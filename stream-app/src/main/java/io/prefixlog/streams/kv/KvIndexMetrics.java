@@ -54,4 +54,15 @@ final class KvIndexMetrics {
   MetricsRegistry registry() {
     return registry;
   }
+
+  /** Counts a KV erase order obeyed for one source, by outcome ({@code erased}, {@code absent}). */
+  void erasure(String outcome) {
+    registry
+        .counter(
+            "prefixlog_kv_erasures_total",
+            "KV erase orders obeyed, one per source, by outcome.",
+            "outcome",
+            outcome)
+        .increment();
+  }
 }

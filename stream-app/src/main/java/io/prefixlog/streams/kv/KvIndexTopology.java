@@ -45,6 +45,7 @@ public final class KvIndexTopology {
   public static final String BLOCK_INDEX_SINK = "kv-block-index-sink";
   public static final String SOURCE_STATS_SINK = "kv-source-stats-sink";
   public static final String DEAD_LETTERS_SINK = "kv-dead-letters-sink";
+  public static final String ERASURES_SINK = "kv-erasures-sink";
 
   /** The store names (changelog topic names: renaming one is a breaking change). */
   public static final String BLOCK_INDEX_STORE = BlockIndexSupplier.STORE;
@@ -77,14 +78,15 @@ public final class KvIndexTopology {
             Named.as(BLOCK_INDEX_PROCESSOR));
   }
 
-  /** The source-statistics processor and the three sinks, under the block-index processor. */
+  /** The source-statistics processor and the four sinks, under the block-index processor. */
   public Topology addChildren(Topology topology) {
     Objects.requireNonNull(topology, "topology");
     Topics topics = config.topics();
     topology.addProcessor(
         SOURCE_STATS_PROCESSOR,
         new SourceStatsSupplier(
-            new SourceStatsSupplier.Wiring(kvMetrics, config.kvStatsInterval(), SOURCE_STATS_SINK)),
+            new SourceStatsSupplier.Wiring(
+                kvMetrics, config.kvStatsInterval(), SOURCE_STATS_SINK, ERASURES_SINK)),
         BLOCK_INDEX_PROCESSOR);
     Topic<String, BlockIndexEntry> index = topics.blockIndex();
     topology.addSink(
@@ -106,6 +108,12 @@ public final class KvIndexTopology {
         new ByteArraySerializer(),
         topics.deadLetters().valueSerde().serializer(),
         BLOCK_INDEX_PROCESSOR);
+    topology.addSink(
+        ERASURES_SINK,
+        topics.erasures().name(),
+        topics.erasures().keySerde().serializer(),
+        topics.erasures().valueSerde().serializer(),
+        SOURCE_STATS_PROCESSOR);
     return topology;
   }
 }

@@ -1,5 +1,6 @@
 package io.prefixlog.streams.kv;
 
+import io.prefixlog.schemas.control.ErasureAck;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.apache.kafka.streams.KeyValue;
@@ -50,6 +51,10 @@ final class SourceStatsProcessor implements Processor<String, BatchSummary, Obje
 
   @Override
   public void process(Record<String, BatchSummary> record) {
+    if (record.value().erasure() != null) {
+      obeyErase(record.key(), record.value().erasure(), record.timestamp());
+      return;
+    }
     String source = record.key();
     byte[] stored = store.get(source);
     SourceStatsState state =
@@ -63,6 +68,51 @@ final class SourceStatsProcessor implements Processor<String, BatchSummary, Obje
       dirty.add(source);
     }
     store.put(source, state.encode());
+  }
+
+  /**
+   * The source's statistics forget the erased sessions and are published at once (the compacted
+   * topic's latest value must stop naming them); then the acknowledgement of the whole order.
+   */
+  private void obeyErase(String source, KvErasure erasure, long timestamp) {
+    byte[] stored = store.get(source);
+    long removed = 0;
+    if (stored != null) {
+      SourceStatsState state = SourceStatsState.decode(stored);
+      for (String id : erasure.ids()) {
+        if (state.storesBySession.remove(id) != null) {
+          removed++;
+        }
+      }
+      if (removed > 0) {
+        emit(source, state, timestamp);
+        dirty.remove(source);
+        store.put(source, state.encode());
+      }
+    }
+    boolean erased = removed > 0 || erasure.blocksScrubbed() > 0;
+    String outcome = erased ? ErasureAck.ERASED : ErasureAck.ABSENT;
+    ErasureAck ack =
+        new ErasureAck(
+            ErasureAck.SCHEMA_VERSION,
+            erasure.eraseId(),
+            timestamp,
+            ErasureAck.SCOPE_KV,
+            null,
+            source,
+            outcome,
+            null,
+            null,
+            null,
+            null,
+            erasure.blocksScrubbed(),
+            removed,
+            // The KV stores hold ids and hashes, no content: their old values go at RocksDB's
+            // next compaction of the range, which this order does not force.
+            false);
+    context.forward(
+        new Record<Object, Object>(erasure.eraseId(), ack, timestamp), wiring.erasureSink());
+    wiring.metrics().erasure(outcome);
   }
 
   private void emitChanged(long now) {

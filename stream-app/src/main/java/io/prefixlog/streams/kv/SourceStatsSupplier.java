@@ -39,12 +39,14 @@ final class SourceStatsSupplier implements ProcessorSupplier<String, BatchSummar
   /**
    * @param interval the most often a source's record is emitted when nothing urgent happened
    * @param statsSink the sink node of {@code kv.source-stats}
+   * @param erasureSink the sink node of the erasure acknowledgements
    */
-  record Wiring(KvIndexMetrics metrics, Duration interval, String statsSink) {
+  record Wiring(KvIndexMetrics metrics, Duration interval, String statsSink, String erasureSink) {
     Wiring {
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(interval, "interval");
       Objects.requireNonNull(statsSink, "statsSink");
+      Objects.requireNonNull(erasureSink, "erasureSink");
       if (interval.isNegative() || interval.isZero()) {
         throw new IllegalArgumentException("interval must be above zero: " + interval);
       }

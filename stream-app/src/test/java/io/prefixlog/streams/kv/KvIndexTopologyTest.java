@@ -10,10 +10,14 @@ import static io.prefixlog.streams.kv.KvBatches.removedIn;
 import static io.prefixlog.streams.kv.KvBatches.stored;
 import static io.prefixlog.streams.kv.KvBatches.storedIn;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.prefixlog.core.kv.KvSource;
 import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.control.ControlHeaders;
+import io.prefixlog.schemas.control.EraseRequest;
+import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.BlockIndexEntry;
@@ -34,11 +38,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,6 +69,7 @@ class KvIndexTopologyTest {
   private TestOutputTopic<String, BlockIndexEntry> index;
   private TestOutputTopic<String, SourceStats> stats;
   private TestOutputTopic<byte[], DeadLetter> deadLetters;
+  private TestOutputTopic<String, ErasureAck> acks;
   private MetricsRegistry registry;
 
   /** The compacted view of the index topic: last value per key, tombstones remove. */
@@ -100,6 +108,11 @@ class KvIndexTopologyTest {
             topics.deadLetters().name(),
             Serdes.ByteArray().deserializer(),
             JsonSerde.of(DeadLetter.class).deserializer());
+    acks =
+        driver.createOutputTopic(
+            topics.erasures().name(),
+            Serdes.String().deserializer(),
+            JsonSerde.of(ErasureAck.class).deserializer());
   }
 
   @AfterEach
@@ -457,6 +470,100 @@ class KvIndexTopologyTest {
     send(batch(A, 2, T0, stored("a3")));
     readIndex();
     assertThat(compacted).hasSize(6);
+  }
+
+  @Test
+  void shouldForgetAnErasedSessionInTheBlocksAndTheStatisticsOfTheSource() {
+    // Given: blocks of two sessions on A, and one of the first on a source whose id extends A's
+    send(
+        batch(
+            A, 1, T0, storedIn("GPU", 0, "s1", "aa01", "aa02"), storedIn("GPU", 0, "s2", "aa03")));
+    send(batch(A_EXTENDED, 1, T0, storedIn("GPU", 0, "s1", "bb01")));
+    readIndex();
+    stats.readValuesToList();
+
+    // When: an erase order for s1 reaches A
+    sendErase(A.id(), "erase-1", "s1");
+
+    // Then: A's two blocks of s1 are published again without the id; nothing else changes
+    List<KeyValue<String, BlockIndexEntry>> out = readIndex();
+    assertThat(out).extracting(kv -> kv.key).containsExactly(A.id() + "/aa01", A.id() + "/aa02");
+    assertThat(out).extracting(kv -> kv.value.sessionId()).containsOnlyNulls();
+    assertThat(compacted.get(A.id() + "/aa03").sessionId()).isEqualTo("s2");
+    assertThat(compacted.get(A_EXTENDED.id() + "/bb01").sessionId()).isEqualTo("s1");
+    // and A's statistics are published at once without it
+    assertThat(stats.readValuesToList())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.source()).isEqualTo(A.id());
+              assertThat(s.blocksStoredBySession()).containsOnlyKeys("s2");
+            });
+    // and the order is acknowledged with what it did
+    ErasureAck ack = acks.readValue();
+    assertThat(ack.scope()).isEqualTo(ErasureAck.SCOPE_KV);
+    assertThat(ack.source()).isEqualTo(A.id());
+    assertThat(ack.eraseId()).isEqualTo("erase-1");
+    assertThat(ack.outcome()).isEqualTo(ErasureAck.ERASED);
+    assertThat(ack.blocksScrubbed()).isEqualTo(2);
+    assertThat(ack.statsSessionsRemoved()).isEqualTo(1);
+    assertThat(registry.value("prefixlog_kv_erasures_total", "outcome=\"erased\"")).isEqualTo(1);
+
+    // When: the engine stores a block for s1 again (new data, after the order)
+    send(batch(A, 2, T0 + 10, storedIn("GPU", 0, "s1", "aa04")));
+
+    // Then: it is indexed as any block
+    assertThat(readIndex()).extracting(kv -> kv.value.sessionId()).containsExactly("s1");
+  }
+
+  @Test
+  void shouldAcknowledgeAnOrderForASourceThatHoldsNothingOfTheSession() {
+    // Given
+    send(batch(A, 1, T0, storedIn("GPU", 0, "s2", "aa01")));
+    readIndex();
+
+    // When
+    sendErase(A.id(), "erase-2", "s1");
+    sendErase(B.id(), "erase-2", "s1");
+
+    // Then
+    assertThat(readIndex()).isEmpty();
+    assertThat(acks.readValuesToList())
+        .extracting(ErasureAck::source, ErasureAck::outcome)
+        .containsExactly(tuple(A.id(), ErasureAck.ABSENT), tuple(B.id(), ErasureAck.ABSENT));
+  }
+
+  @Test
+  void shouldDeadLetterAMalformedKvOrder() {
+    // When: an order without ids, and a session order sent to the KV topic
+    Headers headers = ControlHeaders.markErase(new RecordHeaders());
+    events.pipeInput(
+        new TestRecord<>(
+            A.id(),
+            "{\"schema_version\":1,\"erase_id\":\"e\",\"ts\":1}".getBytes(StandardCharsets.UTF_8),
+            headers));
+    events.pipeInput(
+        new TestRecord<>(
+            A.id(),
+            JsonSerde.of(EraseRequest.class).toBytes(EraseRequest.forSession("e", 1, "s1", null)),
+            headers));
+
+    // Then
+    assertThat(deadLetters.readValuesToList())
+        .extracting(DeadLetter::reason, DeadLetter::detail)
+        .containsExactly(
+            tuple("invalid_control", "kv_session_ids is missing or empty"),
+            tuple(
+                "invalid_control",
+                "session_key and before belong on requests.raw, not on kv.events"));
+    assertThat(acks.isEmpty()).isTrue();
+  }
+
+  private void sendErase(String source, String eraseId, String... ids) {
+    byte[] order =
+        JsonSerde.of(EraseRequest.class).toBytes(EraseRequest.forKv(eraseId, T0, List.of(ids)));
+    events.pipeInput(
+        new TestRecord<>(source, order, ControlHeaders.markErase(new RecordHeaders())));
   }
 
   private void send(KvEventBatch batch) {

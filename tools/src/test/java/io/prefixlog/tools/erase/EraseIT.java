@@ -44,7 +44,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -156,11 +160,14 @@ class EraseIT {
                           }))
               .as(err())
               .isEqualTo(Command.OK);
+          // and the engine reports a block of an erased session and one of a kept session
+          publishKvBatch(broker.bootstrapServers(), erasedKey, keys.keyOfSessionId(ids.get(0)));
           long turns = keptTurns + erased.size();
           awaitDeltas(broker, turns);
           try (ArchiveReader reader = ArchiveReader.open(archive.settings())) {
             awaitRows(reader, ArchivedTopic.NAMESPACE + ".session_deltas", turns);
             awaitRows(reader, ArchivedTopic.NAMESPACE + ".chunk_lookups", turns);
+            awaitRows(reader, ArchivedTopic.NAMESPACE + ".kv_events", 1);
           }
           // Every scan can see what it looks for before the erasure.
           assertThat(Residue.inTopics(broker.bootstrapServers(), markers)).isNotEmpty();
@@ -192,6 +199,10 @@ class EraseIT {
                 .containsPattern("session " + key + " erased \\(chain [0-9a-f]{8}\\)");
           }
           assertThat(report).doesNotContain("failed:");
+          assertThat(report)
+              .contains("KV index: source " + KV_SOURCE + " erased: 1 blocks' session id cleared");
+          assertThat(report)
+              .containsPattern("archive prefixlog\\.kv_events: .*1 rows' session ids");
 
           // When: the broker compacts (forced: every compacted topic made eager, then written to)
           forceCompaction(broker.bootstrapServers());
@@ -355,6 +366,33 @@ class EraseIT {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
+  }
+
+  private static final String KV_SOURCE = "tcp://127.0.0.1:5557|dp0|kv-events";
+
+  /** One KV event batch, as the bridge publishes it: a block of each of the two sessions. */
+  private static void publishKvBatch(String bootstrap, String erased, String kept) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+      String batch =
+          "{\"schema_version\":1,\"source\":\""
+              + KV_SOURCE
+              + "\",\"endpoint\":\"tcp://127.0.0.1:5557\",\"data_parallel_rank\":0,"
+              + "\"topic\":\"kv-events\",\"seq\":1,\"ts\":1763700000001,"
+              + "\"engine_ts\":1763700000.25,\"events\":["
+              + "{\"type\":\"BlockStored\",\"block_hashes\":[\"00000000000000a1\"],"
+              + "\"token_count\":16,\"block_size\":16,\"medium\":\"GPU\",\"session_id\":\""
+              + erased
+              + "\"},"
+              + "{\"type\":\"BlockStored\",\"block_hashes\":[\"00000000000000a2\"],"
+              + "\"token_count\":16,\"block_size\":16,\"medium\":\"GPU\",\"session_id\":\""
+              + kept
+              + "\"}]}";
+      producer.send(new ProducerRecord<>(PREFIX + "kv.events", KV_SOURCE, batch));
+      producer.flush();
+    }
   }
 
   private static CaptureProxy startProxy(KafkaBroker broker, DemoUpstream engine) throws Exception {
