@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
@@ -111,6 +112,11 @@ final class ProxyHandler extends VerticleBase {
   }
 
   private void handle(HttpServerRequest request) {
+    String framing = RequestFraming.problem(request.version(), request.headers());
+    if (framing != null) {
+      refuse(request, framing);
+      return;
+    }
     if (request.path().startsWith(OWN_PREFIX)) {
       ingest.handle(request);
       return;
@@ -119,6 +125,22 @@ final class ProxyHandler extends VerticleBase {
     inFlight.incrementAndGet();
     exchanges++; // written on this instance's event loop only
     new Exchange(this, request, System.nanoTime(), System.currentTimeMillis()).begin();
+  }
+
+  /**
+   * A request whose framing the engine might read differently: 400, and the connection closed, so
+   * that no byte after it is read as another request. Counted, never forwarded, never captured.
+   */
+  private void refuse(HttpServerRequest request, String reason) {
+    metrics.refused(reason);
+    request
+        .response()
+        .setStatusCode(400)
+        .putHeader(HttpHeaders.CONNECTION, "close")
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .putHeader("X-Prefixlog-Error", reason)
+        .end("prefixlog proxy: request refused: " + reason.replace('_', ' ') + "\n")
+        .onComplete(done -> request.connection().close());
   }
 
   /** An exchange is over: its capture goes to the queue (never blocking). */

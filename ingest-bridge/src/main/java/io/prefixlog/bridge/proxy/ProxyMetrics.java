@@ -71,6 +71,17 @@ final class ProxyMetrics {
     return registry;
   }
 
+  /** Counts a request refused before it was forwarded (ambiguous framing), by reason. */
+  void refused(String reason) {
+    registry
+        .counter(
+            "prefixlog_proxy_refused_requests_total",
+            "Requests refused with 400 before forwarding, by reason (ambiguous framing).",
+            "reason",
+            reason)
+        .increment();
+  }
+
   void response(int status) {
     LongAdder[] counters = status < 0 || status >= byStatus.length() ? null : byStatus.get(status);
     if (counters == null) {
