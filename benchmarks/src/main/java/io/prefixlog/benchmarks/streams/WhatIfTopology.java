@@ -7,7 +7,6 @@ import io.prefixlog.streams.session.SessionDeltaSupplier;
 import io.prefixlog.streams.session.SessionStores;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -18,7 +17,6 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
@@ -41,6 +39,7 @@ final class WhatIfTopology {
             metrics,
             PrefixlogTopology.SESSION_DELTAS_SINK,
             PrefixlogTopology.DEAD_LETTERS_SINK,
+            PrefixlogTopology.ERASURES_SINK,
             null);
     Topology topology = new Topology();
     topology.addSource(
@@ -50,7 +49,7 @@ final class WhatIfTopology {
         topics.requestsRaw().name());
     topology.addProcessor(
         PrefixlogTopology.SESSION_DELTA_PROCESSOR,
-        new UnloggedBases(real, config.maxRecordBytes()),
+        new UnloggedBases(real),
         PrefixlogTopology.RAW_REQUESTS_SOURCE);
     topology.addSink(
         PrefixlogTopology.SESSION_DELTAS_SINK,
@@ -65,11 +64,17 @@ final class WhatIfTopology {
         new ByteArraySerializer(),
         topics.deadLetters().valueSerde().serializer(),
         PrefixlogTopology.SESSION_DELTA_PROCESSOR);
+    topology.addSink(
+        PrefixlogTopology.ERASURES_SINK,
+        topics.erasures().name(),
+        new StringSerializer(),
+        topics.erasures().valueSerde().serializer(),
+        PrefixlogTopology.SESSION_DELTA_PROCESSOR);
     return topology;
   }
 
-  /** The real processor, with the stores declared as in SessionStores but bases unlogged. */
-  private record UnloggedBases(SessionDeltaSupplier real, long maxRecordBytes)
+  /** The real processor, with the stores of SessionStores but bases unlogged. */
+  private record UnloggedBases(SessionDeltaSupplier real)
       implements ProcessorSupplier<String, byte[], Object, Object> {
     @Override
     public Processor<String, byte[], Object, Object> get() {
@@ -78,20 +83,19 @@ final class WhatIfTopology {
 
     @Override
     public Set<StoreBuilder<?>> stores() {
-      Map<String, String> changelog = Map.of("max.message.bytes", Long.toString(maxRecordBytes));
-      StoreBuilder<KeyValueStore<String, byte[]>> state =
-          Stores.keyValueStoreBuilder(
-                  Stores.persistentKeyValueStore(SessionStores.STATE),
-                  Serdes.String(),
-                  Serdes.ByteArray())
-              .withLoggingEnabled(changelog);
-      StoreBuilder<KeyValueStore<String, byte[]>> bases =
+      Set<StoreBuilder<?>> stores = new java.util.HashSet<>();
+      for (StoreBuilder<?> store : real.stores()) {
+        if (!store.name().equals(SessionStores.BASES)) {
+          stores.add(store);
+        }
+      }
+      stores.add(
           Stores.keyValueStoreBuilder(
                   Stores.persistentKeyValueStore(SessionStores.BASES),
                   Serdes.String(),
                   Serdes.ByteArray())
-              .withLoggingDisabled();
-      return Set.of(state, bases);
+              .withLoggingDisabled());
+      return stores;
     }
   }
 
