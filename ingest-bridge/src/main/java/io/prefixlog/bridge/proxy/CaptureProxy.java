@@ -131,6 +131,9 @@ public final class CaptureProxy implements AutoCloseable {
         publisher::spillQuarantined);
     AtomicInteger inFlight = new AtomicInteger();
     metrics.gauge("prefixlog_proxy_in_flight", "Exchanges in progress.", inFlight::get);
+    AtomicInteger openClients = new AtomicInteger();
+    metrics.gauge(
+        "prefixlog_proxy_client_connections", "Client connections open.", openClients::get);
     publisher.start();
     Vertx vertx =
         Vertx.vertx(
@@ -146,7 +149,15 @@ public final class CaptureProxy implements AutoCloseable {
           new EventFactory(
               deriver, new ClientAddresses(config.clientAddrMode(), config.sessionSecret()));
       HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
-      IngestHandler ingest = new IngestHandler(vertx, config, publisher, metrics);
+      IngestHandler ingest =
+          new IngestHandler(
+              vertx,
+              config,
+              publisher,
+              metrics,
+              Long.parseLong(
+                  String.valueOf(
+                      producerProperties(config).get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG))));
       // One deployment of one instance per event loop: Vert.x binds the port once and hands
       // each accepted connection to the instances in turn. All instances ask for the same port;
       // for "any free port" that is -1, which Vert.x shares within a deployment (port 0 would
@@ -158,7 +169,15 @@ public final class CaptureProxy implements AutoCloseable {
               () -> {
                 ProxyHandler handler =
                     new ProxyHandler(
-                        config, factory, policy, metrics, publisher, ingest, inFlight, requested);
+                        config,
+                        factory,
+                        policy,
+                        metrics,
+                        publisher,
+                        ingest,
+                        inFlight,
+                        openClients,
+                        requested);
                 handlers.add(handler);
                 return handler;
               },

@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code POST /prefixlog/v1/events}: newline-delimited raw request events from a producer that
@@ -29,10 +31,19 @@ import java.util.Arrays;
  * "accepted","request_id":"…"},{"line":2,"outcome":"rejected","reason":"…","detail":"…"},…]}} with
  * status 200 when every line was accepted, 400 when a line was rejected, 503 when the queue refused
  * a line (retry those). Blank lines are skipped.
+ *
+ * <p>Bounds: at most {@code PREFIXLOG_INGEST_MAX_CONCURRENT} requests are read at once (one more is
+ * answered 503 with {@code Retry-After}); a line whose record would exceed the producer's {@code
+ * max.request.size} is rejected ({@value #TOO_LARGE}) instead of accepted and then dropped by
+ * Kafka.
  */
 final class IngestHandler {
   static final String PATH = "/prefixlog/v1/events";
   static final String SECRET_HEADER = "secret_header";
+  static final String TOO_LARGE = "record_too_large";
+
+  /** A record batch's and a record's framing, generously: never under what Kafka adds. */
+  private static final int RECORD_OVERHEAD = 512;
 
   private final Vertx vertx;
   private final byte[] token;
@@ -40,8 +51,20 @@ final class IngestHandler {
   private final RawEventValidator validator;
   private final EventPublisher publisher;
   private final ProxyMetrics metrics;
+  private final int maxConcurrent;
+  private final long maxRecordBytes;
+  private final AtomicInteger buffering = new AtomicInteger();
 
-  IngestHandler(Vertx vertx, ProxyConfig config, EventPublisher publisher, ProxyMetrics metrics) {
+  /**
+   * @param maxRecordBytes the producer's {@code max.request.size}: a line whose record would be
+   *     larger is rejected ({@value #TOO_LARGE}) rather than accepted and then refused by Kafka
+   */
+  IngestHandler(
+      Vertx vertx,
+      ProxyConfig config,
+      EventPublisher publisher,
+      ProxyMetrics metrics,
+      long maxRecordBytes) {
     this.vertx = vertx;
     this.token =
         config.ingestToken() == null
@@ -51,6 +74,8 @@ final class IngestHandler {
     this.validator = new RawEventValidator(config.maxBodyBytes());
     this.publisher = publisher;
     this.metrics = metrics;
+    this.maxConcurrent = config.ingestMaxConcurrent();
+    this.maxRecordBytes = maxRecordBytes;
   }
 
   void handle(HttpServerRequest request) {
@@ -82,6 +107,28 @@ final class IngestHandler {
       tooLarge(request);
       return;
     }
+    // Each request buffers up to PREFIXLOG_INGEST_MAX_BYTES: only so many at once.
+    if (buffering.incrementAndGet() > maxConcurrent) {
+      buffering.decrementAndGet();
+      request.response().putHeader("Retry-After", "1");
+      reply(
+          request,
+          503,
+          "{\"error\":\"PREFIXLOG_INGEST_MAX_CONCURRENT ("
+              + maxConcurrent
+              + ") ingest requests are in progress: retry\"}");
+      return;
+    }
+    AtomicBoolean released = new AtomicBoolean();
+    Runnable release =
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            buffering.decrementAndGet();
+          }
+        };
+    request.response().endHandler(v -> release.run());
+    request.response().closeHandler(v -> release.run());
+    request.exceptionHandler(t -> release.run());
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     boolean[] over = {false};
     request.handler(
@@ -144,6 +191,9 @@ final class IngestHandler {
         RawEventValidator.Outcome outcome = validator.validate(null, line);
         Rejection rejection = outcome.rejected();
         if (rejection == null) {
+          rejection = tooLarge(outcome.accepted().event(), line);
+        }
+        if (rejection == null) {
           rejection = secretHeader(outcome.accepted().event());
         }
         if (rejection != null) {
@@ -185,6 +235,25 @@ final class IngestHandler {
     out.write('}');
     int status = rejected > 0 ? 400 : dropped > 0 ? 503 : 200;
     return new Result(status, out.toString(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * A line whose record Kafka would refuse: the producer checks {@code max.request.size} on send,
+   * after the line was answered; so it is checked here, with room for the key and the record's
+   * framing.
+   */
+  private Rejection tooLarge(RawRequestEvent event, byte[] line) {
+    long record =
+        line.length + event.sessionKey().getBytes(StandardCharsets.UTF_8).length + RECORD_OVERHEAD;
+    if (record <= maxRecordBytes) {
+      return null;
+    }
+    return new Rejection(
+        TOO_LARGE,
+        "the record would take "
+            + record
+            + " bytes; the producer's max.request.size is "
+            + maxRecordBytes);
   }
 
   private static Rejection secretHeader(RawRequestEvent event) {

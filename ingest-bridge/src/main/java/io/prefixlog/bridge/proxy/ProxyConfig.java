@@ -104,6 +104,10 @@ public final class ProxyConfig {
   private final Duration spillFsyncInterval;
   private final String ingestToken;
   private final long ingestMaxBytes;
+  private final int ingestMaxConcurrent;
+  private final int maxClientConnections;
+  private final Duration headerTimeout;
+  private final Duration clientIdleTimeout;
   private final Duration drainTimeout;
   private final String metricsHost;
   private final int metricsPort;
@@ -178,6 +182,12 @@ public final class ProxyConfig {
           "PREFIXLOG_INGEST_TOKEN: expected at least 16 characters, got " + ingestToken.length());
     }
     this.ingestMaxBytes = range("PREFIXLOG_INGEST_MAX_BYTES", b.ingestMaxBytes, 1024, 1L << 31);
+    this.ingestMaxConcurrent =
+        (int) range("PREFIXLOG_INGEST_MAX_CONCURRENT", b.ingestMaxConcurrent, 1, 1024);
+    this.maxClientConnections =
+        (int) range("PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS", b.maxClientConnections, 1, 1_000_000);
+    this.headerTimeout = positive("PREFIXLOG_PROXY_HEADER_TIMEOUT", b.headerTimeout);
+    this.clientIdleTimeout = positive("PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT", b.clientIdleTimeout);
     this.drainTimeout = positive("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
     this.metricsHost = requireText("PREFIXLOG_METRICS_HOST", b.metricsHost);
     this.metricsPort = port("PREFIXLOG_METRICS_PORT", b.metricsPort, -1);
@@ -234,6 +244,12 @@ public final class ProxyConfig {
     b.spillFsyncInterval = s.duration("PREFIXLOG_SPILL_FSYNC_INTERVAL", b.spillFsyncInterval);
     b.ingestToken = s.string("PREFIXLOG_INGEST_TOKEN", null);
     b.ingestMaxBytes = s.bytes("PREFIXLOG_INGEST_MAX_BYTES", b.ingestMaxBytes, 1024, 1L << 31);
+    b.ingestMaxConcurrent =
+        s.integer("PREFIXLOG_INGEST_MAX_CONCURRENT", b.ingestMaxConcurrent, 1, 1024);
+    b.maxClientConnections =
+        s.integer("PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS", b.maxClientConnections, 1, 1_000_000);
+    b.headerTimeout = s.duration("PREFIXLOG_PROXY_HEADER_TIMEOUT", b.headerTimeout);
+    b.clientIdleTimeout = s.duration("PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT", b.clientIdleTimeout);
     b.drainTimeout = s.duration("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
     b.metricsHost = s.string("PREFIXLOG_METRICS_HOST", b.metricsHost);
     b.metricsPort = s.integer("PREFIXLOG_METRICS_PORT", DEFAULT_METRICS_PORT, -1, 65535);
@@ -359,6 +375,20 @@ public final class ProxyConfig {
 
   public ProxyConfig withDrainTimeout(Duration timeout) {
     return copy(b -> b.drainTimeout = timeout);
+  }
+
+  /** Client connection cap, head timeout and idle timeout (see their getters). */
+  public ProxyConfig withClientLimits(int maxConnections, Duration header, Duration idle) {
+    return copy(
+        b -> {
+          b.maxClientConnections = maxConnections;
+          b.headerTimeout = header;
+          b.clientIdleTimeout = idle;
+        });
+  }
+
+  public ProxyConfig withIngestMaxConcurrent(int requests) {
+    return copy(b -> b.ingestMaxConcurrent = requests);
   }
 
   /** Replaces the pass-through Kafka producer settings ({@code linger.ms}, …). */
@@ -492,6 +522,39 @@ public final class ProxyConfig {
 
   public long ingestMaxBytes() {
     return ingestMaxBytes;
+  }
+
+  /**
+   * {@code PREFIXLOG_INGEST_MAX_CONCURRENT}: ingest requests buffered at once (each up to {@code
+   * PREFIXLOG_INGEST_MAX_BYTES}); one more is answered 503 with {@code Retry-After}.
+   */
+  public int ingestMaxConcurrent() {
+    return ingestMaxConcurrent;
+  }
+
+  /**
+   * {@code PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS}: client connections open at once, all event
+   * loops together; one more is closed as it is accepted, counted.
+   */
+  public int maxClientConnections() {
+    return maxClientConnections;
+  }
+
+  /**
+   * {@code PREFIXLOG_PROXY_HEADER_TIMEOUT}: how long a new connection may take to send a complete
+   * request head; after it the connection is closed.
+   */
+  public Duration headerTimeout() {
+    return headerTimeout;
+  }
+
+  /**
+   * {@code PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT}: how long a client may send nothing while the proxy
+   * waits for it (a keep-alive connection between requests, a request body that stalls); waiting
+   * for the engine's answer is the upstream timeout's business, not this one.
+   */
+  public Duration clientIdleTimeout() {
+    return clientIdleTimeout;
   }
 
   public Duration drainTimeout() {
@@ -672,6 +735,15 @@ public final class ProxyConfig {
     Duration spillFsyncInterval = Duration.ZERO;
     String ingestToken;
     long ingestMaxBytes = 64L << 20;
+    // Four bodies of up to 64 MiB being read and validated at once: 256 MiB at the most, whatever
+    // the number of ingest clients.
+    int ingestMaxConcurrent = 4;
+    // Far above what one proxy in front of an engine serves (the engine batches a few hundred
+    // requests), far below a default file descriptor limit; an idle connection costs a few KiB.
+    int maxClientConnections = 4096;
+    // A client on any real network sends its head in well under a second.
+    Duration headerTimeout = Duration.ofSeconds(10);
+    Duration clientIdleTimeout = Duration.ofSeconds(60);
     Duration drainTimeout = Duration.ofSeconds(10);
     String metricsHost = DEFAULT_HOST;
     int metricsPort = DEFAULT_METRICS_PORT;
@@ -707,6 +779,10 @@ public final class ProxyConfig {
       spillFsyncInterval = c.spillFsyncInterval;
       ingestToken = c.ingestToken;
       ingestMaxBytes = c.ingestMaxBytes;
+      ingestMaxConcurrent = c.ingestMaxConcurrent;
+      maxClientConnections = c.maxClientConnections;
+      headerTimeout = c.headerTimeout;
+      clientIdleTimeout = c.clientIdleTimeout;
       drainTimeout = c.drainTimeout;
       metricsHost = c.metricsHost;
       metricsPort = c.metricsPort;

@@ -33,7 +33,9 @@ final class ProxyHandler extends VerticleBase {
   private final EventPublisher publisher;
   private final IngestHandler ingest;
   private final AtomicInteger inFlight;
+  private final AtomicInteger openClients;
   private final int port;
+  private ClientConnections clients;
   private HttpClientAgent client;
   private HttpServer server;
   private volatile long exchanges;
@@ -46,6 +48,7 @@ final class ProxyHandler extends VerticleBase {
       EventPublisher publisher,
       IngestHandler ingest,
       AtomicInteger inFlight,
+      AtomicInteger openClients,
       int port) {
     this.config = config;
     this.factory = factory;
@@ -54,6 +57,7 @@ final class ProxyHandler extends VerticleBase {
     this.publisher = publisher;
     this.ingest = ingest;
     this.inFlight = inFlight;
+    this.openClients = openClients;
     this.port = port;
   }
 
@@ -88,8 +92,17 @@ final class ProxyHandler extends VerticleBase {
             .setHandle100ContinueAutomatically(true)
             .setMaxHeaderSize(64 << 10)
             .setMaxChunkSize(MAX_CHUNK)
-            .setMaxInitialLineLength(64 << 10);
-    server = vertx.createHttpServer(serverOptions).requestHandler(this::handle);
+            .setMaxInitialLineLength(64 << 10)
+            // HTTP/1.1 only: with cleartext HTTP/2 on, Vert.x sniffs the first bytes of a
+            // connection before it exists for the connection handler, so a client that connects
+            // and sends nothing escaped the connection cap and the head timeout.
+            .setHttp2ClearTextEnabled(false);
+    clients = new ClientConnections(vertx, openClients, config, metrics);
+    server =
+        vertx
+            .createHttpServer(serverOptions)
+            .connectionHandler(clients::opened)
+            .requestHandler(this::handle);
     return server.listen();
   }
 
@@ -112,6 +125,7 @@ final class ProxyHandler extends VerticleBase {
   }
 
   private void handle(HttpServerRequest request) {
+    clients.requestStarted(request);
     String framing = RequestFraming.problem(request.version(), request.headers());
     if (framing != null) {
       refuse(request, framing);

@@ -71,6 +71,28 @@ final class ProxyMetrics {
     return registry;
   }
 
+  /** Counts a client connection closed as it was accepted, over the connection cap. */
+  void clientConnectionRefused() {
+    registry
+        .counter(
+            "prefixlog_proxy_client_connections_refused_total",
+            "Client connections closed as they were accepted: PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS"
+                + " were open.")
+        .increment();
+  }
+
+  /** Counts a client connection closed for silence, by kind: header, idle, body. */
+  void clientTimeout(String kind) {
+    registry
+        .counter(
+            "prefixlog_proxy_client_timeouts_total",
+            "Client connections closed because the client fell silent, by kind (header: no"
+                + " complete request head in time; idle: between requests; body: mid-body).",
+            "kind",
+            kind)
+        .increment();
+  }
+
   /** Counts a request refused before it was forwarded (ambiguous framing), by reason. */
   void refused(String reason) {
     registry

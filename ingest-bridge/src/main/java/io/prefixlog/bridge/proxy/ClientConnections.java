@@ -1,0 +1,126 @@
+package io.prefixlog.bridge.proxy;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Bounds what a client connection can hold without doing its part (issue 13, item 1): at most
+ * {@code PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS} open across the event loops (one more is closed as
+ * it is accepted), a complete request head within {@code PREFIXLOG_PROXY_HEADER_TIMEOUT} of
+ * connecting, and no more than {@code PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT} of silence while the
+ * proxy waits for the client: between keep-alive requests, or in the middle of a request body.
+ * Waiting for the engine (a long completion, a quiet stream) is the upstream timeout's business and
+ * never closes the client.
+ *
+ * <p>One instance per event loop; everything here runs on that loop (the connection map needs no
+ * lock). The open count is shared by the loops.
+ */
+final class ClientConnections {
+  static final String HEADER_TIMEOUT = "header";
+  static final String IDLE_TIMEOUT = "idle";
+  static final String BODY_TIMEOUT = "body";
+
+  private final Vertx vertx;
+  private final AtomicInteger open;
+  private final int max;
+  private final long headerMillis;
+  private final long idleMillis;
+  private final ProxyMetrics metrics;
+  private final Map<HttpConnection, Watch> watches = new HashMap<>();
+
+  ClientConnections(Vertx vertx, AtomicInteger open, ProxyConfig config, ProxyMetrics metrics) {
+    this.vertx = vertx;
+    this.open = open;
+    this.max = config.maxClientConnections();
+    this.headerMillis = config.headerTimeout().toMillis();
+    this.idleMillis = config.clientIdleTimeout().toMillis();
+    this.metrics = metrics;
+  }
+
+  /** A connection was accepted. */
+  void opened(HttpConnection connection) {
+    if (open.incrementAndGet() > max) {
+      open.decrementAndGet();
+      metrics.clientConnectionRefused();
+      connection.close();
+      return;
+    }
+    Watch watch = new Watch(connection);
+    watches.put(connection, watch);
+    connection.closeHandler(
+        v -> {
+          open.decrementAndGet();
+          watch.cancel();
+          watches.remove(connection);
+        });
+    watch.arm(headerMillis, HEADER_TIMEOUT);
+  }
+
+  /**
+   * A request head arrived: the head timer stops; while its body comes the client may not fall
+   * silent; once the response is out, the connection may idle for the idle timeout.
+   */
+  void requestStarted(HttpServerRequest request) {
+    Watch watch = watches.get(request.connection());
+    if (watch == null) {
+      return;
+    }
+    watch.cancel();
+    if (!request.isEnded()) {
+      watch.watchBody(request);
+    }
+    request.response().endHandler(v -> watch.arm(idleMillis, IDLE_TIMEOUT));
+  }
+
+  /** The timer of one connection. */
+  private final class Watch {
+    private final HttpConnection connection;
+    private long timer = -1;
+
+    Watch(HttpConnection connection) {
+      this.connection = connection;
+    }
+
+    void arm(long millis, String kind) {
+      cancel();
+      timer = vertx.setTimer(millis, id -> expire(kind));
+    }
+
+    /** Closes the connection if the body has not moved for the idle timeout. */
+    void watchBody(HttpServerRequest request) {
+      cancel();
+      long seen = request.bytesRead();
+      timer =
+          vertx.setTimer(
+              idleMillis,
+              id -> {
+                timer = -1;
+                if (request.isEnded()) {
+                  return; // the body is in; now the engine is waited for, not the client
+                }
+                if (request.bytesRead() == seen) {
+                  expire(BODY_TIMEOUT);
+                } else {
+                  watchBody(request);
+                }
+              });
+    }
+
+    void cancel() {
+      if (timer >= 0) {
+        vertx.cancelTimer(timer);
+        timer = -1;
+      }
+    }
+
+    private void expire(String kind) {
+      timer = -1;
+      metrics.clientTimeout(kind);
+      connection.close();
+    }
+  }
+}

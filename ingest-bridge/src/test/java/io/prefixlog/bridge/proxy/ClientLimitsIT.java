@@ -1,0 +1,320 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What a client connection may hold without doing its part (issue 13, item 1), on a real proxy in
+ * front of {@link TestUpstream}: the connection cap, the head timeout, the idle and stalled-body
+ * timeouts (and that a slow engine trips none of them), and the ingest endpoint's concurrency bound
+ * and record-size check.
+ */
+@ExtendWith(KafkaExtension.class)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ClientLimitsIT {
+  private static final String TOKEN = "ingest-token-0123456789";
+
+  private TestUpstream upstream;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws IOException {
+    upstream = new TestUpstream();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    upstream.close();
+  }
+
+  @Test
+  void shouldCloseAConnectionThatSendsNoCompleteHeadInTime(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy =
+        start(config(kafka).withClientLimits(100, Duration.ofMillis(500), Duration.ofSeconds(30)));
+
+    // When: half a head, then nothing
+    try (Socket socket = connect(proxy)) {
+      write(
+          socket, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 16777216\r\n");
+      long start = System.nanoTime();
+
+      // Then: closed after the head timeout, counted
+      assertThat(closedWithin(socket, Duration.ofSeconds(5))).isTrue();
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(400));
+    }
+    assertThat(proxy.metrics().value("prefixlog_proxy_client_timeouts_total", "kind=\"header\""))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void shouldCloseAKeepAliveConnectionIdleForTheIdleTimeoutButNotOneWaitingForTheEngine(
+      KafkaCluster kafka) throws Exception {
+    // Given: an idle timeout shorter than the engine's answer
+    CaptureProxy proxy =
+        start(config(kafka).withClientLimits(100, Duration.ofSeconds(30), Duration.ofMillis(700)));
+
+    try (Socket socket = connect(proxy)) {
+      // When: a request the engine answers after 1.5 s
+      write(socket, "GET /slow?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n");
+
+      // Then: answered (waiting for the engine is not the client's silence)
+      assertThat(readHead(socket)).startsWith("HTTP/1.1 200");
+
+      // When: the client then says nothing
+      // Then: the keep-alive connection is closed after the idle timeout
+      assertThat(closedWithin(socket, Duration.ofSeconds(5))).isTrue();
+    }
+    assertThat(proxy.metrics().value("prefixlog_proxy_client_timeouts_total", "kind=\"idle\""))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void shouldCloseAConnectionWhoseBodyStalls(KafkaCluster kafka) throws Exception {
+    // Given
+    CaptureProxy proxy =
+        start(config(kafka).withClientLimits(100, Duration.ofSeconds(30), Duration.ofMillis(700)));
+
+    // When: a head announcing 1 MiB, 10 bytes of it, then nothing
+    try (Socket socket = connect(proxy)) {
+      write(
+          socket,
+          "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n0123456789");
+
+      // Then
+      assertThat(closedWithin(socket, Duration.ofSeconds(5))).isTrue();
+    }
+    assertThat(proxy.metrics().value("prefixlog_proxy_client_timeouts_total", "kind=\"body\""))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void shouldCloseAConnectionBeyondTheCapAndServeAgainOnceOneCloses(KafkaCluster kafka)
+      throws Exception {
+    // Given: a cap of 3, all three taken by clients that sent nothing yet
+    CaptureProxy proxy =
+        start(config(kafka).withClientLimits(3, Duration.ofSeconds(30), Duration.ofSeconds(30)));
+    List<Socket> held = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      held.add(connect(proxy));
+    }
+    awaitGauge(proxy, "prefixlog_proxy_client_connections", 3);
+
+    // When: a fourth connects
+    try (Socket fourth = connect(proxy)) {
+      // Then: it is closed at once, counted
+      assertThat(closedWithin(fourth, Duration.ofSeconds(5))).isTrue();
+    }
+    assertThat(proxy.metrics().value("prefixlog_proxy_client_connections_refused_total", ""))
+        .isEqualTo(1);
+
+    // When: one of the three goes
+    held.remove(0).close();
+    awaitGauge(proxy, "prefixlog_proxy_client_connections", 2);
+
+    // Then: a real request is served
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + proxy.port() + "/slow?ms=1"))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    for (Socket socket : held) {
+      socket.close();
+    }
+  }
+
+  @Test
+  void shouldAnswerAnIngestRequestBeyondTheConcurrencyBoundWith503(KafkaCluster kafka)
+      throws Exception {
+    // Given: one ingest request at a time, and one whose body is still coming
+    CaptureProxy proxy = start(config(kafka).withIngestToken(TOKEN).withIngestMaxConcurrent(1));
+    try (Socket slow = connect(proxy)) {
+      write(
+          slow,
+          "POST "
+              + IngestHandler.PATH
+              + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+              + TOKEN
+              + "\r\nContent-Length: 100000\r\n\r\n{\"schema");
+      Thread.sleep(300);
+
+      // When: another ingest request
+      HttpResponse<String> second = ingest(proxy, rawEvent("ing-1", "hello"));
+
+      // Then
+      assertThat(second.statusCode()).isEqualTo(503);
+      assertThat(second.headers().firstValue("Retry-After")).contains("1");
+      assertThat(second.body()).contains("PREFIXLOG_INGEST_MAX_CONCURRENT");
+    }
+    // and once the first is gone, the next one is read
+    Thread.sleep(300);
+    assertThat(ingest(proxy, rawEvent("ing-2", "hello")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void shouldRejectAnIngestLineKafkaWouldRefuseInsteadOfAcceptingIt(KafkaCluster kafka)
+      throws Exception {
+    // Given: a producer that takes records of up to 4000 bytes
+    CaptureProxy proxy =
+        start(config(kafka).withIngestToken(TOKEN).withKafka(Map.of("max.request.size", "4000")));
+
+    // When: a valid line of about 6 KB, and a small one
+    HttpResponse<String> response =
+        ingest(proxy, rawEvent("big", "x".repeat(6000)) + "\n" + rawEvent("small", "hello"));
+
+    // Then: the big one is rejected with the reason, the small one accepted
+    assertThat(response.statusCode()).isEqualTo(400);
+    assertThat(response.body())
+        .contains("\"accepted\":1,\"rejected\":1")
+        .contains("\"reason\":\"record_too_large\"")
+        .contains("max.request.size is 4000");
+  }
+
+  private ProxyConfig config(KafkaCluster kafka) {
+    return ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
+        .withListen("127.0.0.1", 0)
+        .withMetricsPort(-1)
+        .withTopicPrefix("limits.")
+        .withSessionSecret("client-limits-it-secret-0123");
+  }
+
+  private CaptureProxy start(ProxyConfig config) throws IOException {
+    CaptureProxy proxy = CaptureProxy.start(config);
+    closeables.add(proxy);
+    return proxy;
+  }
+
+  private static Socket connect(CaptureProxy proxy) throws IOException {
+    return new Socket("127.0.0.1", proxy.port());
+  }
+
+  private static void write(Socket socket, String text) throws IOException {
+    OutputStream out = socket.getOutputStream();
+    out.write(text.getBytes(StandardCharsets.ISO_8859_1));
+    out.flush();
+  }
+
+  private static String readHead(Socket socket) throws IOException {
+    socket.setSoTimeout(10_000);
+    InputStream in = socket.getInputStream();
+    StringBuilder head = new StringBuilder();
+    int b;
+    while ((b = in.read()) >= 0) {
+      head.append((char) b);
+      if (head.toString().endsWith("\r\n\r\n")) {
+        String text = head.toString();
+        int at = text.toLowerCase(java.util.Locale.ROOT).indexOf("content-length:");
+        if (at >= 0) {
+          int end = text.indexOf("\r\n", at);
+          in.readNBytes(Integer.parseInt(text.substring(at + 15, end).trim()));
+        }
+        return text;
+      }
+    }
+    return head.toString();
+  }
+
+  /** True when the server closes the connection within {@code timeout}. */
+  private static boolean closedWithin(Socket socket, Duration timeout) throws IOException {
+    socket.setSoTimeout((int) timeout.toMillis());
+    try {
+      InputStream in = socket.getInputStream();
+      while (in.read() >= 0) {
+        // drain whatever comes before the close
+      }
+      return true;
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true; // reset
+    }
+  }
+
+  private static void awaitGauge(CaptureProxy proxy, String name, double value)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (gauge(proxy, name) != value && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(gauge(proxy, name)).isEqualTo(value);
+  }
+
+  /** A gauge as /metrics shows it. */
+  private static double gauge(CaptureProxy proxy, String name) {
+    for (String line : proxy.metrics().render().split("\n")) {
+      if (line.startsWith(name + " ")) {
+        return Double.parseDouble(line.substring(name.length() + 1).trim());
+      }
+    }
+    return Double.NaN;
+  }
+
+  private static HttpResponse<String> ingest(CaptureProxy proxy, String body) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + proxy.port() + IngestHandler.PATH))
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + TOKEN)
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String rawEvent(String requestId, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return Json.mapper()
+        .writeValueAsString(
+            new RawRequestEvent(
+                1,
+                requestId,
+                1_700_000_000_000L,
+                "0123456789abcdef0123456789abcdef",
+                "fallback",
+                "10.0.0.1",
+                "middleware/1",
+                null,
+                "POST",
+                "/v1/chat/completions",
+                "m",
+                body,
+                "utf-8",
+                (long) bytes.length,
+                Sha256.hex(bytes),
+                null,
+                null,
+                null));
+  }
+}
