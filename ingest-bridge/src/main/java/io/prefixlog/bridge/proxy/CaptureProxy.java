@@ -145,9 +145,9 @@ public final class CaptureProxy implements AutoCloseable {
       SessionKeyDeriver deriver =
           new SessionKeyDeriver(
               config.sessionSecret().getBytes(StandardCharsets.UTF_8), config.sessionHeaders());
-      EventFactory factory =
-          new EventFactory(
-              deriver, new ClientAddresses(config.clientAddrMode(), config.sessionSecret()));
+      ClientAddresses addresses =
+          new ClientAddresses(config.clientAddrMode(), config.sessionSecret());
+      EventFactory factory = new EventFactory(deriver, addresses);
       HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
       IngestHandler ingest =
           new IngestHandler(
@@ -155,6 +155,7 @@ public final class CaptureProxy implements AutoCloseable {
               config,
               publisher,
               metrics,
+              addresses,
               Long.parseLong(
                   String.valueOf(
                       producerProperties(config).get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG))));

@@ -26,7 +26,10 @@ final class ClientAddresses {
     this.secret = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
   }
 
-  /** The address to record, or null (omitted, or unknown). */
+  /**
+   * The address to record, or null (omitted, or unknown). An address already in the mode's form (an
+   * ingest line from a middleware that applied the same policy) is kept as it is.
+   */
   String record(String address) {
     if (address == null || address.isEmpty()) {
       return null;
@@ -37,9 +40,9 @@ final class ClientAddresses {
       case OMIT:
         return null;
       case HASH:
-        return "h:" + hash(address);
+        return address.matches("h:[0-9a-f]{16}") ? address : "h:" + hash(address);
       case TRUNCATE:
-        return truncate(address);
+        return isTruncated(address) ? address : truncate(address);
       default:
         throw new IllegalStateException("unknown mode " + mode);
     }
@@ -161,6 +164,19 @@ final class ClientAddresses {
     } catch (UnknownHostException e) {
       return "unknown";
     }
+  }
+
+  /** {@code a.b.c.0/24} or an IPv6 literal with {@code /48}, as {@link #truncate} writes them. */
+  private static boolean isTruncated(String address) {
+    int slash = address.indexOf('/');
+    if (slash < 0) {
+      return false;
+    }
+    String suffix = address.substring(slash);
+    String literal = address.substring(0, slash);
+    return (suffix.equals("/24") || suffix.equals("/48"))
+        && isLiteral(literal)
+        && truncate(literal).equals(address);
   }
 
   /** Only IP literals: never a DNS lookup. */

@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -54,6 +56,7 @@ final class IngestHandler {
   private final int maxConcurrent;
   private final long maxRecordBytes;
   private final AtomicInteger buffering = new AtomicInteger();
+  private final ClientAddresses addresses;
 
   /**
    * @param maxRecordBytes the producer's {@code max.request.size}: a line whose record would be
@@ -64,6 +67,7 @@ final class IngestHandler {
       ProxyConfig config,
       EventPublisher publisher,
       ProxyMetrics metrics,
+      ClientAddresses addresses,
       long maxRecordBytes) {
     this.vertx = vertx;
     this.token =
@@ -76,6 +80,7 @@ final class IngestHandler {
     this.metrics = metrics;
     this.maxConcurrent = config.ingestMaxConcurrent();
     this.maxRecordBytes = maxRecordBytes;
+    this.addresses = addresses;
   }
 
   void handle(HttpServerRequest request) {
@@ -205,7 +210,9 @@ final class IngestHandler {
           json.writeStringField("detail", rejection.detail());
         } else {
           RawRequestEvent event = outcome.accepted().event();
-          EncodedEvent encoded = new EncodedEvent(event.sessionKey(), line, event.requestId());
+          EncodedEvent encoded =
+              new EncodedEvent(
+                  event.sessionKey(), withAddressPolicy(event, line), event.requestId());
           json.writeStringField("request_id", event.requestId());
           if (publisher.offer(encoded)) {
             accepted++;
@@ -254,6 +261,43 @@ final class IngestHandler {
             + record
             + " bytes; the producer's max.request.size is "
             + maxRecordBytes);
+  }
+
+  /**
+   * The line as stored: unchanged, unless it carries a client address ({@code client_addr}, an
+   * address in a forwarding header) that {@code PREFIXLOG_CLIENT_ADDR} says to truncate, hash or
+   * omit; then it is written again with the addresses as the proxy would have recorded them (the
+   * body field is carried over as it was, so the body still rebuilds to its checksum).
+   */
+  private byte[] withAddressPolicy(RawRequestEvent event, byte[] line) throws IOException {
+    String clientAddr = addresses.record(event.clientAddr());
+    Map<String, String> headers =
+        event.headers() == null ? null : addresses.headers(event.headers());
+    if (Objects.equals(clientAddr, event.clientAddr())
+        && Objects.equals(headers, event.headers())) {
+      return line;
+    }
+    RawRequestEvent recorded =
+        new RawRequestEvent(
+            event.schemaVersion(),
+            event.requestId(),
+            event.ts(),
+            event.sessionKey(),
+            event.sessionKeySource(),
+            clientAddr,
+            event.userAgent(),
+            headers == null || headers.isEmpty() ? null : headers,
+            event.method(),
+            event.path(),
+            event.model(),
+            event.body(),
+            event.bodyEncoding(),
+            event.bodyLen(),
+            event.bodySha256(),
+            event.truncated(),
+            event.originalBodyLen(),
+            event.response());
+    return Json.mapper().writeValueAsBytes(recorded);
   }
 
   private static Rejection secretHeader(RawRequestEvent event) {

@@ -3,8 +3,11 @@ package io.prefixlog.bridge.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
+import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawRequestEvent;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Timeout;
@@ -33,6 +37,82 @@ class ClientAddressPolicyIT {
   private static final String CLIENT = "203.0.113.7";
   private static final String CLIENT_V6 = "2001:db8:cafe::17";
   private static final String BALANCER = "198.51.100.9";
+
+  @ParameterizedTest
+  @EnumSource(ClientAddrMode.class)
+  void shouldStoreTheAddressesOfAnIngestLineOnlyAsTheModeSays(
+      ClientAddrMode mode, KafkaCluster kafka) throws Exception {
+    // Given
+    String prefix = "ingest-addr-" + mode.name().toLowerCase(Locale.ROOT) + ".";
+    String topic = prefix + "requests.raw";
+    TopicReader.createTopic(kafka.bootstrapServers(), topic);
+    String token = "ingest-token-0123456789";
+    byte[] body = "{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8);
+    String line =
+        Json.mapper()
+            .writeValueAsString(
+                new RawRequestEvent(
+                    1,
+                    "ing-addr-1",
+                    1_700_000_000_000L,
+                    "0123456789abcdef0123456789abcdef",
+                    "header:x-session-id",
+                    CLIENT,
+                    "middleware/1",
+                    Map.of("x-forwarded-for", CLIENT + ", " + BALANCER, "x-session-id", "s-1"),
+                    "POST",
+                    "/v1/chat/completions",
+                    "m",
+                    new String(body, StandardCharsets.UTF_8),
+                    "utf-8",
+                    (long) body.length,
+                    Sha256.hex(body),
+                    null,
+                    null,
+                    null));
+    try (TestUpstream upstream = new TestUpstream();
+        CaptureProxy proxy =
+            CaptureProxy.start(
+                ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
+                    .withListen("127.0.0.1", 0)
+                    .withMetricsPort(-1)
+                    .withTopicPrefix(prefix)
+                    .withSessionSecret(SECRET)
+                    .withIngestToken(token)
+                    .withClientAddrMode(mode));
+        TopicReader reader = new TopicReader(kafka.bootstrapServers(), topic)) {
+
+      // When: a middleware posts a line with the client's address and its balancer's header
+      HttpResponse<String> response =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + proxy.port() + IngestHandler.PATH))
+                      .timeout(Duration.ofSeconds(30))
+                      .header("Authorization", "Bearer " + token)
+                      .POST(HttpRequest.BodyPublishers.ofString(line))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      List<ConsumerRecord<String, byte[]>> records = reader.await(1, Duration.ofSeconds(30));
+
+      // Then: the addresses as the mode says, the body as it was
+      assertThat(records).hasSize(1);
+      String stored = new String(records.get(0).value(), StandardCharsets.UTF_8);
+      RawRequestEvent event =
+          Json.mapper().readValue(records.get(0).value(), RawRequestEvent.class);
+      assertThat(event.body()).isEqualTo(new String(body, StandardCharsets.UTF_8));
+      assertThat(event.bodySha256()).isEqualTo(Sha256.hex(body));
+      switch (mode) {
+        case FULL -> assertThat(stored).isEqualTo(line);
+        case TRUNCATE ->
+            assertThat(stored)
+                .contains("203.0.113.0/24", "198.51.100.0/24")
+                .doesNotContain(CLIENT, BALANCER);
+        case HASH, OMIT -> assertThat(stored).doesNotContain("203.0.113", "198.51.100");
+      }
+    }
+  }
 
   @ParameterizedTest
   @EnumSource(ClientAddrMode.class)
