@@ -21,6 +21,7 @@ final class EraseReport {
   private final List<String> pending = new ArrayList<>();
   private final List<String> failed = new ArrayList<>();
   private Map<String, Map<String, Boolean>> chains = Map.of();
+  private final long startNanos = System.nanoTime();
 
   EraseReport(String eraseId, Selection selection) {
     this.eraseId = eraseId;
@@ -147,6 +148,7 @@ final class EraseReport {
       out.println("failed:");
       failed.forEach(line -> out.println("  " + line));
     }
+    out.printf("took %.1f s%n", (System.nanoTime() - startNanos) / 1e9);
   }
 
   static void printCheck(
