@@ -59,7 +59,13 @@ final class TurnScan {
     String key = record.key();
     String session = selection.sessionOf(key);
     JsonNode value = null;
-    if (session == null && lookupSessionField && record.value() != null && key != null) {
+    // Only keys without a '/' can be the request ids of older lookups: turn keys of other
+    // sessions are not parsed.
+    if (session == null
+        && lookupSessionField
+        && record.value() != null
+        && key != null
+        && key.indexOf('/') < 0) {
       value = Json.mapper().readTree(record.value());
       String inValue = value.path("session_key").asText(null);
       session = inValue != null && selection.keys().contains(inValue) ? inValue : null;
