@@ -1,15 +1,12 @@
 package io.prefixlog.tools.erase;
 
-import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.core.config.ConfigException;
-import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.control.EraseRequest;
 import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.archive.ArchiveOptions;
 import io.prefixlog.tools.cli.Causes;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.CompactedView;
@@ -19,15 +16,7 @@ import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
 import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -63,11 +52,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * is acknowledged {@code absent}.
  */
 public final class EraseCommand implements Command {
-  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
-  static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(60);
-  static final String DEFAULT_APPLICATION_ID = "prefixlog-stream-app";
 
-  static final List<Option> OPTIONS = options();
+  static final List<Option> OPTIONS = EraseOptions.all();
 
   private static final String DESCRIPTION =
       """
@@ -108,80 +94,16 @@ public final class EraseCommand implements Command {
     return CommandLine.help("prefixlog erase", DESCRIPTION, OPTIONS);
   }
 
-  private static List<Option> options() {
-    List<Option> all = new ArrayList<>();
-    all.add(
-        Option.value("session", "KEY", null, "A session_key to erase (repeatable).").repeatable());
-    all.add(
-        Option.value(
-                "session-id",
-                "ID",
-                null,
-                "A session id as the client sent it (a session header or the body's session_id),"
-                    + " hashed with PREFIXLOG_SESSION_SECRET (repeatable).")
-            .repeatable());
-    all.add(
-        Option.value(
-                "user",
-                "NAME",
-                null,
-                "The body's user field of a session without a session id, hashed likewise"
-                    + " (repeatable).")
-            .repeatable());
-    all.add(
-        Option.value(
-            "before",
-            "TIME",
-            "all chains",
-            "Only chains whose last turn came before TIME (ISO-8601 instant, a date meaning its"
-                + " start in UTC, or epoch milliseconds): each turn repeats the chain's earlier"
-                + " ones, so only whole chains can go."));
-    all.add(Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."));
-    all.add(
-        Option.value(
-            "topic-prefix",
-            "PREFIX",
-            "\"" + Topics.DEFAULT_PREFIX + "\"",
-            "Prefix of every topic."));
-    all.add(
-        Option.value(
-            "application-id",
-            "ID",
-            DEFAULT_APPLICATION_ID,
-            "The stream app's PREFIXLOG_APPLICATION_ID (its consumer group and internal topics)."));
-    all.add(
-        Option.value(
-            "ack-timeout",
-            "SECONDS",
-            Long.toString(DEFAULT_ACK_TIMEOUT.toSeconds()),
-            "How long to wait for the stream app's acknowledgements."));
-    all.add(
-        Option.flag(
-            "keep-raw",
-            "Do not delete the processed raw requests (they then stay until the raw topic's"
-                + " retention, PREFIXLOG_RAW_RETENTION)."));
-    all.add(
-        Option.flag(
-            "check",
-            "Change nothing: count the records on the broker that still name the sessions, per"
-                + " topic (exit code 0 when there are none)."));
-    all.addAll(
-        ArchiveOptions.options(
-            "Also erase the sessions from the Iceberg archive (or, with --check, look there)."));
-    all.add(Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
-    return List.copyOf(all);
-  }
-
   @Override
   public int run(String[] args) {
-    Settings settings;
+    EraseOptions settings;
     try {
       CommandLine line = CommandLine.parse("prefixlog erase", OPTIONS, args);
       if (line.helpRequested()) {
         terminal.out().print(help());
         return OK;
       }
-      settings = Settings.from(line, terminal.env());
+      settings = EraseOptions.from(line, terminal.env());
     } catch (UsageException | ConfigException | IllegalArgumentException e) {
       terminal.err().println("prefixlog erase: " + e.getMessage());
       return USAGE;
@@ -201,7 +123,7 @@ public final class EraseCommand implements Command {
     }
   }
 
-  private int erase(Settings s, Admin admin)
+  private int erase(EraseOptions s, Admin admin)
       throws TopicScan.ScanException,
           IOException,
           ControlProducer.KafkaWriteException,
@@ -285,7 +207,7 @@ public final class EraseCommand implements Command {
    * is pending until the broker compacts them.
    */
   private static List<String> compactedTopicsChanged(
-      Settings s, Topics topics, List<ErasureAck> acks, EraseReport report) {
+      EraseOptions s, Topics topics, List<ErasureAck> acks, EraseReport report) {
     List<String> changed = new ArrayList<>();
     boolean sessionState = false;
     boolean kvState = false;
@@ -320,7 +242,7 @@ public final class EraseCommand implements Command {
     return changed;
   }
 
-  private int check(Settings s, Admin admin)
+  private int check(EraseOptions s, Admin admin)
       throws TopicScan.ScanException,
           IOException,
           InterruptedException,
@@ -342,7 +264,7 @@ public final class EraseCommand implements Command {
     return left.isEmpty() && archived == 0 ? OK : FAILED;
   }
 
-  private Set<String> kvSources(Settings s, Topics topics) throws IOException {
+  private Set<String> kvSources(EraseOptions s, Topics topics) throws IOException {
     try {
       return CompactedView.read(s.bootstrap, topics.sourceStats().name(), "prefixlog-erase")
           .keySet();
@@ -383,18 +305,18 @@ public final class EraseCommand implements Command {
     return Progress.counting(terminal, false, label, 0, "records");
   }
 
-  private static String commandForCheck(Settings s) {
+  private static String commandForCheck(EraseOptions s) {
     StringBuilder command = new StringBuilder("bin/prefixlog erase --check");
     for (String key : s.selection.sortedKeys()) {
       command.append(" --session ").append(key);
     }
-    if (!s.bootstrap.equals(DEFAULT_BOOTSTRAP)) {
+    if (!s.bootstrap.equals(EraseOptions.DEFAULT_BOOTSTRAP)) {
       command.append(" --bootstrap ").append(s.bootstrap);
     }
     if (!s.topicPrefix.equals(Topics.DEFAULT_PREFIX)) {
       command.append(" --topic-prefix ").append(s.topicPrefix);
     }
-    if (!s.applicationId.equals(DEFAULT_APPLICATION_ID)) {
+    if (!s.applicationId.equals(EraseOptions.DEFAULT_APPLICATION_ID)) {
       command.append(" --application-id ").append(s.applicationId);
     }
     if (s.archive != null) {
@@ -409,97 +331,5 @@ public final class EraseCommand implements Command {
     p.put(AdminClientConfig.CLIENT_ID_CONFIG, "prefixlog-erase");
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
     return p;
-  }
-
-  /** The validated command line. */
-  static final class Settings {
-    Selection selection;
-    String bootstrap;
-    String topicPrefix;
-    String applicationId;
-    Duration ackTimeout;
-    boolean keepRaw;
-    boolean check;
-    ArchiveSettings archive;
-
-    static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
-      Settings s = new Settings();
-      Map<String, String> sessions = new LinkedHashMap<>();
-      Set<String> rawIds = new LinkedHashSet<>();
-      for (String key : line.values("session")) {
-        if (!key.matches("[0-9a-f]{32}")) {
-          throw new UsageException(
-              "--session " + key + ": a session_key is 32 lower-case hex digits");
-        }
-        sessions.putIfAbsent(key, "--session " + key);
-      }
-      List<String> ids = line.values("session-id");
-      List<String> users = line.values("user");
-      if (!ids.isEmpty() || !users.isEmpty()) {
-        SessionKeyDeriver deriver = deriver(env);
-        for (String id : ids) {
-          sessions.putIfAbsent(deriver.keyOfSessionId(id), "--session-id (hashed)");
-          rawIds.add(id);
-        }
-        for (String user : users) {
-          sessions.putIfAbsent(deriver.keyOfUser(user), "--user (hashed)");
-          rawIds.add(user);
-        }
-      }
-      if (sessions.isEmpty()) {
-        throw new UsageException("name a session: --session KEY, --session-id ID or --user NAME");
-      }
-      Long before = line.value("before").map(Settings::instant).orElse(null);
-      s.selection = Selection.of(sessions, rawIds, before);
-      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
-      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
-      s.applicationId = line.string("application-id", DEFAULT_APPLICATION_ID);
-      s.ackTimeout =
-          Duration.ofSeconds(line.longValue("ack-timeout", DEFAULT_ACK_TIMEOUT.toSeconds(), 1));
-      s.keepRaw = line.has("keep-raw");
-      s.check = line.has("check");
-      s.archive = ArchiveOptions.settings(line, env, List.of());
-      return s;
-    }
-
-    /**
-     * The deriver of the deployment's keys. An unset secret is refused rather than replaced by the
-     * development one: keys derived with the wrong secret find nothing, and the report would say
-     * the person's data is gone when it was never looked for.
-     */
-    private static SessionKeyDeriver deriver(Map<String, String> env) throws UsageException {
-      String secret = env.get("PREFIXLOG_SESSION_SECRET");
-      if (secret == null || secret.isEmpty()) {
-        throw new UsageException(
-            "--session-id and --user need PREFIXLOG_SESSION_SECRET, the bridge's secret (the"
-                + " demo's is "
-                + SessionKeyDeriver.DEV_SECRET
-                + "): keys hashed with another secret would find nothing");
-      }
-      byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
-      if (bytes.length < 16) {
-        throw new UsageException("PREFIXLOG_SESSION_SECRET must be at least 16 bytes");
-      }
-      return new SessionKeyDeriver(bytes, SessionKeyDeriver.DEFAULT_HEADERS);
-    }
-
-    private static Long instant(String text) {
-      String t = text.trim();
-      try {
-        if (t.matches("\\d{1,15}")) {
-          return Long.parseLong(t);
-        }
-        if (t.matches("\\d{4}-\\d{2}-\\d{2}")) {
-          return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
-        }
-        return Instant.parse(t).toEpochMilli();
-      } catch (DateTimeParseException | NumberFormatException e) {
-        throw new IllegalArgumentException(
-            "--before "
-                + text
-                + ": expected an ISO-8601 instant (2026-11-24T10:00:00Z), a date (2026-11-24) or"
-                + " epoch milliseconds");
-      }
-    }
   }
 }

@@ -49,7 +49,7 @@ class EraseCommandTest {
             SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
 
     // When
-    EraseCommand.Settings settings =
+    EraseOptions settings =
         settings(
             Map.of("PREFIXLOG_SESSION_SECRET", SECRET),
             "--session",
@@ -106,10 +106,9 @@ class EraseCommandTest {
     assertThat(err()).contains("cannot reach Kafka at 127.0.0.1:1");
   }
 
-  private static EraseCommand.Settings settings(Map<String, String> env, String... args)
+  private static EraseOptions settings(Map<String, String> env, String... args)
       throws UsageException {
-    return EraseCommand.Settings.from(
-        CommandLine.parse("prefixlog erase", EraseCommand.OPTIONS, args), env);
+    return EraseOptions.from(CommandLine.parse("prefixlog erase", EraseOptions.all(), args), env);
   }
 
   private int run(Map<String, String> env, String... args) {
