@@ -120,9 +120,9 @@ class SessionErasureTest {
     List<KeyValue<String, DeltaRecord>> before = deltas.readKeyValuesToList();
     String chain = before.get(2).value.chain();
     assertThat(lookups.readKeyValuesToList()).hasSize(6);
-    // (Memtables of 64 KiB: the bases are in RocksDB's files on disk by now.)
-    assertThat(filesHolding(erasedMarker)).isNotEmpty(); // the scan can see bases on disk
-    assertThat(filesHolding(keptMarker)).isNotEmpty();
+    // Memtables of 64 KiB: RocksDB flushes the bases to files on disk (in the background).
+    awaitFiles(erasedMarker, true); // the scan can see bases on disk
+    awaitFiles(keptMarker, true);
 
     // When
     sendErase("erase-1", ERASED, null, T0 + 100);
@@ -154,6 +154,7 @@ class SessionErasureTest {
     assertThat(ack.requestIdsRemoved()).isEqualTo(4);
     assertThat(ack.stateCompacted()).isTrue();
     // and the bytes left the state directory; the other session's did not
+    awaitFiles(erasedMarker, false); // obsolete files may be deleted in the background
     assertThat(filesHolding(erasedMarker)).isEmpty();
     assertThat(filesHolding(keptMarker)).isNotEmpty();
     assertThat(
@@ -337,6 +338,22 @@ class SessionErasureTest {
 
     @Override
     public void close(String storeName, Options options) {}
+  }
+
+  /** Waits (up to 10 s) until some file holds the marker, or until none does. */
+  private void awaitFiles(String marker, boolean present) throws IOException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (filesHolding(marker).isEmpty() == present && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    if (present) {
+      assertThat(filesHolding(marker)).as("files holding " + marker).isNotEmpty();
+    }
   }
 
   /** The files under the state directory whose bytes contain {@code marker}. */
