@@ -132,7 +132,8 @@ class ArchiveIT {
                 ArchivedTopic.NAMESPACE + ".kv_events", (long) KV_BATCHES);
         try (ArchiveReader reader = ArchiveReader.open(archive.settings())) {
           for (Map.Entry<String, Long> table : expected.entrySet()) {
-            ArchiveReader.TableInfo info = awaitRows(reader, table.getKey(), table.getValue());
+            ArchiveReader.TableInfo info =
+                ArchiveRows.await(reader, table.getKey(), table.getValue());
             assertThat(info.rows()).as(table.getKey()).isEqualTo(table.getValue());
             assertThat(info.snapshots()).as(table.getKey()).isPositive();
             assertThat(info.schema()).contains("kafka_ts: optional timestamptz");
@@ -248,21 +249,6 @@ class ArchiveIT {
       producer.send(new ProducerRecord<>(topic, key, null));
       producer.flush();
     }
-  }
-
-  private static ArchiveReader.TableInfo awaitRows(ArchiveReader reader, String table, long rows)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
-    String last = "no table yet";
-    while (System.nanoTime() < deadline) {
-      ArchiveReader.TableInfo info = reader.info(table).orElse(null);
-      if (info != null && info.rows() >= rows) {
-        return info;
-      }
-      last = info == null ? "no table yet" : info.rows() + " rows";
-      Thread.sleep(500);
-    }
-    throw new AssertionError(table + " did not reach " + rows + " rows: " + last);
   }
 
   private static List<Path> filesEndingWith(Path dir, String suffix) throws IOException {

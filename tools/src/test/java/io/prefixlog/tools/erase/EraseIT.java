@@ -15,6 +15,7 @@ import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.archive.ArchiveRows;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.ProjectHome;
@@ -165,9 +166,9 @@ class EraseIT {
           long turns = keptTurns + erased.size();
           awaitDeltas(broker, turns);
           try (ArchiveReader reader = ArchiveReader.open(archive.settings())) {
-            awaitRows(reader, ArchivedTopic.NAMESPACE + ".session_deltas", turns);
-            awaitRows(reader, ArchivedTopic.NAMESPACE + ".chunk_lookups", turns);
-            awaitRows(reader, ArchivedTopic.NAMESPACE + ".kv_events", 1);
+            ArchiveRows.await(reader, ArchivedTopic.NAMESPACE + ".session_deltas", turns);
+            ArchiveRows.await(reader, ArchivedTopic.NAMESPACE + ".chunk_lookups", turns);
+            ArchiveRows.await(reader, ArchivedTopic.NAMESPACE + ".kv_events", 1);
           }
           // Every scan can see what it looks for before the erasure.
           assertThat(Residue.inTopics(broker.bootstrapServers(), markers)).isNotEmpty();
@@ -450,21 +451,6 @@ class EraseIT {
       Thread.sleep(300);
     }
     throw new AssertionError("no new turn of " + session);
-  }
-
-  private static void awaitRows(ArchiveReader reader, String table, long rows)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
-    String last = "no table yet";
-    while (System.nanoTime() < deadline) {
-      ArchiveReader.TableInfo info = reader.info(table).orElse(null);
-      if (info != null && info.rows() >= rows) {
-        return;
-      }
-      last = info == null ? "no table yet" : info.rows() + " rows";
-      Thread.sleep(500);
-    }
-    throw new AssertionError(table + " did not reach " + rows + " rows: " + last);
   }
 
   private static byte[] last(List<byte[]> bodies) {
