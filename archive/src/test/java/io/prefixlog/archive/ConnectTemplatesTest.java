@@ -49,7 +49,8 @@ class ConnectTemplatesTest {
     assertThat(p.getProperty("iceberg.tables.auto-create-props.write.parquet.compression-codec"))
         .isEqualTo("zstd");
     assertThat(p.getProperty("value.converter.schemas.enable")).isEqualTo("false");
-    assertThat(p.getProperty("transforms")).isEqualTo("dropTombstones,kafkaTs,kafkaTsType");
+    assertThat(p.getProperty("transforms"))
+        .isEqualTo("dropTombstones,dropControl,kafkaTs,kafkaTsType");
     assertThat(p.getProperty("transforms.kafkaTsType.target.type")).isEqualTo("Timestamp");
     assertThat(p.stringPropertyNames()).noneMatch(k -> p.getProperty(k).contains("${"));
   }

@@ -118,7 +118,8 @@ class RegisterConnectorsScriptTest {
     assertThat(kv.get("iceberg.tables").asText()).isEqualTo("archive_ns.kv_events");
     assertThat(deltas.get("iceberg.tables").asText()).isEqualTo("archive_ns.session_deltas");
     // Tombstones (session erasure on the compacted deltas topic) are filtered before the sink.
-    assertThat(deltas.get("transforms").asText()).isEqualTo("dropTombstones,kafkaTs,kafkaTsType");
+    assertThat(deltas.get("transforms").asText())
+        .isEqualTo("dropTombstones,dropControl,kafkaTs,kafkaTsType");
     assertThat(deltas.get("transforms.dropTombstones.type").asText())
         .isEqualTo("org.apache.kafka.connect.transforms.Filter");
     assertThat(deltas.get("transforms.dropTombstones.predicate").asText()).isEqualTo("isTombstone");

@@ -62,8 +62,12 @@ class GoldenExamplesTest {
               "erase-request.v1/invalid-before-without-session-key.json", "required $ session_key"),
           entry("erase-request.v1/invalid-erase-id-with-space.json", "pattern $.erase_id"),
           entry(
-              "erase-request.v1/invalid-neither-session-nor-kv.json", "required $ kv_session_ids"),
-          entry("erase-request.v1/invalid-session-key-and-kv-session-ids.json", "not $"),
+              "erase-request.v1/invalid-neither-session-nor-kv.json",
+              "required $ kv_session_id_sha256"),
+          entry("erase-request.v1/invalid-session-key-and-kv-digests.json", "not $"),
+          entry(
+              "erase-request.v1/invalid-kv-id-not-a-digest.json",
+              "pattern $.kv_session_id_sha256[0]"),
           entry("erase-request.v1/invalid-unknown-field.json", "additionalProperties $ text"),
           entry("erasure-ack.v1/invalid-chain-upper-case.json", "pattern $.chain"),
           entry(

@@ -16,6 +16,7 @@ public final class EraseOrders {
   public static final String INVALID_CONTROL = "invalid_control";
 
   private static final Pattern ERASE_ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
 
   private EraseOrders() {}
 
@@ -32,8 +33,8 @@ public final class EraseOrders {
     if (order.sessionKey() == null || order.sessionKey().isEmpty()) {
       return reject("session_key is missing: an order on the raw requests names its session");
     }
-    if (order.kvSessionIds() != null) {
-      return reject("kv_session_ids belongs on kv.events, not with a session_key");
+    if (order.kvSessionIdSha256() != null) {
+      return reject("kv_session_id_sha256 belongs on kv.events, not with a session_key");
     }
     if (!order.sessionKey().equals(key)) {
       return reject("the record key is not the order's session_key");
@@ -57,12 +58,12 @@ public final class EraseOrders {
     if (order.sessionKey() != null || order.before() != null) {
       return reject("session_key and before belong on requests.raw, not on kv.events");
     }
-    if (order.kvSessionIds() == null || order.kvSessionIds().isEmpty()) {
-      return reject("kv_session_ids is missing or empty");
+    if (order.kvSessionIdSha256() == null || order.kvSessionIdSha256().isEmpty()) {
+      return reject("kv_session_id_sha256 is missing or empty");
     }
-    for (String id : order.kvSessionIds()) {
-      if (id == null || id.isEmpty()) {
-        return reject("kv_session_ids holds an empty id");
+    for (String digest : order.kvSessionIdSha256()) {
+      if (digest == null || !SHA256_HEX.matcher(digest).matches()) {
+        return reject("kv_session_id_sha256 holds something that is not a SHA-256 in hex");
       }
     }
     return read;

@@ -13,7 +13,9 @@ import java.util.List;
  *       the current chain's delta and lookup keys, and acknowledges. The session's next turn starts
  *       a new chain.
  *   <li>On {@code kv.events}, keyed by a source: that source's block index and statistics forget
- *       the engine-reported {@code kv_session_ids} (blocks are kept, their session id cleared).
+ *       the engine-reported session ids whose SHA-256 digests {@code kv_session_id_sha256} lists
+ *       (blocks are kept, their session id cleared). Digests, not the ids: an order must not
+ *       publish again, on a topic the archive reads, the identifiers it erases.
  * </ul>
  *
  * <p>{@code before} (epoch ms) narrows a session order to a chain whose last turn came before it: a
@@ -25,13 +27,13 @@ public record EraseRequest(
     @JsonProperty("erase_id") String eraseId,
     @JsonProperty("ts") Long ts,
     @JsonProperty("session_key") String sessionKey,
-    @JsonProperty("kv_session_ids") List<String> kvSessionIds,
+    @JsonProperty("kv_session_id_sha256") List<String> kvSessionIdSha256,
     @JsonProperty("before") Long before) {
 
   public static final int SCHEMA_VERSION = 1;
 
   public EraseRequest {
-    kvSessionIds = kvSessionIds == null ? null : List.copyOf(kvSessionIds);
+    kvSessionIdSha256 = kvSessionIdSha256 == null ? null : List.copyOf(kvSessionIdSha256);
   }
 
   /** An order for one session's state, on {@code requests.raw}. */
@@ -39,8 +41,12 @@ public record EraseRequest(
     return new EraseRequest(SCHEMA_VERSION, eraseId, ts, sessionKey, null, before);
   }
 
-  /** An order for a source's KV index, on {@code kv.events}. */
-  public static EraseRequest forKv(String eraseId, long ts, List<String> kvSessionIds) {
-    return new EraseRequest(SCHEMA_VERSION, eraseId, ts, null, kvSessionIds, null);
+  /**
+   * An order for a source's KV index, on {@code kv.events}.
+   *
+   * @param kvSessionIdSha256 lower-case hex SHA-256 of each session id (UTF-8) to forget
+   */
+  public static EraseRequest forKv(String eraseId, long ts, List<String> kvSessionIdSha256) {
+    return new EraseRequest(SCHEMA_VERSION, eraseId, ts, null, kvSessionIdSha256, null);
   }
 }

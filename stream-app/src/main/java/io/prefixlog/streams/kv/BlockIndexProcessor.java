@@ -1,6 +1,7 @@
 package io.prefixlog.streams.kv;
 
 import io.prefixlog.core.control.EraseOrders;
+import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.KvEvent;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +120,8 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
       deadLetters.send(context, record, keyBytes, outcome.rejected());
       return;
     }
-    Set<String> ids = Set.copyOf(outcome.order().kvSessionIds());
+    Set<String> digests = Set.copyOf(outcome.order().kvSessionIdSha256());
+    Set<String> ids = new HashSet<>();
     String prefix = key + "/";
     List<KeyValue<String, BlockState>> scrubbed = new ArrayList<>();
     try (KeyValueIterator<String, byte[]> blocks = store.prefixScan(prefix, KEYS)) {
@@ -128,7 +131,8 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
           continue; // a block of another source whose id extends this one
         }
         BlockState state = BlockState.decode(block.value);
-        if (state.sessionId != null && ids.contains(state.sessionId)) {
+        if (state.sessionId != null && digests.contains(Sha256.hex(utf8(state.sessionId)))) {
+          ids.add(state.sessionId);
           state.sessionId = null;
           scrubbed.add(KeyValue.pair(block.key, state));
         }
@@ -140,11 +144,15 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
       context.forward(
           new Record<Object, Object>(block.key, entry, record.timestamp()), wiring.indexSink());
     }
-    KvErasure erasure = new KvErasure(outcome.order().eraseId(), ids, scrubbed.size());
+    KvErasure erasure = new KvErasure(outcome.order().eraseId(), digests, scrubbed.size());
     context.forward(
         new Record<Object, Object>(
             key, BatchSummary.of(key, record.timestamp(), erasure), record.timestamp()),
         wiring.statsProcessor());
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /** A block touched by the batch: whether the store held it before, and its state now. */

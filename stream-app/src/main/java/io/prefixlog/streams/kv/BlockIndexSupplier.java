@@ -19,8 +19,14 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
   static final String STORE = "kv-block-index";
 
   private final Wiring wiring;
+  private final Map<String, String> changelog;
 
-  BlockIndexSupplier(Wiring wiring) {
+  /**
+   * @param changelog the store's changelog topic settings ({@code max.compaction.lag.ms}: an erased
+   *     session id leaves the broker within that long)
+   */
+  BlockIndexSupplier(Wiring wiring, Map<String, String> changelog) {
+    this.changelog = Map.copyOf(changelog);
     this.wiring = wiring;
   }
 
@@ -34,7 +40,7 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
     StoreBuilder<KeyValueStore<String, byte[]>> store =
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.ByteArray())
-            .withLoggingEnabled(Map.of());
+            .withLoggingEnabled(changelog);
     return Set.of(store);
   }
 

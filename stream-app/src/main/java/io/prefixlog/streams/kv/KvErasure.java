@@ -9,12 +9,12 @@ import java.util.Set;
  * acknowledgement.
  *
  * @param eraseId the order's id
- * @param ids the engine-reported session ids to forget
+ * @param idDigests SHA-256 (hex) of the engine-reported session ids to forget
  * @param blocksScrubbed block entries whose session id was cleared
  */
-record KvErasure(String eraseId, Set<String> ids, long blocksScrubbed) {
+record KvErasure(String eraseId, Set<String> idDigests, long blocksScrubbed) {
   KvErasure {
     Objects.requireNonNull(eraseId, "eraseId");
-    ids = Set.copyOf(ids);
+    idDigests = Set.copyOf(idDigests);
   }
 }

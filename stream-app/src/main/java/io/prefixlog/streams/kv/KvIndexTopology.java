@@ -7,6 +7,7 @@ import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.errors.SourcePosition;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -60,6 +61,11 @@ public final class KvIndexTopology {
     this.kvMetrics = new KvIndexMetrics(Objects.requireNonNull(metrics, "metrics").registry());
   }
 
+  /** The stores' changelog settings: an erased session id leaves the broker within the lag. */
+  private Map<String, String> changelog() {
+    return Map.of("max.compaction.lag.ms", Long.toString(config.maxCompactionLag().toMillis()));
+  }
+
   /** The source, its position stamp, the repartition step and the block-index processor. */
   public void addSource(StreamsBuilder builder) {
     builder.stream(
@@ -74,7 +80,8 @@ public final class KvIndexTopology {
         .process(
             new BlockIndexSupplier(
                 new BlockIndexSupplier.Wiring(
-                    kvMetrics, BLOCK_INDEX_SINK, SOURCE_STATS_PROCESSOR, DEAD_LETTERS_SINK)),
+                    kvMetrics, BLOCK_INDEX_SINK, SOURCE_STATS_PROCESSOR, DEAD_LETTERS_SINK),
+                changelog()),
             Named.as(BLOCK_INDEX_PROCESSOR));
   }
 
@@ -86,7 +93,8 @@ public final class KvIndexTopology {
         SOURCE_STATS_PROCESSOR,
         new SourceStatsSupplier(
             new SourceStatsSupplier.Wiring(
-                kvMetrics, config.kvStatsInterval(), SOURCE_STATS_SINK, ERASURES_SINK)),
+                kvMetrics, config.kvStatsInterval(), SOURCE_STATS_SINK, ERASURES_SINK),
+            changelog()),
         BLOCK_INDEX_PROCESSOR);
     Topic<String, BlockIndexEntry> index = topics.blockIndex();
     topology.addSink(

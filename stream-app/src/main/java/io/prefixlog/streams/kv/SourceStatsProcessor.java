@@ -1,6 +1,8 @@
 package io.prefixlog.streams.kv;
 
+import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.control.ErasureAck;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.apache.kafka.streams.KeyValue;
@@ -79,8 +81,12 @@ final class SourceStatsProcessor implements Processor<String, BatchSummary, Obje
     long removed = 0;
     if (stored != null) {
       SourceStatsState state = SourceStatsState.decode(stored);
-      for (String id : erasure.ids()) {
-        if (state.storesBySession.remove(id) != null) {
+      // The statistics hold the ids; the order, their digests.
+      java.util.Iterator<String> ids = state.storesBySession.keySet().iterator();
+      while (ids.hasNext()) {
+        String id = ids.next();
+        if (erasure.idDigests().contains(Sha256.hex(id.getBytes(StandardCharsets.UTF_8)))) {
+          ids.remove();
           removed++;
         }
       }

@@ -17,8 +17,14 @@ final class SourceStatsSupplier implements ProcessorSupplier<String, BatchSummar
   static final String STORE = "kv-source-stats";
 
   private final Wiring wiring;
+  private final Map<String, String> changelog;
 
-  SourceStatsSupplier(Wiring wiring) {
+  /**
+   * @param changelog the store's changelog topic settings ({@code max.compaction.lag.ms}: an erased
+   *     session id leaves the broker within that long)
+   */
+  SourceStatsSupplier(Wiring wiring, Map<String, String> changelog) {
+    this.changelog = Map.copyOf(changelog);
     this.wiring = wiring;
   }
 
@@ -32,7 +38,7 @@ final class SourceStatsSupplier implements ProcessorSupplier<String, BatchSummar
     StoreBuilder<KeyValueStore<String, byte[]>> store =
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.ByteArray())
-            .withLoggingEnabled(Map.of());
+            .withLoggingEnabled(changelog);
     return Set.of(store);
   }
 

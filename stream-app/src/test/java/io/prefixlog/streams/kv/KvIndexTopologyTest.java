@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.prefixlog.core.kv.KvSource;
 import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.control.EraseRequest;
@@ -552,7 +553,7 @@ class KvIndexTopologyTest {
     assertThat(deadLetters.readValuesToList())
         .extracting(DeadLetter::reason, DeadLetter::detail)
         .containsExactly(
-            tuple("invalid_control", "kv_session_ids is missing or empty"),
+            tuple("invalid_control", "kv_session_id_sha256 is missing or empty"),
             tuple(
                 "invalid_control",
                 "session_key and before belong on requests.raw, not on kv.events"));
@@ -561,7 +562,14 @@ class KvIndexTopologyTest {
 
   private void sendErase(String source, String eraseId, String... ids) {
     byte[] order =
-        JsonSerde.of(EraseRequest.class).toBytes(EraseRequest.forKv(eraseId, T0, List.of(ids)));
+        JsonSerde.of(EraseRequest.class)
+            .toBytes(
+                EraseRequest.forKv(
+                    eraseId,
+                    T0,
+                    java.util.Arrays.stream(ids)
+                        .map(id -> Sha256.hex(id.getBytes(StandardCharsets.UTF_8)))
+                        .toList()));
     events.pipeInput(
         new TestRecord<>(source, order, ControlHeaders.markErase(new RecordHeaders())));
   }

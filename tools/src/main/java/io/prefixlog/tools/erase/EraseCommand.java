@@ -1,6 +1,7 @@
 package io.prefixlog.tools.erase;
 
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.control.EraseRequest;
@@ -16,6 +17,7 @@ import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
 import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -157,8 +159,7 @@ public final class EraseCommand implements Command {
         producer.send(control(topics.requestsRaw().name(), session, order));
       }
       if (!sources.isEmpty()) {
-        EraseRequest order =
-            EraseRequest.forKv(eraseId, now, List.copyOf(selection.kvSessionIds()));
+        EraseRequest order = EraseRequest.forKv(eraseId, now, digests(selection.kvSessionIds()));
         for (String source : sources) {
           producer.send(control(topics.kvEvents().name(), source, order));
         }
@@ -177,10 +178,15 @@ public final class EraseCommand implements Command {
 
     boolean allAcked = acks.size() >= expectedAcks;
     if (!s.keepRaw && allAcked) {
-      String repartition = s.applicationId + "-requests-by-session-repartition";
       report.truncated(
           ProcessedInputs.truncate(
-              admin, s.applicationId, List.of(topics.requestsRaw().name(), repartition)));
+              admin,
+              s.applicationId,
+              List.of(
+                  topics.requestsRaw().name(),
+                  s.applicationId + "-requests-by-session-repartition",
+                  topics.kvEvents().name(),
+                  s.applicationId + "-kv-events-by-source-repartition")));
     } else if (!s.keepRaw) {
       report.pending(
           topics.requestsRaw().name()
@@ -292,6 +298,11 @@ public final class EraseCommand implements Command {
       }
     }
     return written;
+  }
+
+  /** SHA-256 (hex) of each id: the KV order names the ids by digest only. */
+  private static List<String> digests(Set<String> ids) {
+    return ids.stream().map(id -> Sha256.hex(id.getBytes(StandardCharsets.UTF_8))).toList();
   }
 
   private static ProducerRecord<String, byte[]> control(

@@ -82,8 +82,8 @@ final class EraseReport {
     for (ProcessedInputs.Truncated t : truncated) {
       done.add(
           String.format(
-              "%s: %d processed records deleted in %d partitions (up to the stream app's"
-                  + " committed offsets)",
+              "%s: %d processed records deleted in %d partitions (up to what every reader"
+                  + " of it has committed)",
               t.topic(), t.records(), t.partitions()));
     }
   }

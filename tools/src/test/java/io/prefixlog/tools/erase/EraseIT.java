@@ -162,7 +162,8 @@ class EraseIT {
               .as(err())
               .isEqualTo(Command.OK);
           // and the engine reports a block of an erased session and one of a kept session
-          publishKvBatch(broker.bootstrapServers(), erasedKey, keys.keyOfSessionId(ids.get(0)));
+          publishKvBatch(
+              broker.bootstrapServers(), KV_SOURCE, erasedKey, keys.keyOfSessionId(ids.get(0)));
           long turns = keptTurns + erased.size();
           awaitDeltas(broker, turns);
           try (ArchiveReader reader = ArchiveReader.open(archive.settings())) {
@@ -208,6 +209,11 @@ class EraseIT {
           // When: the broker compacts (forced: every compacted topic made eager, then written to)
           forceCompaction(broker.bootstrapServers());
           sendNewSession(proxyUrl);
+          publishKvBatch(
+              broker.bootstrapServers(),
+              "tcp://127.0.0.2:5557|dp0|kv-events",
+              "unrelated-after-erasure",
+              "unrelated-after-erasure");
           awaitNoLeftovers(archive, broker, erasedKeys);
 
           // Then: no window of an erased body is left on the broker, on disk or in the bucket
@@ -372,14 +378,14 @@ class EraseIT {
   private static final String KV_SOURCE = "tcp://127.0.0.1:5557|dp0|kv-events";
 
   /** One KV event batch, as the bridge publishes it: a block of each of the two sessions. */
-  private static void publishKvBatch(String bootstrap, String erased, String kept) {
+  private static void publishKvBatch(String bootstrap, String source, String erased, String kept) {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
       String batch =
           "{\"schema_version\":1,\"source\":\""
-              + KV_SOURCE
+              + source
               + "\",\"endpoint\":\"tcp://127.0.0.1:5557\",\"data_parallel_rank\":0,"
               + "\"topic\":\"kv-events\",\"seq\":1,\"ts\":1763700000001,"
               + "\"engine_ts\":1763700000.25,\"events\":["
@@ -391,7 +397,7 @@ class EraseIT {
               + "\"token_count\":16,\"block_size\":16,\"medium\":\"GPU\",\"session_id\":\""
               + kept
               + "\"}]}";
-      producer.send(new ProducerRecord<>(PREFIX + "kv.events", KV_SOURCE, batch));
+      producer.send(new ProducerRecord<>(PREFIX + "kv.events", source, batch));
       producer.flush();
     }
   }
