@@ -3,6 +3,7 @@ package io.prefixlog.bridge.proxy;
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.config.UnsafeDefaults;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
 import java.net.URI;
@@ -125,6 +126,13 @@ public final class ProxyConfig {
           "PREFIXLOG_SESSION_SECRET: expected at least 16 bytes, got "
               + sessionSecret.getBytes(StandardCharsets.UTF_8).length);
     }
+    UnsafeDefaults.refuseBeyondLoopback(
+        "PREFIXLOG_SESSION_SECRET",
+        sessionSecret,
+        listenHost,
+        "PREFIXLOG_PROXY_HOST=" + listenHost,
+        "Set it to a random value of at least 16 bytes (openssl rand -hex 32;"
+            + " bin/prefixlog-compose-env writes one for docker-compose), or listen on 127.0.0.1.");
     this.sessionHeaders = headerNames("PREFIXLOG_SESSION_HEADERS", b.sessionHeaders);
     List<String> capture = headerNames("PREFIXLOG_CAPTURE_HEADERS", b.captureHeaders);
     for (String name : capture) {
@@ -180,6 +188,15 @@ public final class ProxyConfig {
     if (ingestToken != null && ingestToken.length() < 16) {
       throw new ConfigException(
           "PREFIXLOG_INGEST_TOKEN: expected at least 16 characters, got " + ingestToken.length());
+    }
+    if (ingestToken != null) {
+      UnsafeDefaults.refuseBeyondLoopback(
+          "PREFIXLOG_INGEST_TOKEN",
+          ingestToken,
+          listenHost,
+          "PREFIXLOG_PROXY_HOST=" + listenHost,
+          "Set it to a random value (openssl rand -hex 32), leave it unset to turn the ingest"
+              + " endpoint off, or listen on 127.0.0.1.");
     }
     this.ingestMaxBytes = range("PREFIXLOG_INGEST_MAX_BYTES", b.ingestMaxBytes, 1024, 1L << 31);
     this.ingestMaxConcurrent =

@@ -5,14 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.session.SessionKeyDeriver;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ProxyConfigTest {
+  private static final String STRONG = "9f2c4e1a7b3d8e6f0a5c2b9d4e7f1a3c";
+
   private static ProxyConfig from(Map<String, String> values) {
     Map<String, String> all = new HashMap<>(values);
     all.putIfAbsent("PREFIXLOG_PROXY_UPSTREAM", "http://127.0.0.1:8000");
@@ -68,6 +72,68 @@ class ProxyConfigTest {
     assertThat(config.maxBodyBytes()).isEqualTo(16 << 20);
     assertThat(config.publishInterval()).isEqualTo(Duration.ofMillis(50));
     assertThat(config.eventLoops()).isEqualTo(Runtime.getRuntime().availableProcessors());
+  }
+
+  @Test
+  void shouldRefuseTheDevelopmentOrAPlaceholderSecretBeyondLoopback() {
+    // The development secret is public: keys of guessable session ids could be recomputed by
+    // anyone who reaches a proxy listening beyond loopback.
+    for (Map<String, String> env :
+        List.of(
+            Map.of("PREFIXLOG_PROXY_HOST", "0.0.0.0"),
+            Map.of(
+                "PREFIXLOG_PROXY_HOST",
+                "0.0.0.0",
+                "PREFIXLOG_SESSION_SECRET",
+                SessionKeyDeriver.DEV_SECRET),
+            Map.of(
+                "PREFIXLOG_PROXY_HOST",
+                "10.0.0.5",
+                "PREFIXLOG_SESSION_SECRET",
+                "change-me-compose-session-secret"))) {
+      assertThatThrownBy(() -> from(env))
+          .as("%s", env)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageStartingWith("PREFIXLOG_SESSION_SECRET")
+          .hasMessageContaining("PREFIXLOG_PROXY_HOST=" + env.get("PREFIXLOG_PROXY_HOST"))
+          .hasMessageNotContaining(SessionKeyDeriver.DEV_SECRET)
+          .hasMessageNotContaining("change-me-compose-session-secret");
+    }
+    // The same through the builder API the embedded stack and the tests use.
+    assertThatThrownBy(
+            () ->
+                ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), "k:9092")
+                    .withListen("0.0.0.0", 0))
+        .hasMessageStartingWith("PREFIXLOG_SESSION_SECRET");
+  }
+
+  @Test
+  void shouldRefuseAPlaceholderIngestTokenBeyondLoopback() {
+    assertThatThrownBy(
+            () ->
+                from(
+                    Map.of(
+                        "PREFIXLOG_PROXY_HOST", "0.0.0.0",
+                        "PREFIXLOG_SESSION_SECRET", STRONG,
+                        "PREFIXLOG_INGEST_TOKEN", "change-me-ingest-token")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("PREFIXLOG_INGEST_TOKEN")
+        .hasMessageNotContaining("change-me-ingest-token");
+  }
+
+  @Test
+  void shouldKeepTheDevelopmentSecretOnLoopbackAndARealSecretAnywhere() {
+    assertThat(from(Map.of("PREFIXLOG_PROXY_HOST", "localhost")).usesDevSecret()).isTrue();
+    assertThat(
+            from(Map.of(
+                    "PREFIXLOG_PROXY_HOST",
+                    "0.0.0.0",
+                    "PREFIXLOG_SESSION_SECRET",
+                    STRONG,
+                    "PREFIXLOG_INGEST_TOKEN",
+                    STRONG + "-ingest"))
+                .listenHost())
+        .isEqualTo("0.0.0.0");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.prefixlog.tools.archive;
 
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.config.UnsafeDefaults;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -9,7 +10,7 @@ import java.util.Map;
 /**
  * The archive's settings from {@code PREFIXLOG_*} environment variables, shared by {@code up
  * --archive} and {@code reconstruct --archive}; every one has a development default for the
- * embedded path.
+ * embedded path, refused for an S3 endpoint beyond loopback ({@link UnsafeDefaults}).
  */
 public final class ArchiveEnv {
   public static final String BUCKET = "PREFIXLOG_S3_BUCKET";
@@ -54,16 +55,26 @@ public final class ArchiveEnv {
       throw new io.prefixlog.core.config.ConfigException(
           COMMIT_INTERVAL + "=" + commit.toMillis() + "ms: must be at least 100ms");
     }
-    return new ArchiveSettings(
-        s3Endpoint,
-        s.string(REGION, DEFAULT_REGION),
-        s.string(ACCESS_KEY, DEFAULT_ACCESS_KEY),
-        s.string(SECRET_KEY, DEFAULT_SECRET_KEY),
-        true,
-        warehouse,
-        catalogUri,
-        "",
-        "",
-        commit);
+    ArchiveSettings settings =
+        new ArchiveSettings(
+            s3Endpoint,
+            s.string(REGION, DEFAULT_REGION),
+            s.string(ACCESS_KEY, DEFAULT_ACCESS_KEY),
+            s.string(SECRET_KEY, DEFAULT_SECRET_KEY),
+            true,
+            warehouse,
+            catalogUri,
+            "",
+            "",
+            commit);
+    // The development keys open the embedded s3proxy on loopback; an object store other machines
+    // reach with them would hold every archived prompt behind a published password.
+    UnsafeDefaults.refuseBeyondLoopback(
+        SECRET_KEY,
+        settings.s3SecretKey(),
+        UnsafeDefaults.hostOf(s3Endpoint),
+        "the S3 endpoint " + s3Endpoint,
+        "Set " + ACCESS_KEY + " and " + SECRET_KEY + " to the object store's credentials.");
+    return settings;
   }
 }

@@ -84,6 +84,23 @@ class ReconstructArchiveOptionsTest {
   }
 
   @Test
+  void shouldRefuseTheDevelopmentKeysForAnObjectStoreBeyondLoopback() throws Exception {
+    // Given: no PREFIXLOG_S3_* keys (the embedded s3proxy's development defaults) and a remote
+    // endpoint
+    String endpoint = "http://10.0.0.7:9000";
+
+    // When
+    int code = run(Map.of(), "--archive", "--catalog-uri", catalog(), "--s3-endpoint", endpoint);
+
+    // Then: refused before anything is opened, the variable named, no key printed
+    assertThat(code).isEqualTo(Command.USAGE);
+    assertThat(err())
+        .startsWith("prefixlog reconstruct: PREFIXLOG_S3_SECRET_KEY is unset")
+        .contains("the S3 endpoint " + endpoint)
+        .doesNotContain(ArchiveEnv.DEFAULT_SECRET_KEY);
+  }
+
+  @Test
   void shouldNotCreateACatalogThatIsNotThere() {
     Path missing = dir.resolve("nowhere.db");
     assertThat(run(Map.of(), "--archive", "--catalog-uri", "jdbc:sqlite:" + missing))
