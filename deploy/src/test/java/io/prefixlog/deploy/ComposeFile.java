@@ -132,6 +132,40 @@ final class ComposeFile {
     return Optional.empty();
   }
 
+  /** A published port: the host address and port, and the container port. */
+  record PublishedPort(String hostIp, String published, String target) {}
+
+  /**
+   * The published ports of {@code service} in the normalized form: the long syntax ({@code
+   * published}, {@code target}, {@code host_ip}) or the string {@code
+   * [IP:]PUBLISHED:TARGET[/proto]} that docker-compose v1 prints when a host address is set. No
+   * host address reads as {@code 0.0.0.0}, as Docker binds it.
+   */
+  List<PublishedPort> ports(String service) {
+    List<PublishedPort> ports = new ArrayList<>();
+    Object value = service(service).get("ports");
+    if (!(value instanceof List<?> list)) {
+      return ports;
+    }
+    for (Object entry : list) {
+      if (entry instanceof Map<?, ?> map) {
+        Object ip = map.get("host_ip");
+        ports.add(
+            new PublishedPort(
+                ip == null ? "0.0.0.0" : String.valueOf(ip),
+                String.valueOf(map.get("published")),
+                String.valueOf(map.get("target"))));
+      } else {
+        String[] parts = String.valueOf(entry).replaceFirst("/[a-z]+$", "").split(":");
+        ports.add(
+            parts.length == 3
+                ? new PublishedPort(parts[0], parts[1], parts[2])
+                : new PublishedPort("0.0.0.0", parts[0], parts[parts.length - 1]));
+      }
+    }
+    return ports;
+  }
+
   List<String> profiles(String service) {
     return strings(service(service).get("profiles"));
   }

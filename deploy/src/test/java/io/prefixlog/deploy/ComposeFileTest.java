@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -254,6 +256,32 @@ class ComposeFileTest {
             .as(command)
             .contains(name);
       }
+    }
+  }
+
+  @Test
+  void shouldDocumentEverySettingTheFileReads() throws Exception {
+    // Given: the variables the compose files interpolate (not $$ escapes for the containers' shell)
+    String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+    Set<String> variables = new TreeSet<>();
+    for (Path file : List.of(COMPOSE, ROOT.resolve("deploy/compose/kafka-remote-sasl-ssl.yml"))) {
+      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        if (line.strip().startsWith("#")) {
+          continue;
+        }
+        Matcher m = Pattern.compile("(?<!\\$)\\$\\{([A-Z0-9_]+)").matcher(line);
+        while (m.find()) {
+          variables.add(m.group(1));
+        }
+      }
+    }
+
+    // Then: each has a row in the README's compose settings
+    assertThat(variables).contains("PREFIXLOG_SESSION_SECRET", "PREFIXLOG_BIND_ADDRESS");
+    for (String variable : variables) {
+      assertThat(readme.contains("`" + variable + "`"))
+          .as("README documents %s", variable)
+          .isTrue();
     }
   }
 

@@ -24,6 +24,12 @@ final class DockerCompose {
   /** Exit status and output of one run. */
   record Result(int exitCode, String stdout, String stderr) {}
 
+  /** The variables docker-compose.yml requires, with no default. */
+  static final List<String> COMPOSE_SECRETS =
+      List.of("PREFIXLOG_SESSION_SECRET", "MINIO_ROOT_PASSWORD", "POSTGRES_PASSWORD");
+
+  private static Path deploymentEnv;
+
   private final Path binary;
 
   private DockerCompose(Path binary) {
@@ -60,9 +66,24 @@ final class DockerCompose {
     return Optional.empty();
   }
 
+  /**
+   * Runs {@code docker-compose} with the secrets of a deployment: an env file that {@code
+   * bin/prefixlog-compose-env} wrote (once per JVM), as a user's first step writes {@code .env}.
+   */
   Result run(Path workingDirectory, String... args) throws IOException, InterruptedException {
+    return run(workingDirectory, deploymentEnv(), args);
+  }
+
+  /**
+   * Runs {@code docker-compose --env-file envFile ARGS}: that file is the only source of settings
+   * (no {@code .env} of the working directory, no {@code PREFIXLOG_*} of this JVM's environment).
+   */
+  Result run(Path workingDirectory, Path envFile, String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(binary.toString());
+    command.add("--env-file");
+    command.add(envFile.toString());
     command.addAll(List.of(args));
     Path out = Files.createTempFile("docker-compose", ".out");
     Path err = Files.createTempFile("docker-compose", ".err");
@@ -72,8 +93,10 @@ final class DockerCompose {
               .directory(workingDirectory.toFile())
               .redirectOutput(out.toFile())
               .redirectError(err.toFile());
-      // The file's own defaults must be enough: no .env or shell overrides leak in.
-      builder.environment().keySet().removeIf(k -> k.startsWith("PREFIXLOG_"));
+      builder
+          .environment()
+          .keySet()
+          .removeIf(k -> k.startsWith("PREFIXLOG_") || COMPOSE_SECRETS.contains(k));
       builder.environment().put("COMPOSE_PROJECT_NAME", "prefixlog");
       Process process = builder.start();
       if (!process.waitFor(2, TimeUnit.MINUTES)) {
@@ -88,5 +111,19 @@ final class DockerCompose {
       Files.deleteIfExists(out);
       Files.deleteIfExists(err);
     }
+  }
+
+  /** An env file written by {@code bin/prefixlog-compose-env}, as a deployment's {@code .env}. */
+  static synchronized Path deploymentEnv() throws IOException, InterruptedException {
+    if (deploymentEnv == null) {
+      Path file = Files.createTempFile("prefixlog-compose", ".env");
+      file.toFile().deleteOnExit();
+      ComposeEnvScript.Run run = ComposeEnvScript.run(file);
+      if (run.exitCode() != 0) {
+        fail("bin/prefixlog-compose-env failed: " + run.output());
+      }
+      deploymentEnv = file;
+    }
+    return deploymentEnv;
   }
 }

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -118,6 +119,43 @@ class ImageLayoutIT {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(proxied.statusCode()).as(bridge.logTail(30)).isEqualTo(502);
+    }
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void shouldRefuseToStartComposesBridgeWithAPlaceholderSecret() throws Exception {
+    // Given: the bridge's environment as docker-compose renders it, with a placeholder secret
+    // (compose accepts any non-empty value; judging it is the bridge's job)
+    String placeholder = "change-me-compose-session-secret";
+    Path envFile = dir.resolve("placeholder.env");
+    Files.writeString(
+        envFile,
+        Files.readString(DockerCompose.deploymentEnv())
+                .replaceAll("(?m)^PREFIXLOG_SESSION_SECRET=.*$", "")
+            + "PREFIXLOG_SESSION_SECRET="
+            + placeholder
+            + "\n");
+    DockerCompose.Result config =
+        DockerCompose.require()
+            .run(ROOT, envFile, "-f", ROOT.resolve(Repository.COMPOSE_FILE).toString(), "config");
+    assertThat(config.exitCode()).as(config.stderr()).isZero();
+    Map<String, String> settings =
+        ComposeSafeDefaultsTest.bridgeEnvironment(ComposeFile.parse(config.stdout()));
+    assertThat(settings).containsEntry("PREFIXLOG_SESSION_SECRET", placeholder);
+
+    // When: started as its image starts it
+    try (ChildProcess bridge =
+        imageLayoutChild("ingest-bridge", "io.prefixlog.bridge.BridgeMain", settings)) {
+      OptionalInt exit = bridge.waitFor(Duration.ofSeconds(60));
+
+      // Then: it exits 2 naming the variable and the address, never printing the value
+      assertThat(exit).as(bridge.logTail(30)).hasValue(2);
+      String log = Files.readString(bridge.logFile());
+      assertThat(log)
+          .contains("prefixlog ingest-bridge: PREFIXLOG_SESSION_SECRET")
+          .contains("PREFIXLOG_PROXY_HOST=0.0.0.0")
+          .doesNotContain(placeholder);
     }
   }
 

@@ -1,0 +1,233 @@
+package io.prefixlog.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.config.UnsafeDefaults;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * docker-compose.yml is safe by default: it refuses to start without its secrets, publishes on
+ * loopback unless told otherwise (and never publishes an unauthenticated endpoint beyond it), and
+ * {@code bin/prefixlog-compose-env} writes random secrets once. The bridge's own refusal of a
+ * placeholder secret with compose's environment is {@code ImageLayoutIT}'s (the image's start-up).
+ */
+class ComposeSafeDefaultsTest {
+  private static final Path ROOT = Repository.root();
+  private static final Path COMPOSE = ROOT.resolve(Repository.COMPOSE_FILE);
+  private static final Path SASL_OVERRIDE =
+      ROOT.resolve("deploy/compose/kafka-remote-sasl-ssl.yml");
+
+  @TempDir Path dir;
+
+  /** The deployment's env file with {@code changes} applied (a null value removes the line). */
+  private Path envFile(Map<String, String> changes) throws Exception {
+    Map<String, String> values = new LinkedHashMap<>(read(DockerCompose.deploymentEnv()));
+    changes.forEach(
+        (k, v) -> {
+          if (v == null) {
+            values.remove(k);
+          } else {
+            values.put(k, v);
+          }
+        });
+    Path file = Files.createTempFile(dir, "compose", ".env");
+    Files.writeString(
+        file,
+        values.entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue() + "\n")
+            .collect(Collectors.joining()));
+    return file;
+  }
+
+  private static Map<String, String> read(Path envFile) throws Exception {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (String line : Files.readAllLines(envFile)) {
+      int eq = line.indexOf('=');
+      if (eq > 0 && !line.startsWith("#")) {
+        values.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    return values;
+  }
+
+  private static ComposeFile config(Path envFile, Path... files) throws Exception {
+    DockerCompose.Result result = configResult(envFile, files);
+    assertThat(result.exitCode()).as("docker-compose config:\n%s", result.stderr()).isZero();
+    return ComposeFile.parse(result.stdout());
+  }
+
+  private static DockerCompose.Result configResult(Path envFile, Path... files) throws Exception {
+    List<String> args = new java.util.ArrayList<>();
+    for (Path file : files.length == 0 ? new Path[] {COMPOSE} : files) {
+      args.add("-f");
+      args.add(file.toString());
+    }
+    args.add("config");
+    return DockerCompose.require().run(ROOT, envFile, args.toArray(String[]::new));
+  }
+
+  @Test
+  void shouldRefuseToStartWithoutEachSecret() throws Exception {
+    for (String secret : DockerCompose.COMPOSE_SECRETS) {
+      // Given: every secret but one (missing, or empty as copied from an example)
+      for (String value : new String[] {null, ""}) {
+        Map<String, String> change = new java.util.HashMap<>();
+        change.put(secret, value);
+
+        // When
+        DockerCompose.Result result = configResult(envFile(change));
+
+        // Then
+        assertThat(result.exitCode()).as("%s=%s accepted", secret, value).isNotZero();
+        assertThat(result.stderr()).contains("set " + secret).contains("bin/prefixlog-compose-env");
+      }
+    }
+  }
+
+  @Test
+  void shouldGiveNoSecretADefaultInTheFile() throws Exception {
+    String yaml = Files.readString(COMPOSE);
+    Matcher uses = Pattern.compile("\\$\\{([A-Z0-9_]+)([^}]*)}").matcher(yaml);
+    int checked = 0;
+    while (uses.find()) {
+      if (DockerCompose.COMPOSE_SECRETS.contains(uses.group(1))) {
+        assertThat(uses.group(2)).as("${%s%s}", uses.group(1), uses.group(2)).startsWith(":?");
+        checked++;
+      }
+    }
+    // The bridge's secret, MinIO's (server, bucket set-up, catalog and sink S3 key) and
+    // PostgreSQL's (server, catalog): no use left out.
+    assertThat(checked).isGreaterThanOrEqualTo(6);
+    assertThat(yaml).doesNotContain("change-me").doesNotContain("prefixlog-secret");
+  }
+
+  @Test
+  void shouldPublishEveryPortOnLoopbackByDefault() throws Exception {
+    ComposeFile compose = config(DockerCompose.deploymentEnv());
+
+    int published = 0;
+    for (String service : compose.serviceNames()) {
+      for (ComposeFile.PublishedPort port : compose.ports(service)) {
+        assertThat(port.hostIp()).as("%s %s", service, port).isEqualTo("127.0.0.1");
+        published++;
+      }
+    }
+    assertThat(published).isEqualTo(8);
+  }
+
+  @Test
+  void shouldKeepTheUnauthenticatedEndpointsOnLoopbackWhenToldToPublishBeyond() throws Exception {
+    // Given
+    ComposeFile compose = config(envFile(Map.of("PREFIXLOG_BIND_ADDRESS", "0.0.0.0")));
+
+    // Then: what authenticates its clients (or is meant for them) follows the setting
+    for (String service : List.of("ingest-bridge", "minio", "postgres", "vllm")) {
+      assertThat(compose.ports(service))
+          .isNotEmpty()
+          .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("0.0.0.0"));
+    }
+    // Kafka's PLAINTEXT listener and Connect's REST API authenticate nobody: loopback only
+    for (String service : List.of("kafka", "connect")) {
+      assertThat(compose.ports(service))
+          .isNotEmpty()
+          .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("127.0.0.1"));
+    }
+  }
+
+  @Test
+  void shouldGiveTheBridgeASecretItAccepts() throws Exception {
+    // Given: compose's rendered environment of the bridge with the generated secret
+    Map<String, String> env = bridgeEnvironment(config(DockerCompose.deploymentEnv()));
+
+    // Then: the bridge listens on 0.0.0.0 in its container, and its configuration takes it
+    assertThat(env).containsEntry("PREFIXLOG_PROXY_HOST", "0.0.0.0");
+    assertThatCode(() -> ProxyConfig.fromSettings(Settings.of(env))).doesNotThrowAnyException();
+  }
+
+  static Map<String, String> bridgeEnvironment(ComposeFile compose) {
+    Map<String, String> env = new LinkedHashMap<>();
+    if (compose.service("ingest-bridge").get("environment") instanceof Map<?, ?> map) {
+      map.forEach((k, v) -> env.put(String.valueOf(k), v == null ? "" : String.valueOf(v)));
+    }
+    return env;
+  }
+
+  @Test
+  void shouldWriteRandomSecretsOnceAndKeepThem() throws Exception {
+    // Given: an env file copied from an example, one secret left empty, one setting of the user's
+    Path file = dir.resolve(".env");
+    Files.writeString(file, "PREFIXLOG_BIND_ADDRESS=10.0.0.4\nPOSTGRES_PASSWORD=\n");
+
+    // When
+    ComposeEnvScript.Run first = ComposeEnvScript.run(file);
+    Map<String, String> written = read(file);
+    ComposeEnvScript.Run second = ComposeEnvScript.run(file);
+
+    // Then: every secret random (64 hex digits, not a placeholder), the file private
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    assertThat(written).containsEntry("PREFIXLOG_BIND_ADDRESS", "10.0.0.4");
+    for (String secret : DockerCompose.COMPOSE_SECRETS) {
+      assertThat(written.get(secret)).as(secret).matches("[0-9a-f]{64}");
+      assertThat(UnsafeDefaults.isPlaceholder(written.get(secret))).isFalse();
+    }
+    assertThat(Files.readAllLines(file))
+        .filteredOn(l -> l.startsWith("POSTGRES_PASSWORD="))
+        .hasSize(1);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
+    // and a second run changes nothing: data is written with these secrets
+    assertThat(second.exitCode()).isZero();
+    assertThat(second.output()).contains("nothing changed");
+    assertThat(read(file)).isEqualTo(written);
+    // Another deployment gets other secrets.
+    Path other = dir.resolve("other.env");
+    ComposeEnvScript.run(other);
+    assertThat(read(other).get("PREFIXLOG_SESSION_SECRET"))
+        .isNotEqualTo(written.get("PREFIXLOG_SESSION_SECRET"));
+  }
+
+  @Test
+  void shouldOpenKafkaBeyondLoopbackOnlyThroughSaslSsl() throws Exception {
+    // Given: the documented override without its own secrets
+    DockerCompose.Result missing =
+        configResult(DockerCompose.deploymentEnv(), COMPOSE, SASL_OVERRIDE);
+    assertThat(missing.exitCode()).isNotZero();
+
+    // When: with them, told to publish beyond loopback
+    ComposeFile compose =
+        config(
+            envFile(
+                Map.of(
+                    "PREFIXLOG_BIND_ADDRESS", "0.0.0.0",
+                    "KAFKA_REMOTE_HOST", "kafka.example.net",
+                    "KAFKA_TLS_DIR", dir.toString(),
+                    "KAFKA_KEYSTORE_PASSWORD", "9a8b7c6d5e4f3a2b",
+                    "KAFKA_REMOTE_PASSWORD", "1f2e3d4c5b6a7980")),
+            COMPOSE,
+            SASL_OVERRIDE);
+
+    // Then: the REMOTE listener is SASL_SSL and the only Kafka port beyond loopback
+    assertThat(compose.environment("kafka", "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP").orElseThrow())
+        .contains("REMOTE:SASL_SSL")
+        .contains("EXTERNAL:PLAINTEXT");
+    assertThat(compose.environment("kafka", "KAFKA_ADVERTISED_LISTENERS").orElseThrow())
+        .contains("REMOTE://kafka.example.net:9095");
+    assertThat(compose.ports("kafka"))
+        .containsExactlyInAnyOrder(
+            new ComposeFile.PublishedPort("127.0.0.1", "9094", "9094"),
+            new ComposeFile.PublishedPort("0.0.0.0", "9095", "9095"));
+  }
+}
