@@ -17,8 +17,19 @@ enum BrokerBackend {
 
   /**
    * Resolves the setting ({@code process}, {@code testcontainers} or {@code auto}, default auto).
+   *
+   * <p>{@code auto} takes Testcontainers only when the engine already holds the real broker image:
+   * an engine that answers is not enough (a machine with Docker but no registry would fail to pull
+   * it), and prefixlog's offline stand-in tagged with the same name ({@code deploy/standins})
+   * implements what compose uses, not what Testcontainers' {@code KafkaContainer} does. {@code
+   * testcontainers} asks for it outright, pull included.
+   *
+   * @param dockerAvailable Testcontainers is on the class path and reaches an engine
+   * @param imageVerified the engine holds the real {@value ContainerBroker#IMAGE} (asked only when
+   *     an engine is available)
    */
-  static BrokerBackend choose(String setting, BooleanSupplier dockerAvailable) {
+  static BrokerBackend choose(
+      String setting, BooleanSupplier dockerAvailable, BooleanSupplier imageVerified) {
     String value = setting == null || setting.isBlank() ? "auto" : setting.trim();
     switch (value.toLowerCase(Locale.ROOT)) {
       case "process":
@@ -34,7 +45,9 @@ enum BrokerBackend {
         }
         return TESTCONTAINERS;
       case "auto":
-        return dockerAvailable.getAsBoolean() ? TESTCONTAINERS : PROCESS;
+        return dockerAvailable.getAsBoolean() && imageVerified.getAsBoolean()
+            ? TESTCONTAINERS
+            : PROCESS;
       default:
         throw new IllegalArgumentException(
             SETTING + " must be process, testcontainers or auto but was '" + setting + "'");
@@ -59,5 +72,10 @@ enum BrokerBackend {
       return false;
     }
     return ContainerBroker.dockerAvailable();
+  }
+
+  /** Whether the engine holds the real broker image (not pulled here; see {@link #choose}). */
+  static boolean verifiedImagePresent() {
+    return ContainerBroker.realImagePresent();
   }
 }

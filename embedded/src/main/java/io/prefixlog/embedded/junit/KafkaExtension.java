@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@code PREFIXLOG_TEST_BROKER} (system property or environment variable) picks the broker:
  * {@code process} ({@link KafkaBroker}, a child JVM), {@code testcontainers} (the {@code
  * apache/kafka} image; Testcontainers must be on the test class path) or {@code auto} (the default:
- * Testcontainers when it is on the class path and finds Docker, else the process).
+ * Testcontainers when it is on the class path and its engine already holds the real image, else the
+ * process).
  */
 public final class KafkaExtension implements ParameterResolver {
   private static final Logger LOGGER = LoggerFactory.getLogger(KafkaExtension.class);
@@ -55,7 +56,9 @@ public final class KafkaExtension implements ParameterResolver {
   private static SharedCluster startCluster() {
     BrokerBackend backend =
         BrokerBackend.choose(
-            BrokerBackend.configuredSetting(), BrokerBackend::testcontainersDockerAvailable);
+            BrokerBackend.configuredSetting(),
+            BrokerBackend::testcontainersDockerAvailable,
+            BrokerBackend::verifiedImagePresent);
     LOGGER.info("Starting the test JVM's Kafka broker backend={}", backend);
     switch (backend) {
       case TESTCONTAINERS:

@@ -14,7 +14,11 @@ public final class BackendProbe {
     Class.forName(KafkaExtension.class.getName(), true, BackendProbe.class.getClassLoader());
     System.out.println("extension=loaded");
     System.out.println(
-        "backend=" + BrokerBackend.choose("auto", BrokerBackend::testcontainersDockerAvailable));
+        "backend="
+            + BrokerBackend.choose(
+                "auto",
+                BrokerBackend::testcontainersDockerAvailable,
+                BrokerBackend::verifiedImagePresent));
     System.out.flush();
   }
 

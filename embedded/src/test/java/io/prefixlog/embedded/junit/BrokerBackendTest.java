@@ -10,41 +10,60 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.OptionalInt;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class BrokerBackendTest {
+  private static final BooleanSupplier NEVER_PROBED =
+      () -> {
+        throw new AssertionError("must not be probed");
+      };
+
   @Test
-  void shouldChooseTestcontainersInAutoModeWhenDockerIsAvailable() {
+  void shouldChooseTestcontainersInAutoModeWhenDockerHasTheVerifiedImage() {
     // When / Then
-    assertThat(BrokerBackend.choose(null, () -> true)).isEqualTo(BrokerBackend.TESTCONTAINERS);
-    assertThat(BrokerBackend.choose("auto", () -> true)).isEqualTo(BrokerBackend.TESTCONTAINERS);
+    assertThat(BrokerBackend.choose(null, () -> true, () -> true))
+        .isEqualTo(BrokerBackend.TESTCONTAINERS);
+    assertThat(BrokerBackend.choose("auto", () -> true, () -> true))
+        .isEqualTo(BrokerBackend.TESTCONTAINERS);
+  }
+
+  @Test
+  void shouldChooseTheProcessInAutoModeWhenDockerHasNoVerifiedImage() {
+    // A Docker engine that answers but cannot pull apache/kafka (no registry), or holds only
+    // prefixlog's offline stand-in of it: the process broker, not a failed pull
+    assertThat(BrokerBackend.choose("auto", () -> true, () -> false))
+        .isEqualTo(BrokerBackend.PROCESS);
   }
 
   @Test
   void shouldChooseTheProcessInAutoModeWithoutDocker() {
     // When / Then
-    assertThat(BrokerBackend.choose("", () -> false)).isEqualTo(BrokerBackend.PROCESS);
-    assertThat(BrokerBackend.choose(" AUTO ", () -> false)).isEqualTo(BrokerBackend.PROCESS);
+    assertThat(BrokerBackend.choose("", () -> false, NEVER_PROBED))
+        .isEqualTo(BrokerBackend.PROCESS);
+    assertThat(BrokerBackend.choose(" AUTO ", () -> false, NEVER_PROBED))
+        .isEqualTo(BrokerBackend.PROCESS);
   }
 
   @Test
   void shouldChooseTheProcessWhenAskedWithoutProbingDocker() {
     // When / Then
-    assertThat(
-            BrokerBackend.choose(
-                "process",
-                () -> {
-                  throw new AssertionError("Docker must not be probed");
-                }))
+    assertThat(BrokerBackend.choose("process", NEVER_PROBED, NEVER_PROBED))
         .isEqualTo(BrokerBackend.PROCESS);
+  }
+
+  @Test
+  void shouldLetTestcontainersPullWhenAskedForExplicitly() {
+    assertThat(BrokerBackend.choose("testcontainers", () -> true, NEVER_PROBED))
+        .isEqualTo(BrokerBackend.TESTCONTAINERS);
   }
 
   @Test
   void shouldFailWhenTestcontainersIsAskedForWithoutDocker() {
     // When / Then
-    assertThatThrownBy(() -> BrokerBackend.choose("testcontainers", () -> false))
+    assertThatThrownBy(() -> BrokerBackend.choose("testcontainers", () -> false, NEVER_PROBED))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
             "PREFIXLOG_TEST_BROKER=testcontainers but Testcontainers is not on the test class path"
@@ -54,7 +73,7 @@ class BrokerBackendTest {
   @Test
   void shouldRejectAnUnknownSettingNamingIt() {
     // When / Then
-    assertThatThrownBy(() -> BrokerBackend.choose("docker", () -> true))
+    assertThatThrownBy(() -> BrokerBackend.choose("docker", () -> true, () -> true))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "PREFIXLOG_TEST_BROKER must be process, testcontainers or auto but was 'docker'");
