@@ -412,6 +412,10 @@ public final class DemoUpstream implements AutoCloseable {
       return new Options("127.0.0.1", 0, Duration.ZERO, 512, 262_144, "prefixlog-demo");
     }
 
+    public Options withHost(String host) {
+      return new Options(host, port, delay, responseBytes, cacheChunks, model);
+    }
+
     public Options withPort(int port) {
       return new Options(host, port, delay, responseBytes, cacheChunks, model);
     }

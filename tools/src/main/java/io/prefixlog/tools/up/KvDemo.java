@@ -1,5 +1,6 @@
 package io.prefixlog.tools.up;
 
+import io.prefixlog.bridge.demo.DemoKvEngine;
 import io.prefixlog.bridge.kv.KvBridge;
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.core.config.Settings;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.up;
+package io.prefixlog.bridge.demo;
 
 import java.util.ArrayList;
 import java.util.HashSet;

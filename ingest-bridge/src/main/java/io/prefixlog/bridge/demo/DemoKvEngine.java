@@ -1,7 +1,8 @@
-package io.prefixlog.tools.up;
+package io.prefixlog.bridge.demo;
 
 import io.prefixlog.core.kv.KvBatchEncoder;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -30,11 +31,12 @@ import org.zeromq.ZMQ;
  * BlockRemoved.
  *
  * <p>It binds an XPUB socket (which sends exactly as a PUB does) so that it can wait for the first
- * subscription before publishing: ZMQ drops what a PUB sends before a subscriber has joined.
- * Everything runs on loopback, on free ports, on one thread of its own.
+ * subscription before publishing: ZMQ drops what a PUB sends before a subscriber has joined. It
+ * runs on one thread of its own: {@code up --demo} binds it to loopback on free ports, {@link
+ * DemoEngineMain} (the compose smoke test's engine) to fixed ports on every interface.
  */
-final class DemoKvEngine implements AutoCloseable {
-  static final int CAPACITY = 4096;
+public final class DemoKvEngine implements AutoCloseable {
+  public static final int CAPACITY = 4096;
   private static final Logger LOGGER = LoggerFactory.getLogger(DemoKvEngine.class);
   private static final byte[] END_SEQ = {-1, -1, -1, -1, -1, -1, -1, -1};
   private static final int SESSIONS = 8;
@@ -46,6 +48,7 @@ final class DemoKvEngine implements AutoCloseable {
   private final String pubEndpoint;
   private final String replayEndpoint;
   private final int batches;
+  private final Duration subscriberWait;
   private final Thread thread;
   private final CountDownLatch done = new CountDownLatch(1);
   private volatile boolean closed;
@@ -61,60 +64,89 @@ final class DemoKvEngine implements AutoCloseable {
   private long blocksStored;
   private long blocksRemoved;
 
-  DemoKvEngine(ZContext context, int batches) {
+  /** On loopback, free ports, for {@code up --demo}: gives up if no subscriber joins in 60 s. */
+  public DemoKvEngine(ZContext context, int batches) {
+    this(context, batches, "127.0.0.1", 0, 0, Duration.ofSeconds(60));
+  }
+
+  /**
+   * @param host the interface to bind ({@code 0.0.0.0}: all)
+   * @param pubPort the PUB port, 0 for a free one
+   * @param replayPort the replay ROUTER port, 0 for a free one
+   * @param subscriberWait how long to wait for the first subscriber before failing; {@link
+   *     Duration#ZERO} waits as long as the engine runs
+   */
+  public DemoKvEngine(
+      ZContext context,
+      int batches,
+      String host,
+      int pubPort,
+      int replayPort,
+      Duration subscriberWait) {
     this.batches = batches;
+    this.subscriberWait = subscriberWait;
     this.pub = context.createSocket(SocketType.XPUB);
     pub.setLinger(0);
     pub.setSndHWM(100_000);
-    int pubPort = pub.bindToRandomPort("tcp://127.0.0.1");
+    int boundPub = bind(pub, host, pubPort);
     this.router = context.createSocket(SocketType.ROUTER);
     router.setLinger(0);
-    int routerPort = router.bindToRandomPort("tcp://127.0.0.1");
-    this.pubEndpoint = "tcp://127.0.0.1:" + pubPort;
-    this.replayEndpoint = "tcp://127.0.0.1:" + routerPort;
+    int boundReplay = bind(router, host, replayPort);
+    String advertised = "0.0.0.0".equals(host) ? "127.0.0.1" : host;
+    this.pubEndpoint = "tcp://" + advertised + ":" + boundPub;
+    this.replayEndpoint = "tcp://" + advertised + ":" + boundReplay;
     this.thread = new Thread(this::run, "prefixlog-demo-kv-engine");
     thread.setDaemon(true);
   }
 
-  String pubEndpoint() {
+  private static int bind(ZMQ.Socket socket, String host, int port) {
+    String address = "tcp://" + ("0.0.0.0".equals(host) ? "*" : host);
+    if (port == 0) {
+      return socket.bindToRandomPort(address);
+    }
+    socket.bind(address + ":" + port);
+    return port;
+  }
+
+  public String pubEndpoint() {
     return pubEndpoint;
   }
 
-  String replayEndpoint() {
+  public String replayEndpoint() {
     return replayEndpoint;
   }
 
-  void start() {
+  public void start() {
     thread.start();
   }
 
   /** Waits until every batch was published; false when it took longer or failed. */
-  boolean awaitPublished(long seconds) throws InterruptedException {
+  public boolean awaitPublished(long seconds) throws InterruptedException {
     return done.await(seconds, TimeUnit.SECONDS) && failure == null;
   }
 
-  String failure() {
+  public String failure() {
     return failure;
   }
 
-  long batchesPublished() {
+  public long batchesPublished() {
     return seq;
   }
 
-  long eventsPublished() {
+  public long eventsPublished() {
     return eventsPublished;
   }
 
-  long blocksStored() {
+  public long blocksStored() {
     return blocksStored;
   }
 
-  long blocksRemoved() {
+  public long blocksRemoved() {
     return blocksRemoved;
   }
 
   /** The block hashes the engine holds now, as the index renders them (16 hex digits). */
-  Set<String> residentHashes() {
+  public Set<String> residentHashes() {
     Set<String> hashes = new TreeSet<>();
     workload.resident().forEach(h -> hashes.add(hex(h)));
     return hashes;
@@ -146,15 +178,18 @@ final class DemoKvEngine implements AutoCloseable {
   }
 
   private void awaitSubscriber() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!closed && System.nanoTime() < deadline) {
+    long deadline = System.nanoTime() + subscriberWait.toNanos();
+    while (!closed && (subscriberWait.isZero() || System.nanoTime() < deadline)) {
       byte[] frame = pub.recv(ZMQ.DONTWAIT);
       if (frame != null && frame.length >= 1 && frame[0] == 1) {
         return;
       }
       Thread.sleep(20);
     }
-    throw new IllegalStateException("no subscriber joined the demo KV engine within 60 s");
+    if (!closed) {
+      throw new IllegalStateException(
+          "no subscriber joined the demo KV engine within " + subscriberWait.toSeconds() + " s");
+    }
   }
 
   private void publish(byte[] payload) {
@@ -226,8 +261,13 @@ final class DemoKvEngine implements AutoCloseable {
     return batch.finish(0);
   }
 
-  static String hex(long hash) {
+  public static String hex(long hash) {
     return String.format(Locale.ROOT, "%016x", hash);
+  }
+
+  /** True once every batch was published. */
+  public boolean published() {
+    return done.getCount() == 0 && failure == null;
   }
 
   @Override

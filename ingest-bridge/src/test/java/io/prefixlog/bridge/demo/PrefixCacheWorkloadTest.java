@@ -1,4 +1,4 @@
-package io.prefixlog.tools.up;
+package io.prefixlog.bridge.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
