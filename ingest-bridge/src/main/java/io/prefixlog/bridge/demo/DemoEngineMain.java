@@ -23,9 +23,9 @@ import org.zeromq.ZContext;
  * equal.
  *
  * <p>Settings ({@code PREFIXLOG_DEMO_*}): {@code HOST} (127.0.0.1), {@code PORT} (8000, the HTTP
- * API), {@code KV_PORT} (5557), {@code KV_REPLAY_PORT} (5558), {@code KV_BATCHES} (400 scheduler
- * steps, published once the first subscriber joins), {@code STATUS_PORT} (8001), {@code
- * RESPONSE_BYTES} (512), {@code DELAY} (0).
+ * API), {@code KV_PORT} (5557), {@code KV_REPLAY_PORT} (5558), {@code KV_TOPIC} ({@code kv}, as
+ * compose's vLLM publishes), {@code KV_BATCHES} (400 scheduler steps, published once the first
+ * subscriber joins), {@code STATUS_PORT} (8001), {@code RESPONSE_BYTES} (512), {@code DELAY} (0).
  */
 public final class DemoEngineMain {
   private DemoEngineMain() {}
@@ -50,6 +50,7 @@ public final class DemoEngineMain {
         s.integer("PREFIXLOG_DEMO_KV_PORT", 5557, 0, 65535),
         s.integer("PREFIXLOG_DEMO_KV_REPLAY_PORT", 5558, 0, 65535),
         s.integer("PREFIXLOG_DEMO_KV_BATCHES", 400, 0, 1_000_000),
+        s.string("PREFIXLOG_DEMO_KV_TOPIC", "kv"),
         s.integer("PREFIXLOG_DEMO_STATUS_PORT", 8001, 0, 65535));
   }
 
@@ -60,6 +61,7 @@ public final class DemoEngineMain {
     private final int kvPort;
     private final int replayPort;
     private final int batches;
+    private final String topic;
     private final int statusPort;
     private ZContext context;
     private DemoKvEngine kv;
@@ -72,12 +74,14 @@ public final class DemoEngineMain {
         int kvPort,
         int replayPort,
         int batches,
+        String topic,
         int statusPort) {
       this.http = http;
       this.host = host;
       this.kvPort = kvPort;
       this.replayPort = replayPort;
       this.batches = batches;
+      this.topic = topic;
       this.statusPort = statusPort;
     }
 
@@ -85,7 +89,7 @@ public final class DemoEngineMain {
     public synchronized void start() throws IOException {
       context = new ZContext();
       // Zero: an engine waits for its subscriber as long as it runs (the bridge may come later).
-      kv = new DemoKvEngine(context, batches, host, kvPort, replayPort, Duration.ZERO);
+      kv = new DemoKvEngine(context, batches, topic, host, kvPort, replayPort, Duration.ZERO);
       kv.start();
       upstream = DemoUpstream.start(http);
       status = HttpServer.create(new InetSocketAddress(host, statusPort), 16);

@@ -2,6 +2,7 @@ package io.prefixlog.bridge.demo;
 
 import io.prefixlog.core.kv.KvBatchEncoder;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -48,6 +49,7 @@ public final class DemoKvEngine implements AutoCloseable {
   private final String pubEndpoint;
   private final String replayEndpoint;
   private final int batches;
+  private final byte[] topic;
   private final Duration subscriberWait;
   private final Thread thread;
   private final CountDownLatch done = new CountDownLatch(1);
@@ -66,10 +68,11 @@ public final class DemoKvEngine implements AutoCloseable {
 
   /** On loopback, free ports, for {@code up --demo}: gives up if no subscriber joins in 60 s. */
   public DemoKvEngine(ZContext context, int batches) {
-    this(context, batches, "127.0.0.1", 0, 0, Duration.ofSeconds(60));
+    this(context, batches, "", "127.0.0.1", 0, 0, Duration.ofSeconds(60));
   }
 
   /**
+   * @param topic the topic frame of every message (vLLM's {@code topic}; empty by default)
    * @param host the interface to bind ({@code 0.0.0.0}: all)
    * @param pubPort the PUB port, 0 for a free one
    * @param replayPort the replay ROUTER port, 0 for a free one
@@ -79,11 +82,13 @@ public final class DemoKvEngine implements AutoCloseable {
   public DemoKvEngine(
       ZContext context,
       int batches,
+      String topic,
       String host,
       int pubPort,
       int replayPort,
       Duration subscriberWait) {
     this.batches = batches;
+    this.topic = topic.getBytes(StandardCharsets.UTF_8);
     this.subscriberWait = subscriberWait;
     this.pub = context.createSocket(SocketType.XPUB);
     pub.setLinger(0);
@@ -194,7 +199,7 @@ public final class DemoKvEngine implements AutoCloseable {
 
   private void publish(byte[] payload) {
     byte[] seqBytes = ByteBuffer.allocate(8).putLong(seq).array();
-    pub.sendMore(new byte[0]);
+    pub.sendMore(topic);
     pub.sendMore(seqBytes);
     pub.send(payload);
     buffer.addLast(new byte[][] {seqBytes, payload});

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,7 @@ class DemoEngineMainTest {
       List<byte[]> first = List.of(sub.recv(), sub.recv(), sub.recv());
 
       // Then: vLLM's framing, [topic, seq, payload], from seq 0
+      assertThat(new String(first.get(0), StandardCharsets.UTF_8)).isEqualTo("kv");
       assertThat(first.get(1)).containsExactly(0, 0, 0, 0, 0, 0, 0, 0);
       String report = awaitPublished(status);
       List<String> lines = report.lines().toList();
