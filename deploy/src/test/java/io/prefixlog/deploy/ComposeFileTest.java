@@ -52,11 +52,12 @@ class ComposeFileTest {
             "catalog-init",
             "connect",
             "connect-init",
+            "demo-engine",
             "vllm");
     assertThat(normalized.imageProblems()).isEmpty();
     assertThat(services.stdout().lines().toList())
         .containsExactlyInAnyOrderElementsOf(normalized.serviceNames());
-    assertThat(profiles.stdout().lines().toList()).containsExactly("gpu");
+    assertThat(profiles.stdout().lines().toList()).containsExactlyInAnyOrder("demo", "gpu");
   }
 
   @Test
@@ -76,9 +77,11 @@ class ComposeFileTest {
     // Then
     assertThat(problems).isEmpty();
     assertThat(file.serviceNames().stream().filter(file::builds))
-        .containsExactlyInAnyOrder("stream-app", "ingest-bridge");
+        .containsExactlyInAnyOrder("stream-app", "ingest-bridge", "demo-engine");
     assertThat(file.image("stream-app")).hasValue("prefixlog/stream-app:0.1.0-SNAPSHOT");
     assertThat(file.image("ingest-bridge")).hasValue("prefixlog/ingest-bridge:0.1.0-SNAPSHOT");
+    // The demo engine is the bridge's image with another main class.
+    assertThat(file.image("demo-engine")).hasValue("prefixlog/ingest-bridge:0.1.0-SNAPSHOT");
     assertThat(file.image("kafka")).hasValue("apache/kafka:4.3.1");
     assertThat(file.image("connect")).hasValue("apache/kafka:4.3.1");
   }

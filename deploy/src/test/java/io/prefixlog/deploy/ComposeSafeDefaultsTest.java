@@ -125,7 +125,7 @@ class ComposeSafeDefaultsTest {
         published++;
       }
     }
-    assertThat(published).isEqualTo(8);
+    assertThat(published).isEqualTo(9);
   }
 
   @Test
@@ -139,8 +139,9 @@ class ComposeSafeDefaultsTest {
           .isNotEmpty()
           .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("0.0.0.0"));
     }
-    // Kafka's PLAINTEXT listener and Connect's REST API authenticate nobody: loopback only
-    for (String service : List.of("kafka", "connect")) {
+    // Kafka's PLAINTEXT listener, Connect's REST API and the demo engine's status authenticate
+    // nobody: loopback only
+    for (String service : List.of("kafka", "connect", "demo-engine")) {
       assertThat(compose.ports(service))
           .isNotEmpty()
           .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("127.0.0.1"));
