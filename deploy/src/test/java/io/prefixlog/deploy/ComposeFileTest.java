@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -260,6 +261,30 @@ class ComposeFileTest {
             .contains(name);
       }
     }
+  }
+
+  @Test
+  void shouldHaveTheWorkerCallTheSinkOftenEnoughToAnswerACommitInTime() throws Exception {
+    // The Iceberg sink's workers answer the coordinator's START_COMMIT only inside put(). On an
+    // idle
+    // topic the Connect worker calls put() when its poll returns, at the latest after
+    // offset.flush.interval.ms (60 s by default): past the commit timeout (30 s), so every commit
+    // timed out with "committed to 0 table(s)" and the compose archive stayed empty (found by the
+    // first real run of docker-compose.yml).
+    Properties worker = new Properties();
+    try (var in =
+        Files.newBufferedReader(ROOT.resolve("deploy/connect/connect-distributed.properties"))) {
+      worker.load(in);
+    }
+    Properties sink = new Properties();
+    try (var in =
+        Files.newBufferedReader(ROOT.resolve("archive/src/main/connect/iceberg-sink.properties"))) {
+      sink.load(in);
+    }
+    long flush = Long.parseLong(worker.getProperty("offset.flush.interval.ms", "60000"));
+    long commitTimeout =
+        Long.parseLong(sink.getProperty("iceberg.control.commit.timeout-ms", "30000"));
+    assertThat(flush).isLessThanOrEqualTo(commitTimeout / 4);
   }
 
   @Test

@@ -17,6 +17,11 @@ public final class ArchiveEnv {
   public static final String ACCESS_KEY = "PREFIXLOG_S3_ACCESS_KEY";
   public static final String SECRET_KEY = "PREFIXLOG_S3_SECRET_KEY";
   public static final String REGION = "PREFIXLOG_S3_REGION";
+
+  /** The JDBC catalog's user and password (PostgreSQL); never in the URL. */
+  public static final String CATALOG_USER = "PREFIXLOG_CATALOG_USER";
+
+  public static final String CATALOG_PASSWORD = "PREFIXLOG_CATALOG_PASSWORD";
   public static final String COMMIT_INTERVAL = "PREFIXLOG_ARCHIVE_COMMIT_INTERVAL";
 
   public static final String DEFAULT_BUCKET = "prefixlog";
@@ -64,8 +69,8 @@ public final class ArchiveEnv {
             true,
             warehouse,
             catalogUri,
-            "",
-            "",
+            s.string(CATALOG_USER, ""),
+            s.string(CATALOG_PASSWORD, ""),
             commit);
     // The development keys open the embedded s3proxy on loopback; an object store other machines
     // reach with them would hold every archived prompt behind a published password.

@@ -38,7 +38,8 @@ public final class ArchiveOptions {
             "JDBC-URL",
             "jdbc:sqlite:<project>/var/up/archive/catalog.db",
             "With --archive: the Iceberg JDBC catalog (jdbc:sqlite:… or"
-                + " jdbc:postgresql://host/db?user=…&password=…)."),
+                + " jdbc:postgresql://host:port/db; its user and password from"
+                + " PREFIXLOG_CATALOG_USER and PREFIXLOG_CATALOG_PASSWORD)."),
         Option.value(
             "warehouse",
             "S3-URL",
@@ -73,6 +74,15 @@ public final class ArchiveOptions {
                         ProjectHome.find()
                             .orElse(Path.of("").toAbsolutePath())
                             .resolve("var/up/archive/catalog.db")));
+    if (catalog.toLowerCase(java.util.Locale.ROOT).matches(".*[?&;]password=.*")) {
+      // Iceberg's and the driver's errors quote the URL, and a command line shows in ps.
+      throw new UsageException(
+          "--catalog-uri carries a password: give the catalog's user and password as "
+              + ArchiveEnv.CATALOG_USER
+              + " and "
+              + ArchiveEnv.CATALOG_PASSWORD
+              + " instead");
+    }
     if (catalog.startsWith("jdbc:sqlite:")
         && !Files.isRegularFile(Path.of(catalog.substring("jdbc:sqlite:".length())))) {
       // Opening it would create an empty catalog; up --archive writes

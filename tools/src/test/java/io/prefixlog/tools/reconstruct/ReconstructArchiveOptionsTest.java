@@ -2,6 +2,7 @@ package io.prefixlog.tools.reconstruct;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveEnv;
@@ -98,6 +99,39 @@ class ReconstructArchiveOptionsTest {
         .startsWith("prefixlog reconstruct: PREFIXLOG_S3_SECRET_KEY is unset")
         .contains("the S3 endpoint " + endpoint)
         .doesNotContain(ArchiveEnv.DEFAULT_SECRET_KEY);
+  }
+
+  @Test
+  void shouldRefuseACatalogPasswordOnTheCommandLine() {
+    // A command line shows in ps and in the catalog's own error messages
+    assertThat(
+            run(
+                Map.of(),
+                "--archive",
+                "--catalog-uri",
+                "jdbc:postgresql://127.0.0.1:5432/iceberg?user=iceberg&password=s3cr3t-value"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err()).contains("PREFIXLOG_CATALOG_PASSWORD").doesNotContain("s3cr3t-value");
+  }
+
+  @Test
+  void shouldTakeTheCatalogCredentialsFromTheEnvironment() {
+    ArchiveSettings settings =
+        ArchiveEnv.settings(
+            Map.of("PREFIXLOG_CATALOG_USER", "iceberg", "PREFIXLOG_CATALOG_PASSWORD", "pw-1234"),
+            "http://127.0.0.1:9000",
+            "s3://b/w",
+            "jdbc:postgresql://127.0.0.1:5432/iceberg");
+    assertThat(settings.catalogUser()).isEqualTo("iceberg");
+    assertThat(settings.catalogPassword()).isEqualTo("pw-1234");
+    assertThat(settings.toString()).doesNotContain("pw-1234");
+  }
+
+  @Test
+  void shouldHaveThePostgreSqlDriverOfComposesCatalogOnTheClassPath() throws Exception {
+    // reconstruct --archive and erase --archive open docker-compose's PostgreSQL catalog
+    assertThat(java.sql.DriverManager.getDriver("jdbc:postgresql://127.0.0.1:5432/iceberg"))
+        .isNotNull();
   }
 
   @Test
