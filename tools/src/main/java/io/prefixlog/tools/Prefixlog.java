@@ -6,6 +6,7 @@ import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.erase.EraseCommand;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
+import io.prefixlog.tools.smoke.ComposeSmokeCommand;
 import io.prefixlog.tools.up.UpCommand;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -44,7 +45,8 @@ public final class Prefixlog {
         new ReplayCommand(terminal),
         new ReconstructCommand(terminal),
         new AnalyzeCommand(terminal),
-        new EraseCommand(terminal));
+        new EraseCommand(terminal),
+        new ComposeSmokeCommand(terminal));
   }
 
   int run(String[] args) {

@@ -5,10 +5,10 @@ import io.prefixlog.bridge.kv.KvBridge;
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.schemas.json.JsonSerde;
-import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.BlockIndexView;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.TopicScan;
 import io.prefixlog.tools.cli.Units;
@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.zeromq.ZContext;
 
 /**
@@ -136,7 +135,9 @@ final class KvDemo implements AutoCloseable {
     long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
     try {
       while (System.nanoTime() < deadline) {
-        indexed = indexedHashes(source);
+        indexed =
+            BlockIndexView.residentHashes(
+                bootstrap, config.topics().blockIndex().name(), "prefixlog-up-kv", source::equals);
         byte[] last =
             CompactedView.read(bootstrap, config.topics().sourceStats().name(), "prefixlog-up-kv")
                 .get(source);
@@ -184,20 +185,6 @@ final class KvDemo implements AutoCloseable {
     }
     out.println("demo: KV OK, the block index equals the engine's cache.");
     return Command.OK;
-  }
-
-  private Set<String> indexedHashes(String source) throws TopicScan.ScanException, IOException {
-    Set<String> hashes = new TreeSet<>();
-    JsonSerde<BlockIndexEntry> serde = JsonSerde.of(BlockIndexEntry.class);
-    for (byte[] value :
-        CompactedView.read(bootstrap, config.topics().blockIndex().name(), "prefixlog-up-kv")
-            .values()) {
-      BlockIndexEntry entry = serde.fromBytes(value);
-      if (entry.source().equals(source)) {
-        hashes.add(entry.hash());
-      }
-    }
-    return hashes;
   }
 
   @Override

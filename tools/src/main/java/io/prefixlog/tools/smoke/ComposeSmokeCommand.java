@@ -1,0 +1,465 @@
+package io.prefixlog.tools.smoke;
+
+import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.archive.ArchiveEnv;
+import io.prefixlog.tools.cli.BlockIndexView;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.ProjectHome;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.TopicScan;
+import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.tools.reconstruct.ReconstructCommand;
+import io.prefixlog.tools.replay.ReplayCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code prefixlog compose-smoke}: runs the repository's docker-compose.yml for real, on a Docker
+ * engine (started when none runs and this is root), with the third-party images or their offline
+ * stand-ins (deploy/standins/build), and the demo engine standing in for vLLM. Six steps, each
+ * printed with its time: up; traffic through the bridge (streamed and not, KV events); scale the
+ * stream app to three and SIGKILL one while traffic flows; check one delta per request, every body
+ * rebuilt from the deltas topic, the block index equal to the engine's cache and the three Iceberg
+ * tables complete; stop Kafka and rebuild every body from the archive; down -v, nothing left.
+ */
+public final class ComposeSmokeCommand implements Command {
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("turns", "N", "300", "Requests per traffic phase (two phases)."),
+          Option.value(
+              "project",
+              "NAME",
+              "prefixlog-smoke",
+              "The compose project name (containers, volumes)."),
+          Option.flag("keep", "Leave the project running at the end (and after a failure)."));
+
+  private static final Duration READY_TIMEOUT = Duration.ofMinutes(5);
+  private static final Duration CHECK_TIMEOUT = Duration.ofMinutes(3);
+  private static final Set<String> SERVICES =
+      Set.of(
+          "kafka",
+          "kafka-init",
+          "stream-app",
+          "ingest-bridge",
+          "minio",
+          "minio-init",
+          "postgres",
+          "catalog-init",
+          "connect",
+          "connect-init",
+          "demo-engine");
+  private static final String ARCHIVE_WAREHOUSE = "s3://prefixlog-archive/warehouse";
+
+  private final Terminal terminal;
+  private final HttpClient http = HttpClient.newHttpClient();
+  private long started;
+  private int step;
+
+  public ComposeSmokeCommand(Terminal terminal) {
+    this.terminal = terminal;
+  }
+
+  @Override
+  public String name() {
+    return "compose-smoke";
+  }
+
+  @Override
+  public String summary() {
+    return "run docker-compose.yml for real: up, traffic, scale and kill, archive, rebuild, down";
+  }
+
+  @Override
+  public int run(String[] args) {
+    int turns;
+    String projectName;
+    boolean keep;
+    try {
+      CommandLine line = CommandLine.parse("prefixlog compose-smoke", OPTIONS, args);
+      if (line.helpRequested()) {
+        terminal.out().print(CommandLine.help("prefixlog compose-smoke", DESCRIPTION, OPTIONS));
+        return OK;
+      }
+      turns = (int) Math.min(100_000, line.longValue("turns", 300, 10));
+      projectName = line.string("project", "prefixlog-smoke");
+      keep = line.has("keep");
+    } catch (UsageException e) {
+      terminal.err().println("prefixlog compose-smoke: " + e.getMessage());
+      return USAGE;
+    }
+    Path root = ProjectHome.find().orElse(null);
+    if (root == null) {
+      terminal.err().println("prefixlog compose-smoke: run it from the prefixlog checkout");
+      return USAGE;
+    }
+    Path work = root.resolve("var/compose-smoke");
+    ComposeProject project = null;
+    started = System.nanoTime();
+    try {
+      String noEngine = DockerEngine.ensureRunning(work.resolve("dockerd.log"));
+      if (noEngine != null) {
+        terminal.err().println("prefixlog compose-smoke: " + noEngine);
+        return FAILED;
+      }
+      SmokeEnvironment env = SmokeEnvironment.write(root, work.resolve("smoke.env"));
+      project = new ComposeProject(root, projectName, env.file());
+      prepare(root, project);
+      run(project, env, turns);
+      if (!keep) {
+        down(project);
+      }
+      report("OK", "docker-compose.yml ran every step");
+      return OK;
+    } catch (SmokeFailure | IOException e) {
+      terminal.err().println("compose-smoke: FAILED in step " + step + ": " + e.getMessage());
+      return cleanUpAfterFailure(project, keep);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      terminal.err().println("compose-smoke: interrupted");
+      return cleanUpAfterFailure(project, keep);
+    }
+  }
+
+  private static final String DESCRIPTION =
+      "Runs the repository's docker-compose.yml on a Docker engine (dockerd is started when none"
+          + " answers and this is root): builds the offline stand-ins of the third-party images"
+          + " that are missing (deploy/standins/build) and the prefixlog images, then, each step"
+          + " printed with its time: 1 up -d (every service healthy, every one-shot exited 0);"
+          + " 2 OpenAI requests through the bridge's published port to the demo engine, streamed"
+          + " and not, with its KV events; 3 --scale stream-app=3 and a SIGKILL of one while"
+          + " traffic flows; 4 one delta per request, every body rebuilt from the deltas topic,"
+          + " the block index equal to the engine's cache, the three Iceberg tables complete;"
+          + " 5 Kafka stopped, every body rebuilt from the archive (PostgreSQL catalog, object"
+          + " store); 6 down -v with no container, network or volume left. Exit code 0 when every"
+          + " step passed.";
+
+  private void prepare(Path root, ComposeProject project) throws IOException, InterruptedException {
+    long t = System.nanoTime();
+    Processes.Result standins =
+        Processes.run(
+            List.of(root.resolve("deploy/standins/build").toString()), Duration.ofMinutes(20));
+    if (standins.exitCode() != 0) {
+      throw new SmokeFailure("deploy/standins/build failed:\n" + standins.tail(30));
+    }
+    project.runOrThrow("build");
+    // An earlier run that was cut off leaves its project behind: start clean.
+    project.runOrThrow("down", "-v", "--remove-orphans");
+    report("images", "stand-ins current, prefixlog images built", t);
+  }
+
+  private void run(ComposeProject project, SmokeEnvironment env, int turns)
+      throws IOException, InterruptedException {
+    String bootstrap = "127.0.0.1:" + env.port("KAFKA_EXTERNAL_PORT");
+    String proxy = "http://127.0.0.1:" + env.port("BRIDGE_PROXY_PORT");
+    Topics topics = Topics.withPrefix("prefixlog.");
+
+    step = 1;
+    long t = System.nanoTime();
+    project.runOrThrow("up", "-d");
+    Map<String, ComposeProject.Container> up =
+        project.awaitReady(SERVICES, SERVICES.size(), READY_TIMEOUT);
+    report("up", up.size() + " containers healthy or done", t);
+
+    step = 2;
+    t = System.nanoTime();
+    replay(env, proxy, turns, 1, 0);
+    String kvSummary = awaitEngineCache(env).size() + " blocks in the demo engine's cache";
+    report("traffic", turns + " requests through " + proxy + " (half streamed); " + kvSummary, t);
+
+    step = 3;
+    t = System.nanoTime();
+    // Spread over about 40 s, so that the scale-out and the kill fall in the middle of it.
+    CompletableFuture<Void> traffic =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                replay(env, proxy, turns, 2, Math.max(1, turns / 40));
+              } catch (IOException e) {
+                throw new SmokeFailure(e.toString());
+              }
+            });
+    project.runOrThrow("up", "-d", "--no-recreate", "--scale", "stream-app=3");
+    Map<String, ComposeProject.Container> scaled =
+        project.awaitReady(Set.of("stream-app"), 3, READY_TIMEOUT);
+    ComposeProject.Container victim =
+        scaled.values().stream()
+            .filter(c -> c.service().equals("stream-app"))
+            .reduce((a, b) -> b)
+            .orElseThrow();
+    boolean trafficStillFlowing = !traffic.isDone();
+    Processes.output(List.of("docker", "kill", "--signal", "KILL", victim.id()));
+    try {
+      traffic.get(10, TimeUnit.MINUTES);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new SmokeFailure("the second traffic phase failed: " + e.getCause());
+    }
+    report(
+        "scale+kill",
+        "3 stream-app instances, "
+            + victim.name()
+            + " killed (SIGKILL) "
+            + (trafficStillFlowing ? "while traffic flowed" : "after the traffic (it was faster)")
+            + "; "
+            + turns
+            + " more requests answered",
+        t);
+
+    step = 4;
+    t = System.nanoTime();
+    long requests = 2L * turns;
+    long deltas =
+        awaitCount(
+            () -> TopicCounts.values(bootstrap, topics.sessionDeltas().name(), false), requests);
+    reconstruct(env, List.of("--bootstrap", bootstrap, "--quiet"));
+    Set<String> cache = awaitEngineCache(env);
+    Set<String> indexed = Set.of();
+    long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        indexed =
+            BlockIndexView.residentHashes(
+                bootstrap, topics.blockIndex().name(), "prefixlog-compose-smoke", s -> true);
+      } catch (TopicScan.ScanException e) {
+        throw new SmokeFailure("cannot read the block index: " + e.getMessage());
+      }
+      if (indexed.equals(cache)) {
+        break;
+      }
+      TimeUnit.SECONDS.sleep(2);
+    }
+    if (!indexed.equals(cache)) {
+      throw new SmokeFailure(
+          "the block index holds " + indexed.size() + " blocks, the engine " + cache.size());
+    }
+    long lookups = TopicCounts.values(bootstrap, topics.chunkLookups().name(), false);
+    long kvEvents = TopicCounts.values(bootstrap, topics.kvEvents().name(), true);
+    Map<String, Long> expected =
+        Map.of(
+            "prefixlog.session_deltas", deltas,
+            "prefixlog.chunk_lookups", lookups,
+            "prefixlog.kv_events", kvEvents);
+    Map<String, Long> archived = awaitArchive(env, expected);
+    report(
+        "check",
+        String.format(
+            Locale.ROOT,
+            "%d deltas for %d requests, all rebuilt from the topic; block index = engine cache"
+                + " (%d blocks); archive rows %s",
+            deltas,
+            requests,
+            cache.size(),
+            archived),
+        t);
+
+    step = 5;
+    t = System.nanoTime();
+    project.runOrThrow("stop", "kafka");
+    reconstruct(
+        env,
+        List.of(
+            "--archive",
+            "--quiet",
+            "--s3-endpoint",
+            "http://127.0.0.1:" + env.port("MINIO_PORT"),
+            "--warehouse",
+            ARCHIVE_WAREHOUSE,
+            "--catalog-uri",
+            catalogUri(env)));
+    report("archive rebuild", "Kafka stopped; " + deltas + " bodies rebuilt from the archive", t);
+  }
+
+  private void down(ComposeProject project) throws IOException, InterruptedException {
+    step = 6;
+    long t = System.nanoTime();
+    project.runOrThrow("down", "-v", "--remove-orphans");
+    List<String> left = project.leftovers();
+    if (!left.isEmpty()) {
+      throw new SmokeFailure("down -v left " + left);
+    }
+    report("down", "no container, network or volume of " + project.name() + " left", t);
+  }
+
+  private int cleanUpAfterFailure(ComposeProject project, boolean keep) {
+    if (project == null) {
+      return FAILED;
+    }
+    try {
+      terminal.err().println(project.run("ps").output());
+      if (keep) {
+        terminal
+            .err()
+            .println("compose-smoke: --keep: project " + project.name() + " left running");
+      } else {
+        project.run("down", "-v", "--remove-orphans");
+      }
+    } catch (IOException e) {
+      terminal.err().println("compose-smoke: cannot clean up: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return FAILED;
+  }
+
+  private void replay(SmokeEnvironment env, String proxy, int turns, int seed, int rate)
+      throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Map<String, String> vars = new HashMap<>(terminal.env());
+    vars.put("PREFIXLOG_SESSION_SECRET", env.get("PREFIXLOG_SESSION_SECRET"));
+    Terminal captured = new Terminal(print(out), print(err), vars, false);
+    int code =
+        new ReplayCommand(captured)
+            .run(
+                new String[] {
+                  "--via-proxy", proxy,
+                  "--turns", Integer.toString(turns),
+                  "--seed", Integer.toString(seed),
+                  "--rate", Integer.toString(rate),
+                  "--concurrency", "8"
+                });
+    if (code != OK) {
+      throw new SmokeFailure(
+          "replay of "
+              + turns
+              + " requests failed:\n"
+              + out.toString(StandardCharsets.UTF_8)
+              + err.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  private void reconstruct(SmokeEnvironment env, List<String> args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Map<String, String> vars = new HashMap<>(archiveEnv(env));
+    Terminal captured = new Terminal(print(out), print(err), vars, false);
+    int code = new ReconstructCommand(captured).run(args.toArray(String[]::new));
+    if (code != OK) {
+      throw new SmokeFailure(
+          "reconstruct "
+              + String.join(" ", args)
+              + " failed:\n"
+              + out.toString(StandardCharsets.UTF_8)
+              + err.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** The demo engine's cache once it published every batch (its GET /kv). */
+  private Set<String> awaitEngineCache(SmokeEnvironment env)
+      throws IOException, InterruptedException {
+    URI uri = URI.create("http://127.0.0.1:" + env.port("DEMO_STATUS_PORT") + "/kv");
+    long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
+    String status = "";
+    while (System.nanoTime() < deadline) {
+      status =
+          http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
+              .body();
+      if (status.startsWith("published=true")) {
+        return new TreeSet<>(status.lines().skip(1).toList());
+      }
+      TimeUnit.SECONDS.sleep(1);
+    }
+    throw new SmokeFailure(
+        "the demo engine did not publish its KV events: " + status.lines().findFirst().orElse(""));
+  }
+
+  /** Polls the archive's three tables until their row counts equal the topics'. */
+  private Map<String, Long> awaitArchive(SmokeEnvironment env, Map<String, Long> expected)
+      throws IOException, InterruptedException {
+    ArchiveSettings settings =
+        ArchiveEnv.settings(
+            archiveEnv(env),
+            "http://127.0.0.1:" + env.port("MINIO_PORT"),
+            ARCHIVE_WAREHOUSE,
+            catalogUri(env));
+    Map<String, Long> rows = Map.of();
+    long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      rows = new java.util.TreeMap<>();
+      try (ArchiveReader reader = ArchiveReader.open(settings)) {
+        for (String table : expected.keySet()) {
+          rows.put(table, reader.read(table, row -> {}));
+        }
+      }
+      if (rows.equals(new java.util.TreeMap<>(expected))) {
+        return rows;
+      }
+      TimeUnit.SECONDS.sleep(3);
+    }
+    throw new SmokeFailure("archive rows " + rows + ", topics " + expected);
+  }
+
+  private static Map<String, String> archiveEnv(SmokeEnvironment env) {
+    return Map.of(
+        ArchiveEnv.ACCESS_KEY,
+        "prefixlog",
+        ArchiveEnv.SECRET_KEY,
+        env.get("MINIO_ROOT_PASSWORD"),
+        ArchiveEnv.CATALOG_USER,
+        "iceberg",
+        ArchiveEnv.CATALOG_PASSWORD,
+        env.get("POSTGRES_PASSWORD"));
+  }
+
+  private static String catalogUri(SmokeEnvironment env) {
+    return "jdbc:postgresql://127.0.0.1:" + env.port("POSTGRES_PORT") + "/iceberg";
+  }
+
+  /** Polls a count until it reaches {@code expected}; more is a failure at once. */
+  private static long awaitCount(TopicCounts.Counter counter, long expected)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
+    long count = -1;
+    while (System.nanoTime() < deadline) {
+      count = counter.count();
+      if (count > expected) {
+        throw new SmokeFailure(count + " deltas for " + expected + " requests: duplicates");
+      }
+      if (count == expected) {
+        return count;
+      }
+      TimeUnit.SECONDS.sleep(2);
+    }
+    throw new SmokeFailure(count + " deltas for " + expected + " requests");
+  }
+
+  private void report(String name, String summary, long since) {
+    terminal
+        .out()
+        .printf(
+            Locale.ROOT,
+            "compose-smoke: %s %-15s %s (%.1f s)%n",
+            step == 0 ? "     " : "[" + step + "/6]",
+            name,
+            summary,
+            (System.nanoTime() - since) / 1e9);
+    terminal.out().flush();
+  }
+
+  private void report(String name, String summary) {
+    step = 0;
+    report(name, summary + ", in all", started);
+  }
+
+  private static java.io.PrintStream print(ByteArrayOutputStream out) {
+    return new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+  }
+}
