@@ -8,11 +8,14 @@
 #                 docker-compose.yml; curl runs the connector-registration script
 #   postgresql    deploy's PrepareCatalogScriptIT runs compose's catalog-init step against a
 #                 throwaway PostgreSQL cluster (the compose catalog's database)
+#   docker.io, debootstrap   bin/prefixlog compose-smoke runs docker-compose.yml on a real engine,
+#                 with the third-party images built offline from a debootstrap base (deploy/standins)
 set -euo pipefail
 
 packages=(jq zstd python3-zmq python3-msgpack)
 packages+=(docker-compose curl)
 packages+=(postgresql)
+packages+=(docker.io debootstrap)
 # shellcheck source=lib/apt-install.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/apt-install.sh"
 prefixlog_apt_install_missing "${packages[@]}"
