@@ -1,6 +1,9 @@
 package io.prefixlog.embedded.junit;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /** Which broker {@link KafkaExtension} starts, chosen by {@code PREFIXLOG_TEST_BROKER}. */
@@ -15,6 +18,9 @@ enum BrokerBackend {
 
   private static final String DOCKER_CLIENT_FACTORY = "org.testcontainers.DockerClientFactory";
 
+  /** The label prefixlog's offline stand-in images carry (deploy/standins). */
+  static final String STAND_IN_LABEL = "io.prefixlog.stand-in";
+
   /**
    * Resolves the setting ({@code process}, {@code testcontainers} or {@code auto}, default auto).
    *
@@ -24,9 +30,10 @@ enum BrokerBackend {
    * implements what compose uses, not what Testcontainers' {@code KafkaContainer} does. {@code
    * testcontainers} asks for it outright, pull included.
    *
-   * @param dockerAvailable Testcontainers is on the class path and reaches an engine
-   * @param imageVerified the engine holds the real {@value ContainerBroker#IMAGE} (asked only when
-   *     an engine is available)
+   * @param dockerAvailable Testcontainers is on the class path and reaches an engine (asked in auto
+   *     mode only when the image is verified)
+   * @param imageVerified a Docker engine holds the real {@value ContainerBroker#IMAGE}, asked
+   *     without Testcontainers
    */
   static BrokerBackend choose(
       String setting, BooleanSupplier dockerAvailable, BooleanSupplier imageVerified) {
@@ -45,7 +52,9 @@ enum BrokerBackend {
         }
         return TESTCONTAINERS;
       case "auto":
-        return dockerAvailable.getAsBoolean() && imageVerified.getAsBoolean()
+        // The image first: Testcontainers' own probe starts its Ryuk container, which an engine
+        // without a registry spends two minutes failing to pull.
+        return imageVerified.getAsBoolean() && dockerAvailable.getAsBoolean()
             ? TESTCONTAINERS
             : PROCESS;
       default:
@@ -74,8 +83,34 @@ enum BrokerBackend {
     return ContainerBroker.dockerAvailable();
   }
 
-  /** Whether the engine holds the real broker image (not pulled here; see {@link #choose}). */
+  /**
+   * Whether a Docker engine holds the real broker image, asked with the {@code docker} CLI (no
+   * Testcontainers, no pull): the image must be there and must not carry prefixlog's stand-in
+   * label. False without a docker client, an engine, or the image.
+   */
   static boolean verifiedImagePresent() {
-    return ContainerBroker.realImagePresent();
+    try {
+      Process process =
+          new ProcessBuilder(
+                  "docker",
+                  "image",
+                  "inspect",
+                  "--format",
+                  "{{json .Config.Labels}}",
+                  ContainerBroker.IMAGE)
+              .redirectErrorStream(true)
+              .start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        return false;
+      }
+      return process.exitValue() == 0 && !output.contains(STAND_IN_LABEL);
+    } catch (IOException e) {
+      return false; // no docker client
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 }

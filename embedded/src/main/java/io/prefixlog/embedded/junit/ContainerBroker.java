@@ -3,7 +3,6 @@ package io.prefixlog.embedded.junit;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.KafkaCluster;
 import java.util.Locale;
-import java.util.Map;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 
@@ -20,27 +19,8 @@ final class ContainerBroker implements KafkaCluster, AutoCloseable {
     this.container = container;
   }
 
-  /** The label prefixlog's offline stand-in images carry (deploy/standins). */
-  static final String STAND_IN_LABEL = "io.prefixlog.stand-in";
-
   static boolean dockerAvailable() {
     return DockerClientFactory.instance().isDockerAvailable();
-  }
-
-  /** {@link #IMAGE} is in the engine already, and is not prefixlog's stand-in of it. */
-  static boolean realImagePresent() {
-    try {
-      Map<String, String> labels =
-          DockerClientFactory.instance()
-              .client()
-              .inspectImageCmd(IMAGE)
-              .exec()
-              .getConfig()
-              .getLabels();
-      return labels == null || !labels.containsKey(STAND_IN_LABEL);
-    } catch (RuntimeException e) { // NotFoundException, or the engine went away
-      return false;
-    }
   }
 
   static ContainerBroker start() {

@@ -33,18 +33,38 @@ class BrokerBackendTest {
   @Test
   void shouldChooseTheProcessInAutoModeWhenDockerHasNoVerifiedImage() {
     // A Docker engine that answers but cannot pull apache/kafka (no registry), or holds only
-    // prefixlog's offline stand-in of it: the process broker, not a failed pull
-    assertThat(BrokerBackend.choose("auto", () -> true, () -> false))
+    // prefixlog's offline stand-in of it: the process broker, and Testcontainers is never asked
+    // (its probe starts Ryuk, which such an engine spends two minutes failing to pull)
+    assertThat(BrokerBackend.choose("auto", NEVER_PROBED, () -> false))
         .isEqualTo(BrokerBackend.PROCESS);
   }
 
   @Test
   void shouldChooseTheProcessInAutoModeWithoutDocker() {
     // When / Then
-    assertThat(BrokerBackend.choose("", () -> false, NEVER_PROBED))
+    assertThat(BrokerBackend.choose("", () -> false, () -> true)).isEqualTo(BrokerBackend.PROCESS);
+    assertThat(BrokerBackend.choose(" AUTO ", NEVER_PROBED, () -> false))
         .isEqualTo(BrokerBackend.PROCESS);
-    assertThat(BrokerBackend.choose(" AUTO ", () -> false, NEVER_PROBED))
-        .isEqualTo(BrokerBackend.PROCESS);
+  }
+
+  @Test
+  void shouldNotTakeTheStandInForTheRealImage() throws Exception {
+    // Given: this machine's engine, if any (the compose smoke test leaves the stand-in tagged
+    // apache/kafka:4.3.1 in it)
+    Process inspect =
+        new ProcessBuilder(
+                "sh",
+                "-c",
+                "docker image inspect --format '{{json .Config.Labels}}' "
+                    + ContainerBroker.IMAGE
+                    + " 2>/dev/null")
+            .start();
+    String labels = new String(inspect.getInputStream().readAllBytes()).strip();
+    inspect.waitFor();
+
+    // Then: verified only when an image is there without the stand-in label
+    boolean realImage = inspect.exitValue() == 0 && !labels.contains(BrokerBackend.STAND_IN_LABEL);
+    assertThat(BrokerBackend.verifiedImagePresent()).isEqualTo(realImage);
   }
 
   @Test
