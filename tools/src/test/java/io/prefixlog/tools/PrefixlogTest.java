@@ -103,6 +103,6 @@ class PrefixlogTest {
                         new PrintStream(out), new PrintStream(err), java.util.Map.of(), false))
                 .stream()
                 .map(Command::name))
-        .containsExactly("up", "replay", "reconstruct", "analyze", "erase");
+        .containsExactly("up", "replay", "reconstruct", "analyze", "erase", "compose-smoke");
   }
 }

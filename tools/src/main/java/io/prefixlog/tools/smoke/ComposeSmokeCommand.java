@@ -16,6 +16,7 @@ import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,9 +29,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code prefixlog compose-smoke}: runs the repository's docker-compose.yml for real, on a Docker
@@ -209,7 +213,7 @@ public final class ComposeSmokeCommand implements Command {
     Processes.output(List.of("docker", "kill", "--signal", "KILL", victim.id()));
     try {
       traffic.get(10, TimeUnit.MINUTES);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       throw new SmokeFailure("the second traffic phase failed: " + e.getCause());
     }
     report(
@@ -393,13 +397,13 @@ public final class ComposeSmokeCommand implements Command {
     Map<String, Long> rows = Map.of();
     long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
-      rows = new java.util.TreeMap<>();
+      rows = new TreeMap<>();
       try (ArchiveReader reader = ArchiveReader.open(settings)) {
         for (String table : expected.keySet()) {
           rows.put(table, reader.read(table, row -> {}));
         }
       }
-      if (rows.equals(new java.util.TreeMap<>(expected))) {
+      if (rows.equals(new TreeMap<>(expected))) {
         return rows;
       }
       TimeUnit.SECONDS.sleep(3);
@@ -459,7 +463,7 @@ public final class ComposeSmokeCommand implements Command {
     report(name, summary + ", in all", started);
   }
 
-  private static java.io.PrintStream print(ByteArrayOutputStream out) {
-    return new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+  private static PrintStream print(ByteArrayOutputStream out) {
+    return new PrintStream(out, true, StandardCharsets.UTF_8);
   }
 }
