@@ -7,11 +7,13 @@ import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveEnv;
 import io.prefixlog.tools.cli.BlockIndexView;
 import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
 import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.tools.erase.EraseCommand;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.io.ByteArrayOutputStream;
@@ -39,11 +41,12 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@code prefixlog compose-smoke}: runs the repository's docker-compose.yml for real, on a Docker
  * engine (started when none runs and this is root), with the third-party images or their offline
- * stand-ins (deploy/standins/build), and the demo engine standing in for vLLM. Six steps, each
+ * stand-ins (deploy/standins/build), and the demo engine standing in for vLLM. Seven steps, each
  * printed with its time: up; traffic through the bridge (streamed and not, KV events); scale the
  * stream app to three and SIGKILL one while traffic flows; check one delta per request, every body
  * rebuilt from the deltas topic, the block index equal to the engine's cache and the three Iceberg
- * tables complete; stop Kafka and rebuild every body from the archive; down -v, nothing left.
+ * tables complete; erase one session everywhere, the archive included; stop Kafka and rebuild every
+ * kept body from the archive; down -v, nothing left.
  */
 public final class ComposeSmokeCommand implements Command {
   private static final List<Option> OPTIONS =
@@ -56,6 +59,7 @@ public final class ComposeSmokeCommand implements Command {
               "The compose project name (containers, volumes)."),
           Option.flag("keep", "Leave the project running at the end (and after a failure)."));
 
+  private static final int STEPS = 7;
   private static final Duration READY_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration CHECK_TIMEOUT = Duration.ofMinutes(3);
   private static final Set<String> SERVICES =
@@ -152,8 +156,9 @@ public final class ComposeSmokeCommand implements Command {
           + " and not, with its KV events; 3 --scale stream-app=3 and a SIGKILL of one while"
           + " traffic flows; 4 one delta per request, every body rebuilt from the deltas topic,"
           + " the block index equal to the engine's cache, the three Iceberg tables complete;"
-          + " 5 Kafka stopped, every body rebuilt from the archive (PostgreSQL catalog, object"
-          + " store); 6 down -v with no container, network or volume left. Exit code 0 when every"
+          + " 5 erase --archive of the session with the most turns (topics, stream app,"
+          + " PostgreSQL catalog, object store); 6 Kafka stopped, every kept body rebuilt from the"
+          + " archive; 7 down -v with no container, network or volume left. Exit code 0 when every"
           + " step passed.";
 
   private void prepare(Path root, ComposeProject project) throws IOException, InterruptedException {
@@ -193,14 +198,7 @@ public final class ComposeSmokeCommand implements Command {
     t = System.nanoTime();
     // Spread over about 40 s, so that the scale-out and the kill fall in the middle of it.
     CompletableFuture<Void> traffic =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                replay(env, proxy, turns, 2, Math.max(1, turns / 40));
-              } catch (IOException e) {
-                throw new SmokeFailure(e.toString());
-              }
-            });
+        CompletableFuture.runAsync(() -> replay(env, proxy, turns, 2, Math.max(1, turns / 40)));
     project.runOrThrow("up", "-d", "--no-recreate", "--scale", "stream-app=3");
     Map<String, ComposeProject.Container> scaled =
         project.awaitReady(Set.of("stream-app"), 3, READY_TIMEOUT);
@@ -276,6 +274,11 @@ public final class ComposeSmokeCommand implements Command {
 
     step = 5;
     t = System.nanoTime();
+    long kept = erase(env, bootstrap, topics, deltas);
+    report("erase", "the session with the most turns erased; " + kept + " turns kept", t);
+
+    step = 6;
+    t = System.nanoTime();
     project.runOrThrow("stop", "kafka");
     reconstruct(
         env,
@@ -288,11 +291,11 @@ public final class ComposeSmokeCommand implements Command {
             ARCHIVE_WAREHOUSE,
             "--catalog-uri",
             catalogUri(env)));
-    report("archive rebuild", "Kafka stopped; " + deltas + " bodies rebuilt from the archive", t);
+    report("archive rebuild", "Kafka stopped; " + kept + " bodies rebuilt from the archive", t);
   }
 
   private void down(ComposeProject project) throws IOException, InterruptedException {
-    step = 6;
+    step = STEPS;
     long t = System.nanoTime();
     project.runOrThrow("down", "-v", "--remove-orphans");
     List<String> left = project.leftovers();
@@ -323,46 +326,104 @@ public final class ComposeSmokeCommand implements Command {
     return FAILED;
   }
 
-  private void replay(SmokeEnvironment env, String proxy, int turns, int seed, int rate)
-      throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Map<String, String> vars = new HashMap<>(terminal.env());
-    vars.put("PREFIXLOG_SESSION_SECRET", env.get("PREFIXLOG_SESSION_SECRET"));
-    Terminal captured = new Terminal(print(out), print(err), vars, false);
-    int code =
-        new ReplayCommand(captured)
-            .run(
-                new String[] {
-                  "--via-proxy", proxy,
-                  "--turns", Integer.toString(turns),
-                  "--seed", Integer.toString(seed),
-                  "--rate", Integer.toString(rate),
-                  "--concurrency", "8"
-                });
-    if (code != OK) {
-      throw new SmokeFailure(
-          "replay of "
-              + turns
-              + " requests failed:\n"
-              + out.toString(StandardCharsets.UTF_8)
-              + err.toString(StandardCharsets.UTF_8));
+  private static void replay(SmokeEnvironment env, String proxy, int turns, int seed, int rate) {
+    Captured captured = new Captured(env);
+    captured.check(
+        new ReplayCommand(captured.terminal),
+        List.of(
+            "--via-proxy", proxy,
+            "--turns", Integer.toString(turns),
+            "--seed", Integer.toString(seed),
+            "--rate", Integer.toString(rate),
+            "--concurrency", "8"));
+  }
+
+  private static void reconstruct(SmokeEnvironment env, List<String> args) {
+    Captured captured = new Captured(env);
+    captured.check(new ReconstructCommand(captured.terminal), args);
+  }
+
+  /**
+   * A prefixlog command run in this JVM: its output kept for a failure report, its environment the
+   * deployment's credentials (from the smoke test's env file, never the command line).
+   */
+  private static final class Captured {
+    private final ByteArrayOutputStream output = new ByteArrayOutputStream();
+    private final Terminal terminal;
+
+    Captured(SmokeEnvironment env) {
+      Map<String, String> vars = new HashMap<>(archiveEnv(env));
+      vars.put("PREFIXLOG_SESSION_SECRET", env.get("PREFIXLOG_SESSION_SECRET"));
+      PrintStream print = new PrintStream(output, true, StandardCharsets.UTF_8);
+      this.terminal = new Terminal(print, print, vars, false);
+    }
+
+    void check(Command command, List<String> args) {
+      int code = command.run(args.toArray(String[]::new));
+      if (code != OK) {
+        throw new SmokeFailure(
+            command.name()
+                + " "
+                + String.join(" ", args)
+                + " failed (exit "
+                + code
+                + "):\n"
+                + output.toString(StandardCharsets.UTF_8));
+      }
     }
   }
 
-  private void reconstruct(SmokeEnvironment env, List<String> args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Map<String, String> vars = new HashMap<>(archiveEnv(env));
-    Terminal captured = new Terminal(print(out), print(err), vars, false);
-    int code = new ReconstructCommand(captured).run(args.toArray(String[]::new));
-    if (code != OK) {
-      throw new SmokeFailure(
-          "reconstruct "
-              + String.join(" ", args)
-              + " failed:\n"
-              + out.toString(StandardCharsets.UTF_8)
-              + err.toString(StandardCharsets.UTF_8));
+  /**
+   * Erases the session with the most turns (issue: erasure on compose's PostgreSQL catalog), then
+   * checks that the deltas topic's latest values and the archive no longer hold it.
+   *
+   * @return the turns kept
+   */
+  private long erase(SmokeEnvironment env, String bootstrap, Topics topics, long deltas)
+      throws IOException, InterruptedException {
+    Map<String, Long> turns = new TreeMap<>();
+    for (String key : latestKeys(bootstrap, topics.sessionDeltas().name())) {
+      turns.merge(key.substring(0, key.indexOf('/')), 1L, Long::sum);
+    }
+    String session =
+        turns.entrySet().stream()
+            .max(
+                Map.Entry.<String, Long>comparingByValue()
+                    .thenComparing(Map.Entry.comparingByKey()))
+            .orElseThrow(() -> new SmokeFailure("no session in the deltas topic"))
+            .getKey();
+    long kept = deltas - turns.get(session);
+    Captured captured = new Captured(env);
+    captured.check(
+        new EraseCommand(captured.terminal),
+        List.of(
+            "--session",
+            session,
+            "--bootstrap",
+            bootstrap,
+            "--archive",
+            "--s3-endpoint",
+            "http://127.0.0.1:" + env.port("MINIO_PORT"),
+            "--warehouse",
+            ARCHIVE_WAREHOUSE,
+            "--catalog-uri",
+            catalogUri(env)));
+    long left =
+        latestKeys(bootstrap, topics.sessionDeltas().name()).stream()
+            .filter(k -> k.startsWith(session + "/"))
+            .count();
+    if (left != 0) {
+      throw new SmokeFailure(left + " deltas of the erased session are still the latest values");
+    }
+    awaitArchive(env, Map.of("prefixlog.session_deltas", kept));
+    return kept;
+  }
+
+  private static Set<String> latestKeys(String bootstrap, String topic) throws IOException {
+    try {
+      return CompactedView.read(bootstrap, topic, "prefixlog-compose-smoke").keySet();
+    } catch (TopicScan.ScanException e) {
+      throw new SmokeFailure("cannot read " + topic + ": " + e.getMessage());
     }
   }
 
@@ -451,7 +512,7 @@ public final class ComposeSmokeCommand implements Command {
         .printf(
             Locale.ROOT,
             "compose-smoke: %s %-15s %s (%.1f s)%n",
-            step == 0 ? "     " : "[" + step + "/6]",
+            step == 0 ? "     " : "[" + step + "/" + STEPS + "]",
             name,
             summary,
             (System.nanoTime() - since) / 1e9);
@@ -461,9 +522,5 @@ public final class ComposeSmokeCommand implements Command {
   private void report(String name, String summary) {
     step = 0;
     report(name, summary + ", in all", started);
-  }
-
-  private static PrintStream print(ByteArrayOutputStream out) {
-    return new PrintStream(out, true, StandardCharsets.UTF_8);
   }
 }
