@@ -10,12 +10,15 @@
 #                 throwaway PostgreSQL cluster (the compose catalog's database)
 #   docker.io, debootstrap   bin/prefixlog compose-smoke runs docker-compose.yml on a real engine,
 #                 with the third-party images built offline from a debootstrap base (deploy/standins)
+#   prometheus    promtool: `promtool check rules`/`test rules` on deploy/prometheus, `promtool check
+#                 metrics` on every /metrics endpoint in the tests
 set -euo pipefail
 
 packages=(jq zstd python3-zmq python3-msgpack)
 packages+=(docker-compose curl)
 packages+=(postgresql)
 packages+=(docker.io debootstrap)
+packages+=(prometheus)
 # shellcheck source=lib/apt-install.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/apt-install.sh"
 prefixlog_apt_install_missing "${packages[@]}"
