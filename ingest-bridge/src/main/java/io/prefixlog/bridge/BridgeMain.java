@@ -6,10 +6,8 @@ import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.Settings;
-import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.core.service.ServiceMain;
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -38,7 +36,7 @@ public final class BridgeMain {
               + " PREFIXLOG_KV_ENDPOINTS (the KV-event subscriber)");
     }
     ProxyConfig proxyConfig = proxy ? ProxyConfig.fromSettings(settings) : null;
-    // With the proxy running, its metrics endpoint serves the subscriber's metrics too.
+    // With the proxy running, its metrics endpoint serves the subscriber's meters too.
     KvBridgeConfig kvConfig =
         kv
             ? KvBridgeConfig.fromSettings(
@@ -66,10 +64,12 @@ public final class BridgeMain {
         kvBridge.start();
       }
       if (proxyConfig != null) {
-        List<MetricsRegistry> also = kvBridge == null ? List.of() : List.of(kvBridge.metrics());
+        // One registry per process: the proxy counts into the subscriber's (which outlives it),
+        // so that each metric family appears once on the endpoint.
         proxy =
-            CaptureProxy.start(
-                proxyConfig, also, kvBridge == null ? () -> true : kvBridge::isHealthy);
+            kvBridge == null
+                ? CaptureProxy.start(proxyConfig)
+                : CaptureProxy.start(proxyConfig, kvBridge.metrics(), kvBridge::isHealthy);
       }
     }
 

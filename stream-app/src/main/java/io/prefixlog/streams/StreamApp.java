@@ -1,7 +1,9 @@
 package io.prefixlog.streams;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.metrics.MetricsServer;
+import io.prefixlog.core.metrics.ServiceMetrics;
 import io.prefixlog.core.service.ServiceMain;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.streams.admin.LimitCheck;
@@ -37,18 +39,26 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
   private static final Logger LOGGER = LoggerFactory.getLogger(StreamApp.class);
 
   private final StreamAppConfig config;
+  private final ServiceMetrics serviceMetrics;
   private final StreamAppMetrics metrics;
   private final KafkaStreams streams;
+  private final KafkaStreamsMetrics streamsMetrics;
   private final ThreadFailures threadFailures;
   private MetricsServer metricsServer;
   private boolean closed;
 
   public StreamApp(StreamAppConfig config) {
     this.config = config;
-    this.metrics = new StreamAppMetrics(new MetricsRegistry());
+    this.serviceMetrics = ServiceMetrics.create();
+    this.metrics = new StreamAppMetrics(serviceMetrics.registry());
     this.streams =
         new KafkaStreams(
             PrefixlogTopology.build(config, metrics), streamsProperties(config, metrics));
+    // Every Kafka Streams metric (thread, task, processor node, state store, RocksDB, record
+    // cache) and its embedded clients' (consumer lag, producer errors), as Kafka's own tools name
+    // them: what an operator of any Kafka Streams application already has dashboards for.
+    this.streamsMetrics = new KafkaStreamsMetrics(streams);
+    streamsMetrics.bindTo(serviceMetrics.registry());
     this.threadFailures =
         new ThreadFailures(
             config.threadFailureLimit(), config.threadFailureWindow(), System::currentTimeMillis);
@@ -80,7 +90,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
    * tools and benchmarks that do not read the app's metrics.
    */
   public static Properties streamsProperties(StreamAppConfig config) {
-    return streamsProperties(config, new StreamAppMetrics(new MetricsRegistry()));
+    return streamsProperties(config, new StreamAppMetrics(new SimpleMeterRegistry()));
   }
 
   /**
@@ -143,7 +153,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     if (config.metricsPort() >= 0) {
       metricsServer =
           MetricsServer.startWithReason(
-              config.metricsHost(), config.metricsPort(), metrics.registry(), this::problem);
+              config.metricsHost(), config.metricsPort(), serviceMetrics.registry(), this::problem);
     }
     streams.start();
     LOGGER
@@ -197,6 +207,8 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     if (metricsServer != null) {
       metricsServer.close();
     }
+    streamsMetrics.close();
+    serviceMetrics.close();
   }
 
   /**

@@ -1,64 +1,74 @@
 package io.prefixlog.streams;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.prefixlog.core.delta.EncodedTurn;
-import io.prefixlog.core.metrics.MetricsRegistry;
-import java.util.concurrent.atomic.LongAdder;
+import io.prefixlog.core.metrics.Meters;
 
 /** The stream app's metrics, one set per app instance, shared by all its tasks. */
 public final class StreamAppMetrics {
-  private final MetricsRegistry registry;
-  private final LongAdder deltas;
-  private final LongAdder bodyBytesIn;
-  private final LongAdder recordBytesOut;
-  private final LongAdder liveSessions = new LongAdder();
-  private final LongAdder sessionsEvicted;
-  private final LongAdder duplicates;
-  private final LongAdder threadFailures;
+  private final MeterRegistry registry;
+  private final Counter deltas;
+  private final Counter bodyBytesIn;
+  private final Counter recordBytesOut;
+  private final java.util.concurrent.atomic.LongAdder liveSessions =
+      new java.util.concurrent.atomic.LongAdder();
+  private final Counter sessionsEvicted;
+  private final Counter duplicates;
+  private final Counter threadFailures;
 
-  public StreamAppMetrics(MetricsRegistry registry) {
+  public StreamAppMetrics(MeterRegistry registry) {
     this.registry = registry;
     this.deltas =
-        registry.counter(
-            "prefixlog_turns_total", "Delta records emitted, by kind.", "kind", "delta");
+        Meters.counter(
+            registry, "prefixlog_turns_total", "Delta records emitted, by kind.", "kind", "delta");
     this.bodyBytesIn =
-        registry.counter("prefixlog_body_bytes_in_total", "Request body bytes encoded.");
+        Meters.counter(registry, "prefixlog_body_bytes_in_total", "Request body bytes encoded.");
     this.recordBytesOut =
-        registry.counter(
+        Meters.counter(
+            registry,
             "prefixlog_record_bytes_out_total",
             "Bytes of delta record JSON emitted (uncompressed).");
     this.sessionsEvicted =
-        registry.counter(
-            "prefixlog_sessions_evicted_total", "Idle sessions whose bases were evicted.");
+        Meters.counter(
+            registry,
+            "prefixlog_sessions_evicted_total",
+            "Idle sessions whose bases were evicted.");
     this.duplicates =
-        registry.counter(
+        Meters.counter(
+            registry,
             "prefixlog_duplicate_requests_total",
             "Raw events dropped because their request_id and body were already stored in the"
                 + " session within the dedup window.");
     this.threadFailures =
-        registry.counter(
+        Meters.counter(
+            registry,
             "prefixlog_stream_thread_failures_total",
             "Stream threads that died on an uncaught exception (replaced or, at the limit, not).");
-    registry.gauge(
-        "prefixlog_live_sessions", "Sessions holding bases on this instance.", liveSessions::sum);
+    Meters.gauge(
+        registry,
+        "prefixlog_live_sessions",
+        "Sessions holding bases on this instance.",
+        liveSessions::sum);
   }
 
-  public MetricsRegistry registry() {
+  public MeterRegistry registry() {
     return registry;
   }
 
-  public LongAdder liveSessions() {
+  public java.util.concurrent.atomic.LongAdder liveSessions() {
     return liveSessions;
   }
 
-  public LongAdder threadFailures() {
+  public Counter threadFailures() {
     return threadFailures;
   }
 
-  public LongAdder sessionsEvicted() {
+  public Counter sessionsEvicted() {
     return sessionsEvicted;
   }
 
-  public LongAdder duplicates() {
+  public Counter duplicates() {
     return duplicates;
   }
 
@@ -67,8 +77,8 @@ public final class StreamAppMetrics {
    * the seq retention) or {@code legacy_state} (a state from before chains existed).
    */
   public void chainStarted(String cause) {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             "prefixlog_chains_started_total",
             "Chains started (a session's turns numbered from 1), by cause.",
             "cause",
@@ -81,8 +91,8 @@ public final class StreamAppMetrics {
    * turn after the order's {@code before}) or {@code absent} (no state held).
    */
   public void erasure(String outcome) {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             "prefixlog_session_erasures_total",
             "Session erase orders obeyed, by outcome.",
             "outcome",
@@ -93,20 +103,20 @@ public final class StreamAppMetrics {
   /** Counts one emitted turn. */
   public void recordTurn(EncodedTurn turn, long bodyBytes, long recordBytes) {
     if (turn.isKeyframe()) {
-      registry
-          .counter(
+      Meters.counter(
+              registry,
               "prefixlog_keyframes_total",
               "Keyframes emitted, by reason.",
               "reason",
               turn.keyframeReason().wireName())
           .increment();
-      registry
-          .counter("prefixlog_turns_total", "Delta records emitted, by kind.", "kind", "full")
+      Meters.counter(
+              registry, "prefixlog_turns_total", "Delta records emitted, by kind.", "kind", "full")
           .increment();
     } else {
       deltas.increment();
     }
-    bodyBytesIn.add(bodyBytes);
-    recordBytesOut.add(recordBytes);
+    bodyBytesIn.increment(bodyBytes);
+    recordBytesOut.increment(recordBytes);
   }
 }

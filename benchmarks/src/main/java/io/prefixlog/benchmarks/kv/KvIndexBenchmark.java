@@ -4,6 +4,7 @@ import io.prefixlog.core.kv.DecodeResult;
 import io.prefixlog.core.kv.DecodedBatch;
 import io.prefixlog.core.kv.KvBatchDecoder;
 import io.prefixlog.core.kv.KvSource;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.KvEventBatch;
@@ -208,7 +209,8 @@ public final class KvIndexBenchmark {
       app.start();
       LongSupplier applied =
           () ->
-              app.metrics().registry().value("prefixlog_kv_index_batches_total", "kind=\"batch\"");
+              Meters.count(
+                  app.metrics().registry(), "prefixlog_kv_index_batches_total", "kind", "batch");
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
       while (applied.getAsLong() == 0) {
         check(deadline, app);

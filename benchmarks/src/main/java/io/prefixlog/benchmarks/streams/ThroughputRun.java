@@ -1,6 +1,8 @@
 package io.prefixlog.benchmarks.streams;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
@@ -200,7 +202,8 @@ final class ThroughputRun {
             case PASS_THROUGH -> ReferenceTopologies.passThrough(config, outputs.get(0));
             case STORE -> ReferenceTopologies.passThroughWithStore(config, outputs.get(0));
             case PREFIXLOG_UNLOGGED_BASES ->
-                WhatIfTopology.unloggedBases(config, new StreamAppMetrics(new MetricsRegistry()));
+                WhatIfTopology.unloggedBases(
+                    config, new StreamAppMetrics(new SimpleMeterRegistry()));
             case PREFIXLOG -> throw new IllegalStateException("runs through StreamApp");
           };
       KafkaStreams streams = new KafkaStreams(topology, StreamApp.streamsProperties(config));
@@ -530,10 +533,10 @@ final class ThroughputRun {
 
     @Override
     public long processed() {
-      MetricsRegistry registry = app.metrics().registry();
-      return registry.value("prefixlog_turns_total", "kind=\"delta\"")
-          + registry.value("prefixlog_turns_total", "kind=\"full\"")
-          + registry.value("prefixlog_duplicate_requests_total", "");
+      MeterRegistry registry = app.metrics().registry();
+      return Meters.count(registry, "prefixlog_turns_total", "kind", "delta")
+          + Meters.count(registry, "prefixlog_turns_total", "kind", "full")
+          + Meters.count(registry, "prefixlog_duplicate_requests_total");
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.prefixlog.core.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -13,10 +14,18 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Serves {@code GET /metrics} (Prometheus text) and {@code GET /health} (200 when healthy, 503
- * otherwise) on one small daemon thread.
+ * Serves {@code GET /metrics} (Prometheus text, or OpenMetrics when the scraper asks for it) and
+ * {@code GET /health} (200 when healthy, else 503 with the reason) on one small daemon thread.
+ *
+ * <p>Why the JDK's server and not the Prometheus client's exporter: {@code /health} must answer
+ * with the reason in its body (an operator sees why a stream app stopped without reading logs), and
+ * the exporter's built-in health endpoint only says "healthy"; the JDK server costs one thread and
+ * no dependency, and the scrape itself is the registry's.
  */
 public final class MetricsServer implements AutoCloseable {
+  static final String TEXT_004 = "text/plain; version=0.0.4; charset=utf-8";
+  static final String OPEN_METRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
   private final HttpServer server;
 
   private MetricsServer(HttpServer server) {
@@ -30,7 +39,8 @@ public final class MetricsServer implements AutoCloseable {
    * @param port the port; 0 picks a free one
    */
   public static MetricsServer start(
-      String host, int port, MetricsRegistry registry, BooleanSupplier healthy) throws IOException {
+      String host, int port, PrometheusMeterRegistry registry, BooleanSupplier healthy)
+      throws IOException {
     Objects.requireNonNull(healthy, "healthy");
     return startWithReason(
         host,
@@ -44,15 +54,17 @@ public final class MetricsServer implements AutoCloseable {
    * /health} returns in its 503 body (so an operator sees why without reading the logs).
    */
   public static MetricsServer startWithReason(
-      String host, int port, MetricsRegistry registry, Supplier<Optional<String>> problem)
+      String host, int port, PrometheusMeterRegistry registry, Supplier<Optional<String>> problem)
       throws IOException {
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(problem, "problem");
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
     server.createContext(
         "/metrics",
-        exchange ->
-            respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.render()));
+        exchange -> {
+          String type = contentType(exchange.getRequestHeaders().getFirst("Accept"));
+          respond(exchange, 200, type, registry.scrape(type));
+        });
     server.createContext(
         "/health",
         exchange -> {
@@ -72,6 +84,13 @@ public final class MetricsServer implements AutoCloseable {
             }));
     server.start();
     return new MetricsServer(server);
+  }
+
+  /** OpenMetrics when the scraper accepts it (Prometheus does), else the text format 0.0.4. */
+  public static String contentType(String accept) {
+    return accept != null && accept.contains("application/openmetrics-text")
+        ? OPEN_METRICS
+        : TEXT_004;
   }
 
   public int port() {

@@ -2,10 +2,13 @@ package io.prefixlog.core.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -13,15 +16,23 @@ class MetricsServerTest {
   @Test
   void shouldServeCountersAndGaugesInPrometheusTextFormat() throws Exception {
     // Given
-    MetricsRegistry registry = new MetricsRegistry();
-    registry
-        .counter("prefixlog_dead_letters_total", "Rejected inputs.", "reason", "invalid_json")
-        .add(2);
-    registry
-        .counter("prefixlog_dead_letters_total", "Rejected inputs.", "reason", "body_mismatch")
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Meters.counter(
+            registry, "prefixlog_dead_letters_total", "Rejected inputs.", "reason", "invalid_json")
+        .increment(2);
+    Meters.counter(
+            registry, "prefixlog_dead_letters_total", "Rejected inputs.", "reason", "body_mismatch")
         .increment();
-    registry.counter("prefixlog_body_bytes_in_total", "Body bytes.").add(1234);
-    registry.gauge("prefixlog_live_sessions", "Live sessions.", () -> 7);
+    Meters.counter(registry, "prefixlog_body_bytes_in_total", "Body bytes.").increment(1234);
+    Meters.gauge(registry, "prefixlog_live_sessions", "Live sessions.", () -> 7);
+    Meters.latency(
+            registry,
+            "prefixlog_proxy_ttfb",
+            "Time to first byte.",
+            true,
+            Duration.ofMillis(1),
+            Duration.ofMillis(10))
+        .record(Duration.ofMillis(5));
     AtomicBoolean healthy = new AtomicBoolean(true);
 
     try (MetricsServer server = MetricsServer.start("127.0.0.1", 0, registry, healthy::get)) {
@@ -32,6 +43,12 @@ class MetricsServerTest {
       HttpResponse<String> metrics =
           client.send(
               HttpRequest.newBuilder(base.resolve("/metrics")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> openMetrics =
+          client.send(
+              HttpRequest.newBuilder(base.resolve("/metrics"))
+                  .header("Accept", "application/openmetrics-text; version=1.0.0")
+                  .build(),
               HttpResponse.BodyHandlers.ofString());
       HttpResponse<String> up =
           client.send(
@@ -47,18 +64,22 @@ class MetricsServerTest {
       assertThat(metrics.statusCode()).isEqualTo(200);
       assertThat(metrics.headers().firstValue("Content-Type"))
           .hasValue("text/plain; version=0.0.4; charset=utf-8");
+      // The names operators use are the ones the hand-written registry exposed.
       assertThat(metrics.body())
-          .isEqualTo(
-              "# HELP prefixlog_body_bytes_in_total Body bytes.\n"
-                  + "# TYPE prefixlog_body_bytes_in_total counter\n"
-                  + "prefixlog_body_bytes_in_total 1234\n"
-                  + "# HELP prefixlog_dead_letters_total Rejected inputs.\n"
-                  + "# TYPE prefixlog_dead_letters_total counter\n"
-                  + "prefixlog_dead_letters_total{reason=\"body_mismatch\"} 1\n"
-                  + "prefixlog_dead_letters_total{reason=\"invalid_json\"} 2\n"
-                  + "# HELP prefixlog_live_sessions Live sessions.\n"
-                  + "# TYPE prefixlog_live_sessions gauge\n"
-                  + "prefixlog_live_sessions 7\n");
+          .contains(
+              "# TYPE prefixlog_body_bytes_in_total counter\n",
+              "prefixlog_body_bytes_in_total 1234.0\n",
+              "prefixlog_dead_letters_total{reason=\"body_mismatch\"} 1.0\n",
+              "prefixlog_dead_letters_total{reason=\"invalid_json\"} 2.0\n",
+              "# TYPE prefixlog_live_sessions gauge\n",
+              "prefixlog_live_sessions 7.0\n",
+              "# TYPE prefixlog_proxy_ttfb_seconds histogram\n",
+              "prefixlog_proxy_ttfb_seconds_bucket{le=\"0.001\"} 0\n",
+              "prefixlog_proxy_ttfb_seconds_bucket{le=\"0.01\"} 1\n",
+              "prefixlog_proxy_ttfb_seconds_count 1\n");
+      assertThat(openMetrics.headers().firstValue("Content-Type"))
+          .hasValue(MetricsServer.OPEN_METRICS);
+      assertThat(openMetrics.body()).endsWith("# EOF\n");
       assertThat(up.statusCode()).isEqualTo(200);
       assertThat(down.statusCode()).isEqualTo(503);
     }
@@ -67,9 +88,9 @@ class MetricsServerTest {
   @Test
   void shouldAnswerHealthWith503AndTheReasonWhileAProblemIsReported() throws Exception {
     // Given
-    MetricsRegistry registry = new MetricsRegistry();
-    registry
-        .counter(
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Meters.counter(
+            registry,
             "prefixlog_production_errors_total",
             "Unwritable records.",
             "topic",
@@ -98,9 +119,10 @@ class MetricsServerTest {
       assertThat(up.body()).isEqualTo("ok\n");
       assertThat(down.statusCode()).isEqualTo(503);
       assertThat(down.body()).isEqualTo("stream threads failed 3 times within PT10M\n");
-      assertThat(registry.render())
-          .contains(
-              "prefixlog_production_errors_total{topic=\"prefixlog.dlq\",reason=\"record_too_large\"} 1\n");
+      assertThat(
+              Meters.count(
+                  registry, "prefixlog_production_errors_total", "reason", "record_too_large"))
+          .isEqualTo(1);
     }
   }
 }

@@ -1,7 +1,9 @@
 package io.prefixlog.bridge.kv;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prefixlog.core.metrics.MetricsServer;
+import io.prefixlog.core.metrics.ServiceMetrics;
 import io.prefixlog.core.service.ServiceMain;
 import io.prefixlog.schemas.RecordLimits;
 import java.io.IOException;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -35,6 +38,8 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
   private static final Duration JOIN = Duration.ofSeconds(10);
 
   private final KvBridgeConfig config;
+  private final ServiceMetrics ownMetrics;
+  private final PrometheusMeterRegistry registry;
   private final KvBridgeMetrics metrics;
   private final PublishQueue queue;
   private final KafkaPublisher publisher;
@@ -47,13 +52,42 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
   private boolean started;
   private boolean closed;
 
+  /** A bridge with a metrics registry of its own (served on its metrics port, if any). */
   public KvBridge(KvBridgeConfig config) {
-    this(config, () -> new KafkaProducer<>(producerProperties(config)));
+    this(config, null, null);
+  }
+
+  /**
+   * A bridge counting into {@code shared}, the registry of the process it runs in (the bridge
+   * process serves the proxy's and the subscriber's meters from one registry, so that each family
+   * appears once on its endpoint).
+   */
+  public KvBridge(KvBridgeConfig config, PrometheusMeterRegistry shared) {
+    this(config, Objects.requireNonNull(shared, "shared"), null);
   }
 
   KvBridge(KvBridgeConfig config, Supplier<Producer<byte[], byte[]>> producers) {
+    this(config, null, producers);
+  }
+
+  private KvBridge(
+      KvBridgeConfig config,
+      PrometheusMeterRegistry shared,
+      Supplier<Producer<byte[], byte[]>> producersOrNull) {
     this.config = config;
-    this.metrics = new KvBridgeMetrics(new MetricsRegistry());
+    this.ownMetrics = shared == null ? ServiceMetrics.create() : null;
+    this.registry = shared == null ? ownMetrics.registry() : shared;
+    this.metrics = new KvBridgeMetrics(registry);
+    Supplier<Producer<byte[], byte[]>> producers =
+        producersOrNull != null
+            ? producersOrNull
+            : () -> {
+              KafkaProducer<byte[], byte[]> producer =
+                  new KafkaProducer<>(producerProperties(config));
+              // The producer's own metrics (record errors, retries, request latency, buffer).
+              new KafkaClientMetrics(producer).bindTo(registry);
+              return producer;
+            };
     this.queue = new PublishQueue(config.topics(), config.queueRecords(), config.queueBytes());
     this.metrics.queueGauges(queue::depth, queue::bytes);
     this.publisher = new KafkaPublisher(queue, producers, metrics, config.reconnectMin());
@@ -110,7 +144,7 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
     if (config.metricsPort() >= 0) {
       metricsServer =
           MetricsServer.start(
-              config.metricsHost(), config.metricsPort(), metrics.registry(), this::isHealthy);
+              config.metricsHost(), config.metricsPort(), registry, this::isHealthy);
     }
     for (KvSubscriber subscriber : subscribers) {
       Thread thread = new Thread(subscriber, "prefixlog-kv-" + threads.size());
@@ -181,8 +215,8 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
     return started && !closed && !failed;
   }
 
-  public MetricsRegistry metrics() {
-    return metrics.registry();
+  public PrometheusMeterRegistry metrics() {
+    return registry;
   }
 
   /** The port the metrics endpoint listens on, or -1. */
@@ -209,6 +243,9 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
     context.close();
     if (metricsServer != null) {
       metricsServer.close();
+    }
+    if (ownMetrics != null) {
+      ownMetrics.close();
     }
     LOGGER.atInfo().setMessage("KV-event subscriber stopped").log();
   }

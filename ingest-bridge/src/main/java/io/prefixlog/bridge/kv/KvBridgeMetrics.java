@@ -1,9 +1,10 @@
 package io.prefixlog.bridge.kv;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.schemas.kv.KvEvent;
 import java.util.Objects;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -29,41 +30,46 @@ final class KvBridgeMetrics {
   static final String PUBLISH_FAILURES = "prefixlog_kv_publish_failures_total";
   static final String RECONNECTS = "prefixlog_kv_reconnects_total";
 
-  private final MetricsRegistry registry;
-  final LongAdder messages;
-  final LongAdder batches;
-  final LongAdder emptyBatches;
-  final LongAdder duplicates;
-  final LongAdder gaps;
-  final LongAdder missing;
-  final LongAdder restarts;
-  final LongAdder replayed;
-  final LongAdder published;
-  final LongAdder publishFailures;
-  final LongAdder reconnects;
+  private final MeterRegistry registry;
+  final Counter messages;
+  final Counter batches;
+  final Counter emptyBatches;
+  final Counter duplicates;
+  final Counter gaps;
+  final Counter missing;
+  final Counter restarts;
+  final Counter replayed;
+  final Counter published;
+  final Counter publishFailures;
+  final Counter reconnects;
 
-  KvBridgeMetrics(MetricsRegistry registry) {
+  KvBridgeMetrics(MeterRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry");
-    messages = registry.counter(MESSAGES, "ZMQ messages received from the engines (live).");
-    batches = registry.counter(BATCHES, "Engine batches handed to the producer.");
+    messages = Meters.counter(registry, MESSAGES, "ZMQ messages received from the engines (live).");
+    batches = Meters.counter(registry, BATCHES, "Engine batches handed to the producer.");
     emptyBatches =
-        registry.counter(EMPTY_BATCHES, "Engine batches without events (not published).");
+        Meters.counter(registry, EMPTY_BATCHES, "Engine batches without events (not published).");
     duplicates =
-        registry.counter(
-            DUPLICATES, "Batches dropped because their sequence number was already handled.");
-    gaps = registry.counter(GAPS, "Gap markers: sequence numbers lost and not recovered.");
-    missing = registry.counter(MISSING, "Sequence numbers covered by gap markers.");
-    restarts = registry.counter(RESTARTS, "Restart markers: the sequence went backwards.");
-    replayed = registry.counter(REPLAYED, "Batches received through replay.");
+        Meters.counter(
+            registry,
+            DUPLICATES,
+            "Batches dropped because their sequence number was already handled.");
+    gaps = Meters.counter(registry, GAPS, "Gap markers: sequence numbers lost and not recovered.");
+    missing = Meters.counter(registry, MISSING, "Sequence numbers covered by gap markers.");
+    restarts = Meters.counter(registry, RESTARTS, "Restart markers: the sequence went backwards.");
+    replayed = Meters.counter(registry, REPLAYED, "Batches received through replay.");
     published =
-        registry.counter(PUBLISHED, "Records acknowledged by Kafka (batches, markers, letters).");
+        Meters.counter(
+            registry, PUBLISHED, "Records acknowledged by Kafka (batches, markers, letters).");
     publishFailures =
-        registry.counter(PUBLISH_FAILURES, "Records Kafka did not accept (reported as gaps).");
+        Meters.counter(
+            registry, PUBLISH_FAILURES, "Records Kafka did not accept (reported as gaps).");
     reconnects =
-        registry.counter(RECONNECTS, "Subscriber sockets re-created after an error, with backoff.");
+        Meters.counter(
+            registry, RECONNECTS, "Subscriber sockets re-created after an error, with backoff.");
   }
 
-  MetricsRegistry registry() {
+  MeterRegistry registry() {
     return registry;
   }
 
@@ -73,25 +79,29 @@ final class KvBridgeMetrics {
           case KvEvent.BLOCK_STORED, KvEvent.BLOCK_REMOVED, KvEvent.ALL_BLOCKS_CLEARED -> type;
           default -> "other";
         };
-    registry.counter(EVENTS, "Engine events published, by type.", "type", label).increment();
+    Meters.counter(registry, EVENTS, "Engine events published, by type.", "type", label)
+        .increment();
   }
 
   void replay(String outcome) {
-    registry
-        .counter(REPLAYS, "Replays requested from an engine, by outcome.", "outcome", outcome)
+    Meters.counter(
+            registry, REPLAYS, "Replays requested from an engine, by outcome.", "outcome", outcome)
         .increment();
   }
 
   void deadLetter(String reason) {
-    registry
-        .counter(
-            DEAD_LETTERS, "Inputs rejected to the dead-letter topic, by reason.", "reason", reason)
+    Meters.counter(
+            registry,
+            DEAD_LETTERS,
+            "Inputs rejected to the dead-letter topic, by reason.",
+            "reason",
+            reason)
         .increment();
   }
 
   void queueDrop(String kind) {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             QUEUE_DROPS,
             "Records dropped because the hand-off queue was full, by kind.",
             "kind",
@@ -100,12 +110,7 @@ final class KvBridgeMetrics {
   }
 
   void queueGauges(DoubleSupplier depth, DoubleSupplier bytes) {
-    registry.gauge(QUEUE_DEPTH, "Records waiting in the hand-off queue.", depth);
-    registry.gauge(QUEUE_BYTES, "Bytes waiting in the hand-off queue.", bytes);
-  }
-
-  /** A counter's value by name and label ({@code "reason=\"bad_event\""}), for tests. */
-  long value(String name, String label) {
-    return registry.value(name, label);
+    Meters.gauge(registry, QUEUE_DEPTH, "Records waiting in the hand-off queue.", depth);
+    Meters.gauge(registry, QUEUE_BYTES, "Bytes waiting in the hand-off queue.", bytes);
   }
 }

@@ -413,7 +413,7 @@ final class SourceSequencer {
   private void gap(long seq, long from, long to) {
     firstContact = false;
     metrics.gaps.increment();
-    metrics.missing.add(to - from + 1);
+    metrics.missing.increment(to - from + 1);
     LOGGER
         .atWarn()
         .setMessage("sequence numbers lost")

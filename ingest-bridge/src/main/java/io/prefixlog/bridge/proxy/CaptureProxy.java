@@ -1,6 +1,10 @@
 package io.prefixlog.bridge.proxy;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prefixlog.core.metrics.MetricsServer;
+import io.prefixlog.core.metrics.ServiceMetrics;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.RecordLimits;
 import io.vertx.core.DeploymentOptions;
@@ -55,12 +59,14 @@ public final class CaptureProxy implements AutoCloseable {
   private final List<ProxyHandler> handlers;
   private final AtomicInteger inFlight;
   private final HttpServer metricsServer;
+  private final ServiceMetrics ownMetrics;
   private final int port;
   private boolean closed;
 
   private CaptureProxy(
       ProxyConfig config,
       Vertx vertx,
+      ServiceMetrics ownMetrics,
       ProxyMetrics metrics,
       EventPublisher publisher,
       List<ProxyHandler> handlers,
@@ -69,6 +75,7 @@ public final class CaptureProxy implements AutoCloseable {
       int port) {
     this.config = config;
     this.vertx = vertx;
+    this.ownMetrics = ownMetrics;
     this.metrics = metrics;
     this.publisher = publisher;
     this.handlers = handlers;
@@ -79,15 +86,16 @@ public final class CaptureProxy implements AutoCloseable {
 
   /** Starts the proxy; returns when it listens. */
   public static CaptureProxy start(ProxyConfig config) throws IOException {
-    return start(config, List.of(), () -> true);
+    return start(config, null, () -> true);
   }
 
   /**
-   * Starts the proxy, serving on its metrics port also the {@code alsoServed} registries (the KV
-   * subscriber's, in the bridge process) and reporting unhealthy when {@code alsoHealthy} says so.
+   * Starts the proxy, counting into {@code shared} (the bridge process's registry, which the KV
+   * subscriber counts into too; null: a registry of its own) and reporting unhealthy when {@code
+   * alsoHealthy} says so.
    */
   public static CaptureProxy start(
-      ProxyConfig config, List<MetricsRegistry> alsoServed, BooleanSupplier alsoHealthy)
+      ProxyConfig config, PrometheusMeterRegistry shared, BooleanSupplier alsoHealthy)
       throws IOException {
     if (config.usesDevSecret()) {
       LOGGER
@@ -97,7 +105,9 @@ public final class CaptureProxy implements AutoCloseable {
                   + " guessable ids can be recomputed by anyone")
           .log();
     }
-    ProxyMetrics metrics = new ProxyMetrics(new MetricsRegistry());
+    ServiceMetrics ownMetrics = shared == null ? ServiceMetrics.create() : null;
+    PrometheusMeterRegistry registry = shared == null ? ownMetrics.registry() : shared;
+    ProxyMetrics metrics = new ProxyMetrics(registry, config.metricsHistograms());
     SpillStore spill =
         config.spillDir() == null
             ? null
@@ -110,7 +120,13 @@ public final class CaptureProxy implements AutoCloseable {
     EventPublisher publisher =
         new EventPublisher(
             queue,
-            () -> new KafkaProducer<>(producerProperties(config)),
+            () -> {
+              KafkaProducer<String, byte[]> producer =
+                  new KafkaProducer<>(producerProperties(config));
+              // The producer's own metrics (record errors, retries, request latency, buffer).
+              new KafkaClientMetrics(producer).bindTo(registry);
+              return producer;
+            },
             config.topics().requestsRaw().name(),
             metrics,
             spill,
@@ -186,8 +202,7 @@ public final class CaptureProxy implements AutoCloseable {
       int port = handlers.get(0).actualPort();
       HttpServer metricsServer = null;
       if (config.metricsPort() >= 0) {
-        metricsServer =
-            startMetrics(vertx, config, metrics.registry(), alsoServed, publisher, alsoHealthy);
+        metricsServer = startMetrics(vertx, config, registry, publisher, alsoHealthy);
       }
       LOGGER
           .atInfo()
@@ -202,10 +217,13 @@ public final class CaptureProxy implements AutoCloseable {
           .addKeyValue("nativeTransport", vertx.isNativeTransportEnabled())
           .log();
       return new CaptureProxy(
-          config, vertx, metrics, publisher, handlers, inFlight, metricsServer, port);
+          config, vertx, ownMetrics, metrics, publisher, handlers, inFlight, metricsServer, port);
     } catch (IOException | RuntimeException e) {
       vertx.close();
       publisher.close(Duration.ofSeconds(1));
+      if (ownMetrics != null) {
+        ownMetrics.close();
+      }
       throw e;
     }
   }
@@ -213,14 +231,10 @@ public final class CaptureProxy implements AutoCloseable {
   private static HttpServer startMetrics(
       Vertx vertx,
       ProxyConfig config,
-      MetricsRegistry registry,
-      List<MetricsRegistry> alsoServed,
+      PrometheusMeterRegistry registry,
       EventPublisher publisher,
       BooleanSupplier alsoHealthy)
       throws IOException {
-    List<MetricsRegistry> registries = new ArrayList<>();
-    registries.add(registry);
-    registries.addAll(alsoServed);
     HttpServer server =
         vertx
             .createHttpServer(
@@ -229,12 +243,12 @@ public final class CaptureProxy implements AutoCloseable {
                 request -> {
                   switch (request.path()) {
                     case "/metrics" -> {
-                      StringBuilder text = new StringBuilder();
-                      registries.forEach(r -> text.append(r.render()));
+                      String type = MetricsServer.contentType(request.getHeader("Accept"));
+                      String text = registry.scrape(type);
                       request
                           .response()
-                          .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-                          .end(Buffer.buffer(text.toString().getBytes(StandardCharsets.UTF_8)));
+                          .putHeader("Content-Type", type)
+                          .end(Buffer.buffer(text.getBytes(StandardCharsets.UTF_8)));
                     }
                     case "/health" -> {
                       boolean ok = alsoHealthy.getAsBoolean() && publisher.healthy();
@@ -302,7 +316,8 @@ public final class CaptureProxy implements AutoCloseable {
     return metricsServer == null ? -1 : metricsServer.actualPort();
   }
 
-  public MetricsRegistry metrics() {
+  /** The registry the proxy counts into (shared with the KV subscriber in the bridge process). */
+  public MeterRegistry metrics() {
     return metrics.registry();
   }
 
@@ -376,6 +391,9 @@ public final class CaptureProxy implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     publisher.close(Duration.ofSeconds(30));
+    if (ownMetrics != null) {
+      ownMetrics.close();
+    }
     LOGGER.atInfo().setMessage("capture proxy stopped").log();
   }
 

@@ -6,10 +6,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bounded hand-off between the event loops and the publisher thread. {@link #offer} never
- * blocks: beyond the event or byte bound it refuses, and the caller counts the drop.
+ * blocks: beyond the event or byte bound it refuses, and the caller counts the drop. Each item
+ * keeps the time it was offered: the publisher measures the queue's wait and the capture-to-ack
+ * latency from it.
  */
 final class EventQueue {
-  private final LinkedBlockingQueue<Outbound> queue;
+  /** An item and when it was offered ({@link System#nanoTime()}). */
+  record Queued(Outbound item, long offeredNanos) {}
+
+  private final LinkedBlockingQueue<Queued> queue;
   private final long maxBytes;
   private final AtomicLong bytes = new AtomicLong();
 
@@ -25,7 +30,7 @@ final class EventQueue {
       bytes.addAndGet(-size);
       return false;
     }
-    if (!queue.offer(item)) {
+    if (!queue.offer(new Queued(item, System.nanoTime()))) {
       bytes.addAndGet(-size);
       return false;
     }
@@ -33,12 +38,12 @@ final class EventQueue {
   }
 
   /** The next item, waiting at most {@code millis}; null when none came. */
-  Outbound poll(long millis) throws InterruptedException {
-    Outbound item = queue.poll(millis, TimeUnit.MILLISECONDS);
-    if (item != null) {
-      bytes.addAndGet(-item.bytes());
+  Queued poll(long millis) throws InterruptedException {
+    Queued queued = queue.poll(millis, TimeUnit.MILLISECONDS);
+    if (queued != null) {
+      bytes.addAndGet(-queued.item().bytes());
     }
-    return item;
+    return queued;
   }
 
   int depth() {

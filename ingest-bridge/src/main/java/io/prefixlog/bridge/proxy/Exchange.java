@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +62,11 @@ final class Exchange {
   private SessionKey sessionKey;
   private Integer status;
   private long ttfbNanos = -1;
+
+  /** When the request was forwarded (the upstream request asked for), and the engine's end. */
+  private long forwardedNanos = -1;
+
+  private long upstreamEndNanos = -1;
   private ResponseScanner scanner = new ResponseScanner.None();
   private Buffer heldBody;
   private int heldLimit;
@@ -177,6 +183,7 @@ final class Exchange {
       return;
     }
     connecting = true;
+    forwardedNanos = System.nanoTime();
     ProxyConfig config = proxy.proxyConfig();
     RequestOptions options =
         new RequestOptions()
@@ -315,6 +322,7 @@ final class Exchange {
     if (done) {
       return;
     }
+    upstreamEndNanos = System.nanoTime();
     if (heldBody != null) {
       if (heldNeedsLength) {
         response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(heldBody.length()));
@@ -455,7 +463,18 @@ final class Exchange {
     if (error != null) {
       proxy.metrics().error(error);
     }
-    proxy.metrics().captureBytes.add(capture.length());
+    proxy.metrics().captureBytes.increment(capture.length());
+    if (ttfbNanos >= 0) {
+      proxy.metrics().ttfb.record(ttfbNanos - startNanos, TimeUnit.NANOSECONDS);
+    }
+    if (error == null && forwardedNanos >= 0 && upstreamEndNanos >= 0) {
+      // What the client waited for beyond the engine: before the request went out, and after
+      // the engine's last byte (a held body's write, the scan happens after it).
+      proxy
+          .metrics()
+          .addedLatency
+          .record((forwardedNanos - startNanos) + (end - upstreamEndNanos), TimeUnit.NANOSECONDS);
+    }
     if (capture.truncated()) {
       proxy.metrics().truncated.increment();
     }

@@ -112,6 +112,7 @@ public final class ProxyConfig {
   private final Duration drainTimeout;
   private final String metricsHost;
   private final int metricsPort;
+  private final boolean metricsHistograms;
   private final Map<String, String> kafka;
 
   private ProxyConfig(Builder b) {
@@ -208,6 +209,7 @@ public final class ProxyConfig {
     this.drainTimeout = positive("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
     this.metricsHost = requireText("PREFIXLOG_METRICS_HOST", b.metricsHost);
     this.metricsPort = port("PREFIXLOG_METRICS_PORT", b.metricsPort, -1);
+    this.metricsHistograms = b.metricsHistograms;
     this.kafka = Map.copyOf(new TreeMap<>(b.kafka));
   }
 
@@ -270,6 +272,7 @@ public final class ProxyConfig {
     b.drainTimeout = s.duration("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
     b.metricsHost = s.string("PREFIXLOG_METRICS_HOST", b.metricsHost);
     b.metricsPort = s.integer("PREFIXLOG_METRICS_PORT", DEFAULT_METRICS_PORT, -1, 65535);
+    b.metricsHistograms = s.bool("PREFIXLOG_METRICS_HISTOGRAMS", b.metricsHistograms);
     b.kafka = KafkaPassThrough.read(s);
     return new ProxyConfig(b);
   }
@@ -586,6 +589,11 @@ public final class ProxyConfig {
     return metricsPort;
   }
 
+  /** False: the latency histograms record nothing (counters and gauges stay). */
+  public boolean metricsHistograms() {
+    return metricsHistograms;
+  }
+
   public Map<String, String> kafka() {
     return kafka;
   }
@@ -764,6 +772,7 @@ public final class ProxyConfig {
     Duration drainTimeout = Duration.ofSeconds(10);
     String metricsHost = DEFAULT_HOST;
     int metricsPort = DEFAULT_METRICS_PORT;
+    boolean metricsHistograms = true;
     Map<String, String> kafka = Map.of();
 
     Builder() {}
@@ -803,6 +812,7 @@ public final class ProxyConfig {
       drainTimeout = c.drainTimeout;
       metricsHost = c.metricsHost;
       metricsPort = c.metricsPort;
+      metricsHistograms = c.metricsHistograms;
       kafka = c.kafka;
     }
   }

@@ -1,11 +1,13 @@
 package io.prefixlog.bridge.proxy;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.prefixlog.core.metrics.Meters;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 
-/** The proxy's counters and gauges (names in the module README). */
+/** The proxy's counters, gauges and latency histograms (names in the module README). */
 final class ProxyMetrics {
   static final String RESPONSES = "prefixlog_proxy_responses_total";
   static final String RESPONSE_CLASSES = "prefixlog_proxy_responses_by_class_total";
@@ -17,64 +19,113 @@ final class ProxyMetrics {
   static final String SPILLED = "prefixlog_proxy_events_spilled_total";
   static final String RESENT = "prefixlog_proxy_events_resent_total";
   static final String PUBLISH_FAILURES = "prefixlog_proxy_publish_failures_total";
-  static final String ACK_MICROS = "prefixlog_proxy_producer_ack_micros_total";
-  static final String ACKS = "prefixlog_proxy_producer_acks_total";
+  static final String ADDED_LATENCY = "prefixlog_proxy_added_latency";
+  static final String TTFB = "prefixlog_proxy_ttfb";
+  static final String CAPTURE_TO_PUBLISH = "prefixlog_capture_publish_latency";
+  static final String QUEUE_WAIT = "prefixlog_proxy_publish_queue_wait";
   static final String UNREADABLE_USAGE = "prefixlog_proxy_unreadable_responses_total";
   static final String INGEST_REQUESTS = "prefixlog_ingest_requests_total";
   static final String INGEST_LINES = "prefixlog_ingest_lines_total";
   static final String INGEST_REJECTIONS = "prefixlog_ingest_rejections_total";
 
-  private final MetricsRegistry registry;
-  final LongAdder captureBytes;
-  final LongAdder truncated;
-  final LongAdder published;
-  final LongAdder spilled;
-  final LongAdder resent;
-  final LongAdder publishFailures;
-  final LongAdder spillSyncFailures;
-  final LongAdder ackMicros;
-  final LongAdder acks;
-  final LongAdder unreadable;
+  private final MeterRegistry registry;
+  final Counter captureBytes;
+  final Counter truncated;
+  final Counter published;
+  final Counter spilled;
+  final Counter resent;
+  final Counter publishFailures;
+  final Counter spillSyncFailures;
+  final Timer addedLatency;
+  final Timer ttfb;
+  final Timer captureToPublish;
+  final Timer queueWait;
+  final Counter unreadable;
 
   /**
    * The two response counters of each status code below 600 once looked up: counting a response on
    * the event loop then builds no label string and looks nothing up.
    */
-  private final AtomicReferenceArray<LongAdder[]> byStatus = new AtomicReferenceArray<>(600);
+  private final AtomicReferenceArray<Counter[]> byStatus = new AtomicReferenceArray<>(600);
 
-  ProxyMetrics(MetricsRegistry registry) {
+  /** Counters and gauges, with the latency histograms recording. */
+  ProxyMetrics(MeterRegistry registry) {
+    this(registry, true);
+  }
+
+  /**
+   * @param histograms false: the latency histograms record nothing ({@code
+   *     PREFIXLOG_METRICS_HISTOGRAMS=false}, how the proxy benchmark measures their cost)
+   */
+  ProxyMetrics(MeterRegistry registry, boolean histograms) {
     this.registry = registry;
     captureBytes =
-        registry.counter(CAPTURE_BYTES, "Request body bytes captured (up to the capture limit).");
-    truncated = registry.counter(TRUNCATED, "Request bodies longer than the capture limit.");
-    published = registry.counter(PUBLISHED, "Raw request events acknowledged by Kafka.");
-    spilled = registry.counter(SPILLED, "Events written to the spill directory.");
-    resent = registry.counter(RESENT, "Spilled events acknowledged by Kafka after a resend.");
-    publishFailures = registry.counter(PUBLISH_FAILURES, "Sends Kafka refused or that timed out.");
+        Meters.counter(
+            registry, CAPTURE_BYTES, "Request body bytes captured (up to the capture limit).");
+    truncated =
+        Meters.counter(registry, TRUNCATED, "Request bodies longer than the capture limit.");
+    published = Meters.counter(registry, PUBLISHED, "Raw request events acknowledged by Kafka.");
+    spilled = Meters.counter(registry, SPILLED, "Events written to the spill directory.");
+    resent =
+        Meters.counter(registry, RESENT, "Spilled events acknowledged by Kafka after a resend.");
+    publishFailures =
+        Meters.counter(registry, PUBLISH_FAILURES, "Sends Kafka refused or that timed out.");
     spillSyncFailures =
-        registry.counter(
+        Meters.counter(
+            registry,
             "prefixlog_proxy_spill_sync_failures_total",
             "Forces of the spill to disk that failed (the events stay in the page cache).");
-    ackMicros =
-        registry.counter(ACK_MICROS, "Sum of microseconds from send() to Kafka's acknowledgement.");
-    acks = registry.counter(ACKS, "Acknowledgements timed in " + ACK_MICROS + ".");
+    // Buckets: the proxy's own time is tens of microseconds, an engine's first token tens of
+    // milliseconds to seconds, a broker's acknowledgement milliseconds (seconds when it struggles).
+    addedLatency =
+        Meters.latency(
+            registry,
+            ADDED_LATENCY,
+            "Time the proxy added to an exchange: from the request's arrival to its forwarding,"
+                + " plus from the engine's last response byte to the client's.",
+            histograms,
+            Meters.millis(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250));
+    ttfb =
+        Meters.latency(
+            registry,
+            TTFB,
+            "From the request's arrival to the engine's response head (the event's ttfb_ms).",
+            histograms,
+            Meters.millis(5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000));
+    captureToPublish =
+        Meters.latency(
+            registry,
+            CAPTURE_TO_PUBLISH,
+            "From an exchange's capture (queued for the publisher) to Kafka's acknowledgement of"
+                + " its raw event.",
+            histograms,
+            Meters.millis(1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000));
+    queueWait =
+        Meters.latency(
+            registry,
+            QUEUE_WAIT,
+            "Time a captured exchange waited in the publish queue.",
+            histograms,
+            Meters.millis(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000));
     unreadable =
-        registry.counter(
-            UNREADABLE_USAGE, "JSON or SSE responses whose id and usage could not be read.");
+        Meters.counter(
+            registry,
+            UNREADABLE_USAGE,
+            "JSON or SSE responses whose id and usage could not be read.");
     for (String reason :
         new String[] {"queue_full", "kafka", "rejected", "spill_full", "spill_error", "shutdown"}) {
       dropped(reason);
     }
   }
 
-  MetricsRegistry registry() {
+  MeterRegistry registry() {
     return registry;
   }
 
   /** Counts a client connection closed as it was accepted, over the connection cap. */
   void clientConnectionRefused() {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             "prefixlog_proxy_client_connections_refused_total",
             "Client connections closed as they were accepted: PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS"
                 + " were open.")
@@ -83,8 +134,8 @@ final class ProxyMetrics {
 
   /** Counts a client connection closed for silence, by kind: header, idle, body. */
   void clientTimeout(String kind) {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             "prefixlog_proxy_client_timeouts_total",
             "Client connections closed because the client fell silent, by kind (header: no"
                 + " complete request head in time; idle: between requests; body: mid-body).",
@@ -95,8 +146,8 @@ final class ProxyMetrics {
 
   /** Counts a request refused before it was forwarded (ambiguous framing), by reason. */
   void refused(String reason) {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             "prefixlog_proxy_refused_requests_total",
             "Requests refused with 400 before forwarding, by reason (ambiguous framing).",
             "reason",
@@ -105,7 +156,7 @@ final class ProxyMetrics {
   }
 
   void response(int status) {
-    LongAdder[] counters = status < 0 || status >= byStatus.length() ? null : byStatus.get(status);
+    Counter[] counters = status < 0 || status >= byStatus.length() ? null : byStatus.get(status);
     if (counters == null) {
       // Two loops may both look up: the registry hands both the same counters.
       counters = lookUpResponse(status);
@@ -117,14 +168,16 @@ final class ProxyMetrics {
     counters[1].increment();
   }
 
-  private LongAdder[] lookUpResponse(int status) {
-    return new LongAdder[] {
-      registry.counter(
+  private Counter[] lookUpResponse(int status) {
+    return new Counter[] {
+      Meters.counter(
+          registry,
           RESPONSES,
           "Responses sent to clients, by status code.",
           "code",
           Integer.toString(status)),
-      registry.counter(
+      Meters.counter(
+          registry,
           RESPONSE_CLASSES,
           "Responses sent to clients, by status class.",
           "class",
@@ -133,8 +186,8 @@ final class ProxyMetrics {
   }
 
   void error(String kind) {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             ERRORS,
             "Exchanges that failed, by kind (upstream_timeout, client_disconnect, …).",
             "kind",
@@ -142,14 +195,14 @@ final class ProxyMetrics {
         .increment();
   }
 
-  LongAdder dropped(String reason) {
-    return registry.counter(
-        DROPPED, "Events not published and not spilled, by reason.", "reason", reason);
+  Counter dropped(String reason) {
+    return Meters.counter(
+        registry, DROPPED, "Events not published and not spilled, by reason.", "reason", reason);
   }
 
   void ingestRequest(int status) {
-    registry
-        .counter(
+    Meters.counter(
+            registry,
             INGEST_REQUESTS,
             "Ingest endpoint requests, by status.",
             "code",
@@ -157,20 +210,25 @@ final class ProxyMetrics {
         .increment();
   }
 
-  LongAdder ingestLines(String outcome) {
-    return registry.counter(
+  Counter ingestLines(String outcome) {
+    return Meters.counter(
+        registry,
         INGEST_LINES,
         "Ingested lines by outcome (accepted, rejected, dropped).",
         "outcome",
         outcome);
   }
 
-  LongAdder ingestRejection(String reason) {
-    return registry.counter(
-        INGEST_REJECTIONS, "Ingested lines rejected, by validation reason.", "reason", reason);
+  Counter ingestRejection(String reason) {
+    return Meters.counter(
+        registry,
+        INGEST_REJECTIONS,
+        "Ingested lines rejected, by validation reason.",
+        "reason",
+        reason);
   }
 
   void gauge(String name, String help, DoubleSupplier value) {
-    registry.gauge(name, help, value);
+    Meters.gauge(registry, name, help, value);
   }
 }

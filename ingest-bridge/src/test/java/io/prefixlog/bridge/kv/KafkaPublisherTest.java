@@ -2,9 +2,10 @@ package io.prefixlog.bridge.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.kv.KvMarkers;
 import io.prefixlog.core.kv.KvSource;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,7 @@ class KafkaPublisherTest {
     // Given: a producer that completes sends only when told
     MockProducer<byte[], byte[]> producer =
         new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
-    KvBridgeMetrics metrics = new KvBridgeMetrics(new MetricsRegistry());
+    KvBridgeMetrics metrics = new KvBridgeMetrics(new SimpleMeterRegistry());
     PublishQueue queue = new PublishQueue(Topics.withPrefix("p."), 100, 1 << 20);
     KafkaPublisher publisher =
         new KafkaPublisher(queue, () -> producer, metrics, Duration.ofMillis(1));
@@ -51,7 +52,7 @@ class KafkaPublisherTest {
         .containsExactly("10", "11", "12");
     assertThat(producer.history()).allSatisfy(r -> assertThat(r.topic()).isEqualTo("p.kv.events"));
     assertThat(lost).extracting(KvEventBatch::seq).containsExactly(11L);
-    assertThat(metrics.value(KvBridgeMetrics.PUBLISHED, "")).isEqualTo(2);
-    assertThat(metrics.value(KvBridgeMetrics.PUBLISH_FAILURES, "")).isEqualTo(1);
+    assertThat(Meters.count(metrics.registry(), KvBridgeMetrics.PUBLISHED)).isEqualTo(2);
+    assertThat(Meters.count(metrics.registry(), KvBridgeMetrics.PUBLISH_FAILURES)).isEqualTo(1);
   }
 }

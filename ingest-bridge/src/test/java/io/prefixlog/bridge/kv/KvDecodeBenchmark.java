@@ -1,9 +1,9 @@
 package io.prefixlog.bridge.kv;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.kv.DecodedBatch;
 import io.prefixlog.core.kv.KvBatchDecoder;
 import io.prefixlog.core.kv.KvSource;
-import io.prefixlog.core.metrics.MetricsRegistry;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.KvEventBatch;
@@ -249,7 +249,7 @@ public final class KvDecodeBenchmark {
         };
     SourceSequencer sequencer =
         new SourceSequencer(
-            SOURCE, null, sink, new KvBridgeMetrics(new MetricsRegistry()), () -> 1L);
+            SOURCE, null, sink, new KvBridgeMetrics(new SimpleMeterRegistry()), () -> 1L);
     byte[] topic = {'k', 'v'};
     long[] seq = {0};
     return payload -> {

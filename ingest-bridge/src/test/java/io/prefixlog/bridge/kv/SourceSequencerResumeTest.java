@@ -6,9 +6,10 @@ import static io.prefixlog.bridge.kv.Frames.replyWithTopic;
 import static io.prefixlog.bridge.kv.Frames.storedBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.bridge.kv.SourceSequencerTest.RecordingSink;
 import io.prefixlog.core.kv.KvSource;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.Meters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -26,7 +27,7 @@ class SourceSequencerResumeTest {
   private static final KvSource SOURCE = KvSource.of("tcp://10.0.3.17:5557", 0, TOPIC);
 
   private final RecordingSink sink = new RecordingSink();
-  private final KvBridgeMetrics metrics = new KvBridgeMetrics(new MetricsRegistry());
+  private final KvBridgeMetrics metrics = new KvBridgeMetrics(new SimpleMeterRegistry());
   private final FakeEngine engine = new FakeEngine(64);
 
   @Test
@@ -265,7 +266,7 @@ class SourceSequencerResumeTest {
   }
 
   private long counter(String name) {
-    return metrics.value(name, "");
+    return Meters.count(metrics.registry(), name);
   }
 
   /**

@@ -11,8 +11,9 @@ import static io.prefixlog.bridge.kv.Frames.seq;
 import static io.prefixlog.bridge.kv.Frames.storedBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.kv.KvSource;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,7 @@ class SourceSequencerTest {
   private static final KvSource SOURCE = KvSource.of("tcp://10.0.3.17:5557", 0, TOPIC);
 
   private final RecordingSink sink = new RecordingSink();
-  private final KvBridgeMetrics metrics = new KvBridgeMetrics(new MetricsRegistry());
+  private final KvBridgeMetrics metrics = new KvBridgeMetrics(new SimpleMeterRegistry());
 
   @Test
   void shouldPublishBatchesInOrderAfterARestartMarkerWhenTheFirstSeqIsZero() {
@@ -49,7 +50,8 @@ class SourceSequencerTest {
     assertThat(sink.batch(1).events().get(0).blockHashes()).containsExactly("0000000000000001");
     assertThat(counter(KvBridgeMetrics.BATCHES)).isEqualTo(3);
     assertThat(counter(KvBridgeMetrics.RESTARTS)).isEqualTo(1);
-    assertThat(metrics.value(KvBridgeMetrics.EVENTS, "type=\"BlockStored\"")).isEqualTo(3);
+    assertThat(Meters.count(metrics.registry(), KvBridgeMetrics.EVENTS, "type", "BlockStored"))
+        .isEqualTo(3);
   }
 
   @Test
@@ -105,7 +107,8 @@ class SourceSequencerTest {
             "batch 4",
             "batch 5",
             "batch 6");
-    assertThat(metrics.value(KvBridgeMetrics.REPLAYS, "outcome=\"complete\"")).isEqualTo(1);
+    assertThat(Meters.count(metrics.registry(), KvBridgeMetrics.REPLAYS, "outcome", "complete"))
+        .isEqualTo(1);
     assertThat(counter(KvBridgeMetrics.REPLAYED)).isEqualTo(4);
     assertThat(counter(KvBridgeMetrics.DUPLICATES)).isEqualTo(1);
     assertThat(counter(KvBridgeMetrics.GAPS)).isZero();
@@ -205,7 +208,8 @@ class SourceSequencerTest {
     assertThat(sink.log())
         .containsExactly(
             "restart @0", "batch 0", "batch 1", "batch 2", "gap 3..5 @6", "batch 6", "batch 7");
-    assertThat(metrics.value(KvBridgeMetrics.REPLAYS, "outcome=\"timed_out\"")).isEqualTo(1);
+    assertThat(Meters.count(metrics.registry(), KvBridgeMetrics.REPLAYS, "outcome", "timed_out"))
+        .isEqualTo(1);
   }
 
   @Test
@@ -325,7 +329,9 @@ class SourceSequencerTest {
         .isEqualTo("tcp://10.0.3.17:5557|dp0|kv");
     assertThat(unpackFrames(Base64.getDecoder().decode(first.originalValue())))
         .containsExactly(bytes('k', 'v'), seq(1));
-    assertThat(metrics.value(KvBridgeMetrics.DEAD_LETTERS, "reason=\"bad_seq_frame\""))
+    assertThat(
+            Meters.count(
+                metrics.registry(), KvBridgeMetrics.DEAD_LETTERS, "reason", "bad_seq_frame"))
         .isEqualTo(2);
   }
 
@@ -407,7 +413,8 @@ class SourceSequencerTest {
     // Then
     assertThat(sink.log())
         .containsExactly("restart @0", "batch 0", "batch 1", "gap 2..3 @4", "batch 4");
-    assertThat(metrics.value(KvBridgeMetrics.QUEUE_DROPS, "kind=\"batch\"")).isEqualTo(2);
+    assertThat(Meters.count(metrics.registry(), KvBridgeMetrics.QUEUE_DROPS, "kind", "batch"))
+        .isEqualTo(2);
   }
 
   @Test
@@ -455,7 +462,7 @@ class SourceSequencerTest {
   }
 
   private long counter(String name) {
-    return metrics.value(name, "");
+    return Meters.count(metrics.registry(), name);
   }
 
   private static List<byte[]> unpackFrames(byte[] msgpack) {

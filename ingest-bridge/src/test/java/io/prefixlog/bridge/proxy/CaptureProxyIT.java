@@ -2,6 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -212,11 +213,11 @@ class CaptureProxyIT {
     assertThat(event.response().latencyMs()).isGreaterThan(0.0);
     assertThat(event.response().ttfbMs()).isGreaterThan(0.0);
     assertThat(new String(records.get(0).value(), StandardCharsets.UTF_8)).doesNotContain("SECRET");
-    assertThat(proxy.metrics().value(ProxyMetrics.RESPONSES, "code=\"200\"")).isEqualTo(1);
-    assertThat(proxy.metrics().value(ProxyMetrics.CAPTURE_BYTES, "")).isEqualTo(bytes.length);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.RESPONSES, "code", "200")).isEqualTo(1);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.CAPTURE_BYTES)).isEqualTo(bytes.length);
     // The producer's callback counts a send once the broker acked it: a consumer may read the
     // record before that callback has run.
-    await(() -> proxy.metrics().value(ProxyMetrics.PUBLISHED, "") == 1);
+    await(() -> Meters.count(proxy.metrics(), ProxyMetrics.PUBLISHED) == 1);
   }
 
   @Test
@@ -423,7 +424,7 @@ class CaptureProxyIT {
     assertThat(event.bodyEncoding()).isEqualTo("base64");
     assertThat(java.util.Base64.getDecoder().decode(event.body()))
         .isEqualTo(Arrays.copyOf(body, 64 << 10));
-    assertThat(proxy.metrics().value(ProxyMetrics.TRUNCATED, "")).isEqualTo(1);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.TRUNCATED)).isEqualTo(1);
   }
 
   @Test
@@ -456,7 +457,7 @@ class CaptureProxyIT {
     assertThat(event.method()).isEqualTo("GET");
     assertThat(event.bodyLen()).isZero();
     await(() -> upstream.foreverAborted.get() == 1);
-    assertThat(proxy.metrics().value(ProxyMetrics.ERRORS, "kind=\"client_disconnect\""))
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.ERRORS, "kind", "client_disconnect"))
         .isEqualTo(1);
   }
 
@@ -514,10 +515,12 @@ class CaptureProxyIT {
     assertThat(byRequestId(records, "req-refused").response().status()).isEqualTo(502);
     assertThat(byRequestId(records, "req-refused").response().error())
         .isEqualTo("upstream_connect_failed");
-    assertThat(proxy.metrics().value(ProxyMetrics.ERRORS, "kind=\"upstream_timeout\""))
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.ERRORS, "kind", "upstream_timeout"))
         .isEqualTo(1);
-    assertThat(proxy.metrics().value(ProxyMetrics.RESPONSE_CLASSES, "class=\"5xx\"")).isEqualTo(2);
-    assertThat(unreachable.metrics().value(ProxyMetrics.RESPONSES, "code=\"502\"")).isEqualTo(1);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.RESPONSE_CLASSES, "class", "5xx"))
+        .isEqualTo(2);
+    assertThat(Meters.count(unreachable.metrics(), ProxyMetrics.RESPONSES, "code", "502"))
+        .isEqualTo(1);
   }
 
   @Test
@@ -631,9 +634,11 @@ class CaptureProxyIT {
     assertThat(new String(records.get(0).value(), StandardCharsets.UTF_8)).isEqualTo(valid1);
     assertThat(new String(records.get(1).value(), StandardCharsets.UTF_8)).isEqualTo(valid2);
     assertThat(records.get(0).key()).isEqualTo("0123456789abcdef0123456789abcdef");
-    assertThat(proxy.metrics().value(ProxyMetrics.INGEST_LINES, "outcome=\"accepted\""))
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.INGEST_LINES, "outcome", "accepted"))
         .isEqualTo(2);
-    assertThat(proxy.metrics().value(ProxyMetrics.INGEST_REJECTIONS, "reason=\"secret_header\""))
+    assertThat(
+            Meters.count(
+                proxy.metrics(), ProxyMetrics.INGEST_REJECTIONS, "reason", "secret_header"))
         .isEqualTo(1);
   }
 
@@ -659,7 +664,7 @@ class CaptureProxyIT {
     HttpResponse<String> response = slow.get(10, TimeUnit.SECONDS);
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.body()).isEqualTo("late\n");
-    assertThat(proxy.metrics().value(ProxyMetrics.PUBLISHED, "")).isEqualTo(1);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.PUBLISHED)).isEqualTo(1);
     assertThat(byRequestId(reader.await(1, WAIT), "req-draining").response().status())
         .isEqualTo(200);
   }

@@ -2,6 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -71,7 +72,9 @@ class ClientLimitsIT {
       assertThat(closedWithin(socket, Duration.ofSeconds(5))).isTrue();
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(400));
     }
-    assertThat(proxy.metrics().value("prefixlog_proxy_client_timeouts_total", "kind=\"header\""))
+    assertThat(
+            Meters.count(
+                proxy.metrics(), "prefixlog_proxy_client_timeouts_total", "kind", "header"))
         .isEqualTo(1);
   }
 
@@ -93,7 +96,8 @@ class ClientLimitsIT {
       // Then: the keep-alive connection is closed after the idle timeout
       assertThat(closedWithin(socket, Duration.ofSeconds(5))).isTrue();
     }
-    assertThat(proxy.metrics().value("prefixlog_proxy_client_timeouts_total", "kind=\"idle\""))
+    assertThat(
+            Meters.count(proxy.metrics(), "prefixlog_proxy_client_timeouts_total", "kind", "idle"))
         .isEqualTo(1);
   }
 
@@ -112,7 +116,8 @@ class ClientLimitsIT {
       // Then
       assertThat(closedWithin(socket, Duration.ofSeconds(5))).isTrue();
     }
-    assertThat(proxy.metrics().value("prefixlog_proxy_client_timeouts_total", "kind=\"body\""))
+    assertThat(
+            Meters.count(proxy.metrics(), "prefixlog_proxy_client_timeouts_total", "kind", "body"))
         .isEqualTo(1);
   }
 
@@ -133,7 +138,7 @@ class ClientLimitsIT {
       // Then: it is closed at once, counted
       assertThat(closedWithin(fourth, Duration.ofSeconds(5))).isTrue();
     }
-    assertThat(proxy.metrics().value("prefixlog_proxy_client_connections_refused_total", ""))
+    assertThat(Meters.count(proxy.metrics(), "prefixlog_proxy_client_connections_refused_total"))
         .isEqualTo(1);
 
     // When: one of the three goes
@@ -271,14 +276,9 @@ class ClientLimitsIT {
     assertThat(gauge(proxy, name)).isEqualTo(value);
   }
 
-  /** A gauge as /metrics shows it. */
+  /** A gauge's value (NaN when it is not registered). */
   private static double gauge(CaptureProxy proxy, String name) {
-    for (String line : proxy.metrics().render().split("\n")) {
-      if (line.startsWith(name + " ")) {
-        return Double.parseDouble(line.substring(name.length() + 1).trim());
-      }
-    }
-    return Double.NaN;
+    return Meters.gaugeValue(proxy.metrics(), name);
   }
 
   private static HttpResponse<String> ingest(CaptureProxy proxy, String body) throws Exception {

@@ -2,7 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EventPublisherTest {
   private final MockProducer<String, byte[]> producer =
       new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
-  private final ProxyMetrics metrics = new ProxyMetrics(new MetricsRegistry());
+  private final ProxyMetrics metrics = new ProxyMetrics(new SimpleMeterRegistry());
 
   private EventPublisher publisher(Path spillDir) {
     EventPublisher publisher =
@@ -57,14 +57,14 @@ class EventPublisherTest {
 
     // When: Kafka rejects the record itself
     producer.errorNext(new RecordTooLargeException("too large"));
-    await(() -> metrics.dropped("rejected").sum() == 1);
+    await(() -> metrics.dropped("rejected").count() == 1);
     publisher.offer(event("b"));
     await(() -> producer.history().size() == 2);
     producer.completeNext();
 
     // Then
-    await(() -> metrics.published.sum() == 1);
-    assertThat(metrics.spilled.sum()).isZero();
+    await(() -> metrics.published.count() == 1);
+    assertThat(metrics.spilled.count()).isZero();
     assertThat(publisher.spilling()).isFalse();
     publisher.close(Duration.ofSeconds(5));
   }
@@ -82,8 +82,8 @@ class EventPublisherTest {
     producer.errorNext(new TimeoutException("expired"));
 
     // Then
-    await(() -> metrics.dropped("kafka").sum() == 2);
-    assertThat(metrics.published.sum()).isZero();
+    await(() -> metrics.dropped("kafka").count() == 2);
+    assertThat(metrics.published.count()).isZero();
     publisher.close(Duration.ofSeconds(5));
   }
 
@@ -105,14 +105,14 @@ class EventPublisherTest {
     }
 
     // Then: spilled, then resent in order (the mock acknowledges on flush), then online again
-    await(() -> metrics.resent.sum() == 3);
-    assertThat(metrics.spilled.sum()).isEqualTo(3);
+    await(() -> metrics.resent.count() == 3);
+    assertThat(metrics.spilled.count()).isEqualTo(3);
     assertThat(values(producer.history().subList(3, 6))).containsExactly("a", "b", "c");
     await(() -> !publisher.spilling());
     publisher.offer(event("d"));
     await(() -> producer.history().size() == 7);
     producer.completeNext();
-    await(() -> metrics.published.sum() == 4);
+    await(() -> metrics.published.count() == 4);
     assertThat(publisher.spillPending()).isZero();
     publisher.close(Duration.ofSeconds(5));
   }

@@ -1,5 +1,6 @@
 package io.prefixlog.bridge.proxy;
 
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.KafkaBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -77,8 +78,8 @@ public final class ProxyOverheadProbe {
             upstream.clientPorts.size());
         System.out.printf(
             "published %d, dropped %d%n",
-            proxy.metrics().value(ProxyMetrics.PUBLISHED, ""),
-            proxy.metrics().value(ProxyMetrics.DROPPED, "reason=\"queue_full\""));
+            Meters.count(proxy.metrics(), ProxyMetrics.PUBLISHED),
+            Meters.count(proxy.metrics(), ProxyMetrics.DROPPED, "reason", "queue_full"));
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.prefixlog.streams.errors;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.request.Rejection;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.RecordLimits;
@@ -29,10 +30,10 @@ public final class DeadLetters {
   static final String COUNTER_HELP = "Inputs rejected to the dead-letter topic, by reason.";
   private static final Logger LOGGER = LoggerFactory.getLogger(DeadLetters.class);
 
-  private final MetricsRegistry metrics;
+  private final MeterRegistry metrics;
   private final String sinkName;
 
-  public DeadLetters(MetricsRegistry metrics, String sinkName) {
+  public DeadLetters(MeterRegistry metrics, String sinkName) {
     this.metrics = metrics;
     this.sinkName = sinkName;
   }
@@ -121,8 +122,8 @@ public final class DeadLetters {
   }
 
   /** Counts a letter by reason and logs where its input came from. */
-  static void count(MetricsRegistry metrics, DeadLetter letter) {
-    metrics.counter(COUNTER, COUNTER_HELP, "reason", letter.reason()).increment();
+  static void count(MeterRegistry metrics, DeadLetter letter) {
+    Meters.counter(metrics, COUNTER, COUNTER_HELP, "reason", letter.reason()).increment();
     LOGGER
         .atWarn()
         .setMessage("input dead-lettered")

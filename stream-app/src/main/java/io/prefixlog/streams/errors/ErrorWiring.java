@@ -1,6 +1,6 @@
 package io.prefixlog.streams.errors;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import java.util.Objects;
 
@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param metrics where the handlers count
  * @param deadLetterTopic the topic their dead letters go to
  */
-public record ErrorWiring(MetricsRegistry metrics, String deadLetterTopic) {
+public record ErrorWiring(MeterRegistry metrics, String deadLetterTopic) {
   public static final String CONFIG = "prefixlog.error.wiring";
 
   public ErrorWiring {

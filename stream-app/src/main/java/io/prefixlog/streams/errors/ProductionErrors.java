@@ -1,6 +1,7 @@
 package io.prefixlog.streams.errors;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.InvalidRecordException;
@@ -40,7 +41,7 @@ public final class ProductionErrors implements ProductionExceptionHandler {
   static final String COUNTER = "prefixlog_production_errors_total";
   private static final Logger LOGGER = LoggerFactory.getLogger(ProductionErrors.class);
 
-  private MetricsRegistry metrics;
+  private MeterRegistry metrics;
 
   @Override
   public void configure(Map<String, ?> configs) {
@@ -87,8 +88,8 @@ public final class ProductionErrors implements ProductionExceptionHandler {
   }
 
   private void count(ErrorHandlerContext context, String topic, String reason, Exception e) {
-    metrics
-        .counter(
+    Meters.counter(
+            metrics,
             COUNTER,
             "Records the app could not write, by topic and reason.",
             "topic",

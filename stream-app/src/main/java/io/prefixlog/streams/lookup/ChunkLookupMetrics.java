@@ -1,11 +1,12 @@
 package io.prefixlog.streams.lookup;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.prefixlog.core.chunk.RenderedPrompt;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.atomic.LongAdder;
 
 /** The chunk-lookup counters, registered up front so that they read 0 before the first request. */
 final class ChunkLookupMetrics {
@@ -13,24 +14,26 @@ final class ChunkLookupMetrics {
   static final String CHUNKS = "prefixlog_chunks_hashed_total";
   static final String BYTES = "prefixlog_chunked_bytes_total";
 
-  private final Map<RenderedPrompt.Kind, LongAdder> lookups =
+  private final Map<RenderedPrompt.Kind, Counter> lookups =
       new EnumMap<>(RenderedPrompt.Kind.class);
-  private final LongAdder chunks;
-  private final LongAdder bytes;
+  private final Counter chunks;
+  private final Counter bytes;
 
-  ChunkLookupMetrics(MetricsRegistry registry) {
+  ChunkLookupMetrics(MeterRegistry registry) {
     for (RenderedPrompt.Kind kind : RenderedPrompt.Kind.values()) {
       lookups.put(
           kind,
-          registry.counter(
+          Meters.counter(
+              registry,
               LOOKUPS,
               "Chunk lookup records emitted, by what was chunked.",
               "chunked",
               kind.wireName()));
     }
-    this.chunks = registry.counter(CHUNKS, "Full chunks hashed into lookup records.");
+    this.chunks = Meters.counter(registry, CHUNKS, "Full chunks hashed into lookup records.");
     this.bytes =
-        registry.counter(BYTES, "Bytes of rendered prompts chunked (the records' seq_len).");
+        Meters.counter(
+            registry, BYTES, "Bytes of rendered prompts chunked (the records' seq_len).");
   }
 
   /** Counts one emitted record. */
@@ -40,7 +43,7 @@ final class ChunkLookupMetrics {
         lookups.get(kind).increment();
       }
     }
-    chunks.add(record.chunkHashes().size());
-    bytes.add(record.seqLen());
+    chunks.increment(record.chunkHashes().size());
+    bytes.increment(record.seqLen());
   }
 }

@@ -332,7 +332,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       }
     }
     if (!idle.isEmpty()) {
-      wiring.metrics().sessionsEvicted().add(evicted);
+      wiring.metrics().sessionsEvicted().increment(evicted);
       LOGGER
           .atInfo()
           .setMessage("idle sessions evicted")

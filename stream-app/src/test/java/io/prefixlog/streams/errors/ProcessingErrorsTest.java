@@ -2,7 +2,9 @@ package io.prefixlog.streams.errors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.StreamApp;
@@ -32,7 +34,7 @@ class ProcessingErrorsTest {
     // Given: a processor that throws on one value, with the app's Streams settings
     StreamAppConfig config =
         StreamAppConfig.defaults(Map.of("PREFIXLOG_STATE_DIR", stateDir.toString()));
-    MetricsRegistry registry = new MetricsRegistry();
+    MeterRegistry registry = new SimpleMeterRegistry();
     Topology topology = new Topology();
     topology.addSource("in", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
     topology.addProcessor("explosive", Explosive::new, "in");
@@ -71,7 +73,8 @@ class ProcessingErrorsTest {
           .isEqualTo("boom".getBytes(StandardCharsets.UTF_8));
       assertThat(Base64.getDecoder().decode(letter.originalKey()))
           .isEqualTo("k2".getBytes(StandardCharsets.UTF_8));
-      assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"processing_error\""))
+      assertThat(
+              Meters.count(registry, "prefixlog_dead_letters_total", "reason", "processing_error"))
           .isEqualTo(1);
     }
   }

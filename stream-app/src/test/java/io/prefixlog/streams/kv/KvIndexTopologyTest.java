@@ -12,8 +12,10 @@ import static io.prefixlog.streams.kv.KvBatches.storedIn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.kv.KvSource;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.control.ControlHeaders;
@@ -71,7 +73,7 @@ class KvIndexTopologyTest {
   private TestOutputTopic<String, SourceStats> stats;
   private TestOutputTopic<byte[], DeadLetter> deadLetters;
   private TestOutputTopic<String, ErasureAck> acks;
-  private MetricsRegistry registry;
+  private MeterRegistry registry;
 
   /** The compacted view of the index topic: last value per key, tombstones remove. */
   private final Map<String, BlockIndexEntry> compacted = new TreeMap<>();
@@ -82,7 +84,7 @@ class KvIndexTopologyTest {
         StreamAppConfig.defaults(
             Map.of(
                 "PREFIXLOG_STATE_DIR", stateDir.toString(), "PREFIXLOG_KV_STATS_INTERVAL", "10s"));
-    registry = new MetricsRegistry();
+    registry = new SimpleMeterRegistry();
     driver =
         new TopologyTestDriver(
             PrefixlogTopology.build(config, new StreamAppMetrics(registry)),
@@ -145,8 +147,8 @@ class KvIndexTopologyTest {
     // Then
     List<KeyValue<String, BlockIndexEntry>> tombstone = readIndex();
     assertThat(tombstone).containsExactly(KeyValue.pair(A.id() + "/aa01", null));
-    assertThat(registry.value(KvIndexMetrics.TOMBSTONES, "cause=\"removed\"")).isEqualTo(1);
-    assertThat(registry.value(KvIndexMetrics.UNKNOWN_REMOVALS, "")).isZero();
+    assertThat(Meters.count(registry, KvIndexMetrics.TOMBSTONES, "cause", "removed")).isEqualTo(1);
+    assertThat(Meters.count(registry, KvIndexMetrics.UNKNOWN_REMOVALS)).isZero();
   }
 
   @Test
@@ -194,7 +196,7 @@ class KvIndexTopologyTest {
 
     // Then
     assertThat(index.isEmpty()).isTrue();
-    assertThat(registry.value(KvIndexMetrics.UNKNOWN_REMOVALS, "")).isEqualTo(1);
+    assertThat(Meters.count(registry, KvIndexMetrics.UNKNOWN_REMOVALS)).isEqualTo(1);
   }
 
   @Test
@@ -234,8 +236,8 @@ class KvIndexTopologyTest {
 
     // Then
     assertThat(index.isEmpty()).isTrue();
-    assertThat(registry.value(KvIndexMetrics.UNKNOWN_REMOVALS, "")).isEqualTo(2);
-    assertThat(registry.value(KvIndexMetrics.EVENTS, "type=\"other\"")).isEqualTo(1);
+    assertThat(Meters.count(registry, KvIndexMetrics.UNKNOWN_REMOVALS)).isEqualTo(2);
+    assertThat(Meters.count(registry, KvIndexMetrics.EVENTS, "type", "other")).isEqualTo(1);
   }
 
   @Test
@@ -260,7 +262,7 @@ class KvIndexTopologyTest {
     assertThat(compacted.keySet())
         .containsExactlyInAnyOrder(
             A.id() + "/a9", B.id() + "/b1", B.id() + "/b2", A_EXTENDED.id() + "/c1");
-    assertThat(registry.value(KvIndexMetrics.TOMBSTONES, "cause=\"cleared\"")).isEqualTo(3);
+    assertThat(Meters.count(registry, KvIndexMetrics.TOMBSTONES, "cause", "cleared")).isEqualTo(3);
   }
 
   @ParameterizedTest
@@ -280,14 +282,14 @@ class KvIndexTopologyTest {
             KeyValue.pair(A.id() + "/a3", null));
     assertThat(compacted.keySet())
         .containsExactlyInAnyOrder(B.id() + "/b1", B.id() + "/b2", A_EXTENDED.id() + "/c1");
-    assertThat(registry.value(KvIndexMetrics.BATCHES, "kind=\"" + kind + "\"")).isEqualTo(1);
+    assertThat(Meters.count(registry, KvIndexMetrics.BATCHES, "kind", kind)).isEqualTo(1);
 
     // When: the old blocks are removed after the marker (evicted by the restarted engine)
     send(batch(A, 10, T0 + 200, removed("a1")));
 
     // Then: unknown now, counted, no output
     assertThat(index.isEmpty()).isTrue();
-    assertThat(registry.value(KvIndexMetrics.UNKNOWN_REMOVALS, "")).isEqualTo(1);
+    assertThat(Meters.count(registry, KvIndexMetrics.UNKNOWN_REMOVALS)).isEqualTo(1);
   }
 
   @Test
@@ -325,7 +327,7 @@ class KvIndexTopologyTest {
     assertThat(readIndex().stream().map(kv -> kv.value).toList())
         .extracting(BlockIndexEntry::hash)
         .containsExactly("0a0b");
-    assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"invalid_field\""))
+    assertThat(Meters.count(registry, "prefixlog_dead_letters_total", "reason", "invalid_field"))
         .isEqualTo(5);
   }
 
@@ -406,7 +408,7 @@ class KvIndexTopologyTest {
     assertThat(cleared).extracting(SourceStats::residentTokens).containsExactly(0L, 0L);
     assertThat(cleared).extracting(SourceStats::restarts).containsExactly(1L, 1L);
     assertThat(cleared).extracting(SourceStats::gaps).containsExactly(0L, 1L);
-    assertThat(registry.value(KvIndexMetrics.STATS, "")).isEqualTo(4);
+    assertThat(Meters.count(registry, KvIndexMetrics.STATS)).isEqualTo(4);
   }
 
   @Test
@@ -454,7 +456,7 @@ class KvIndexTopologyTest {
 
     // When
     String described =
-        PrefixlogTopology.build(config, new StreamAppMetrics(new MetricsRegistry()))
+        PrefixlogTopology.build(config, new StreamAppMetrics(new SimpleMeterRegistry()))
             .describe()
             .toString();
 
@@ -508,7 +510,8 @@ class KvIndexTopologyTest {
     assertThat(ack.outcome()).isEqualTo(ErasureAck.ERASED);
     assertThat(ack.blocksScrubbed()).isEqualTo(2);
     assertThat(ack.statsSessionsRemoved()).isEqualTo(1);
-    assertThat(registry.value("prefixlog_kv_erasures_total", "outcome=\"erased\"")).isEqualTo(1);
+    assertThat(Meters.count(registry, "prefixlog_kv_erasures_total", "outcome", "erased"))
+        .isEqualTo(1);
 
     // When: the engine stores a block for s1 again (new data, after the order)
     send(batch(A, 2, T0 + 10, storedIn("GPU", 0, "s1", "aa04")));

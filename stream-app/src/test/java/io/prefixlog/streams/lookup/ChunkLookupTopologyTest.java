@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.Json;
@@ -46,7 +48,7 @@ class ChunkLookupTopologyTest {
   private TestInputTopic<String, byte[]> raw;
   private TestOutputTopic<String, ChunkLookupRecord> lookups;
   private TestOutputTopic<String, byte[]> lookupBytes;
-  private MetricsRegistry registry;
+  private MeterRegistry registry;
   private StreamAppConfig config;
 
   /**
@@ -58,7 +60,7 @@ class ChunkLookupTopologyTest {
     all.put("PREFIXLOG_CHUNK_SIZE_BYTES", Integer.toString(chunkSize));
     all.put("PREFIXLOG_KV_INDEX_ENABLED", "false");
     config = config(all);
-    registry = new MetricsRegistry();
+    registry = new SimpleMeterRegistry();
     open(PrefixlogTopology.build(config, new StreamAppMetrics(registry)));
   }
 
@@ -151,10 +153,10 @@ class ChunkLookupTopologyTest {
     assertThat(firstTurns.get(1).chunkHashes().subList(0, 20))
         .isEqualTo(firstTurns.get(0).chunkHashes().subList(0, 20))
         .isEqualTo(firstTurns.get(2).chunkHashes().subList(0, 20));
-    assertThat(registry.value("prefixlog_chunk_lookups_total", "chunked=\"chat_messages\""))
+    assertThat(Meters.count(registry, "prefixlog_chunk_lookups_total", "chunked", "chat_messages"))
         .isEqualTo(out.size());
-    assertThat(registry.value("prefixlog_chunks_hashed_total", "")).isEqualTo(chunks);
-    assertThat(registry.value("prefixlog_chunked_bytes_total", "")).isEqualTo(seqLen);
+    assertThat(Meters.count(registry, "prefixlog_chunks_hashed_total")).isEqualTo(chunks);
+    assertThat(Meters.count(registry, "prefixlog_chunked_bytes_total")).isEqualTo(seqLen);
   }
 
   @Test
@@ -251,7 +253,7 @@ class ChunkLookupTopologyTest {
     List<String> reasons = new ArrayList<>(bad.keySet());
     reasons.add("key_mismatch");
     for (String reason : reasons) {
-      assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"" + reason + "\""))
+      assertThat(Meters.count(registry, "prefixlog_dead_letters_total", "reason", reason))
           .as(reason)
           .isEqualTo(1);
     }
@@ -276,7 +278,7 @@ class ChunkLookupTopologyTest {
     assertThat(deadLetters.readValuesToList())
         .extracting(DeadLetter::reason)
         .containsExactly("invalid_json");
-    assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"invalid_json\""))
+    assertThat(Meters.count(registry, "prefixlog_dead_letters_total", "reason", "invalid_json"))
         .isEqualTo(1);
     assertThat(lookups.readKeyValuesToList())
         .extracting(kv -> kv.value.requestId())
@@ -308,7 +310,7 @@ class ChunkLookupTopologyTest {
   @Test
   void shouldRejectAChunkSizeOutsideItsRange() {
     StreamAppConfig defaults = config(Map.of());
-    StreamAppMetrics metrics = new StreamAppMetrics(new MetricsRegistry());
+    StreamAppMetrics metrics = new StreamAppMetrics(new SimpleMeterRegistry());
     assertThatThrownBy(
             () -> ChunkLookupTopology.addTo(new Topology(), defaults, metrics, SOURCE, 8))
         .isInstanceOf(IllegalArgumentException.class)
@@ -323,7 +325,7 @@ class ChunkLookupTopologyTest {
         Serdes.ByteArray().deserializer(),
         config.topics().requestsRaw().name());
     ChunkLookupTopology.addTo(
-        topology, config, new StreamAppMetrics(new MetricsRegistry()), SOURCE, 256);
+        topology, config, new StreamAppMetrics(new SimpleMeterRegistry()), SOURCE, 256);
     return topology.describe().toString();
   }
 

@@ -3,7 +3,9 @@ package io.prefixlog.streams.topology;
 import static io.prefixlog.streams.topology.RawEvents.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
@@ -51,7 +53,7 @@ class LosslessUnderOperationsTest {
   private TestOutputTopic<String, byte[]> deltas;
   private TestOutputTopic<String, byte[]> lookups;
   private TestOutputTopic<byte[], DeadLetter> deadLetters;
-  private MetricsRegistry registry;
+  private MeterRegistry registry;
   private final Map<String, byte[]> compactedDeltas = new LinkedHashMap<>();
   private final Map<String, byte[]> sentBodies = new HashMap<>();
 
@@ -98,7 +100,7 @@ class LosslessUnderOperationsTest {
     // Then
     List<KeyValue<String, byte[]>> out = drainDeltas();
     assertThat(out).hasSize(2);
-    assertThat(registry.value("prefixlog_duplicate_requests_total", "")).isEqualTo(2);
+    assertThat(Meters.count(registry, "prefixlog_duplicate_requests_total")).isEqualTo(2);
     assertThat(deadLetters.isEmpty()).isTrue();
     assertEveryRequestRebuildsOnce(2);
     assertThat(lookupKeys()).hasSize(2);
@@ -118,7 +120,9 @@ class LosslessUnderOperationsTest {
     assertThat(drainDeltas()).hasSize(1);
     List<DeadLetter> letters = deadLetters.readValuesToList();
     assertThat(letters).extracting(DeadLetter::reason).containsExactly("duplicate_request_id");
-    assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"duplicate_request_id\""))
+    assertThat(
+            Meters.count(
+                registry, "prefixlog_dead_letters_total", "reason", "duplicate_request_id"))
         .isEqualTo(1);
     assertEveryRequestRebuildsOnce(1);
   }
@@ -156,7 +160,7 @@ class LosslessUnderOperationsTest {
       assertThat(new String(record.value, java.nio.charset.StandardCharsets.UTF_8))
           .contains("\"kind\":\"delta\"");
     }
-    assertThat(registry.value("prefixlog_sessions_evicted_total", "")).isZero();
+    assertThat(Meters.count(registry, "prefixlog_sessions_evicted_total")).isZero();
     assertEveryRequestRebuildsOnce(5);
   }
 
@@ -172,7 +176,7 @@ class LosslessUnderOperationsTest {
     send(SESSION, "req-2", T0.plus(Duration.ofMinutes(13)), chat(SESSION, 2));
 
     // Then
-    assertThat(registry.value("prefixlog_sessions_evicted_total", "")).isEqualTo(1);
+    assertThat(Meters.count(registry, "prefixlog_sessions_evicted_total")).isEqualTo(1);
     List<KeyValue<String, byte[]>> out = drainDeltas();
     assertThat(new String(out.get(3).value, java.nio.charset.StandardCharsets.UTF_8))
         .contains("\"keyframe_reason\":\"no_close_base\"");
@@ -199,7 +203,8 @@ class LosslessUnderOperationsTest {
     assertThat(json)
         .contains("\"keyframe_reason\":\"record_size\"")
         .contains("\"body_encoding\":\"base64\"");
-    assertThat(registry.value("prefixlog_keyframes_total", "reason=\"record_size\"")).isEqualTo(1);
+    assertThat(Meters.count(registry, "prefixlog_keyframes_total", "reason", "record_size"))
+        .isEqualTo(1);
     assertEveryRequestRebuildsOnce(2);
   }
 
@@ -248,7 +253,7 @@ class LosslessUnderOperationsTest {
     Map<String, String> all = new HashMap<>(settings);
     all.put("PREFIXLOG_STATE_DIR", stateDir.toString());
     StreamAppConfig config = StreamAppConfig.defaults(all);
-    registry = new MetricsRegistry();
+    registry = new SimpleMeterRegistry();
     Properties properties = StreamApp.streamsProperties(config);
     driver =
         new TopologyTestDriver(

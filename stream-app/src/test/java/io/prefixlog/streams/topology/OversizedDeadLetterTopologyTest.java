@@ -2,7 +2,7 @@ package io.prefixlog.streams.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
@@ -40,7 +40,7 @@ class OversizedDeadLetterTopologyTest {
             Map.of("PREFIXLOG_MAX_BODY_BYTES", "4KiB", "PREFIXLOG_STATE_DIR", stateDir.toString()));
     driver =
         new TopologyTestDriver(
-            PrefixlogTopology.build(config, new StreamAppMetrics(new MetricsRegistry())),
+            PrefixlogTopology.build(config, new StreamAppMetrics(new SimpleMeterRegistry())),
             StreamApp.streamsProperties(config));
     Topics topics = config.topics();
     raw =

@@ -3,9 +3,11 @@ package io.prefixlog.streams.topology;
 import static io.prefixlog.streams.topology.RawEvents.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.delta.DeltaDecoder;
 import io.prefixlog.core.delta.DeltaException;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.delta.DeltaOp;
@@ -57,14 +59,14 @@ class SessionDeltaTopologyTest {
   private TestInputTopic<String, byte[]> raw;
   private TestOutputTopic<String, DeltaRecord> deltas;
   private TestOutputTopic<byte[], DeadLetter> deadLetters;
-  private MetricsRegistry registry;
+  private MeterRegistry registry;
   private final Map<String, byte[]> rebuilt = new HashMap<>();
 
   private void start(Map<String, String> settings) {
     Map<String, String> all = new HashMap<>(settings);
     all.put("PREFIXLOG_STATE_DIR", stateDir.toString());
     StreamAppConfig config = StreamAppConfig.defaults(all);
-    registry = new MetricsRegistry();
+    registry = new SimpleMeterRegistry();
     Properties properties = StreamApp.streamsProperties(config);
     driver =
         new TopologyTestDriver(
@@ -128,9 +130,9 @@ class SessionDeltaTopologyTest {
       assertThat(delta.ops()).hasSize(3);
     }
     assertRebuilds(out, bodies);
-    assertThat(registry.value("prefixlog_turns_total", "kind=\"delta\"")).isEqualTo(5);
-    assertThat(registry.value("prefixlog_turns_total", "kind=\"full\"")).isEqualTo(1);
-    assertThat(registry.value("prefixlog_body_bytes_in_total", ""))
+    assertThat(Meters.count(registry, "prefixlog_turns_total", "kind", "delta")).isEqualTo(5);
+    assertThat(Meters.count(registry, "prefixlog_turns_total", "kind", "full")).isEqualTo(1);
+    assertThat(Meters.count(registry, "prefixlog_body_bytes_in_total"))
         .isEqualTo(bodies.stream().mapToLong(b -> b.length).sum());
   }
 
@@ -268,14 +270,14 @@ class SessionDeltaTopologyTest {
     Instant t0 = Instant.parse("2026-11-24T12:00:00Z");
     raw.pipeInput(SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(0))), t0);
     raw.pipeInput(SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(1))), t0);
-    assertThat(registry.render()).contains("prefixlog_live_sessions 1\n");
+    assertThat(Meters.gaugeValue(registry, "prefixlog_live_sessions")).isEqualTo(1.0);
 
     // When: eleven minutes of stream time later
     raw.pipeInput(
         SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(2))), t0.plusSeconds(11 * 60));
 
     // Then
-    assertThat(registry.value("prefixlog_sessions_evicted_total", "")).isEqualTo(1);
+    assertThat(Meters.count(registry, "prefixlog_sessions_evicted_total")).isEqualTo(1);
     DeltaRecord third = deltas.readKeyValuesToList().get(2).value;
     assertThat(third.seq()).isEqualTo(3);
     assertThat(third.kind()).isEqualTo("full");
@@ -308,8 +310,8 @@ class SessionDeltaTopologyTest {
     // Whether the punctuator forgot the state first ("new") or the turn found it expired ("idle")
     // depends on when stream-time punctuation runs; either way two chains were started.
     assertThat(
-            registry.value("prefixlog_chains_started_total", "cause=\"new\"")
-                + registry.value("prefixlog_chains_started_total", "cause=\"idle\""))
+            Meters.count(registry, "prefixlog_chains_started_total", "cause", "new")
+                + Meters.count(registry, "prefixlog_chains_started_total", "cause", "idle"))
         .isEqualTo(2);
   }
 
@@ -372,7 +374,7 @@ class SessionDeltaTopologyTest {
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
         .matches(SESSION + "/[0-9a-f]{8}/1");
     for (String reason : reasons) {
-      assertThat(registry.value("prefixlog_dead_letters_total", "reason=\"" + reason + "\""))
+      assertThat(Meters.count(registry, "prefixlog_dead_letters_total", "reason", reason))
           .as(reason)
           .isEqualTo(1);
     }
@@ -385,7 +387,7 @@ class SessionDeltaTopologyTest {
 
     // When
     String described =
-        PrefixlogTopology.build(config, new StreamAppMetrics(new MetricsRegistry()))
+        PrefixlogTopology.build(config, new StreamAppMetrics(new SimpleMeterRegistry()))
             .describe()
             .toString();
 

@@ -2,7 +2,9 @@ package io.prefixlog.streams.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.control.EraseRequest;
@@ -57,14 +59,14 @@ class SessionErasureTest {
   private TestOutputTopic<String, byte[]> lookups;
   private TestOutputTopic<String, ErasureAck> acks;
   private TestOutputTopic<byte[], DeadLetter> deadLetters;
-  private MetricsRegistry registry;
+  private MeterRegistry registry;
   private int requests;
 
   private void start() {
     Map<String, String> settings = new HashMap<>();
     settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
     StreamAppConfig config = StreamAppConfig.defaults(settings);
-    registry = new MetricsRegistry();
+    registry = new SimpleMeterRegistry();
     Properties properties = StreamApp.streamsProperties(config);
     properties.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, SmallMemtables.class);
     driver =
@@ -157,8 +159,7 @@ class SessionErasureTest {
     awaitFiles(erasedMarker, false); // obsolete files may be deleted in the background
     assertThat(filesHolding(erasedMarker)).isEmpty();
     assertThat(filesHolding(keptMarker)).isNotEmpty();
-    assertThat(
-            registry.value("prefixlog_session_erasures_total", "outcome=\"" + ack.outcome() + "\""))
+    assertThat(Meters.count(registry, "prefixlog_session_erasures_total", "outcome", ack.outcome()))
         .isEqualTo(1);
 
     // When: the erased session comes back, and the kept one goes on
@@ -192,7 +193,7 @@ class SessionErasureTest {
     List<KeyValue<String, DeltaRecord>> out = deltas.readKeyValuesToList();
     assertThat(out).hasSize(1);
     assertThat(out.get(0).value.seq()).isEqualTo(1);
-    assertThat(registry.value("prefixlog_duplicate_requests_total", "")).isZero();
+    assertThat(Meters.count(registry, "prefixlog_duplicate_requests_total")).isZero();
   }
 
   @Test

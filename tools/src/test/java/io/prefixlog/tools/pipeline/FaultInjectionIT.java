@@ -6,6 +6,7 @@ import io.prefixlog.bridge.demo.DemoUpstream;
 import io.prefixlog.bridge.demo.Served;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.KafkaCluster;
@@ -360,10 +361,12 @@ class FaultInjectionIT {
                   Duration.ofMinutes(3))
               .print();
       ledger.assertLossless(served.size());
-      assertThat(proxy.metrics().value("prefixlog_proxy_events_spilled_total", ""))
+      assertThat(Meters.count(proxy.metrics(), "prefixlog_proxy_events_spilled_total"))
           .as("events spilled while the broker was down")
           .isPositive();
-      assertThat(proxy.metrics().value("prefixlog_proxy_events_dropped_total", "reason=\"kafka\""))
+      assertThat(
+              Meters.count(
+                  proxy.metrics(), "prefixlog_proxy_events_dropped_total", "reason", "kafka"))
           .isZero();
     } finally {
       apps.forEach(ChildProcess::close);
@@ -407,8 +410,8 @@ class FaultInjectionIT {
 
   private static void awaitSpillDrained(CaptureProxy proxy) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    while (proxy.metrics().value("prefixlog_proxy_events_resent_total", "")
-        < proxy.metrics().value("prefixlog_proxy_events_spilled_total", "")) {
+    while (Meters.count(proxy.metrics(), "prefixlog_proxy_events_resent_total")
+        < Meters.count(proxy.metrics(), "prefixlog_proxy_events_spilled_total")) {
       assertThat(System.nanoTime()).as("the spill drains").isLessThan(deadline);
       Thread.sleep(200);
     }

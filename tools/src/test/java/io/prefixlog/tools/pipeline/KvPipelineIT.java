@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.prefixlog.bridge.kv.KvBridge;
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.kv.PythonPublisher;
-import io.prefixlog.core.metrics.MetricsRegistry;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
@@ -111,7 +112,7 @@ class KvPipelineIT {
         run.assertIndex("unknown event types");
 
         run.assertStats();
-        assertThat(app.metrics().registry().value("prefixlog_dead_letters_total", "")).isZero();
+        assertThat(Meters.count(app.metrics().registry(), "prefixlog_dead_letters_total")).isZero();
       }
     }
   }
@@ -121,7 +122,7 @@ class KvPipelineIT {
     private final KafkaCluster kafka;
     private final PythonPublisher publisher;
     private final KvBridge bridge;
-    private final MetricsRegistry app;
+    private final MeterRegistry app;
     private final String source;
     private final List<JsonNode> expected = new ArrayList<>();
 
@@ -129,7 +130,7 @@ class KvPipelineIT {
         KafkaCluster kafka,
         PythonPublisher publisher,
         KvBridge bridge,
-        MetricsRegistry app,
+        MeterRegistry app,
         String source) {
       this.kafka = kafka;
       this.publisher = publisher;
@@ -143,13 +144,13 @@ class KvPipelineIT {
      * with the restart marker it starts a run with; later copies are dropped as duplicates.
      */
     void probe() throws InterruptedException {
-      long restarts = bridge.metrics().value("prefixlog_kv_restarts_total", "");
-      long batches = bridge.metrics().value("prefixlog_kv_batches_total", "");
+      long restarts = Meters.count(bridge.metrics(), "prefixlog_kv_restarts_total");
+      long batches = Meters.count(bridge.metrics(), "prefixlog_kv_batches_total");
       expected.add(marker("restart"));
       send("send 1");
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (bridge.metrics().value("prefixlog_kv_restarts_total", "") == restarts
-          || bridge.metrics().value("prefixlog_kv_batches_total", "") == batches) {
+      while (Meters.count(bridge.metrics(), "prefixlog_kv_restarts_total") == restarts
+          || Meters.count(bridge.metrics(), "prefixlog_kv_batches_total") == batches) {
         assertThat(System.nanoTime()).as("the bridge received the probe").isLessThan(deadline);
         Thread.sleep(50);
         publisher.command("resend");
@@ -219,7 +220,7 @@ class KvPipelineIT {
     long recordsIndexed() {
       long total = 0;
       for (String kind : List.of("batch", "gap", "restart")) {
-        total += app.value("prefixlog_kv_index_batches_total", "kind=\"" + kind + "\"");
+        total += Meters.count(app, "prefixlog_kv_index_batches_total", "kind", kind);
       }
       return total;
     }

@@ -2,6 +2,7 @@ package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -52,7 +53,7 @@ class SessionDeltaPipelineIT {
       // Then
       Pipeline.assertExactlyOnceAndLossless(
           kafka, prefix, Pipeline.expectedEvents(HELPFUL_CONVERSATIONS));
-      assertThat(app.metrics().registry().value("prefixlog_dead_letters_total", "")).isZero();
+      assertThat(Meters.count(app.metrics().registry(), "prefixlog_dead_letters_total")).isZero();
     }
   }
 
