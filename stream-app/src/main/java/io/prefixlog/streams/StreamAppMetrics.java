@@ -2,8 +2,10 @@ package io.prefixlog.streams;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.metrics.Meters;
+import java.util.concurrent.TimeUnit;
 
 /** The stream app's metrics, one set per app instance, shared by all its tasks. */
 public final class StreamAppMetrics {
@@ -16,6 +18,8 @@ public final class StreamAppMetrics {
   private final Counter sessionsEvicted;
   private final Counter duplicates;
   private final Counter threadFailures;
+  private final Counter rebuildMismatches;
+  private final Timer captureToDelta;
 
   public StreamAppMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -45,6 +49,21 @@ public final class StreamAppMetrics {
             registry,
             "prefixlog_stream_thread_failures_total",
             "Stream threads that died on an uncaught exception (replaced or, at the limit, not).");
+    this.rebuildMismatches =
+        Meters.counter(
+            registry,
+            "prefixlog_rebuild_mismatches_total",
+            "Deltas that did not rebuild their body byte for byte when checked before writing (an"
+                + " encoder bug): each was written as a keyframe instead (keyframe_reason"
+                + " rebuild_mismatch). Anything above 0 is worth a bug report.");
+    this.captureToDelta =
+        Meters.latency(
+            registry,
+            "prefixlog_capture_to_delta",
+            "From a request's capture (the raw event's ts) to its delta's emission by this app.",
+            true,
+            Meters.millis(
+                10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 300_000));
     Meters.gauge(
         registry,
         "prefixlog_live_sessions",
@@ -100,8 +119,16 @@ public final class StreamAppMetrics {
         .increment();
   }
 
-  /** Counts one emitted turn. */
-  public void recordTurn(EncodedTurn turn, long bodyBytes, long recordBytes) {
+  /**
+   * Counts one emitted turn; {@code capturedAtMs} is the raw event's {@code ts}, wall clock, from
+   * which the capture-to-delta latency is measured (a clock behind the capturing host's counts 0).
+   */
+  public void recordTurn(EncodedTurn turn, long bodyBytes, long recordBytes, long capturedAtMs) {
+    captureToDelta.record(
+        Math.max(0, System.currentTimeMillis() - capturedAtMs), TimeUnit.MILLISECONDS);
+    if (turn.keyframeReason() == EncodedTurn.KeyframeReason.REBUILD_MISMATCH) {
+      rebuildMismatches.increment();
+    }
     if (turn.isKeyframe()) {
       Meters.counter(
               registry,

@@ -61,7 +61,13 @@ public record EncodedTurn(
      * The body as JSON text (or its delta) would not fit the largest record the app writes: a body
      * of control characters is six bytes of JSON per byte. It is written as base64 instead.
      */
-    RECORD_SIZE("record_size");
+    RECORD_SIZE("record_size"),
+    /**
+     * The delta the encoder computed did not rebuild the body when applied to its base (a bug in
+     * the encoder, never expected): the turn is written whole instead, and counted in {@code
+     * prefixlog_rebuild_mismatches_total}.
+     */
+    REBUILD_MISMATCH("rebuild_mismatch");
 
     private final String wireName;
 

@@ -3,6 +3,7 @@ package io.prefixlog.core.delta;
 import io.prefixlog.core.delta.EncodedTurn.KeyframeReason;
 import io.prefixlog.core.text.Sha256;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -21,12 +22,21 @@ import java.util.Objects;
  * tools with memory.
  */
 public final class TurnEncoder {
+  /** Computes the ops from a base to a target (the {@link DeltaEncoder}; tests inject faults). */
+  interface OpsEncoder {
+    EncodedDelta encode(byte[] base, byte[] target);
+  }
+
   private final EncoderSettings settings;
-  private final DeltaEncoder encoder;
+  private final OpsEncoder encoder;
 
   public TurnEncoder(EncoderSettings settings) {
+    this(settings, new DeltaEncoder(settings.minMatchBytes())::encode);
+  }
+
+  TurnEncoder(EncoderSettings settings, OpsEncoder encoder) {
     this.settings = Objects.requireNonNull(settings, "settings");
-    this.encoder = new DeltaEncoder(settings.minMatchBytes());
+    this.encoder = Objects.requireNonNull(encoder, "encoder");
   }
 
   public EncoderSettings settings() {
@@ -80,6 +90,10 @@ public final class TurnEncoder {
       reason = KeyframeReason.NO_CLOSE_BASE;
     } else if (best.base.chainDepth() + 1 >= settings.keyframeInterval()) {
       reason = KeyframeReason.CHAIN_LIMIT;
+    } else if (!rebuilds(best, body)) {
+      // Lossless whatever the encoder does: a delta is only written once it was seen to rebuild
+      // the body byte for byte; a mismatch (a bug, by definition) is written whole and counted.
+      reason = KeyframeReason.REBUILD_MISMATCH;
     }
     int chainDepth = reason == null ? best.base.chainDepth() + 1 : 0;
     BaseInfo stored = new BaseInfo(seq, bodySha256, chainDepth, body.length, fingerprint);
@@ -110,7 +124,7 @@ public final class TurnEncoder {
       }
       EncodedDelta delta = encoder.encode(baseBody, body);
       if (best == null || delta.insertedBytes() < best.delta.insertedBytes()) {
-        best = new Choice(candidate, delta);
+        best = new Choice(candidate, baseBody, delta);
       }
       if (best.delta.insertedFraction() <= settings.goodEnoughFraction()) {
         break;
@@ -139,5 +153,14 @@ public final class TurnEncoder {
     return kept;
   }
 
-  private record Choice(BaseInfo base, EncodedDelta delta) {}
+  /** Whether the chosen delta, applied to its base, gives back exactly the body. */
+  private static boolean rebuilds(Choice choice, byte[] body) {
+    try {
+      return Arrays.equals(DeltaDecoder.apply(choice.baseBody, choice.delta.ops()), body);
+    } catch (DeltaException e) {
+      return false;
+    }
+  }
+
+  private record Choice(BaseInfo base, byte[] baseBody, EncodedDelta delta) {}
 }

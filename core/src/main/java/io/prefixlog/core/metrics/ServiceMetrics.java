@@ -28,6 +28,7 @@ public final class ServiceMetrics implements AutoCloseable {
   /** A registry with the JVM and process meters bound. */
   public static ServiceMetrics create() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.config().meterFilter(new LintCleanNames());
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);

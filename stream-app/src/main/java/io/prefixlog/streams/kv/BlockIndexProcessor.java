@@ -88,6 +88,7 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
       applied.clearSource();
     } else {
       metrics.batches.increment();
+      metrics.batchAge(batch.engineTs(), batch.ts());
       for (KvEvent event : batch.events()) {
         switch (event.type()) {
           case KvEvent.BLOCK_STORED -> applied.stored(event);

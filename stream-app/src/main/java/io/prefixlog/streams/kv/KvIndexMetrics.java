@@ -2,7 +2,9 @@ package io.prefixlog.streams.kv;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.prefixlog.core.metrics.Meters;
+import java.util.concurrent.TimeUnit;
 
 /** The KV index's counters, registered up front so that they read 0 before the first batch. */
 final class KvIndexMetrics {
@@ -26,6 +28,7 @@ final class KvIndexMetrics {
   final Counter tombstonesCleared;
   final Counter entries;
   final Counter stats;
+  private final Timer eventAge;
 
   KvIndexMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -54,6 +57,23 @@ final class KvIndexMetrics {
     this.entries =
         Meters.counter(registry, ENTRIES, "Block index entries emitted (new or changed).");
     this.stats = Meters.counter(registry, STATS, "Source statistics records emitted.");
+    this.eventAge =
+        Meters.latency(
+            registry,
+            "prefixlog_kv_event_age",
+            "Age of an engine batch when the block index applies it: now minus the engine's batch"
+                + " time (engine_ts; the bridge's ts when the engine gave none).",
+            true,
+            Meters.millis(
+                10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 300_000));
+  }
+
+  /** Times a batch's age at indexing; {@code engineTs} in Unix seconds, {@code tsMs} in millis. */
+  void batchAge(Double engineTs, Long tsMs) {
+    long at = engineTs != null ? Math.round(engineTs * 1000) : tsMs != null ? tsMs : -1;
+    if (at >= 0) {
+      eventAge.record(Math.max(0, System.currentTimeMillis() - at), TimeUnit.MILLISECONDS);
+    }
   }
 
   MeterRegistry registry() {

@@ -167,7 +167,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       context.forward(
           new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
     }
-    wiring.metrics().recordTurn(turn, request.body().length, delta.length);
+    wiring.metrics().recordTurn(turn, request.body().length, delta.length, request.event().ts());
   }
 
   /**
