@@ -53,6 +53,7 @@ class ComposeFileTest {
             "catalog-init",
             "connect",
             "connect-init",
+            "prometheus",
             "demo-engine",
             "vllm");
     assertThat(normalized.imageProblems()).isEmpty();

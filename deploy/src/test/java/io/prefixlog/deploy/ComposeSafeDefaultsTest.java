@@ -125,7 +125,7 @@ class ComposeSafeDefaultsTest {
         published++;
       }
     }
-    assertThat(published).isEqualTo(9);
+    assertThat(published).isEqualTo(10);
   }
 
   @Test

@@ -100,8 +100,10 @@ class StandinInterfaceTest {
               .filter(name -> !provided.allowsVariable(name))
               .forEach(name -> problems.add(service + ": variable " + name));
         }
-        if (!command.isEmpty() && !provided.command().contains(command.get(0))) {
-          problems.add(service + ": command " + command.get(0));
+        // A command's first word: a subcommand, or a flag (its name, without "=value").
+        String first = command.isEmpty() ? null : command.get(0).split("=", 2)[0];
+        if (first != null && !provided.command().contains(first)) {
+          problems.add(service + ": command " + first);
         }
       } else if (!provided.executables().contains(entrypoint.get(0))) {
         problems.add(service + ": entrypoint " + entrypoint.get(0));
