@@ -69,7 +69,17 @@ final class PrefixlogProxy implements AutoCloseable {
 
   static PrefixlogProxy start(Path dir, String upstream, KafkaBroker broker)
       throws IOException, InterruptedException {
-    String topic = Topics.withPrefix(TOPIC_PREFIX).requestsRaw().name();
+    return start(dir, upstream, broker, true);
+  }
+
+  /**
+   * @param histograms false: the proxy's latency histograms record nothing ({@code
+   *     PREFIXLOG_METRICS_HISTOGRAMS=false}), to measure their cost against a proxy that records
+   */
+  static PrefixlogProxy start(Path dir, String upstream, KafkaBroker broker, boolean histograms)
+      throws IOException, InterruptedException {
+    String prefix = histograms ? TOPIC_PREFIX : TOPIC_PREFIX + "nohist.";
+    String topic = Topics.withPrefix(prefix).requestsRaw().name();
     try (Admin admin = Admin.create(adminProps(broker.bootstrapServers()))) {
       admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
     } catch (java.util.concurrent.ExecutionException e) {
@@ -80,7 +90,13 @@ final class PrefixlogProxy implements AutoCloseable {
     ChildProcess child =
         ChildProcess.builder(ProxyChild.class.getName())
             .jvmFlags(jvmFlags())
-            .args(List.of(upstream, broker.bootstrapServers(), TOPIC_PREFIX, portFile.toString()))
+            .args(
+                List.of(
+                    upstream,
+                    broker.bootstrapServers(),
+                    prefix,
+                    portFile.toString(),
+                    "histograms=" + histograms))
             .logFile(dir.resolve("proxy.log"))
             .stopTimeout(Duration.ofSeconds(20))
             .start();

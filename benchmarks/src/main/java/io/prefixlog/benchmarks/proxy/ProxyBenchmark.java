@@ -71,7 +71,8 @@ public final class ProxyBenchmark {
     int delayMs = Integer.parseInt(options.getOrDefault("delay-ms", "50"));
     int bodyBytes = Integer.parseInt(options.getOrDefault("body-bytes", "20480"));
     List<String> wanted =
-        Arrays.asList(options.getOrDefault("targets", "direct,nginx,prefixlog").split(","));
+        Arrays.asList(
+            options.getOrDefault("targets", "direct,nginx,prefixlog,prefixlog-nohist").split(","));
     for (String tool : List.of("nginx", "wrk")) {
       if (!onPath(tool)) {
         out.println("ProxyBenchmark: " + tool + " not found; run scripts/install-bench-deps.sh");
@@ -114,6 +115,12 @@ public final class ProxyBenchmark {
         PrefixlogProxy prefixlog =
             wanted.contains("prefixlog")
                 ? PrefixlogProxy.start(dir.resolve("prefixlog"), upstream.baseUrl(), broker)
+                : null;
+        // The same proxy with its latency histograms off: what they cost, in the same rounds.
+        PrefixlogProxy noHistograms =
+            wanted.contains("prefixlog-nohist")
+                ? PrefixlogProxy.start(
+                    dir.resolve("prefixlog-nohist"), upstream.baseUrl(), broker, false)
                 : null) {
       String path = "/v1/chat/completions";
       List<Target> targets = new ArrayList<>();
@@ -135,6 +142,15 @@ public final class ProxyBenchmark {
                 prefixlog::cpuNanos,
                 prefixlog::threadGroupNanos,
                 prefixlog::loopWaitNanos));
+      }
+      if (noHistograms != null) {
+        targets.add(
+            new Target(
+                "prefixlog-nohist",
+                "http://127.0.0.1:" + noHistograms.port() + path,
+                noHistograms::cpuNanos,
+                noHistograms::threadGroupNanos,
+                noHistograms::loopWaitNanos));
       }
       out.println("kafka: " + broker.bootstrapServers() + "; targets: " + names(targets));
 
@@ -331,6 +347,23 @@ public final class ProxyBenchmark {
         "Targets for prefixlog: added p50 <= 0.5 ms, added p99 <= 1 ms, throughput >= 99 % of"
             + " direct. CPU: /proc/<pid>/stat utime+stime over the run / requests (prefixlog: the"
             + " whole proxy JVM, Kafka producer, GC and JIT included; nginx: master + worker).");
+    List<Run> with = runs.get("prefixlog");
+    List<Run> without = runs.get("prefixlog-nohist");
+    if (with != null && without != null) {
+      int n = Math.min(with.size(), without.size());
+      double[] cpuRatio = new double[n];
+      double[] p50Delta = new double[n];
+      for (int i = 0; i < n; i++) {
+        cpuRatio[i] = with.get(i).cpuMicrosPerRequest() / without.get(i).cpuMicrosPerRequest();
+        p50Delta[i] = (with.get(i).wrk().p50() - without.get(i).wrk().p50()) / 1e3;
+      }
+      out.printf(
+          Locale.ROOT,
+          "Latency histograms (prefixlog against prefixlog-nohist, per round, median): CPU per"
+              + " request %+.1f %%, p50 %+.3f ms. Target: CPU <= +5 %%, p50 no higher.%n",
+          100 * (median(cpuRatio) - 1),
+          median(p50Delta));
+    }
   }
 
   static double median(double[] values) {

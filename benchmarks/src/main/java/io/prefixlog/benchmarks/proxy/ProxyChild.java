@@ -42,6 +42,7 @@ public final class ProxyChild {
             .withListen("127.0.0.1", 0)
             .withTopicPrefix(args[2])
             .withMetricsPort(0)
+            .withMetricsHistograms(!"histograms=false".equals(args.length > 4 ? args[4] : ""))
             .withKafka(kafkaOverrides());
     // -Dprefixlog.bench.publishIntervalMs=N: the publisher's interval
     // (PREFIXLOG_PROXY_PUBLISH_INTERVAL).

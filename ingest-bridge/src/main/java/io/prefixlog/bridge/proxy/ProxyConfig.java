@@ -309,6 +309,10 @@ public final class ProxyConfig {
     return copy(b -> b.metricsPort = port);
   }
 
+  public ProxyConfig withMetricsHistograms(boolean record) {
+    return copy(b -> b.metricsHistograms = record);
+  }
+
   public ProxyConfig withMetricsHost(String host) {
     return copy(b -> b.metricsHost = host);
   }

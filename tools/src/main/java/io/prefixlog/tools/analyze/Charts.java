@@ -79,7 +79,7 @@ final class Charts {
     return written;
   }
 
-  static LineChart curve(Subject subject, Analysis analysis, Map<Long, String> asked) {
+  static HitRateChart curve(Subject subject, Analysis analysis, Map<Long, String> asked) {
     Curve curve = subject.curve();
     Totals totals = curve.totals();
     long workingSet = Math.max(1, curve.workingSet());
@@ -91,21 +91,16 @@ final class Charts {
     xMax = Math.max(xMax, xMin * 10);
     long kv = subject.kvBytesPerChunk();
     String perModel = subject.overall() ? " per model" : "";
-    ChartAxis x =
-        ChartAxis.log(
-            kv > 0
-                ? "cache capacity"
-                    + perModel
-                    + ": chunks (log scale), and KV bytes at "
-                    + Quantities.binaryBytes(kv)
-                    + " per chunk"
-                : "cache capacity" + perModel + " in chunks (log scale)",
-            xMin,
-            xMax,
-            kv > 0 ? v -> Quantities.binaryBytes(v * kv) : null);
+    String xTitle =
+        kv > 0
+            ? "cache capacity"
+                + perModel
+                + ": chunks (log scale) · KV bytes at "
+                + Quantities.binaryBytes(kv)
+                + " per chunk"
+            : "cache capacity" + perModel + " in chunks (log scale)";
     Weighting w = subject.headlineWeighting();
     String unit = subject.headlineUnit();
-    ChartAxis y = ChartAxis.percent("hit rate (% of " + unit + ")");
     String subtitle =
         String.format(
             Locale.ROOT,
@@ -121,8 +116,14 @@ final class Charts {
                     Locale.ROOT,
                     "SHARDS estimate from %.2f%% of chunk hashes",
                     analysis.sampling().rate() * 100));
-    LineChart chart =
-        new LineChart("LRU hit rate vs cache capacity: " + subject.name(), subtitle, x, y);
+    HitRateChart chart =
+        HitRateChart.overCapacity(
+            "LRU hit rate vs cache capacity: " + subject.name(),
+            subtitle,
+            xTitle,
+            "hit rate (% of " + unit + ")",
+            xMin,
+            xMax);
     double[] xs = new double[CURVE_POINTS];
     double[] prefix = new double[CURVE_POINTS];
     double[] perChunk = new double[CURVE_POINTS];
@@ -135,26 +136,26 @@ final class Charts {
     }
     chart.line(
         "prefix cache: a request hits its leading run of cached chunks",
-        LineChart.PALETTE[0],
-        LineChart.Style.SOLID,
+        HitRateChart.PALETTE[0],
+        HitRateChart.Style.SOLID,
         xs,
         prefix);
     chart.line(
         "per chunk: every cached chunk hits",
-        LineChart.PALETTE[1],
-        LineChart.Style.DASHED,
+        HitRateChart.PALETTE[1],
+        HitRateChart.Style.DASHED,
         xs,
         perChunk);
     EngineUsage engine = subject.analysis().engine();
     if (engine.known() && !Double.isNaN(engine.hitRate())) {
       chart.horizontal(
           "engine actual: " + Quantities.percent(engine.hitRate()) + " of prompt tokens cached",
-          LineChart.ENGINE,
+          HitRateChart.ENGINE,
           engine.hitRate());
     }
     chart.vertical(
         "working set " + Quantities.shortCount(workingSet) + " chunks",
-        LineChart.PALETTE[2],
+        HitRateChart.PALETTE[2],
         workingSet);
     for (double fraction : Subject.FRACTIONS) {
       long c = subject.capacityFor(fraction);
@@ -162,7 +163,7 @@ final class Charts {
         chart.mark(
             String.format(
                 Locale.ROOT, "%.0f%% of max: %s", fraction * 100, shortCapacity(subject, c)),
-            LineChart.PALETTE[0],
+            HitRateChart.PALETTE[0],
             c,
             curve.hitRate(Semantics.PREFIX, w, c));
       }
@@ -174,7 +175,7 @@ final class Charts {
                     + text
                     + ": "
                     + Quantities.percent(curve.hitRate(Semantics.PREFIX, w, c)),
-                LineChart.PALETTE[6],
+                HitRateChart.PALETTE[6],
                 c,
                 curve.hitRate(Semantics.PREFIX, w, c)));
     chart.note(
@@ -188,26 +189,26 @@ final class Charts {
     return chart;
   }
 
-  static LineChart rolling(Subject subject, Analysis analysis) {
+  static HitRateChart rolling(Subject subject, Analysis analysis) {
     List<Window> windows = subject.analysis().windows();
     Weighting w = subject.headlineWeighting();
     boolean byTime = analysis.windowing().kind() == Windowing.Kind.TIME;
     long start = windows.get(0).startMs();
     long end = windows.get(windows.size() - 1).endMs();
-    ChartAxis x = ChartAxis.time(timeTitle(start, end), start, end);
-    ChartAxis y = ChartAxis.percent("prefix hit rate (% of " + subject.headlineUnit() + ")");
     String size =
         byTime
             ? Quantities.windowText(Duration.ofMillis(analysis.windowing().size())) + " windows"
             : Units.count(analysis.windowing().size()) + "-request windows";
-    LineChart chart =
-        new LineChart(
+    HitRateChart chart =
+        HitRateChart.overTime(
             "Rolling hit rate over time: " + subject.name(),
             "solid: each window alone ("
                 + size
                 + "); dashed: cumulative since the start (LMCache's \"rolling\" rate)",
-            x,
-            y);
+            timeTitle(start, end),
+            "prefix hit rate (% of " + subject.headlineUnit() + ")",
+            start,
+            end);
     // A window without requests of this subject has no rate: the per-window lines break there
     // (time windows only; request windows are never empty). The cumulative rate does not change
     // over such a gap, so its line runs on.
@@ -243,10 +244,10 @@ final class Charts {
             t.totals().accesses() > 0 ? t.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
         cumulative[k] = cumulativeRate(windows.get(i), w, capacity);
       }
-      Color tint = LineChart.PALETTE[color++ % 6];
+      Color tint = HitRateChart.PALETTE[color++ % 6];
       String at = shortCapacity(subject, capacity);
-      chart.line(at + ", per window", tint, LineChart.Style.SOLID, mid, windowed);
-      chart.line(at + ", cumulative", tint, LineChart.Style.DASHED, ends, cumulative);
+      chart.line(at + ", per window", tint, HitRateChart.Style.SOLID, mid, windowed);
+      chart.line(at + ", cumulative", tint, HitRateChart.Style.DASHED, ends, cumulative);
     }
     if (subject.analysis().engine().known()) {
       double[] engine = new double[n];
@@ -255,7 +256,7 @@ final class Charts {
         engine[k] = i < 0 ? Double.NaN : windows.get(i).window().engine().hitRate();
       }
       chart.line(
-          "engine actual, per window", LineChart.ENGINE, LineChart.Style.DOTTED, mid, engine);
+          "engine actual, per window", HitRateChart.ENGINE, HitRateChart.Style.DOTTED, mid, engine);
     }
     return chart;
   }

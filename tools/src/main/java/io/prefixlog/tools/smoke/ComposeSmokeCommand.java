@@ -74,6 +74,7 @@ public final class ComposeSmokeCommand implements Command {
           "catalog-init",
           "connect",
           "connect-init",
+          "prometheus",
           "demo-engine");
   private static final String ARCHIVE_WAREHOUSE = "s3://prefixlog-archive/warehouse";
 
@@ -260,16 +261,25 @@ public final class ComposeSmokeCommand implements Command {
             "prefixlog.chunk_lookups", lookups,
             "prefixlog.kv_events", kvEvents);
     Map<String, Long> archived = awaitArchive(env, expected);
+    // The killed instance stays down (docker kill is a manual stop for the restart policy): the
+    // scrape targets are the instances running now, found through the compose network's DNS.
+    long streamApps =
+        project.containers().values().stream()
+            .filter(c -> c.service().equals("stream-app") && c.status().equals("running"))
+            .count();
+    String prometheus =
+        new PrometheusCheck(env.port("PROMETHEUS_PORT")).await(streamApps, requests, CHECK_TIMEOUT);
     report(
         "check",
         String.format(
             Locale.ROOT,
             "%d deltas for %d requests, all rebuilt from the topic; block index = engine cache"
-                + " (%d blocks); archive rows %s",
+                + " (%d blocks); archive rows %s; %s",
             deltas,
             requests,
             cache.size(),
-            archived),
+            archived,
+            prometheus),
         t);
 
     step = 5;

@@ -30,6 +30,7 @@ record SmokeEnvironment(Path file, Map<String, String> values) {
           "POSTGRES_PORT",
           "CONNECT_PORT",
           "DEMO_STATUS_PORT",
+          "PROMETHEUS_PORT",
           "VLLM_PORT");
 
   static SmokeEnvironment write(Path root, Path file) throws IOException, InterruptedException {

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.up;
 
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
@@ -464,9 +465,8 @@ public final class UpCommand implements Command {
       long total = 0;
       for (String chunked : List.of("chat_messages", "completion_prompt", "raw_body")) {
         total +=
-            app.metrics()
-                .registry()
-                .value("prefixlog_chunk_lookups_total", "chunked=\"" + chunked + "\"");
+            Meters.count(
+                app.metrics().registry(), "prefixlog_chunk_lookups_total", "chunked", chunked);
       }
       return total;
     }
@@ -496,12 +496,11 @@ public final class UpCommand implements Command {
     }
 
     private long turnsSoFar() {
-      return app.metrics().registry().value("prefixlog_turns_total", "kind=\"delta\"")
-          + app.metrics().registry().value("prefixlog_turns_total", "kind=\"full\"");
+      return Meters.count(app.metrics().registry(), "prefixlog_turns_total");
     }
 
     private long recordBytes() {
-      return app.metrics().registry().value("prefixlog_record_bytes_out_total", "");
+      return Meters.count(app.metrics().registry(), "prefixlog_record_bytes_out_total");
     }
 
     private void awaitTurns(long expected) throws InterruptedException {

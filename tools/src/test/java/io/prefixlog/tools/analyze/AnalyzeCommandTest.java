@@ -371,8 +371,8 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
       assertThat(out()).contains("wrote " + png);
       BufferedImage image = ImageIO.read(png.toFile());
       assertThat(image).as(name).isNotNull();
-      assertThat(image.getWidth()).isEqualTo(LineChart.WIDTH);
-      assertThat(image.getHeight()).isEqualTo(LineChart.HEIGHT);
+      assertThat(image.getWidth()).isEqualTo(HitRateChart.WIDTH);
+      assertThat(image.getHeight()).isEqualTo(HitRateChart.HEIGHT);
     }
   }
 

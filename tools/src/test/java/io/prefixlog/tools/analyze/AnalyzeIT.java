@@ -214,8 +214,8 @@ class AnalyzeIT {
           .as("prefix chunk hit rate at the working set")
           .isGreaterThan(0.85);
       BufferedImage chart = ImageIO.read(dir.resolve("png/curve.png").toFile());
-      assertThat(chart.getWidth()).isEqualTo(LineChart.WIDTH);
-      assertThat(chart.getHeight()).isEqualTo(LineChart.HEIGHT);
+      assertThat(chart.getWidth()).isEqualTo(HitRateChart.WIDTH);
+      assertThat(chart.getHeight()).isEqualTo(HitRateChart.HEIGHT);
       assertThat(ImageIO.read(dir.resolve("png/rolling.png").toFile())).isNotNull();
     }
   }
