@@ -1,5 +1,8 @@
 package io.prefixlog.tools;
 
+import io.prefixlog.tools.cli.Option;
+import java.util.List;
+
 /**
  * One subcommand of {@code prefixlog}: an entry of {@link Prefixlog}'s dispatch table.
  *
@@ -16,6 +19,11 @@ public interface Command {
 
   /** One line for {@code prefixlog help}. */
   String summary();
+
+  /** Its options (what {@code --help} lists and the completion script completes). */
+  default List<Option> options() {
+    return List.of();
+  }
 
   /**
    * Runs the command; handles {@code --help} itself.

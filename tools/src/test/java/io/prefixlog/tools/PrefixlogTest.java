@@ -2,11 +2,13 @@ package io.prefixlog.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PrefixlogTest {
@@ -62,9 +64,29 @@ class PrefixlogTest {
         .endsWith(
             "Usage: prefixlog <command> [options]\n\n"
                 + "Commands:\n"
-                + "  echo  Echo the arguments.\n"
-                + "  help  Show the commands, or one command's options: prefixlog help <command>.\n\n"
+                + "  echo        Echo the arguments.\n"
+                + "  help        Show the commands, or one command's options: prefixlog help"
+                + " <command>.\n"
+                + "  completion  Print a bash/zsh completion script: source <(bin/prefixlog"
+                + " completion).\n\n"
                 + "prefixlog <command> --help lists a command's options and their defaults.\n");
+  }
+
+  @Test
+  void shouldPrintACompletionScriptNamingTheCommandsAndTheirOptions() {
+    // When
+    PrintStream stdout = new PrintStream(out, true, StandardCharsets.UTF_8);
+    PrintStream stderr = new PrintStream(err, true, StandardCharsets.UTF_8);
+    int code =
+        new Prefixlog(
+                Prefixlog.commands(new Terminal(stdout, stderr, Map.of(), false)), stdout, stderr)
+            .run(new String[] {"completion"});
+
+    // Then: picocli's bash script, completing every command and its options
+    String script = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).isZero();
+    assertThat(script).contains("complete -F _complete_prefixlog", "up", "reconstruct", "erase");
+    assertThat(script).contains("--bootstrap", "--via-proxy", "--session", "--demo");
   }
 
   @Test
@@ -86,7 +108,8 @@ class PrefixlogTest {
     assertThat(code).isEqualTo(Command.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .isEqualTo(
-            "prefixlog: unknown command 'replai' (commands: echo, help; see prefixlog help)\n");
+            "prefixlog: unknown command 'replai' (commands: echo, help, completion; see prefixlog"
+                + " help)\n");
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.prefixlog.schemas.request.Usage;
 import io.vertx.core.MultiMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What the proxy saw of one exchange, handed to the queue when the response completed or failed.
@@ -13,6 +14,9 @@ import java.util.Map;
  * #toString()} never shows the body.
  */
 final class CapturedExchange implements Outbound {
+  /** Time the proxy added to the exchange (see ProxyMetrics), or -1 when it did not complete. */
+  private final long addedNanos;
+
   final EventFactory factory;
   final String requestId;
   final long ts;
@@ -56,8 +60,10 @@ final class CapturedExchange implements Outbound {
       Double ttfbMs,
       Usage usage,
       String responseId,
-      String error) {
+      String error,
+      long addedNanos) {
     this.factory = factory;
+    this.addedNanos = addedNanos;
     this.requestId = requestId;
     this.ts = ts;
     this.method = method;
@@ -87,6 +93,20 @@ final class CapturedExchange implements Outbound {
   /** The allow-listed, never-secret headers the event records. */
   Map<String, String> capturedHeaders() {
     return headerPolicy.capture(requestHeaders);
+  }
+
+  /**
+   * Records the exchange's TTFB and added latency into the proxy's histograms. Runs on the
+   * publisher thread: the event loops only read the clock, the histograms' work is off the request
+   * path.
+   */
+  void recordLatencies(ProxyMetrics metrics) {
+    if (ttfbMs != null) {
+      metrics.ttfb.record(Math.round(ttfbMs * 1e6), TimeUnit.NANOSECONDS);
+    }
+    if (addedNanos >= 0) {
+      metrics.addedLatency.record(addedNanos, TimeUnit.NANOSECONDS);
+    }
   }
 
   @Override

@@ -193,6 +193,9 @@ final class EventPublisher implements AutoCloseable {
 
   private void waited(EventQueue.Queued item) {
     metrics.queueWait.record(System.nanoTime() - item.offeredNanos(), TimeUnit.NANOSECONDS);
+    if (item.item() instanceof CapturedExchange exchange) {
+      exchange.recordLatencies(metrics);
+    }
   }
 
   /**

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -464,17 +463,13 @@ final class Exchange {
       proxy.metrics().error(error);
     }
     proxy.metrics().captureBytes.increment(capture.length());
-    if (ttfbNanos >= 0) {
-      proxy.metrics().ttfb.record(ttfbNanos - startNanos, TimeUnit.NANOSECONDS);
-    }
-    if (error == null && forwardedNanos >= 0 && upstreamEndNanos >= 0) {
-      // What the client waited for beyond the engine: before the request went out, and after
-      // the engine's last byte (a held body's write, the scan happens after it).
-      proxy
-          .metrics()
-          .addedLatency
-          .record((forwardedNanos - startNanos) + (end - upstreamEndNanos), TimeUnit.NANOSECONDS);
-    }
+    // What the client waited for beyond the engine: before the request went out, and after the
+    // engine's last byte (a held body's write; the scan happens after it). Recorded into the
+    // histogram by the publisher thread, with the TTFB.
+    long addedNanos =
+        error == null && forwardedNanos >= 0 && upstreamEndNanos >= 0
+            ? (forwardedNanos - startNanos) + (end - upstreamEndNanos)
+            : -1;
     if (capture.truncated()) {
       proxy.metrics().truncated.increment();
     }
@@ -499,7 +494,8 @@ final class Exchange {
             ttfbMs,
             scanner.usage(),
             scanner.id(),
-            error);
+            error,
+            addedNanos);
     proxy.completed(captured);
   }
 

@@ -138,6 +138,11 @@ public final class AnalyzeCommand implements Command {
   }
 
   @Override
+  public List<Option> options() {
+    return OPTIONS;
+  }
+
+  @Override
   public String summary() {
     return "KV-cache hit rate vs capacity (all capacities, one pass) from chunk-hash lookups.";
   }

@@ -1,26 +1,29 @@
 package io.prefixlog.tools.cli;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
- * A parsed command line: {@code --name value}, {@code --name=value} and {@code --flag}. Every
- * command accepts {@code --help} / {@code -h}. Errors name the bad option and what it expects.
+ * A parsed command line: {@code --name value}, {@code --name=value} and {@code --flag}, parsed by
+ * picocli against a command's {@link Option}s. Every command accepts {@code --help} / {@code -h}.
+ * Errors name the bad option and what it expects, in prefixlog's words (the tests pin them), and
+ * the same specs give {@code prefixlog completion} its script.
  */
 public final class CommandLine {
   private static final Option HELP = Option.flag("help", "Show this help and exit.");
 
   private final String command;
-  private final Map<String, List<String>> values;
+  private final ParseResult result;
 
-  private CommandLine(String command, Map<String, List<String>> values) {
+  private CommandLine(String command, ParseResult result) {
     this.command = command;
-    this.values = values;
+    this.result = result;
   }
 
   /**
@@ -31,78 +34,95 @@ public final class CommandLine {
    */
   public static CommandLine parse(String command, List<Option> options, String... args)
       throws UsageException {
-    Map<String, Option> byName = new LinkedHashMap<>();
-    for (Option option : options) {
-      byName.put(option.name(), option);
+    CommandSpec spec = spec(command, options);
+    for (String arg : args) {
+      // picocli reads "--flag=x" as a flag and a stray value; say what is wrong with it.
+      int equals = arg.indexOf('=');
+      if (arg.startsWith("--") && equals > 2) {
+        OptionSpec option = spec.findOption(arg.substring(0, equals));
+        if (option != null && option.arity().max() == 0) {
+          throw new UsageException(arg.substring(0, equals) + " is a flag and takes no value");
+        }
+      }
     }
-    byName.putIfAbsent(HELP.name(), HELP);
-    Map<String, List<String>> values = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      if (arg.equals("-h")) {
-        arg = "--help";
-      }
-      if (!arg.startsWith("--") || arg.length() == 2) {
-        throw new UsageException(
-            "unexpected argument '"
-                + arg
-                + "' (options start with --; see "
-                + command
-                + " --help)");
-      }
-      String name = arg.substring(2);
-      String value = null;
-      int equals = name.indexOf('=');
-      if (equals >= 0) {
-        value = name.substring(equals + 1);
-        name = name.substring(0, equals);
-      }
-      Option option = byName.get(name);
-      if (option == null) {
+    try {
+      picocli.CommandLine parser = new picocli.CommandLine(spec);
+      parser.setExpandAtFiles(false); // an argument starting with @ is a value, not a file to read
+      return new CommandLine(command, parser.parseArgs(args));
+    } catch (picocli.CommandLine.MissingParameterException e) {
+      OptionSpec option = (OptionSpec) e.getMissing().get(0);
+      throw new UsageException(
+          option.longestName()
+              + " needs a value: "
+              + option.longestName()
+              + " "
+              + option.paramLabel());
+    } catch (picocli.CommandLine.OverwrittenOptionException e) {
+      throw new UsageException(
+          ((OptionSpec) e.getOverwritten()).longestName() + " is given more than once");
+    } catch (picocli.CommandLine.UnmatchedArgumentException e) {
+      String arg = e.getUnmatched().get(0);
+      if (arg.startsWith("--") && arg.length() > 2) {
+        String name = arg.substring(2).split("=", 2)[0];
         throw new UsageException(
             "unknown option --"
                 + name
-                + suggestion(name, byName)
+                + suggestion(name, options)
                 + " (see "
                 + command
                 + " --help)");
       }
-      if (option.isFlag()) {
-        if (value != null) {
-          throw new UsageException("--" + name + " is a flag and takes no value");
-        }
-        value = "";
-      } else if (value == null) {
-        if (i + 1 >= args.length) {
-          throw new UsageException(
-              "--" + name + " needs a value: --" + name + " " + option.valueName());
-        }
-        value = args[++i];
-      }
-      List<String> list = values.computeIfAbsent(name, n -> new ArrayList<>());
-      if (!list.isEmpty() && !option.multiple()) {
-        throw new UsageException("--" + name + " is given more than once");
-      }
-      list.add(value);
+      throw new UsageException(
+          "unexpected argument '" + arg + "' (options start with --; see " + command + " --help)");
+    } catch (picocli.CommandLine.ParameterException e) {
+      throw new UsageException(e.getMessage() + " (see " + command + " --help)");
     }
-    return new CommandLine(command, values);
+  }
+
+  /**
+   * The picocli spec of a command's options (with {@code --help}/{@code -h}): what {@link #parse}
+   * parses against and what the completion script is generated from.
+   */
+  public static CommandSpec spec(String command, List<Option> options) {
+    CommandSpec spec = CommandSpec.create().name(command);
+    List<Option> all = new ArrayList<>(options);
+    if (all.stream().noneMatch(o -> o.name().equals(HELP.name()))) {
+      all.add(HELP);
+    }
+    for (Option option : all) {
+      String longName = "--" + option.name();
+      OptionSpec.Builder b =
+          option.name().equals(HELP.name())
+              ? OptionSpec.builder(longName, "-h").usageHelp(true)
+              : OptionSpec.builder(longName);
+      b.description(option.help());
+      if (option.isFlag()) {
+        b.arity("0").type(boolean.class);
+      } else {
+        b.arity("1").paramLabel(option.valueName());
+        b.type(option.multiple() ? String[].class : String.class);
+      }
+      spec.addOption(b.build());
+    }
+    return spec;
   }
 
   public boolean helpRequested() {
-    return has(HELP.name());
+    return result.isUsageHelpRequested();
   }
 
   public boolean has(String name) {
-    return values.containsKey(name);
+    return result.hasMatchedOption("--" + name);
   }
 
   public Optional<String> value(String name) {
-    List<String> list = values.get(name);
-    return list == null ? Optional.empty() : Optional.of(list.get(list.size() - 1));
+    List<String> list = values(name);
+    return list.isEmpty() ? Optional.empty() : Optional.of(list.get(list.size() - 1));
   }
 
   public List<String> values(String name) {
-    return List.copyOf(values.getOrDefault(name, List.of()));
+    OptionSpec option = result.matchedOption("--" + name);
+    return option == null ? List.of() : List.copyOf(option.stringValues());
   }
 
   public String string(String name, String defaultValue) {
@@ -234,9 +254,9 @@ public final class CommandLine {
     return lines;
   }
 
-  private static String suggestion(String name, Map<String, Option> byName) {
+  private static String suggestion(String name, List<Option> options) {
     String lower = name.toLowerCase(Locale.ROOT);
-    for (String candidate : byName.keySet()) {
+    for (String candidate : options.stream().map(Option::name).toList()) {
       if (candidate.startsWith(lower)
           || lower.startsWith(candidate)
           || distance(lower, candidate) <= 2) {

@@ -88,6 +88,11 @@ public final class EraseCommand implements Command {
   }
 
   @Override
+  public List<Option> options() {
+    return OPTIONS;
+  }
+
+  @Override
   public String summary() {
     return "Erase sessions from the topics, the stream app's state and the archive.";
   }

@@ -138,6 +138,11 @@ public final class ReconstructCommand implements Command {
   }
 
   @Override
+  public List<Option> options() {
+    return OPTIONS;
+  }
+
+  @Override
   public String summary() {
     return "Rebuild and verify request bodies from the deltas topic or a dump of it.";
   }

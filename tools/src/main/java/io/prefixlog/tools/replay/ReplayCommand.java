@@ -168,6 +168,11 @@ public final class ReplayCommand implements Command {
   }
 
   @Override
+  public List<Option> options() {
+    return OPTIONS;
+  }
+
+  @Override
   public String summary() {
     return "Send the corpora's chat requests to the raw topic, or through the capture proxy.";
   }

@@ -93,6 +93,11 @@ public final class ComposeSmokeCommand implements Command {
   }
 
   @Override
+  public List<Option> options() {
+    return OPTIONS;
+  }
+
+  @Override
   public String summary() {
     return "run docker-compose.yml for real: up, traffic, scale and kill, archive, rebuild, down";
   }

@@ -136,6 +136,11 @@ public final class UpCommand implements Command {
   }
 
   @Override
+  public List<Option> options() {
+    return ALL_OPTIONS;
+  }
+
+  @Override
   public String summary() {
     return "Start the embedded default: a real Kafka broker and the stream app (--demo: replay).";
   }
