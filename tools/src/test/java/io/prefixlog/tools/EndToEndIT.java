@@ -1,6 +1,7 @@
 package io.prefixlog.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -219,14 +220,12 @@ class EndToEndIT {
     return String.format(java.util.Locale.ROOT, "  %-21s %12d", label, value);
   }
 
-  private static void awaitRunning(StreamApp app) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (app.state() != KafkaStreams.State.RUNNING) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the stream app is " + app.state() + " after 60 s");
-      }
-      Thread.sleep(100);
-    }
+  private static void awaitRunning(StreamApp app) {
+    await()
+        .alias("stream app RUNNING")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
   }
 
   /** Waits until the topic holds {@code count} committed records. */

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * The README lists these differences from Kafka's metric names.
  */
 final class LintCleanNames implements MeterFilter {
-  private static final Set<String> SUB_SECOND_UNITS = Set.of("ns", "ms", "nanoseconds");
+  private static final Set<String> SUB_SECOND_UNITS = Set.of("ns", "ms");
   private static final Pattern SUB_SECOND_TOKEN = Pattern.compile("\\.(ns|ms)(\\.|$)");
 
   @Override

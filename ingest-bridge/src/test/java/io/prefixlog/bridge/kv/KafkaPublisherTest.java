@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.kv.KvMarkers;
@@ -35,9 +36,12 @@ class KafkaPublisherTest {
     for (long seq = 0; seq < 3; seq++) {
       queue.offer(KvMarkers.gap(SOURCE, seq + 10, seq, seq, 1), lost::add);
     }
-    while (producer.history().size() < 3) {
-      Thread.sleep(5);
-    }
+    // A deadline: a publisher that never sends would otherwise hang the build here.
+    await()
+        .alias("3 records handed to the producer")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> producer.history().size(), size -> size >= 3);
     producer.completeNext();
     producer.errorNext(new org.apache.kafka.common.errors.RecordTooLargeException("too large"));
     producer.completeNext();

@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.KafkaBroker;
@@ -277,14 +278,7 @@ class BrokerDownIT {
             .withControllerPort(controllerPort));
   }
 
-  private static void awaitLong(java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within " + WAIT);
-      }
-      Thread.sleep(50);
-    }
+  private static void awaitLong(java.util.function.BooleanSupplier condition) {
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(condition::getAsBoolean);
   }
 }

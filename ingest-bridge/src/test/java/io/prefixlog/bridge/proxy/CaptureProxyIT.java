@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -748,13 +749,10 @@ class CaptureProxyIT {
     return n;
   }
 
-  static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within " + WAIT);
-      }
-      Thread.sleep(20);
-    }
+  static void await(BooleanSupplier condition) {
+    Awaitility.await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(20))
+        .until(condition::getAsBoolean);
   }
 }

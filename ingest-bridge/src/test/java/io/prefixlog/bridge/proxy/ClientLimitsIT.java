@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
@@ -267,13 +268,12 @@ class ClientLimitsIT {
     }
   }
 
-  private static void awaitGauge(CaptureProxy proxy, String name, double value)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (gauge(proxy, name) != value && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(gauge(proxy, name)).isEqualTo(value);
+  private static void awaitGauge(CaptureProxy proxy, String name, double value) {
+    await()
+        .alias(name)
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(() -> assertThat(gauge(proxy, name)).isEqualTo(value));
   }
 
   /** A gauge's value (NaN when it is not registered). */

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.erase;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
@@ -33,6 +34,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -414,12 +416,12 @@ class EraseIT {
     return CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings)));
   }
 
-  private static void awaitRunning(StreamApp app) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (app.state() != KafkaStreams.State.RUNNING) {
-      assertThat(System.nanoTime()).as("stream app RUNNING").isLessThan(deadline);
-      Thread.sleep(100);
-    }
+  private static void awaitRunning(StreamApp app) {
+    await()
+        .alias("stream app RUNNING")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(100))
+        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
   }
 
   private static void awaitDeltas(KafkaBroker broker, long turns) throws Exception {

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.bridge.demo.DemoUpstream;
 import io.prefixlog.bridge.demo.Served;
@@ -399,22 +400,23 @@ class FaultInjectionIT {
         .isEqualTo(Command.OK);
   }
 
-  private static void awaitServed(Map<String, Served> served, int count)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-    while (served.size() < count) {
-      assertThat(System.nanoTime()).as("%d requests served", count).isLessThan(deadline);
-      Thread.sleep(100);
-    }
+  private static void awaitServed(Map<String, Served> served, int count) {
+    await()
+        .alias(count + " requests served")
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(100))
+        .until(served::size, size -> size >= count);
   }
 
-  private static void awaitSpillDrained(CaptureProxy proxy) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    while (Meters.count(proxy.metrics(), "prefixlog_proxy_events_resent_total")
-        < Meters.count(proxy.metrics(), "prefixlog_proxy_events_spilled_total")) {
-      assertThat(System.nanoTime()).as("the spill drains").isLessThan(deadline);
-      Thread.sleep(200);
-    }
+  private static void awaitSpillDrained(CaptureProxy proxy) {
+    await()
+        .alias("the spill drains")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                Meters.count(proxy.metrics(), "prefixlog_proxy_events_resent_total")
+                    >= Meters.count(proxy.metrics(), "prefixlog_proxy_events_spilled_total"));
   }
 
   private Map<String, String> settings(

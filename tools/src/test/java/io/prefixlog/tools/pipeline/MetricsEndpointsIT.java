@@ -2,6 +2,7 @@ package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.bridge.demo.DemoUpstream;
 import io.prefixlog.bridge.kv.KvBridge;
@@ -189,31 +190,28 @@ class MetricsEndpointsIT {
    * Waits until the sum of a counter's series on the endpoint reaches {@code atLeast}, running
    * {@code nudge} before each look.
    */
-  private static void awaitMetric(int port, String name, long atLeast, Runnable nudge)
-      throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    double seen = 0;
-    while (System.nanoTime() < deadline) {
-      nudge.run();
-      seen =
-          scrape(port)
-              .lines()
-              .filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
-              .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-              .sum();
-      if (seen >= atLeast) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError(name + " reached " + seen + ", not " + atLeast + ", in 90 s");
+  private static void awaitMetric(int port, String name, long atLeast, Runnable nudge) {
+    await()
+        .alias(name + " >= " + atLeast)
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              nudge.run();
+              return scrape(port)
+                  .lines()
+                  .filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
+                  .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                  .sum();
+            },
+            seen -> seen >= atLeast);
   }
 
-  private static void awaitRunning(StreamApp app) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (app.state() != KafkaStreams.State.RUNNING && System.nanoTime() < deadline) {
-      Thread.sleep(100);
-    }
-    assertThat(app.state()).isEqualTo(KafkaStreams.State.RUNNING);
+  private static void awaitRunning(StreamApp app) {
+    await()
+        .alias("stream app RUNNING")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
   }
 }

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.ChildProcess;
@@ -93,13 +94,11 @@ class SessionDeltaPipelineIT {
     }
   }
 
-  private static void awaitRunning(StreamApp app) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (app.state() != KafkaStreams.State.RUNNING) {
-      assertThat(System.nanoTime())
-          .as("stream app RUNNING, is %s", app.state())
-          .isLessThan(deadline);
-      Thread.sleep(100);
-    }
+  private static void awaitRunning(StreamApp app) {
+    await()
+        .alias("stream app RUNNING")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
   }
 }
