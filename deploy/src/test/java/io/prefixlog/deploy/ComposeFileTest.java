@@ -82,8 +82,8 @@ class ComposeFileTest {
         .containsExactlyInAnyOrder("stream-app", "ingest-bridge", "demo-engine");
     assertThat(file.image("stream-app")).hasValue("prefixlog/stream-app:0.1.0-SNAPSHOT");
     assertThat(file.image("ingest-bridge")).hasValue("prefixlog/ingest-bridge:0.1.0-SNAPSHOT");
-    // The demo engine is the bridge's image with another main class.
-    assertThat(file.image("demo-engine")).hasValue("prefixlog/ingest-bridge:0.1.0-SNAPSHOT");
+    // The demo engine has an image of its own: it is not in the bridge's jar.
+    assertThat(file.image("demo-engine")).hasValue("prefixlog/demo-engine:0.1.0-SNAPSHOT");
     assertThat(file.image("kafka")).hasValue("apache/kafka:4.3.1");
     assertThat(file.image("connect")).hasValue("apache/kafka:4.3.1");
   }

@@ -1,6 +1,7 @@
 package io.prefixlog.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaCluster;
@@ -119,6 +120,42 @@ class ImageLayoutIT {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(proxied.statusCode()).as(bridge.logTail(30)).isEqualTo(502);
+    }
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void shouldStartTheDemoEngineFromItsOwnImageLayout() throws Exception {
+    // Given: the demo engine's module (its own image; not in the bridge's jar any more)
+    int statusPort = freePort();
+    Map<String, String> settings = new HashMap<>();
+    settings.put("PREFIXLOG_DEMO_PORT", Integer.toString(freePort()));
+    settings.put("PREFIXLOG_DEMO_KV_PORT", Integer.toString(freePort()));
+    settings.put("PREFIXLOG_DEMO_KV_REPLAY_PORT", Integer.toString(freePort()));
+    settings.put("PREFIXLOG_DEMO_STATUS_PORT", Integer.toString(statusPort));
+
+    // When
+    try (ChildProcess engine =
+        imageLayoutChild("demo-engine", "io.prefixlog.demo.DemoEngineMain", settings)) {
+
+      // Then: its status endpoint (compose's health check) answers
+      await()
+          .alias("the demo engine's GET /kv")
+          .atMost(Duration.ofSeconds(60))
+          .ignoreExceptions()
+          .untilAsserted(
+              () -> {
+                assertThat(engine.isAlive()).as(engine.logTail(30)).isTrue();
+                assertThat(
+                        HTTP.send(
+                                HttpRequest.newBuilder(
+                                        URI.create("http://127.0.0.1:" + statusPort + "/kv"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                            .statusCode())
+                    .isEqualTo(200);
+              });
     }
   }
 

@@ -1,7 +1,7 @@
 package io.prefixlog.benchmarks.kv;
 
-import io.prefixlog.bridge.demo.PrefixCacheWorkload;
 import io.prefixlog.core.kv.KvBatchEncoder;
+import io.prefixlog.demo.PrefixCacheWorkload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

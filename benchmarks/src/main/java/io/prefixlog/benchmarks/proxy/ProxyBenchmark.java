@@ -1,7 +1,7 @@
 package io.prefixlog.benchmarks.proxy;
 
 import io.prefixlog.benchmarks.report.TextTable;
-import io.prefixlog.bridge.demo.DemoUpstream;
+import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaBroker;
 import java.io.IOException;
 import java.io.PrintStream;

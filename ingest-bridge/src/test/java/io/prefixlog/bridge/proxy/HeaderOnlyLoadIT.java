@@ -3,7 +3,7 @@ package io.prefixlog.bridge.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.bridge.BridgeMain;
-import io.prefixlog.bridge.demo.DemoUpstream;
+import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import java.io.IOException;

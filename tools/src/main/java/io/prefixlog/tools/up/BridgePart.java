@@ -1,9 +1,9 @@
 package io.prefixlog.tools.up;
 
-import io.prefixlog.bridge.demo.DemoUpstream;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.UsageException;

@@ -1,9 +1,9 @@
 package io.prefixlog.tools.up;
 
-import io.prefixlog.bridge.demo.DemoKvEngine;
 import io.prefixlog.bridge.kv.KvBridge;
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.demo.DemoKvEngine;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.streams.StreamAppConfig;

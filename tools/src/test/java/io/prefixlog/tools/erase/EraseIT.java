@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
-import io.prefixlog.bridge.demo.DemoUpstream;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;

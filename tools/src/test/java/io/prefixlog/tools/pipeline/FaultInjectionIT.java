@@ -3,11 +3,11 @@ package io.prefixlog.tools.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.prefixlog.bridge.demo.DemoUpstream;
-import io.prefixlog.bridge.demo.Served;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.metrics.Meters;
+import io.prefixlog.demo.DemoUpstream;
+import io.prefixlog.demo.Served;
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.KafkaCluster;

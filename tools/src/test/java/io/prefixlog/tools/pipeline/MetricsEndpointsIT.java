@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
-import io.prefixlog.bridge.demo.DemoUpstream;
 import io.prefixlog.bridge.kv.KvBridge;
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.kv.PythonPublisher;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.streams.StreamApp;

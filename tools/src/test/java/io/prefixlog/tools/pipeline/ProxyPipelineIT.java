@@ -2,11 +2,11 @@ package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.bridge.demo.DemoUpstream;
-import io.prefixlog.bridge.demo.Served;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.metrics.Meters;
+import io.prefixlog.demo.DemoUpstream;
+import io.prefixlog.demo.Served;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.delta.DeltaRecord;

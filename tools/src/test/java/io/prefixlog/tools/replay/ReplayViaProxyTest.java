@@ -2,8 +2,8 @@ package io.prefixlog.tools.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.bridge.demo.DemoUpstream;
-import io.prefixlog.bridge.demo.Served;
+import io.prefixlog.demo.DemoUpstream;
+import io.prefixlog.demo.Served;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;

@@ -1,4 +1,4 @@
-package io.prefixlog.bridge.demo;
+package io.prefixlog.demo;
 
 import io.prefixlog.core.kv.KvBatchEncoder;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.prefixlog.bridge.demo;
+package io.prefixlog.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

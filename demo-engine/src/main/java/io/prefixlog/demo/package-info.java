@@ -3,4 +3,4 @@
  * and prefix-cached prompt tokens computed from what it has seen, for the demo, tests and the proxy
  * benchmark.
  */
-package io.prefixlog.bridge.demo;
+package io.prefixlog.demo;

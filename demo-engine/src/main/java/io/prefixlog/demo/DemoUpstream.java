@@ -1,4 +1,4 @@
-package io.prefixlog.bridge.demo;
+package io.prefixlog.demo;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

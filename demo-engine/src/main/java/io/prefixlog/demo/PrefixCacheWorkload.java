@@ -1,4 +1,4 @@
-package io.prefixlog.bridge.demo;
+package io.prefixlog.demo;
 
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package io.prefixlog.bridge.demo;
+package io.prefixlog.demo;
 
 /**
  * What the demo engine answered one completion request with, as the client saw it.
