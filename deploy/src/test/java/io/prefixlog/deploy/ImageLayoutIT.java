@@ -233,28 +233,26 @@ class ImageLayoutIT {
         .start();
   }
 
-  private static void awaitHealthy(ChildProcess child, int port) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (true) {
-      assertThat(child.isAlive()).as("child alive; log:\n%s", child.logTail(40)).isTrue();
-      try {
-        HttpResponse<String> response =
-            HTTP.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
-                    .timeout(Duration.ofSeconds(5))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      assertThat(System.nanoTime())
-          .as("/health 200 on port %d; log:\n%s", port, child.logTail(40))
-          .isLessThan(deadline);
-      Thread.sleep(250);
-    }
+  private static void awaitHealthy(ChildProcess child, int port) {
+    await()
+        .alias("/health 200 on port " + port)
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(250))
+        .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
+        .untilAsserted(
+            () -> {
+              assertThat(child.isAlive()).as("child alive; log:\n%s", child.logTail(40)).isTrue();
+              assertThat(
+                      HTTP.send(
+                              HttpRequest.newBuilder(
+                                      URI.create("http://127.0.0.1:" + port + "/health"))
+                                  .timeout(Duration.ofSeconds(5))
+                                  .build(),
+                              HttpResponse.BodyHandlers.ofString())
+                          .statusCode())
+                  .as("/health; log:\n%s", child.logTail(40))
+                  .isEqualTo(200);
+            });
   }
 
   private static String get(int port, String path) throws Exception {

@@ -2,8 +2,8 @@ package io.prefixlog.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -199,20 +199,17 @@ class ChildProcessTest {
         .hasMessage("mainClass must not be blank but was ' '");
   }
 
-  static void awaitLogContent(Path logFile, String expected)
-      throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-    String content = "";
-    while (System.nanoTime() < deadline) {
-      content =
-          Files.exists(logFile)
-              ? new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8)
-              : "";
-      if (content.equals(expected)) {
-        return;
-      }
-      Thread.sleep(50);
-    }
-    assertThat(content).as("content of " + logFile).isEqualTo(expected);
+  static void awaitLogContent(Path logFile, String expected) {
+    await()
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(50))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Files.exists(logFile)
+                            ? new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8)
+                            : "")
+                    .as("content of " + logFile)
+                    .isEqualTo(expected));
   }
 }

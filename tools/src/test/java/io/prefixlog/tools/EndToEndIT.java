@@ -240,14 +240,12 @@ class EndToEndIT {
               .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
-      int seen = 0;
-      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-      while (seen < count) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError(topic + " has " + seen + " of " + count + " records after 90 s");
-        }
-        seen += consumer.poll(Duration.ofMillis(500)).count();
-      }
+      int[] seen = {0};
+      await()
+          .alias(topic + " has " + count + " committed records")
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(1))
+          .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -20,6 +21,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -232,14 +234,12 @@ class AnalyzeIT {
               .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
-      int seen = 0;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-      while (seen < count) {
-        assertThat(System.nanoTime())
-            .as("%s has %d of %d records", topic, seen, count)
-            .isLessThan(deadline);
-        seen += consumer.poll(java.time.Duration.ofMillis(500)).count();
-      }
+      int[] seen = {0};
+      await()
+          .alias(topic + " has " + count + " committed records")
+          .atMost(Duration.ofSeconds(180))
+          .pollInterval(Duration.ofMillis(1))
+          .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
     }
   }
 

@@ -424,17 +424,12 @@ class EraseIT {
         .until(app::state, state -> state == KafkaStreams.State.RUNNING);
   }
 
-  private static void awaitDeltas(KafkaBroker broker, long turns) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    long seen = 0;
-    while (System.nanoTime() < deadline) {
-      seen = latestDeltas(broker).size();
-      if (seen >= turns) {
-        return;
-      }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("deltas: " + seen + " of " + turns);
+  private static void awaitDeltas(KafkaBroker broker, long turns) {
+    await()
+        .alias(turns + " deltas")
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> latestDeltas(broker).size(), n -> n >= turns);
   }
 
   private static Map<String, DeltaRecord> latestDeltas(KafkaBroker broker) throws Exception {

@@ -444,18 +444,16 @@ class FaultInjectionIT {
    * Waits until the producer sees {@code count} partitions of {@code topic}, each with a leader.
    */
   private static void awaitPartitions(
-      KafkaProducer<String, byte[]> producer, String topic, int count) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-    while (true) {
-      var partitions = producer.partitionsFor(topic);
-      if (partitions.size() == count && partitions.stream().allMatch(p -> p.leader() != null)) {
-        return;
-      }
-      assertThat(System.nanoTime())
-          .as("%s has %d partitions with leaders", topic, count)
-          .isLessThan(deadline);
-      Thread.sleep(200);
-    }
+      KafkaProducer<String, byte[]> producer, String topic, int count) {
+    await()
+        .alias(topic + " has " + count + " partitions with leaders")
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> producer.partitionsFor(topic),
+            partitions ->
+                partitions.size() == count
+                    && partitions.stream().allMatch(p -> p.leader() != null));
   }
 
   private static void kill(ChildProcess app) throws InterruptedException {

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
@@ -154,14 +155,17 @@ final class Pipeline {
   }
 
   /** Waits until {@code topic} holds {@code count} committed records, while {@code app} lives. */
-  static void awaitCommitted(KafkaCluster kafka, String topic, long count, ChildProcess app)
-      throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-    while (Topics.countNow(kafka.bootstrapServers(), topic) < count) {
-      assertThat(app.isAlive()).as("stream app alive; log:\n%s", app.logTail(40)).isTrue();
-      assertThat(System.nanoTime()).as("%s reaches %d records", topic, count).isLessThan(deadline);
-      Thread.sleep(200);
-    }
+  static void awaitCommitted(KafkaCluster kafka, String topic, long count, ChildProcess app) {
+    await()
+        .alias(topic + " reaches " + count + " records")
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              assertThat(app.isAlive()).as("stream app alive; log:\n%s", app.logTail(40)).isTrue();
+              return Topics.countNow(kafka.bootstrapServers(), topic);
+            },
+            n -> n >= count);
   }
 
   /**
