@@ -8,6 +8,7 @@ import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.service.ServiceMain;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,7 +25,13 @@ public final class BridgeMain {
   }
 
   static int run(String[] args, Map<String, String> env) {
-    return ServiceMain.run("BridgeMain", "ingest-bridge", args, env, BridgeMain::configure);
+    return ServiceMain.run(
+        "BridgeMain",
+        "ingest-bridge",
+        args,
+        env,
+        List.of(ProxyConfig.DEFINITION, KvBridgeConfig.DEFINITION),
+        BridgeMain::configure);
   }
 
   private static ServiceMain.Service configure(Settings settings) {

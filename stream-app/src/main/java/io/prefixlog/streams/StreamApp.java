@@ -17,6 +17,7 @@ import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -226,6 +227,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
         "stream-app",
         args,
         System.getenv(),
+        List.of(StreamAppConfig.DEFINITION),
         settings -> new StreamApp(StreamAppConfig.fromSettings(settings)));
   }
 }

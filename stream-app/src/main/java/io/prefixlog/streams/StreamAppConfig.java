@@ -1,6 +1,11 @@
 package io.prefixlog.streams;
 
+import io.prefixlog.core.config.CommonKeys;
+import io.prefixlog.core.config.ConfigDef;
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.ConfigKey;
+import io.prefixlog.core.config.ConfigTypes;
+import io.prefixlog.core.config.ConfigValues;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.delta.DeltaEncoder;
@@ -9,201 +14,241 @@ import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
- * Every setting of the stream app, validated on construction. {@link #fromSettings} reads them from
- * environment variables (names below) or a properties file named by {@code PREFIXLOG_CONFIG_FILE};
- * {@code PREFIXLOG_KAFKA_*} settings pass through to the Kafka clients ({@code
- * PREFIXLOG_KAFKA_SECURITY_PROTOCOL} becomes {@code security.protocol}).
- *
- * @param bootstrapServers {@code PREFIXLOG_BOOTSTRAP_SERVERS}, default {@code 127.0.0.1:9092}
- * @param topicPrefix {@code PREFIXLOG_TOPIC_PREFIX}, default {@code prefixlog.}
- * @param applicationId {@code PREFIXLOG_APPLICATION_ID}, default {@code prefixlog-stream-app}; the
- *     consumer group and the prefix of the changelog topics
- * @param stateDir {@code PREFIXLOG_STATE_DIR}, default {@code ./var/streams}
- * @param streamThreads {@code PREFIXLOG_STREAM_THREADS}, default 1
- * @param standbyReplicas {@code PREFIXLOG_STANDBY_REPLICAS}, default 0
- * @param partitions {@code PREFIXLOG_PARTITIONS}, default 6: partitions of the topics the app
- *     creates
- * @param statePartitions {@code PREFIXLOG_STATE_PARTITIONS}, default {@code PREFIXLOG_PARTITIONS}:
- *     partitions of the internal topic that routes raw events to the session state, and so of the
- *     state (the most instances × threads that can share the session work). Fixed at the first
- *     start: the input topics can then gain partitions without moving any session's state
- * @param replicationFactor {@code PREFIXLOG_REPLICATION_FACTOR}, default 1
- * @param commitInterval {@code PREFIXLOG_COMMIT_INTERVAL}, default 100ms (exactly-once's default)
- * @param maxBodyBytes {@code PREFIXLOG_MAX_BODY_BYTES}, default 16MiB: the capture limit
- * @param encoder {@code PREFIXLOG_SESSION_MAX_BASES} (4), {@code PREFIXLOG_SESSION_MAX_BASE_BYTES}
- *     (8MiB), {@code PREFIXLOG_KEYFRAME_INTERVAL} (32), {@code PREFIXLOG_MAX_INSERTED_FRACTION}
- *     (0.5), {@code PREFIXLOG_MIN_MATCH_BYTES} (64)
- * @param sessionTtl {@code PREFIXLOG_SESSION_TTL}, default 30m: idle sessions lose their bases
- * @param sessionSeqRetention {@code PREFIXLOG_SESSION_SEQ_RETENTION}, default 7d: how long an idle
- *     session's seq counter is kept (at least the deltas' retention, so seq keys never repeat while
- *     older records with the same key are still in the topic)
- * @param evictionInterval {@code PREFIXLOG_EVICTION_INTERVAL}, default 1m: how often the idle
- *     sessions are looked for
- * @param rawRetention {@code PREFIXLOG_RAW_RETENTION}, default 24h
- * @param outputRetention {@code PREFIXLOG_OUTPUT_RETENTION}, default 7d: retention of the
- *     compact,delete outputs (deltas, lookups) and of the dead letters
- * @param metricsHost {@code PREFIXLOG_METRICS_HOST}, default 127.0.0.1
- * @param metricsPort {@code PREFIXLOG_METRICS_PORT}, default 9464; -1 disables the endpoint
- * @param chunkLookupsEnabled {@code PREFIXLOG_CHUNK_LOOKUPS_ENABLED}, default true: emit one
- *     chunk-hash lookup record per request to {@code chunk.lookups}
- * @param chunkSizeBytes {@code PREFIXLOG_CHUNK_SIZE_BYTES}, default 256: bytes of the rendered
- *     prompt per chunk (about 64 tokens), from 16 to 1 MiB
- * @param kvIndexEnabled {@code PREFIXLOG_KV_INDEX_ENABLED}, default true: keep the KV block index
- *     and the source statistics from {@code kv.events}
- * @param kvStatsInterval {@code PREFIXLOG_KV_STATS_INTERVAL}, default 10s: a changed source's
- *     statistics are emitted at most this often (at once when the source is new or cleared)
- * @param threadFailureLimit {@code PREFIXLOG_THREAD_FAILURE_LIMIT}, default 3: this many stream
- *     thread failures within the window stop the app (health 503 with the reason) instead of
- *     replacing the thread once more
- * @param threadFailureWindow {@code PREFIXLOG_THREAD_FAILURE_WINDOW}, default 10m: the sliding
- *     window of that count
- * @param maxCompactionLag {@code PREFIXLOG_MAX_COMPACTION_LAG}, default 1d: the compacted topics'
- *     and the stores' changelogs' {@code max.compaction.lag.ms}: a value replaced or tombstoned (by
- *     an erasure, say) is gone from the broker's disk within about this long, since the broker then
- *     rolls and cleans its segment whatever the dirty ratio
- * @param kafka Kafka client settings passed through ({@code PREFIXLOG_KAFKA_*})
+ * Every setting of the stream app, validated on construction. Each is declared once below as a
+ * {@link ConfigKey}; {@link #DEFINITION} lists them for parsing, the README's table and {@code
+ * --help}. {@link #fromSettings} reads them from environment variables or a properties file named
+ * by {@code PREFIXLOG_CONFIG_FILE}; {@code PREFIXLOG_KAFKA_*} settings pass through to the Kafka
+ * clients ({@code PREFIXLOG_KAFKA_SECURITY_PROTOCOL} becomes {@code security.protocol}).
  */
-public record StreamAppConfig(
-    String bootstrapServers,
-    String topicPrefix,
-    String applicationId,
-    Path stateDir,
-    int streamThreads,
-    int standbyReplicas,
-    int partitions,
-    int statePartitions,
-    short replicationFactor,
-    Duration commitInterval,
-    long maxBodyBytes,
-    EncoderSettings encoder,
-    Duration sessionTtl,
-    Duration sessionSeqRetention,
-    Duration dedupWindow,
-    Duration evictionInterval,
-    Duration rawRetention,
-    Duration outputRetention,
-    Duration maxCompactionLag,
-    String metricsHost,
-    int metricsPort,
-    boolean chunkLookupsEnabled,
-    int chunkSizeBytes,
-    boolean kvIndexEnabled,
-    Duration kvStatsInterval,
-    int threadFailureLimit,
-    Duration threadFailureWindow,
-    Map<String, String> kafka) {
+public final class StreamAppConfig {
+  public static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
 
-  public static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+  public static final ConfigKey<String> BOOTSTRAP_SERVERS = CommonKeys.BOOTSTRAP_SERVERS;
 
-  public StreamAppConfig {
-    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
-    Objects.requireNonNull(topicPrefix, "topicPrefix");
-    Objects.requireNonNull(applicationId, "applicationId");
-    Objects.requireNonNull(stateDir, "stateDir");
-    Objects.requireNonNull(encoder, "encoder");
-    kafka = Map.copyOf(kafka);
-    if (kvStatsInterval.isZero() || kvStatsInterval.isNegative()) {
-      throw new ConfigException(
-          "PREFIXLOG_KV_STATS_INTERVAL=" + kvStatsInterval + ": expected a duration above zero");
-    }
-    positive("PREFIXLOG_SESSION_TTL", sessionTtl);
-    positive("PREFIXLOG_EVICTION_INTERVAL", evictionInterval);
-    positive("PREFIXLOG_DEDUP_WINDOW", dedupWindow);
-    positive("PREFIXLOG_OUTPUT_RETENTION", outputRetention);
-    positive("PREFIXLOG_MAX_COMPACTION_LAG", maxCompactionLag);
-    if (statePartitions < 1) {
-      throw new ConfigException(
-          "PREFIXLOG_STATE_PARTITIONS=" + statePartitions + ": expected an integer from 1");
-    }
-    if (evictionInterval.compareTo(sessionTtl) > 0) {
-      throw new ConfigException(
-          "PREFIXLOG_EVICTION_INTERVAL ("
-              + evictionInterval
-              + ") must be at most PREFIXLOG_SESSION_TTL ("
-              + sessionTtl
-              + "): idle sessions would keep their bases for up to the interval");
-    }
-    // A delta names its base by seq; a session that stays idle for less than the TTL keeps
-    // encoding against bases written before its pause. Those must still be in the deltas topic.
-    if (sessionTtl.compareTo(outputRetention) >= 0) {
-      throw new ConfigException(
-          "PREFIXLOG_SESSION_TTL ("
-              + sessionTtl
-              + ") must be below PREFIXLOG_OUTPUT_RETENTION ("
-              + outputRetention
-              + "): a delta could name a base that retention has already deleted");
-    }
-    if (threadFailureWindow.isZero() || threadFailureWindow.isNegative()) {
-      throw new ConfigException(
-          "PREFIXLOG_THREAD_FAILURE_WINDOW="
-              + threadFailureWindow
-              + ": expected a duration above zero");
-    }
-    if (sessionSeqRetention.compareTo(sessionTtl) < 0) {
-      throw new ConfigException(
-          "PREFIXLOG_SESSION_SEQ_RETENTION ("
-              + sessionSeqRetention
-              + ") must be at least PREFIXLOG_SESSION_TTL ("
-              + sessionTtl
-              + ")");
-    }
-  }
+  public static final ConfigKey<String> TOPIC_PREFIX = CommonKeys.TOPIC_PREFIX;
 
-  private static void positive(String key, Duration value) {
-    if (value.isZero() || value.isNegative()) {
-      throw new ConfigException(key + "=" + value + ": expected a duration above zero");
-    }
+  public static final ConfigKey<String> APPLICATION_ID =
+      ConfigKey.of("PREFIXLOG_APPLICATION_ID", ConfigTypes.text())
+          .defaultValue("prefixlog-stream-app")
+          .doc(
+              "Kafka Streams application id: the consumer group and the prefix of the changelog"
+                  + " topics, shared by every instance");
+
+  public static final ConfigKey<Path> STATE_DIR =
+      ConfigKey.of("PREFIXLOG_STATE_DIR", ConfigTypes.path())
+          .defaultValue(Path.of("var/streams"))
+          .doc("RocksDB state directory");
+
+  public static final ConfigKey<Integer> STREAM_THREADS =
+      ConfigKey.of("PREFIXLOG_STREAM_THREADS", ConfigTypes.integer(1, 64))
+          .defaultValue(1)
+          .doc("stream threads per instance");
+
+  public static final ConfigKey<Integer> STANDBY_REPLICAS =
+      ConfigKey.of("PREFIXLOG_STANDBY_REPLICAS", ConfigTypes.integer(0, 8))
+          .defaultValue(0)
+          .doc(
+              "standby replicas of the state (Kafka Streams `num.standby.replicas`): warm copies"
+                  + " on other instances, for a fast failover when the app runs as several"
+                  + " instances");
+
+  public static final ConfigKey<Integer> PARTITIONS =
+      ConfigKey.of("PREFIXLOG_PARTITIONS", ConfigTypes.integer(1, 10_000))
+          .defaultValue(6)
+          .doc("partitions of the topics the app creates");
+
+  public static final ConfigKey<Integer> STATE_PARTITIONS =
+      ConfigKey.of("PREFIXLOG_STATE_PARTITIONS", ConfigTypes.integer(1, 10_000))
+          .documentedDefault("`PREFIXLOG_PARTITIONS`")
+          .doc(
+              "partitions of the internal topic that routes raw events to the session state, and"
+                  + " so of the state: the most instances × threads that share the session work."
+                  + " Fixed at the first start; the raw topic can then gain partitions without"
+                  + " moving any session's state");
+
+  public static final ConfigKey<Integer> REPLICATION_FACTOR =
+      ConfigKey.of("PREFIXLOG_REPLICATION_FACTOR", ConfigTypes.integer(1, 16))
+          .defaultValue(1)
+          .doc("replication factor of the topics the app creates and of the changelogs");
+
+  public static final ConfigKey<Duration> COMMIT_INTERVAL =
+      ConfigKey.of("PREFIXLOG_COMMIT_INTERVAL", ConfigTypes.duration("Kafka Streams' minimum"))
+          .defaultValue(Duration.ofMillis(100))
+          .doc("exactly-once commit interval (exactly-once's default)");
+
+  public static final ConfigKey<Long> MAX_BODY_BYTES =
+      ConfigKey.of("PREFIXLOG_MAX_BODY_BYTES", ConfigTypes.size(1024, 256L << 20))
+          .defaultValue(RecordLimits.DEFAULT_MAX_BODY_BYTES)
+          .doc("capture limit; larger bodies are dead-lettered");
+
+  public static final ConfigKey<Integer> SESSION_MAX_BASES =
+      ConfigKey.of("PREFIXLOG_SESSION_MAX_BASES", ConfigTypes.integer(1, 64))
+          .defaultValue(EncoderSettings.DEFAULTS.maxBases())
+          .doc("bases kept per session");
+
+  public static final ConfigKey<Long> SESSION_MAX_BASE_BYTES =
+      ConfigKey.of("PREFIXLOG_SESSION_MAX_BASE_BYTES", ConfigTypes.size(1, 1L << 31))
+          .defaultValue(EncoderSettings.DEFAULTS.maxBaseBytes())
+          .doc("bytes of bases kept per session");
+
+  public static final ConfigKey<Integer> KEYFRAME_INTERVAL =
+      ConfigKey.of("PREFIXLOG_KEYFRAME_INTERVAL", ConfigTypes.integer(1, 10_000))
+          .defaultValue(EncoderSettings.DEFAULTS.keyframeInterval())
+          .doc("at most this many records per rebuild chain");
+
+  public static final ConfigKey<Double> MAX_INSERTED_FRACTION =
+      ConfigKey.of("PREFIXLOG_MAX_INSERTED_FRACTION", ConfigTypes.decimal(0, 1))
+          .defaultValue(EncoderSettings.DEFAULTS.maxInsertedFraction())
+          .doc("above this share of literal bytes, a keyframe is written");
+
+  public static final ConfigKey<Integer> MIN_MATCH_BYTES =
+      ConfigKey.of(
+              "PREFIXLOG_MIN_MATCH_BYTES",
+              ConfigTypes.integer(DeltaEncoder.MIN_MATCH_FLOOR, 1 << 20))
+          .defaultValue(EncoderSettings.DEFAULTS.minMatchBytes())
+          .doc("shortest match worth a copy op");
+
+  public static final ConfigKey<Duration> SESSION_TTL =
+      ConfigKey.of("PREFIXLOG_SESSION_TTL", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMinutes(30))
+          .doc(
+              "idle sessions lose their bases (stream time); must be below"
+                  + " `PREFIXLOG_OUTPUT_RETENTION` and at least `PREFIXLOG_EVICTION_INTERVAL`");
+
+  public static final ConfigKey<Duration> SESSION_SEQ_RETENTION =
+      ConfigKey.of("PREFIXLOG_SESSION_SEQ_RETENTION", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofDays(7))
+          .doc(
+              "idle sessions lose their chain (stream time); their next turn starts a new chain,"
+                  + " so keys never repeat while older records with the same key are still in the"
+                  + " topic; at least the TTL");
+
+  public static final ConfigKey<Duration> DEDUP_WINDOW =
+      ConfigKey.of("PREFIXLOG_DEDUP_WINDOW", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofHours(24))
+          .doc(
+              "a `request_id` seen again in its session within this stream time gives no second"
+                  + " turn (counted; with another body, a dead letter)");
+
+  public static final ConfigKey<Duration> EVICTION_INTERVAL =
+      ConfigKey.of("PREFIXLOG_EVICTION_INTERVAL", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMinutes(1))
+          .doc("how often idle sessions are looked for, in stream time");
+
+  public static final ConfigKey<Duration> RAW_RETENTION =
+      ConfigKey.of("PREFIXLOG_RAW_RETENTION", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofHours(24))
+          .doc("retention of the input topics the app creates");
+
+  public static final ConfigKey<Duration> OUTPUT_RETENTION =
+      ConfigKey.of("PREFIXLOG_OUTPUT_RETENTION", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofDays(7))
+          .doc(
+              "retention of the compact,delete outputs (deltas, lookups), the dead letters and"
+                  + " the erasure acknowledgements");
+
+  public static final ConfigKey<Duration> MAX_COMPACTION_LAG =
+      ConfigKey.of("PREFIXLOG_MAX_COMPACTION_LAG", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofDays(1))
+          .doc(
+              "`max.compaction.lag.ms` of the compacted topics the app creates and of its stores'"
+                  + " changelogs: a replaced or erased value leaves the broker's disk within about"
+                  + " this long (the broker rolls and cleans the segment whatever its dirty ratio)");
+
+  public static final ConfigKey<String> METRICS_HOST = CommonKeys.METRICS_HOST;
+
+  public static final ConfigKey<Integer> METRICS_PORT = CommonKeys.metricsPort(9464);
+
+  public static final ConfigKey<Boolean> CHUNK_LOOKUPS_ENABLED =
+      ConfigKey.of("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc("emit one chunk-hash lookup record per request to `chunk.lookups`");
+
+  public static final ConfigKey<Long> CHUNK_SIZE_BYTES =
+      ConfigKey.of("PREFIXLOG_CHUNK_SIZE_BYTES", ConfigTypes.size(16, 1 << 20))
+          .defaultValue(256L)
+          .doc("bytes of the rendered prompt per chunk (about 64 tokens)");
+
+  public static final ConfigKey<Boolean> KV_INDEX_ENABLED =
+      ConfigKey.of("PREFIXLOG_KV_INDEX_ENABLED", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc("keep the KV block index and the source statistics from `kv.events`");
+
+  public static final ConfigKey<Duration> KV_STATS_INTERVAL =
+      ConfigKey.of("PREFIXLOG_KV_STATS_INTERVAL", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(10))
+          .doc(
+              "a changed source's statistics are published at most this often (at once when the"
+                  + " source is new or was cleared; `up --demo` uses `1s`)");
+
+  public static final ConfigKey<Integer> THREAD_FAILURE_LIMIT =
+      ConfigKey.of("PREFIXLOG_THREAD_FAILURE_LIMIT", ConfigTypes.integer(1, 1000))
+          .defaultValue(3)
+          .doc(
+              "this many stream-thread failures within the window stop the streams (`/health` 503"
+                  + " with the reason) instead of replacing the thread once more");
+
+  public static final ConfigKey<Duration> THREAD_FAILURE_WINDOW =
+      ConfigKey.of("PREFIXLOG_THREAD_FAILURE_WINDOW", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMinutes(10))
+          .doc("the sliding window of that count");
+
+  public static final ConfigKey<Boolean> ALLOW_WEAKER_DELIVERY = CommonKeys.ALLOW_WEAKER_DELIVERY;
+
+  /** Every setting of the stream app, in the README's order. */
+  public static final ConfigDef DEFINITION =
+      CommonKeys.withKafka(
+          "stream app",
+          List.of(
+              BOOTSTRAP_SERVERS,
+              TOPIC_PREFIX,
+              APPLICATION_ID,
+              STATE_DIR,
+              STREAM_THREADS,
+              STANDBY_REPLICAS,
+              PARTITIONS,
+              STATE_PARTITIONS,
+              REPLICATION_FACTOR,
+              COMMIT_INTERVAL,
+              MAX_BODY_BYTES,
+              SESSION_MAX_BASES,
+              SESSION_MAX_BASE_BYTES,
+              KEYFRAME_INTERVAL,
+              MAX_INSERTED_FRACTION,
+              MIN_MATCH_BYTES,
+              SESSION_TTL,
+              SESSION_SEQ_RETENTION,
+              DEDUP_WINDOW,
+              EVICTION_INTERVAL,
+              RAW_RETENTION,
+              OUTPUT_RETENTION,
+              MAX_COMPACTION_LAG,
+              CHUNK_LOOKUPS_ENABLED,
+              CHUNK_SIZE_BYTES,
+              KV_INDEX_ENABLED,
+              KV_STATS_INTERVAL,
+              THREAD_FAILURE_LIMIT,
+              THREAD_FAILURE_WINDOW,
+              METRICS_HOST,
+              METRICS_PORT,
+              ALLOW_WEAKER_DELIVERY));
+
+  private final ConfigValues values;
+  private final Map<String, String> kafka;
+
+  private StreamAppConfig(ConfigValues values, Map<String, String> kafka) {
+    this.values = values;
+    this.kafka = Map.copyOf(kafka);
+    checkTogether();
   }
 
   /** Reads and validates every setting. */
   public static StreamAppConfig fromSettings(Settings s) {
-    EncoderSettings defaults = EncoderSettings.DEFAULTS;
-    EncoderSettings encoder =
-        new EncoderSettings(
-            s.integer("PREFIXLOG_SESSION_MAX_BASES", defaults.maxBases(), 1, 64),
-            s.bytes("PREFIXLOG_SESSION_MAX_BASE_BYTES", defaults.maxBaseBytes(), 1, 1L << 31),
-            s.integer("PREFIXLOG_KEYFRAME_INTERVAL", defaults.keyframeInterval(), 1, 10_000),
-            s.decimal("PREFIXLOG_MAX_INSERTED_FRACTION", defaults.maxInsertedFraction(), 0, 1),
-            defaults.goodEnoughFraction(),
-            s.integer(
-                "PREFIXLOG_MIN_MATCH_BYTES",
-                defaults.minMatchBytes(),
-                DeltaEncoder.MIN_MATCH_FLOOR,
-                1 << 20));
-    int partitions = s.integer("PREFIXLOG_PARTITIONS", 6, 1, 10_000);
-    return new StreamAppConfig(
-        s.string("PREFIXLOG_BOOTSTRAP_SERVERS", DEFAULT_BOOTSTRAP),
-        s.string("PREFIXLOG_TOPIC_PREFIX", Topics.DEFAULT_PREFIX),
-        s.string("PREFIXLOG_APPLICATION_ID", "prefixlog-stream-app"),
-        Path.of(s.string("PREFIXLOG_STATE_DIR", "var/streams")),
-        s.integer("PREFIXLOG_STREAM_THREADS", 1, 1, 64),
-        s.integer("PREFIXLOG_STANDBY_REPLICAS", 0, 0, 8),
-        partitions,
-        s.integer("PREFIXLOG_STATE_PARTITIONS", partitions, 1, 10_000),
-        (short) s.integer("PREFIXLOG_REPLICATION_FACTOR", 1, 1, 16),
-        s.duration("PREFIXLOG_COMMIT_INTERVAL", Duration.ofMillis(100)),
-        s.bytes("PREFIXLOG_MAX_BODY_BYTES", RecordLimits.DEFAULT_MAX_BODY_BYTES, 1024, 256L << 20),
-        encoder,
-        s.duration("PREFIXLOG_SESSION_TTL", Duration.ofMinutes(30)),
-        s.duration("PREFIXLOG_SESSION_SEQ_RETENTION", Duration.ofDays(7)),
-        s.duration("PREFIXLOG_DEDUP_WINDOW", Duration.ofHours(24)),
-        s.duration("PREFIXLOG_EVICTION_INTERVAL", Duration.ofMinutes(1)),
-        s.duration("PREFIXLOG_RAW_RETENTION", Duration.ofHours(24)),
-        s.duration("PREFIXLOG_OUTPUT_RETENTION", Duration.ofDays(7)),
-        s.duration("PREFIXLOG_MAX_COMPACTION_LAG", Duration.ofDays(1)),
-        s.string("PREFIXLOG_METRICS_HOST", "127.0.0.1"),
-        s.integer("PREFIXLOG_METRICS_PORT", 9464, -1, 65535),
-        s.bool("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", true),
-        (int) s.bytes("PREFIXLOG_CHUNK_SIZE_BYTES", 256, 16, 1 << 20),
-        s.bool("PREFIXLOG_KV_INDEX_ENABLED", true),
-        s.duration("PREFIXLOG_KV_STATS_INTERVAL", Duration.ofSeconds(10)),
-        s.integer("PREFIXLOG_THREAD_FAILURE_LIMIT", 3, 1, 1000),
-        s.duration("PREFIXLOG_THREAD_FAILURE_WINDOW", Duration.ofMinutes(10)),
-        KafkaPassThrough.read(s));
+    return new StreamAppConfig(DEFINITION.parse(s), KafkaPassThrough.read(s));
   }
 
   /** The defaults, with overrides given by environment-variable name. */
@@ -211,8 +256,136 @@ public record StreamAppConfig(
     return fromSettings(Settings.of(overrides));
   }
 
+  /** The value of any setting of {@link #DEFINITION}. */
+  public <T> T get(ConfigKey<T> key) {
+    return values.get(key);
+  }
+
+  public String bootstrapServers() {
+    return values.get(BOOTSTRAP_SERVERS);
+  }
+
+  public String topicPrefix() {
+    return values.get(TOPIC_PREFIX);
+  }
+
+  public String applicationId() {
+    return values.get(APPLICATION_ID);
+  }
+
+  public Path stateDir() {
+    return values.get(STATE_DIR);
+  }
+
+  public int streamThreads() {
+    return values.get(STREAM_THREADS);
+  }
+
+  public int standbyReplicas() {
+    return values.get(STANDBY_REPLICAS);
+  }
+
+  public int partitions() {
+    return values.get(PARTITIONS);
+  }
+
+  /** {@code PREFIXLOG_STATE_PARTITIONS}, or {@code PREFIXLOG_PARTITIONS} when unset. */
+  public int statePartitions() {
+    Integer statePartitions = values.get(STATE_PARTITIONS);
+    return statePartitions == null ? partitions() : statePartitions;
+  }
+
+  public short replicationFactor() {
+    return values.get(REPLICATION_FACTOR).shortValue();
+  }
+
+  public Duration commitInterval() {
+    return values.get(COMMIT_INTERVAL);
+  }
+
+  public long maxBodyBytes() {
+    return values.get(MAX_BODY_BYTES);
+  }
+
+  /** The delta encoder's settings. */
+  public EncoderSettings encoder() {
+    return new EncoderSettings(
+        values.get(SESSION_MAX_BASES),
+        values.get(SESSION_MAX_BASE_BYTES),
+        values.get(KEYFRAME_INTERVAL),
+        values.get(MAX_INSERTED_FRACTION),
+        EncoderSettings.DEFAULTS.goodEnoughFraction(),
+        values.get(MIN_MATCH_BYTES));
+  }
+
+  public Duration sessionTtl() {
+    return values.get(SESSION_TTL);
+  }
+
+  public Duration sessionSeqRetention() {
+    return values.get(SESSION_SEQ_RETENTION);
+  }
+
+  public Duration dedupWindow() {
+    return values.get(DEDUP_WINDOW);
+  }
+
+  public Duration evictionInterval() {
+    return values.get(EVICTION_INTERVAL);
+  }
+
+  public Duration rawRetention() {
+    return values.get(RAW_RETENTION);
+  }
+
+  public Duration outputRetention() {
+    return values.get(OUTPUT_RETENTION);
+  }
+
+  public Duration maxCompactionLag() {
+    return values.get(MAX_COMPACTION_LAG);
+  }
+
+  public String metricsHost() {
+    return values.get(METRICS_HOST);
+  }
+
+  /** -1: no endpoint. */
+  public int metricsPort() {
+    return values.get(METRICS_PORT);
+  }
+
+  public boolean chunkLookupsEnabled() {
+    return values.get(CHUNK_LOOKUPS_ENABLED);
+  }
+
+  public int chunkSizeBytes() {
+    return values.get(CHUNK_SIZE_BYTES).intValue();
+  }
+
+  public boolean kvIndexEnabled() {
+    return values.get(KV_INDEX_ENABLED);
+  }
+
+  public Duration kvStatsInterval() {
+    return values.get(KV_STATS_INTERVAL);
+  }
+
+  public int threadFailureLimit() {
+    return values.get(THREAD_FAILURE_LIMIT);
+  }
+
+  public Duration threadFailureWindow() {
+    return values.get(THREAD_FAILURE_WINDOW);
+  }
+
+  /** Kafka client settings passed through ({@code PREFIXLOG_KAFKA_*}). */
+  public Map<String, String> kafka() {
+    return kafka;
+  }
+
   public Topics topics() {
-    return Topics.withPrefix(topicPrefix);
+    return Topics.withPrefix(topicPrefix());
   }
 
   /**
@@ -221,6 +394,43 @@ public record StreamAppConfig(
    * embedded broker's limits derive from too).
    */
   public long maxRecordBytes() {
-    return RecordLimits.maxRecordBytes(maxBodyBytes);
+    return RecordLimits.maxRecordBytes(maxBodyBytes());
+  }
+
+  @Override
+  public String toString() {
+    return values.toString();
+  }
+
+  /** The rules that tie settings together. */
+  private void checkTogether() {
+    if (evictionInterval().compareTo(sessionTtl()) > 0) {
+      throw new ConfigException(
+          order(EVICTION_INTERVAL, "must be at most", SESSION_TTL)
+              + ": idle sessions would keep their bases for up to the interval");
+    }
+    // A delta names its base by seq; a session that stays idle for less than the TTL keeps
+    // encoding against bases written before its pause. Those must still be in the deltas topic.
+    if (sessionTtl().compareTo(outputRetention()) >= 0) {
+      throw new ConfigException(
+          order(SESSION_TTL, "must be below", OUTPUT_RETENTION)
+              + ": a delta could name a base that retention has already deleted");
+    }
+    if (sessionSeqRetention().compareTo(sessionTtl()) < 0) {
+      throw new ConfigException(order(SESSION_SEQ_RETENTION, "must be at least", SESSION_TTL));
+    }
+  }
+
+  private String order(ConfigKey<Duration> a, String relation, ConfigKey<Duration> b) {
+    return a.name()
+        + " ("
+        + a.show(values.get(a))
+        + ") "
+        + relation
+        + " "
+        + b.name()
+        + " ("
+        + b.show(values.get(b))
+        + ")";
   }
 }

@@ -29,13 +29,13 @@ class StreamAppConfigTest {
   @CsvSource(
       delimiter = '|',
       value = {
-        "PREFIXLOG_SESSION_TTL=8d|PREFIXLOG_SESSION_TTL (PT192H) must be below"
-            + " PREFIXLOG_OUTPUT_RETENTION (PT168H)",
-        "PREFIXLOG_EVICTION_INTERVAL=1h|PREFIXLOG_EVICTION_INTERVAL (PT1H) must be at most"
-            + " PREFIXLOG_SESSION_TTL (PT30M)",
-        "PREFIXLOG_SESSION_SEQ_RETENTION=10m|PREFIXLOG_SESSION_SEQ_RETENTION (PT10M) must be at"
-            + " least PREFIXLOG_SESSION_TTL (PT30M)",
-        "PREFIXLOG_DEDUP_WINDOW=0s|PREFIXLOG_DEDUP_WINDOW=PT0S: expected a duration above zero",
+        "PREFIXLOG_SESSION_TTL=8d|PREFIXLOG_SESSION_TTL (8d) must be below"
+            + " PREFIXLOG_OUTPUT_RETENTION (7d)",
+        "PREFIXLOG_EVICTION_INTERVAL=1h|PREFIXLOG_EVICTION_INTERVAL (1h) must be at most"
+            + " PREFIXLOG_SESSION_TTL (30m)",
+        "PREFIXLOG_SESSION_SEQ_RETENTION=10m|PREFIXLOG_SESSION_SEQ_RETENTION (10m) must be at"
+            + " least PREFIXLOG_SESSION_TTL (30m)",
+        "PREFIXLOG_DEDUP_WINDOW=0s|PREFIXLOG_DEDUP_WINDOW=0s: expected a duration above zero",
       })
   void shouldRefuseRetentionSettingsThatContradictEachOther(String setting, String message) {
     // Given

@@ -7,6 +7,7 @@ import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.erase.EraseCommand;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
+import io.prefixlog.tools.settings.SettingsCommand;
 import io.prefixlog.tools.smoke.ComposeSmokeCommand;
 import io.prefixlog.tools.up.UpCommand;
 import java.io.PrintStream;
@@ -61,6 +62,7 @@ public final class Prefixlog {
         new ReconstructCommand(terminal),
         new AnalyzeCommand(terminal),
         new EraseCommand(terminal),
+        new SettingsCommand(terminal),
         new ComposeSmokeCommand(terminal));
   }
 

@@ -126,6 +126,7 @@ class PrefixlogTest {
                         new PrintStream(out), new PrintStream(err), java.util.Map.of(), false))
                 .stream()
                 .map(Command::name))
-        .containsExactly("up", "replay", "reconstruct", "analyze", "erase", "compose-smoke");
+        .containsExactly(
+            "up", "replay", "reconstruct", "analyze", "erase", "settings", "compose-smoke");
   }
 }

@@ -40,19 +40,19 @@ public final class ProxyChild {
     ProxyConfig config =
         ProxyConfig.defaults(URI.create(args[0]), args[1])
             .withListen("127.0.0.1", 0)
-            .withTopicPrefix(args[2])
-            .withMetricsPort(0)
-            .withMetricsHistograms(!"histograms=false".equals(args.length > 4 ? args[4] : ""))
+            .with(ProxyConfig.TOPIC_PREFIX, args[2])
+            .with(ProxyConfig.METRICS_PORT, 0)
+            .with(ProxyConfig.METRICS_HISTOGRAMS, !"histograms=false".equals(args.length > 4 ? args[4] : ""))
             .withKafka(kafkaOverrides());
     // -Dprefixlog.bench.publishIntervalMs=N: the publisher's interval
     // (PREFIXLOG_PROXY_PUBLISH_INTERVAL).
     // -Dprefixlog.bench.eventLoops=N: the proxy's event loops (PREFIXLOG_PROXY_EVENT_LOOPS).
     config =
-        config.withEventLoops(
+        config.with(ProxyConfig.EVENT_LOOPS, 
             Integer.getInteger("prefixlog.bench.eventLoops", config.eventLoops()));
     String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
     if (interval != null) {
-      config = config.withPublishInterval(Duration.ofMillis(Long.parseLong(interval)));
+      config = config.with(ProxyConfig.PUBLISH_INTERVAL, Duration.ofMillis(Long.parseLong(interval)));
     }
     CaptureProxy proxy = CaptureProxy.start(config);
     CountDownLatch stopped = new CountDownLatch(1);

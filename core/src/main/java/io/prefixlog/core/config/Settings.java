@@ -12,8 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads settings by their environment-variable name ({@code PREFIXLOG_BOOTSTRAP_SERVERS}). A
@@ -21,9 +19,6 @@ import java.util.regex.Pattern;
  * file, so a deployment can override one value without copying the file.
  */
 public final class Settings {
-  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)?");
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|k|m|g)?");
-
   private final Map<String, String> values;
 
   private Settings(Map<String, String> values) {
@@ -77,50 +72,17 @@ public final class Settings {
 
   public int integer(String key, int defaultValue, int min, int max) {
     String value = string(key, null);
-    if (value == null) {
-      return defaultValue;
-    }
-    try {
-      int parsed = Integer.parseInt(value);
-      if (parsed < min || parsed > max) {
-        throw new ConfigException(
-            key + "=" + value + ": expected an integer from " + min + " to " + max);
-      }
-      return parsed;
-    } catch (NumberFormatException e) {
-      throw new ConfigException(
-          key + "=" + value + ": expected an integer from " + min + " to " + max);
-    }
+    return value == null ? defaultValue : ConfigTypes.integer(min, max).parse(key, value);
   }
 
   public double decimal(String key, double defaultValue, double min, double max) {
     String value = string(key, null);
-    if (value == null) {
-      return defaultValue;
-    }
-    try {
-      double parsed = Double.parseDouble(value);
-      if (!(parsed >= min && parsed <= max)) {
-        throw new ConfigException(
-            key + "=" + value + ": expected a number from " + min + " to " + max);
-      }
-      return parsed;
-    } catch (NumberFormatException e) {
-      throw new ConfigException(
-          key + "=" + value + ": expected a number from " + min + " to " + max);
-    }
+    return value == null ? defaultValue : ConfigTypes.decimal(min, max).parse(key, value);
   }
 
   public boolean bool(String key, boolean defaultValue) {
     String value = string(key, null);
-    if (value == null) {
-      return defaultValue;
-    }
-    return switch (value.toLowerCase(Locale.ROOT)) {
-      case "true", "yes", "1", "on" -> true;
-      case "false", "no", "0", "off" -> false;
-      default -> throw new ConfigException(key + "=" + value + ": expected true or false");
-    };
+    return value == null ? defaultValue : ConfigTypes.parseBool(key, value);
   }
 
   /**
@@ -129,65 +91,13 @@ public final class Settings {
    */
   public Duration duration(String key, Duration defaultValue) {
     String value = string(key, null);
-    if (value == null) {
-      return defaultValue;
-    }
-    Matcher m = DURATION.matcher(value.toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new ConfigException(
-          key + "=" + value + ": expected a duration such as 500ms, 30s, 15m, 24h or 7d");
-    }
-    String unit = m.group(2) == null ? "ms" : m.group(2);
-    try {
-      long n = Long.parseLong(m.group(1));
-      Duration parsed =
-          switch (unit) {
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            case "h" -> Duration.ofHours(n);
-            case "d" -> Duration.ofDays(n);
-            default -> Duration.ofMillis(n);
-          };
-      parsed.toMillis(); // every reader takes milliseconds: refuse what they cannot hold
-      return parsed;
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new ConfigException(
-          key + "=" + value + ": the duration is too large (at most about 292 million years)");
-    }
+    return value == null ? defaultValue : ConfigTypes.parseDuration(key, value);
   }
 
   /** A size such as {@code 16MiB}, {@code 512KiB} or plain bytes. */
   public long bytes(String key, long defaultValue, long min, long max) {
     String value = string(key, null);
-    if (value == null) {
-      return defaultValue;
-    }
-    Matcher m = SIZE.matcher(value.toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new ConfigException(
-          key + "=" + value + ": expected a size such as 16MiB, 512KiB or 1048576");
-    }
-    String unit = m.group(2) == null ? "b" : m.group(2);
-    long parsed;
-    try {
-      long n = Long.parseLong(m.group(1));
-      // Exact arithmetic: a shift silently wrapped 17179869200g around to 16 GiB.
-      parsed =
-          switch (unit) {
-            case "k", "kib" -> Math.multiplyExact(n, 1L << 10);
-            case "m", "mib" -> Math.multiplyExact(n, 1L << 20);
-            case "g", "gib" -> Math.multiplyExact(n, 1L << 30);
-            default -> n;
-          };
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new ConfigException(
-          key + "=" + value + ": expected a size from " + min + " to " + max + " bytes");
-    }
-    if (parsed < min || parsed > max) {
-      throw new ConfigException(
-          key + "=" + value + ": expected a size from " + min + " to " + max + " bytes");
-    }
-    return parsed;
+    return value == null ? defaultValue : ConfigTypes.size(min, max).parse(key, value);
   }
 
   /**

@@ -1,9 +1,11 @@
 package io.prefixlog.core.service;
 
+import io.prefixlog.core.config.ConfigDef;
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.Settings;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -45,13 +47,33 @@ public final class ServiceMain {
    */
   public static int run(
       String mainClass, String name, String[] args, Map<String, String> env, Factory factory) {
+    return run(mainClass, name, args, env, List.of(), factory);
+  }
+
+  /**
+   * Runs the service until the JVM is told to stop; {@code --help} prints the usage and the tables
+   * of {@code settings} instead.
+   *
+   * @param settings the descriptor tables of what the service reads, for {@code --help}
+   */
+  public static int run(
+      String mainClass,
+      String name,
+      String[] args,
+      Map<String, String> env,
+      List<ConfigDef> settings,
+      Factory factory) {
     Service service;
     try {
       Map<String, String> environment = new HashMap<>(env);
+      if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+        System.out.print(help(mainClass, settings));
+        return 0;
+      }
       if (args.length == 2 && args[0].equals("--config")) {
         environment.put(CONFIG_FILE_VARIABLE, args[1]);
       } else if (args.length != 0) {
-        System.err.println("usage: " + mainClass + " [--config FILE]");
+        System.err.println(usage(mainClass));
         return 2;
       }
       service = factory.configure(Settings.fromEnvironment(environment, CONFIG_FILE_VARIABLE));
@@ -59,6 +81,28 @@ public final class ServiceMain {
       System.err.println("prefixlog " + name + ": " + e.getMessage());
       return 2;
     }
+    return runUntilStopped(name, service);
+  }
+
+  /** The usage line and each table of settings, as {@code --help} prints them. */
+  public static String help(String mainClass, List<ConfigDef> settings) {
+    StringBuilder out = new StringBuilder(usage(mainClass)).append("\n\n");
+    out.append("Settings come from environment variables, or the same names in the properties")
+        .append(" file that --config or ")
+        .append(CONFIG_FILE_VARIABLE)
+        .append(" names (the environment wins). Sizes take KiB/MiB/GiB; durations take")
+        .append(" ms/s/m/h/d.\n");
+    for (ConfigDef definition : settings) {
+      out.append('\n').append(definition.helpText());
+    }
+    return out.toString();
+  }
+
+  private static String usage(String mainClass) {
+    return "usage: " + mainClass + " [--config FILE | --help]";
+  }
+
+  private static int runUntilStopped(String name, Service service) {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

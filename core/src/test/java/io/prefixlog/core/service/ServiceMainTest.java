@@ -2,10 +2,17 @@ package io.prefixlog.core.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.core.config.ConfigDef;
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.ConfigKey;
+import io.prefixlog.core.config.ConfigTypes;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -30,6 +37,50 @@ class ServiceMainTest {
             });
     assertThat(code).isEqualTo(2);
     assertThat(configured).hasValue(0);
+  }
+
+  @Test
+  void shouldPrintTheSettingsTablesOnHelpWithoutConfiguring() {
+    // Given
+    AtomicInteger configured = new AtomicInteger();
+    ConfigDef settings =
+        ConfigDef.of(
+            "test service",
+            List.of(
+                ConfigKey.of("PREFIXLOG_T_PORT", ConfigTypes.integer(0, 65535))
+                    .defaultValue(8000)
+                    .doc("the `port`")));
+    PrintStream saved = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    // When
+    int code;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      code =
+          ServiceMain.run(
+              "Main",
+              "test",
+              new String[] {"--help"},
+              Map.of(),
+              List.of(settings),
+              s -> {
+                configured.incrementAndGet();
+                return null;
+              });
+    } finally {
+      System.setOut(saved);
+    }
+
+    // Then
+    assertThat(code).isZero();
+    assertThat(configured).hasValue(0);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .startsWith("usage: Main [--config FILE | --help]\n")
+        .endsWith(
+            "Settings of the test service (environment variables):\n"
+                + "  PREFIXLOG_T_PORT  (integer 0–65535; default 8000)\n"
+                + "      the port\n");
   }
 
   @Test

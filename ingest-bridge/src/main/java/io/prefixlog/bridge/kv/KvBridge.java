@@ -265,6 +265,7 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
         "ingest-bridge",
         args,
         System.getenv(),
+        List.of(KvBridgeConfig.DEFINITION),
         settings -> new KvBridge(KvBridgeConfig.fromSettings(settings)));
   }
 }

@@ -1,6 +1,12 @@
 package io.prefixlog.bridge.kv;
 
+import io.prefixlog.core.config.CommonKeys;
+import io.prefixlog.core.config.ConfigDef;
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.ConfigKey;
+import io.prefixlog.core.config.ConfigType;
+import io.prefixlog.core.config.ConfigTypes;
+import io.prefixlog.core.config.ConfigValues;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.kv.KvSource;
@@ -13,78 +19,149 @@ import java.util.Objects;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
- * Every setting of the KV-event subscriber, validated on construction. {@link #fromSettings} reads
- * them from environment variables (names below) or a properties file named by {@code
- * PREFIXLOG_CONFIG_FILE}; {@code PREFIXLOG_KAFKA_*} settings pass through to the producer ({@code
- * PREFIXLOG_KAFKA_SECURITY_PROTOCOL} becomes {@code security.protocol}).
- *
- * @param endpoints {@code PREFIXLOG_KV_ENDPOINTS}, required: the engines' ZMQ PUB endpoints, comma
- *     separated ({@code tcp://host:port}, {@code ipc://path} or {@code inproc://name}), the address
- *     of data-parallel rank 0 of each engine; the bridge connects to them
- * @param replayEndpoints {@code PREFIXLOG_KV_REPLAY_ENDPOINTS}, default none: the engines' ROUTER
- *     replay endpoints, comma separated, one per entry of {@code endpoints} in the same order
- *     ({@code -} or an empty entry for an engine without one); rank r uses its port + r like the
- *     PUB endpoint
- * @param topic {@code PREFIXLOG_KV_TOPIC}, default empty (vLLM's default): the ZMQ topic subscribed
- *     to. ZMQ filters by prefix; a message whose topic frame is not exactly this one is
- *     dead-lettered ({@code unexpected_topic})
- * @param dataParallelRanks {@code PREFIXLOG_KV_DP_RANKS}, default {@code 0}: the ranks of every
- *     engine, as a list and/or ranges ({@code 0-3}, {@code 0,2,5}); rank r of {@code tcp://h:P} is
- *     at {@code tcp://h:(P+r)} and of {@code inproc://x} at {@code inproc://x_dp<r>} (vLLM's {@code
- *     offset_endpoint_port}); an {@code ipc://} endpoint allows rank 0 only
- * @param bootstrapServers {@code PREFIXLOG_BOOTSTRAP_SERVERS}, default {@code 127.0.0.1:9092}
- * @param topicPrefix {@code PREFIXLOG_TOPIC_PREFIX}, default {@code prefixlog.}: batches go to
- *     {@code <prefix>kv.events}, dead letters to {@code <prefix>dlq}
- * @param replayTimeout {@code PREFIXLOG_KV_REPLAY_TIMEOUT}, default 5s: the most one replay may
- *     take; what has not arrived by then is a gap
- * @param queueRecords {@code PREFIXLOG_KV_QUEUE_RECORDS}, default 10000: records the hand-off to
- *     the producer holds at most
- * @param queueBytes {@code PREFIXLOG_KV_QUEUE_BYTES}, default 64MiB: bytes it holds at most
- * @param reconnectMin {@code PREFIXLOG_KV_RECONNECT_MIN}, default 100ms: the first reconnect delay
- * @param reconnectMax {@code PREFIXLOG_KV_RECONNECT_MAX}, default 10s: the longest one (the delay
- *     doubles up to it)
- * @param heartbeat {@code PREFIXLOG_KV_HEARTBEAT}, default 10s: ZMTP heartbeat interval towards the
- *     engine, so that a vanished engine is noticed and reconnected (timeout 3×); 0 disables
- * @param receiveHwm {@code PREFIXLOG_KV_RECEIVE_HWM}, default 100000: messages ZMQ buffers per
- *     subscription before it drops (vLLM's PUB high-water mark)
- * @param maxMessageBytes {@code PREFIXLOG_KV_MAX_MESSAGE_BYTES}, default 64MiB: a larger frame
- *     drops the connection (ZMQ's {@code MAXMSGSIZE})
- * @param metricsHost {@code PREFIXLOG_METRICS_HOST}, default 127.0.0.1
- * @param metricsPort {@code PREFIXLOG_METRICS_PORT}, default 9465; -1 disables the endpoint
- * @param resumeTimeout {@code PREFIXLOG_KV_RESUME_TIMEOUT}, default 30s: the most reading back
- *     where each source's log in {@code kv.events} stands may take when the bridge starts; past it
- *     (or with 0, which skips the read) every source starts as seen for the first time (a marker,
- *     then what the engine still buffers)
- * @param kafka producer settings passed through ({@code PREFIXLOG_KAFKA_*})
+ * Every setting of the KV-event subscriber, validated on construction. Each is declared once below
+ * as a {@link ConfigKey}; {@link #DEFINITION} lists them for parsing, the README's table and {@code
+ * --help}. {@link #fromSettings} reads them from environment variables or a properties file named
+ * by {@code PREFIXLOG_CONFIG_FILE}; {@code PREFIXLOG_KAFKA_*} settings pass through to the producer
+ * ({@code PREFIXLOG_KAFKA_SECURITY_PROTOCOL} becomes {@code security.protocol}).
  */
-public record KvBridgeConfig(
-    List<String> endpoints,
-    List<String> replayEndpoints,
-    String topic,
-    List<Integer> dataParallelRanks,
-    String bootstrapServers,
-    String topicPrefix,
-    Duration replayTimeout,
-    int queueRecords,
-    long queueBytes,
-    Duration reconnectMin,
-    Duration reconnectMax,
-    Duration heartbeat,
-    Duration handshakeTimeout,
-    int receiveHwm,
-    long maxMessageBytes,
-    String metricsHost,
-    int metricsPort,
-    Duration resumeTimeout,
-    Map<String, String> kafka) {
-
-  public static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+public final class KvBridgeConfig {
   public static final int DEFAULT_METRICS_PORT = 9465;
 
   private static final Pattern TCP = Pattern.compile("tcp://(.+):(\\d{1,5})");
   private static final Pattern RANGE = Pattern.compile("(\\d{1,4})(?:-(\\d{1,4}))?");
+
+  public static final ConfigKey<List<String>> ENDPOINTS =
+      ConfigKey.of("PREFIXLOG_KV_ENDPOINTS", new Endpoints(false))
+          .required("comma-separated tcp://host:port endpoints")
+          .doc(
+              "the engines' ZMQ PUB endpoints (`tcp://host:port`, `ipc://path` or"
+                  + " `inproc://name`), comma separated, the address of data-parallel rank 0 of"
+                  + " each engine; the bridge connects to them");
+
+  public static final ConfigKey<List<String>> REPLAY_ENDPOINTS =
+      ConfigKey.of("PREFIXLOG_KV_REPLAY_ENDPOINTS", new Endpoints(true))
+          .defaultValue(List.of())
+          .documentedDefault("none")
+          .doc(
+              "the engines' ROUTER replay endpoints, one per entry of `PREFIXLOG_KV_ENDPOINTS` in"
+                  + " the same order, `-` for an engine without one; rank r uses its port + r like"
+                  + " the PUB endpoint");
+
+  public static final ConfigKey<String> TOPIC =
+      ConfigKey.of("PREFIXLOG_KV_TOPIC", ConfigTypes.text())
+          .defaultValue("")
+          .doc(
+              "the ZMQ topic subscribed to (vLLM's default is empty). ZMQ filters by prefix; a"
+                  + " message whose topic frame is not exactly this one is dead-lettered"
+                  + " (`unexpected_topic`)");
+
+  public static final ConfigKey<List<Integer>> DP_RANKS =
+      ConfigKey.of("PREFIXLOG_KV_DP_RANKS", new Ranks())
+          .defaultValue(List.of(0))
+          .doc(
+              "the data-parallel ranks of every engine, as a list and/or ranges (`0-3`,"
+                  + " `0,2,5`); rank r of `tcp://h:P` is at `tcp://h:(P+r)` and of `inproc://x` at"
+                  + " `inproc://x_dp<r>` (vLLM's `offset_endpoint_port`); an `ipc://` endpoint"
+                  + " allows rank 0 only");
+
+  public static final ConfigKey<String> BOOTSTRAP_SERVERS = CommonKeys.BOOTSTRAP_SERVERS;
+
+  public static final ConfigKey<String> TOPIC_PREFIX =
+      CommonKeys.TOPIC_PREFIX.doc(
+          "batches go to `<prefix>kv.events`, dead letters to `<prefix>dlq`");
+
+  public static final ConfigKey<Duration> REPLAY_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_KV_REPLAY_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(5))
+          .doc("the most one replay may take; what has not arrived by then is a gap");
+
+  public static final ConfigKey<Integer> QUEUE_RECORDS =
+      ConfigKey.of("PREFIXLOG_KV_QUEUE_RECORDS", ConfigTypes.integer(2, 10_000_000))
+          .defaultValue(10_000)
+          .doc("records the hand-off to the producer holds at most");
+
+  public static final ConfigKey<Long> QUEUE_BYTES =
+      ConfigKey.of("PREFIXLOG_KV_QUEUE_BYTES", ConfigTypes.size(1L << 20, 16L << 30))
+          .defaultValue(64L << 20)
+          .doc("bytes the hand-off to the producer holds at most");
+
+  public static final ConfigKey<Duration> RECONNECT_MIN =
+      ConfigKey.of("PREFIXLOG_KV_RECONNECT_MIN", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMillis(100))
+          .doc("the first reconnect delay");
+
+  public static final ConfigKey<Duration> RECONNECT_MAX =
+      ConfigKey.of("PREFIXLOG_KV_RECONNECT_MAX", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(10))
+          .doc("the longest reconnect delay (it doubles from the first up to this)");
+
+  public static final ConfigKey<Duration> HEARTBEAT =
+      ConfigKey.of("PREFIXLOG_KV_HEARTBEAT", ConfigTypes.duration("no heartbeat"))
+          .defaultValue(Duration.ofSeconds(10))
+          .doc(
+              "ZMTP heartbeat interval towards the engine, so that a vanished engine is noticed"
+                  + " and reconnected (timeout 3×); `0` disables");
+
+  public static final ConfigKey<Duration> HANDSHAKE_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_KV_HANDSHAKE_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(2))
+          .doc("a connection not through its ZMTP handshake by then is made again");
+
+  public static final ConfigKey<Integer> RECEIVE_HWM =
+      ConfigKey.of("PREFIXLOG_KV_RECEIVE_HWM", ConfigTypes.integer(0, Integer.MAX_VALUE))
+          .defaultValue(100_000)
+          .doc(
+              "messages ZMQ buffers per subscription before it drops (vLLM's PUB high-water"
+                  + " mark)");
+
+  public static final ConfigKey<Long> MAX_MESSAGE_BYTES =
+      ConfigKey.of("PREFIXLOG_KV_MAX_MESSAGE_BYTES", ConfigTypes.size(1024, 1L << 31))
+          .defaultValue(64L << 20)
+          .doc("a larger frame drops the connection (ZMQ's `MAXMSGSIZE`)");
+
+  public static final ConfigKey<String> METRICS_HOST = CommonKeys.METRICS_HOST;
+
+  public static final ConfigKey<Integer> METRICS_PORT =
+      CommonKeys.metricsPort(DEFAULT_METRICS_PORT);
+
+  public static final ConfigKey<Duration> RESUME_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_KV_RESUME_TIMEOUT", ConfigTypes.duration("skip the read"))
+          .defaultValue(Duration.ofSeconds(30))
+          .doc(
+              "the most reading back where each source's log in `kv.events` stands may take when"
+                  + " the bridge starts; past it, or with `0`, every source starts as seen for the"
+                  + " first time (a marker, then what the engine still buffers)");
+
+  public static final ConfigKey<Boolean> ALLOW_WEAKER_DELIVERY = CommonKeys.ALLOW_WEAKER_DELIVERY;
+
+  /** Every setting of the KV-event subscriber, in the README's order. */
+  public static final ConfigDef DEFINITION =
+      CommonKeys.withKafka(
+          "KV-event subscriber",
+          List.of(
+              ENDPOINTS,
+              REPLAY_ENDPOINTS,
+              TOPIC,
+              DP_RANKS,
+              BOOTSTRAP_SERVERS,
+              TOPIC_PREFIX,
+              REPLAY_TIMEOUT,
+              QUEUE_RECORDS,
+              QUEUE_BYTES,
+              RECONNECT_MIN,
+              RECONNECT_MAX,
+              HEARTBEAT,
+              HANDSHAKE_TIMEOUT,
+              RECEIVE_HWM,
+              MAX_MESSAGE_BYTES,
+              METRICS_HOST,
+              METRICS_PORT,
+              RESUME_TIMEOUT,
+              ALLOW_WEAKER_DELIVERY));
 
   /** One subscription: a source, where to connect for it, and its replay endpoint or null. */
   public record Subscription(KvSource source, String endpoint, String replayEndpoint) {
@@ -94,80 +171,18 @@ public record KvBridgeConfig(
     }
   }
 
-  public KvBridgeConfig {
-    endpoints = List.copyOf(endpoints);
-    replayEndpoints = replayEndpoints.stream().map(e -> e == null ? "" : e).toList();
-    Objects.requireNonNull(topic, "topic");
-    dataParallelRanks = List.copyOf(dataParallelRanks);
-    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
-    Objects.requireNonNull(topicPrefix, "topicPrefix");
-    Objects.requireNonNull(replayTimeout, "replayTimeout");
-    Objects.requireNonNull(reconnectMin, "reconnectMin");
-    Objects.requireNonNull(reconnectMax, "reconnectMax");
-    Objects.requireNonNull(heartbeat, "heartbeat");
-    Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
-    Objects.requireNonNull(metricsHost, "metricsHost");
-    Objects.requireNonNull(resumeTimeout, "resumeTimeout");
-    kafka = Map.copyOf(kafka);
-    if (endpoints.isEmpty()) {
-      throw new ConfigException(
-          "PREFIXLOG_KV_ENDPOINTS is required (comma-separated tcp://host:port endpoints)");
-    }
-    if (!replayEndpoints.isEmpty() && replayEndpoints.size() != endpoints.size()) {
-      throw new ConfigException(
-          "PREFIXLOG_KV_REPLAY_ENDPOINTS has "
-              + replayEndpoints.size()
-              + " entries for "
-              + endpoints.size()
-              + " PREFIXLOG_KV_ENDPOINTS: give one per endpoint, '-' for none");
-    }
-    if (dataParallelRanks.isEmpty()) {
-      throw new ConfigException("PREFIXLOG_KV_DP_RANKS names no rank");
-    }
-    if (reconnectMax.compareTo(reconnectMin) < 0) {
-      throw new ConfigException(
-          "PREFIXLOG_KV_RECONNECT_MAX ("
-              + reconnectMax
-              + ") must be at least PREFIXLOG_KV_RECONNECT_MIN ("
-              + reconnectMin
-              + ")");
-    }
-    for (String endpoint : endpoints) {
-      for (int rank : dataParallelRanks) {
-        offsetEndpoint("PREFIXLOG_KV_ENDPOINTS", endpoint, rank);
-      }
-    }
-    for (String endpoint : replayEndpoints) {
-      if (!endpoint.isEmpty()) {
-        for (int rank : dataParallelRanks) {
-          offsetEndpoint("PREFIXLOG_KV_REPLAY_ENDPOINTS", endpoint, rank);
-        }
-      }
-    }
+  private final ConfigValues values;
+  private final Map<String, String> kafka;
+
+  private KvBridgeConfig(ConfigValues values, Map<String, String> kafka) {
+    this.values = values;
+    this.kafka = Map.copyOf(kafka);
+    checkTogether();
   }
 
   /** Reads and validates every setting. */
   public static KvBridgeConfig fromSettings(Settings s) {
-    return new KvBridgeConfig(
-        list(s.string("PREFIXLOG_KV_ENDPOINTS", "")),
-        replayList(s.string("PREFIXLOG_KV_REPLAY_ENDPOINTS", "")),
-        s.string("PREFIXLOG_KV_TOPIC", ""),
-        ranks(s.string("PREFIXLOG_KV_DP_RANKS", "0")),
-        s.string("PREFIXLOG_BOOTSTRAP_SERVERS", DEFAULT_BOOTSTRAP),
-        s.string("PREFIXLOG_TOPIC_PREFIX", Topics.DEFAULT_PREFIX),
-        positive(s, "PREFIXLOG_KV_REPLAY_TIMEOUT", Duration.ofSeconds(5)),
-        s.integer("PREFIXLOG_KV_QUEUE_RECORDS", 10_000, 2, 10_000_000),
-        s.bytes("PREFIXLOG_KV_QUEUE_BYTES", 64L << 20, 1L << 20, 16L << 30),
-        positive(s, "PREFIXLOG_KV_RECONNECT_MIN", Duration.ofMillis(100)),
-        positive(s, "PREFIXLOG_KV_RECONNECT_MAX", Duration.ofSeconds(10)),
-        s.duration("PREFIXLOG_KV_HEARTBEAT", Duration.ofSeconds(10)),
-        positive(s, "PREFIXLOG_KV_HANDSHAKE_TIMEOUT", Duration.ofSeconds(2)),
-        s.integer("PREFIXLOG_KV_RECEIVE_HWM", 100_000, 0, Integer.MAX_VALUE),
-        s.bytes("PREFIXLOG_KV_MAX_MESSAGE_BYTES", 64L << 20, 1024, 1L << 31),
-        s.string("PREFIXLOG_METRICS_HOST", "127.0.0.1"),
-        s.integer("PREFIXLOG_METRICS_PORT", DEFAULT_METRICS_PORT, -1, 65535),
-        s.duration("PREFIXLOG_KV_RESUME_TIMEOUT", Duration.ofSeconds(30)),
-        KafkaPassThrough.read(s));
+    return new KvBridgeConfig(DEFINITION.parse(s), KafkaPassThrough.read(s));
   }
 
   /** The defaults, with overrides given by environment-variable name. */
@@ -175,24 +190,152 @@ public record KvBridgeConfig(
     return fromSettings(Settings.of(overrides));
   }
 
+  public List<String> endpoints() {
+    return values.get(ENDPOINTS);
+  }
+
+  /** One per endpoint ({@code ""} for none), or empty when no engine has one. */
+  public List<String> replayEndpoints() {
+    return values.get(REPLAY_ENDPOINTS);
+  }
+
+  public String topic() {
+    return values.get(TOPIC);
+  }
+
+  public List<Integer> dataParallelRanks() {
+    return values.get(DP_RANKS);
+  }
+
+  public String bootstrapServers() {
+    return values.get(BOOTSTRAP_SERVERS);
+  }
+
+  public String topicPrefix() {
+    return values.get(TOPIC_PREFIX);
+  }
+
+  public Duration replayTimeout() {
+    return values.get(REPLAY_TIMEOUT);
+  }
+
+  public int queueRecords() {
+    return values.get(QUEUE_RECORDS);
+  }
+
+  public long queueBytes() {
+    return values.get(QUEUE_BYTES);
+  }
+
+  public Duration reconnectMin() {
+    return values.get(RECONNECT_MIN);
+  }
+
+  public Duration reconnectMax() {
+    return values.get(RECONNECT_MAX);
+  }
+
+  /** Zero: no heartbeat. */
+  public Duration heartbeat() {
+    return values.get(HEARTBEAT);
+  }
+
+  public Duration handshakeTimeout() {
+    return values.get(HANDSHAKE_TIMEOUT);
+  }
+
+  public int receiveHwm() {
+    return values.get(RECEIVE_HWM);
+  }
+
+  public long maxMessageBytes() {
+    return values.get(MAX_MESSAGE_BYTES);
+  }
+
+  public String metricsHost() {
+    return values.get(METRICS_HOST);
+  }
+
+  /** -1: no endpoint. */
+  public int metricsPort() {
+    return values.get(METRICS_PORT);
+  }
+
+  /** Zero: skip reading back where each source stands. */
+  public Duration resumeTimeout() {
+    return values.get(RESUME_TIMEOUT);
+  }
+
+  /** Producer settings passed through ({@code PREFIXLOG_KAFKA_*}). */
+  public Map<String, String> kafka() {
+    return kafka;
+  }
+
   public Topics topics() {
-    return Topics.withPrefix(topicPrefix);
+    return Topics.withPrefix(topicPrefix());
+  }
+
+  @Override
+  public String toString() {
+    return values.toString();
+  }
+
+  /**
+   * The rules that tie settings together: one replay entry per endpoint, ranks every endpoint has.
+   */
+  private void checkTogether() {
+    List<String> endpoints = endpoints();
+    List<String> replayEndpoints = replayEndpoints();
+    if (!replayEndpoints.isEmpty() && replayEndpoints.size() != endpoints.size()) {
+      throw new ConfigException(
+          REPLAY_ENDPOINTS.name()
+              + " has "
+              + replayEndpoints.size()
+              + " entries for "
+              + endpoints.size()
+              + " "
+              + ENDPOINTS.name()
+              + ": give one per endpoint, '-' for none");
+    }
+    if (reconnectMax().compareTo(reconnectMin()) < 0) {
+      throw new ConfigException(
+          RECONNECT_MAX.name()
+              + " ("
+              + ConfigTypes.formatDuration(reconnectMax())
+              + ") must be at least "
+              + RECONNECT_MIN.name()
+              + " ("
+              + ConfigTypes.formatDuration(reconnectMin())
+              + ")");
+    }
+    for (String endpoint : endpoints) {
+      for (int rank : dataParallelRanks()) {
+        offsetEndpoint(ENDPOINTS.name(), endpoint, rank);
+      }
+    }
+    for (String endpoint : replayEndpoints) {
+      if (!endpoint.isEmpty()) {
+        for (int rank : dataParallelRanks()) {
+          offsetEndpoint(REPLAY_ENDPOINTS.name(), endpoint, rank);
+        }
+      }
+    }
   }
 
   /** Every subscription: each endpoint × each rank, in configuration order. */
   public List<Subscription> subscriptions() {
+    List<String> endpoints = endpoints();
+    List<String> replayEndpoints = replayEndpoints();
     List<Subscription> subscriptions = new ArrayList<>();
     for (int i = 0; i < endpoints.size(); i++) {
       String replay = replayEndpoints.isEmpty() ? "" : replayEndpoints.get(i);
-      for (int rank : dataParallelRanks) {
-        String endpoint = offsetEndpoint("PREFIXLOG_KV_ENDPOINTS", endpoints.get(i), rank);
+      for (int rank : dataParallelRanks()) {
+        String endpoint = offsetEndpoint(ENDPOINTS.name(), endpoints.get(i), rank);
         subscriptions.add(
             new Subscription(
-                KvSource.of(endpoint, rank, topic),
+                KvSource.of(endpoint, rank, topic()),
                 endpoint,
-                replay.isEmpty()
-                    ? null
-                    : offsetEndpoint("PREFIXLOG_KV_REPLAY_ENDPOINTS", replay, rank)));
+                replay.isEmpty() ? null : offsetEndpoint(REPLAY_ENDPOINTS.name(), replay, rank)));
       }
     }
     return List.copyOf(subscriptions);
@@ -230,54 +373,84 @@ public record KvBridgeConfig(
         key + "=" + endpoint + ": expected tcp://host:port, ipc://path or inproc://name");
   }
 
-  private static List<String> list(String value) {
-    List<String> items = new ArrayList<>();
-    for (String item : value.split(",")) {
-      if (!item.isBlank()) {
-        items.add(item.trim());
+  /**
+   * Endpoints, comma separated; with {@code replay}, {@code -} or an empty entry stands for an
+   * engine without one (kept as {@code ""}, so that the entries stay aligned with the PUB ones).
+   */
+  private record Endpoints(boolean replay) implements ConfigType<List<String>> {
+    @Override
+    public List<String> parse(String key, String raw) {
+      if (!replay) {
+        List<String> endpoints = ConfigTypes.items(raw);
+        if (endpoints.isEmpty()) {
+          throw new ConfigException(
+              key + " is required (comma-separated tcp://host:port endpoints)");
+        }
+        return endpoints;
       }
+      List<String> items = new ArrayList<>();
+      for (String item : raw.split(",", -1)) {
+        String trimmed = item.trim();
+        items.add(trimmed.equals("-") ? "" : trimmed);
+      }
+      return List.copyOf(items);
     }
-    return items;
+
+    @Override
+    public List<String> check(String key, List<String> value) {
+      return value.stream().map(e -> e == null ? "" : e).toList();
+    }
+
+    @Override
+    public String format(List<String> value) {
+      return value.stream().map(e -> e.isEmpty() ? "-" : e).collect(Collectors.joining(","));
+    }
+
+    @Override
+    public String describe() {
+      return replay ? "endpoints or `-`, comma separated" : "endpoints, comma separated";
+    }
   }
 
-  private static List<String> replayList(String value) {
-    if (value.isBlank()) {
-      return List.of();
+  /** Data-parallel ranks as a list and/or ranges: {@code 0-3}, {@code 0,2,5}. */
+  private static final class Ranks implements ConfigType<List<Integer>> {
+    @Override
+    public List<Integer> parse(String key, String raw) {
+      TreeSet<Integer> ranks = new TreeSet<>();
+      for (String item : raw.split(",")) {
+        Matcher m = RANGE.matcher(item.trim());
+        if (!m.matches()) {
+          throw new ConfigException(
+              key + "=" + raw + ": expected ranks and ranges such as 0-3 or 0,2,5");
+        }
+        int from = Integer.parseInt(m.group(1));
+        int to = m.group(2) == null ? from : Integer.parseInt(m.group(2));
+        if (to < from) {
+          throw new ConfigException(key + "=" + raw + ": the range " + item.trim() + " is empty");
+        }
+        for (int rank = from; rank <= to; rank++) {
+          ranks.add(rank);
+        }
+      }
+      return List.copyOf(ranks);
     }
-    List<String> items = new ArrayList<>();
-    for (String item : value.split(",", -1)) {
-      String trimmed = item.trim();
-      items.add(trimmed.equals("-") ? "" : trimmed);
-    }
-    return items;
-  }
 
-  private static List<Integer> ranks(String value) {
-    TreeSet<Integer> ranks = new TreeSet<>();
-    for (String item : value.split(",")) {
-      Matcher m = RANGE.matcher(item.trim());
-      if (!m.matches()) {
-        throw new ConfigException(
-            "PREFIXLOG_KV_DP_RANKS=" + value + ": expected ranks and ranges such as 0-3 or 0,2,5");
+    @Override
+    public List<Integer> check(String key, List<Integer> value) {
+      if (value.isEmpty()) {
+        throw new ConfigException(key + " names no rank");
       }
-      int from = Integer.parseInt(m.group(1));
-      int to = m.group(2) == null ? from : Integer.parseInt(m.group(2));
-      if (to < from) {
-        throw new ConfigException(
-            "PREFIXLOG_KV_DP_RANKS=" + value + ": the range " + item.trim() + " is empty");
-      }
-      for (int rank = from; rank <= to; rank++) {
-        ranks.add(rank);
-      }
+      return List.copyOf(value);
     }
-    return List.copyOf(ranks);
-  }
 
-  private static Duration positive(Settings s, String key, Duration defaultValue) {
-    Duration value = s.duration(key, defaultValue);
-    if (value.isZero()) {
-      throw new ConfigException(key + "=0: expected a duration above zero, such as 100ms");
+    @Override
+    public String format(List<Integer> value) {
+      return value.stream().map(String::valueOf).collect(Collectors.joining(","));
     }
-    return value;
+
+    @Override
+    public String describe() {
+      return "ranks and ranges";
+    }
   }
 }

@@ -1,6 +1,12 @@
 package io.prefixlog.bridge.proxy;
 
+import io.prefixlog.core.config.CommonKeys;
+import io.prefixlog.core.config.ConfigDef;
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.ConfigKey;
+import io.prefixlog.core.config.ConfigType;
+import io.prefixlog.core.config.ConfigTypes;
+import io.prefixlog.core.config.ConfigValues;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.config.UnsafeDefaults;
@@ -21,50 +27,16 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Every setting of the capture proxy, immutable and validated on construction. {@link
- * #fromSettings} reads them from environment variables (the names in the README's table); {@code
- * PREFIXLOG_KAFKA_*} settings pass through to the producer ({@code
- * PREFIXLOG_KAFKA_SECURITY_PROTOCOL} becomes {@code security.protocol}). The {@code with…} methods
- * return a copy with one setting changed (tests, the launcher).
+ * Every setting of the capture proxy, immutable and validated on construction. Each setting is
+ * declared once below as a {@link ConfigKey} (name, type and range, default, documentation); {@link
+ * #DEFINITION} lists them, and the README's table and {@code --help} are rendered from it. {@link
+ * #fromSettings} reads them from environment variables; {@code PREFIXLOG_KAFKA_*} settings pass
+ * through to the producer ({@code PREFIXLOG_KAFKA_SECURITY_PROTOCOL} becomes {@code
+ * security.protocol}). {@link #with} returns a copy with one setting changed (tests, the launcher).
  */
 public final class ProxyConfig {
-  public static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
-  public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 8088;
   public static final int DEFAULT_METRICS_PORT = 9465;
-
-  /**
-   * The publisher's default wake-up interval under load. Each wake-up of the publisher (and, after
-   * it, of the producer's sender and the broker) takes a core the event loops may need: waking once
-   * per 50 ms instead of once per 10 ms (with a 5 ms instead of 20 ms linger) cut the producer
-   * thread's CPU per event by ~40 % and the produce requests 5-fold (ProxyBenchmark), at the price
-   * of events reaching Kafka up to 50 ms later, which nothing waits for.
-   */
-  public static final Duration DEFAULT_PUBLISH_INTERVAL = Duration.ofMillis(50);
-
-  /**
-   * One event loop per core by default: with one loop, an exchange's event waits behind whatever
-   * the loop is doing for another connection; with one per core, another loop takes it (at 10
-   * clients on 2 cores, 2 loops took the added p50 from +0.43–0.61 ms to about +0.3 ms in
-   * ProxyBenchmark).
-   */
-  public static final int DEFAULT_EVENT_LOOPS =
-      Math.max(1, Math.min(256, Runtime.getRuntime().availableProcessors()));
-
-  /** The longest publish interval accepted: longer only lets the queue fill for nothing. */
-  static final Duration MAX_PUBLISH_INTERVAL = Duration.ofSeconds(1);
-
-  /** Headers captured by default: forwarding headers and the request id (plus session headers). */
-  public static final List<String> DEFAULT_CAPTURE_HEADERS =
-      List.of(
-          "x-request-id",
-          "x-forwarded-for",
-          "x-forwarded-proto",
-          "x-forwarded-host",
-          "x-real-ip",
-          "forwarded",
-          "openai-organization",
-          "openai-project");
 
   /** How the client address is written into the event. */
   public enum ClientAddrMode {
@@ -78,203 +50,304 @@ public final class ProxyConfig {
     OMIT
   }
 
-  private final URI upstream;
-  private final String listenHost;
-  private final int listenPort;
-  private final String bootstrapServers;
-  private final String topicPrefix;
-  private final String sessionSecret;
-  private final List<String> sessionHeaders;
-  private final Set<String> captureHeaders;
-  private final ClientAddrMode clientAddrMode;
-  private final long maxBodyBytes;
-  private final Duration connectTimeout;
-  private final Duration upstreamIdleTimeout;
-  private final int maxUpstreamConnections;
-  private final Duration upstreamKeepAlive;
-  private final int eventLoops;
-  private final boolean setSessionHeader;
-  private final boolean forwardedHeaders;
-  private final int queueEvents;
-  private final long queueBytes;
-  private final Duration publishInterval;
-  private final Path spillDir;
-  private final long spillMaxBytes;
-  private final long spillSegmentBytes;
-  private final Duration retryInterval;
-  private final Duration spillFsyncInterval;
-  private final String ingestToken;
-  private final long ingestMaxBytes;
-  private final int ingestMaxConcurrent;
-  private final int maxClientConnections;
-  private final Duration headerTimeout;
-  private final Duration clientIdleTimeout;
-  private final Duration drainTimeout;
-  private final String metricsHost;
-  private final int metricsPort;
-  private final boolean metricsHistograms;
+  public static final ConfigKey<URI> UPSTREAM =
+      ConfigKey.of("PREFIXLOG_PROXY_UPSTREAM", new UpstreamType())
+          .required("the engine's base URL, such as http://127.0.0.1:8000")
+          .documentedDefault("required for the proxy")
+          .doc(
+              "the engine's origin, `http://host:port` (or `https://`); request paths are"
+                  + " forwarded unchanged");
+
+  public static final ConfigKey<String> HOST =
+      ConfigKey.of("PREFIXLOG_PROXY_HOST", ConfigTypes.text())
+          .defaultValue("127.0.0.1")
+          .doc("address the proxy listens on");
+
+  public static final ConfigKey<Integer> PORT =
+      ConfigKey.of("PREFIXLOG_PROXY_PORT", ConfigTypes.integer(0, 65535))
+          .defaultValue(DEFAULT_PORT)
+          .doc("port the proxy listens on (0: any free port)");
+
+  public static final ConfigKey<String> BOOTSTRAP_SERVERS = CommonKeys.BOOTSTRAP_SERVERS;
+
+  public static final ConfigKey<String> TOPIC_PREFIX =
+      CommonKeys.TOPIC_PREFIX.doc("events go to `<prefix>requests.raw`");
+
+  public static final ConfigKey<Long> MAX_BODY_BYTES =
+      ConfigKey.of("PREFIXLOG_MAX_BODY_BYTES", ConfigTypes.size(1, 1L << 30))
+          .defaultValue(16L << 20)
+          .doc(
+              "capture limit (the stream app's too); longer bodies are forwarded whole and"
+                  + " recorded truncated");
+
+  public static final ConfigKey<String> SESSION_SECRET =
+      ConfigKey.of("PREFIXLOG_SESSION_SECRET", ConfigTypes.text())
+          .defaultValue(SessionKeyDeriver.DEV_SECRET)
+          .documentedDefault("development secret, on a loopback `PREFIXLOG_PROXY_HOST` only")
+          .secret()
+          .doc(
+              "HMAC key of session keys, ≥ 16 bytes; the same as `replay`'s. On any other address,"
+                  + " unset, the development secret or a placeholder (`change-me`, `example`, …)"
+                  + " is refused at start (exit 2, naming the variable)");
+
+  public static final ConfigKey<List<String>> SESSION_HEADERS =
+      ConfigKey.of("PREFIXLOG_SESSION_HEADERS", new HeaderNames())
+          .defaultValue(SessionKeyDeriver.DEFAULT_HEADERS)
+          .doc("session headers, in the order tried; credential headers are refused");
+
+  public static final ConfigKey<List<String>> CAPTURE_HEADERS =
+      ConfigKey.of("PREFIXLOG_CAPTURE_HEADERS", new HeaderNames())
+          .defaultValue(
+              List.of(
+                  "x-request-id",
+                  "x-forwarded-for",
+                  "x-forwarded-proto",
+                  "x-forwarded-host",
+                  "x-real-ip",
+                  "forwarded",
+                  "openai-organization",
+                  "openai-project"))
+          .doc("headers captured (plus the session headers); credential headers are refused");
+
+  public static final ConfigKey<ClientAddrMode> CLIENT_ADDR =
+      ConfigKey.of("PREFIXLOG_CLIENT_ADDR", ConfigTypes.oneOf(ClientAddrMode.class))
+          .defaultValue(ClientAddrMode.FULL)
+          .doc(
+              "`full`, `truncate` (IPv4 /24, IPv6 /48), `hash` (keyed with the session secret) or"
+                  + " `omit`; applies to `client_addr` and to every address in the captured"
+                  + " forwarding headers (`ClientAddresses.ADDRESS_HEADERS`: `X-Forwarded-For`,"
+                  + " `X-Real-IP`, `Forwarded`'s `for=`/`by=`, `True-Client-IP`,"
+                  + " `CF-Connecting-IP`, …; `omit` drops them). Events posted to the ingest"
+                  + " endpoint are stored as the middleware wrote them");
+
+  public static final ConfigKey<Boolean> SET_SESSION_HEADER =
+      ConfigKey.of("PREFIXLOG_PROXY_SET_SESSION_HEADER", ConfigTypes.bool())
+          .defaultValue(false)
+          .doc("send `X-Session-ID: <session_key>` upstream when the client sent none");
+
+  public static final ConfigKey<Boolean> FORWARDED_HEADERS =
+      ConfigKey.of("PREFIXLOG_PROXY_FORWARDED_HEADERS", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc("add `X-Forwarded-For`/`-Proto`/`-Host`");
+
+  public static final ConfigKey<Duration> CONNECT_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_PROXY_CONNECT_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(5))
+          .doc("upstream connect timeout (→ 504)");
+
+  public static final ConfigKey<Duration> UPSTREAM_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_PROXY_UPSTREAM_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMinutes(10))
+          .doc(
+              "longest upstream silence, before the status or between chunks (→ 504, or a reset"
+                  + " mid-stream)");
+
+  public static final ConfigKey<Integer> MAX_CONNECTIONS =
+      ConfigKey.of("PREFIXLOG_PROXY_MAX_CONNECTIONS", ConfigTypes.integer(1, 100_000))
+          .defaultValue(512)
+          .doc("upstream keep-alive pool size per event loop");
+
+  public static final ConfigKey<Duration> KEEPALIVE_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_PROXY_KEEPALIVE_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(60))
+          .doc("idle upstream connections are closed after this");
+
+  /**
+   * One event loop per core by default: with one loop, an exchange's event waits behind whatever
+   * the loop is doing for another connection; with one per core, another loop takes it (at 10
+   * clients on 2 cores, 2 loops took the added p50 from +0.43–0.61 ms to about +0.3 ms in
+   * ProxyBenchmark).
+   */
+  public static final ConfigKey<Integer> EVENT_LOOPS =
+      ConfigKey.of("PREFIXLOG_PROXY_EVENT_LOOPS", ConfigTypes.integer(1, 256))
+          .defaultValue(Math.max(1, Math.min(256, Runtime.getRuntime().availableProcessors())))
+          .documentedDefault("the number of cores")
+          .doc(
+              "event loops, each with its own listener instance on the one shared port"
+                  + " (connections are handed out in turn) and its own upstream pool. With one"
+                  + " loop, an exchange's event waits behind whatever the loop does for another"
+                  + " connection; one per core lets another loop take it (ProxyBenchmark, 2 cores:"
+                  + " 2 loops against 1 took the added p50 from ~+0.5 ms to ~+0.3 ms). A loop"
+                  + " spends ~150 µs per 20 KB exchange");
+
+  public static final ConfigKey<Integer> QUEUE_EVENTS =
+      ConfigKey.of("PREFIXLOG_PROXY_QUEUE_EVENTS", ConfigTypes.integer(1, 10_000_000))
+          .defaultValue(10_000)
+          .doc("bound of the hand-off to the publisher, in events; full: counted drops");
+
+  public static final ConfigKey<Long> QUEUE_BYTES =
+      ConfigKey.of("PREFIXLOG_PROXY_QUEUE_BYTES", ConfigTypes.size(1 << 20, 64L << 30))
+          .defaultValue(256L << 20)
+          .doc("bound of the hand-off to the publisher, in bytes");
+
+  /**
+   * The publisher's wake-up interval under load. Each wake-up of the publisher (and, after it, of
+   * the producer's sender and the broker) takes a core the event loops may need: waking once per 50
+   * ms instead of once per 10 ms (with a 5 ms instead of 20 ms linger) cut the producer thread's
+   * CPU per event by ~40 % and the produce requests 5-fold (ProxyBenchmark), at the price of events
+   * reaching Kafka up to 50 ms later, which nothing waits for. Longer than a second only lets the
+   * queue fill for nothing.
+   */
+  public static final ConfigKey<Duration> PUBLISH_INTERVAL =
+      ConfigKey.of(
+              "PREFIXLOG_PROXY_PUBLISH_INTERVAL",
+              ConfigTypes.duration(
+                  Duration.ZERO, Duration.ofSeconds(1), "from 0 (publish at every event) to 1s"))
+          .defaultValue(Duration.ofMillis(50))
+          .doc(
+              "under load the publisher wakes this often to encode and send what queued meanwhile"
+                  + " (0: at every event); events reach Kafka up to this (+ 5 ms linger) later");
+
+  public static final ConfigKey<Path> SPILL_DIR =
+      ConfigKey.of("PREFIXLOG_SPILL_DIR", ConfigTypes.path())
+          .documentedDefault("none (drop)")
+          .doc("spill events Kafka refuses here and resend them, in order");
+
+  public static final ConfigKey<Long> SPILL_MAX_BYTES =
+      ConfigKey.of("PREFIXLOG_SPILL_MAX_BYTES", ConfigTypes.size(1 << 20, 1L << 50))
+          .defaultValue(1L << 30)
+          .doc("spill bound; beyond it events are dropped (`reason=\"spill_full\"`)");
+
+  public static final ConfigKey<Long> SPILL_SEGMENT_BYTES =
+      ConfigKey.of("PREFIXLOG_SPILL_SEGMENT_BYTES", ConfigTypes.size(64 << 10, 1L << 31))
+          .defaultValue(64L << 20)
+          .doc("spill segment size, at most `PREFIXLOG_SPILL_MAX_BYTES`");
+
+  public static final ConfigKey<Duration> SPILL_RETRY_INTERVAL =
+      ConfigKey.of("PREFIXLOG_SPILL_RETRY_INTERVAL", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(1))
+          .doc("how often a resend is tried while spilling");
+
+  public static final ConfigKey<Duration> SPILL_FSYNC_INTERVAL =
+      ConfigKey.of(
+              "PREFIXLOG_SPILL_FSYNC_INTERVAL",
+              ConfigTypes.duration("force every batch of appends"))
+          .defaultValue(Duration.ZERO)
+          .documentedDefault("`0` (every batch)")
+          .doc(
+              "how often spilled events are forced to disk: a power loss can lose the appends of"
+                  + " one interval (a process crash loses none); corrupt spill records are"
+                  + " quarantined and counted (`prefixlog_proxy_spill_quarantined`)");
+
+  public static final ConfigKey<String> INGEST_TOKEN =
+      ConfigKey.of("PREFIXLOG_INGEST_TOKEN", ConfigTypes.text())
+          .documentedDefault("none (endpoint off)")
+          .secret()
+          .doc(
+              "bearer token of the ingest endpoint `POST /prefixlog/v1/events`, ≥ 16 characters;"
+                  + " a placeholder is refused beyond loopback");
+
+  public static final ConfigKey<Long> INGEST_MAX_BYTES =
+      ConfigKey.of("PREFIXLOG_INGEST_MAX_BYTES", ConfigTypes.size(1024, 1L << 31))
+          .defaultValue(64L << 20)
+          .doc("largest ingest request");
+
+  // Four bodies of up to 64 MiB being read and validated at once: 256 MiB at the most, whatever
+  // the number of ingest clients.
+  public static final ConfigKey<Integer> INGEST_MAX_CONCURRENT =
+      ConfigKey.of("PREFIXLOG_INGEST_MAX_CONCURRENT", ConfigTypes.integer(1, 1024))
+          .defaultValue(4)
+          .doc(
+              "ingest requests read at once (each buffered up to `PREFIXLOG_INGEST_MAX_BYTES`);"
+                  + " one more gets 503 with `Retry-After: 1`");
+
+  // Far above what one proxy in front of an engine serves (the engine batches a few hundred
+  // requests), far below a default file descriptor limit; an idle connection costs a few KiB.
+  public static final ConfigKey<Integer> MAX_CLIENT_CONNECTIONS =
+      ConfigKey.of("PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS", ConfigTypes.integer(1, 1_000_000))
+          .defaultValue(4096)
+          .doc(
+              "client connections open at once, all event loops together; one more is closed as"
+                  + " it is accepted, counted");
+
+  // A client on any real network sends its head in well under a second.
+  public static final ConfigKey<Duration> HEADER_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_PROXY_HEADER_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(10))
+          .doc("a new connection that has not sent a complete request head by then is closed");
+
+  public static final ConfigKey<Duration> CLIENT_IDLE_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(60))
+          .doc(
+              "the longest a client may stay silent while the proxy waits for it: between"
+                  + " keep-alive requests, or mid-body; waiting for the engine is"
+                  + " `PREFIXLOG_PROXY_UPSTREAM_TIMEOUT`'s business, so a slow engine never trips"
+                  + " it");
+
+  public static final ConfigKey<Duration> DRAIN_TIMEOUT =
+      ConfigKey.of("PREFIXLOG_PROXY_DRAIN_TIMEOUT", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofSeconds(10))
+          .doc("how long shutdown waits for exchanges in flight");
+
+  public static final ConfigKey<String> METRICS_HOST = CommonKeys.METRICS_HOST;
+
+  public static final ConfigKey<Integer> METRICS_PORT =
+      CommonKeys.metricsPort(DEFAULT_METRICS_PORT);
+
+  public static final ConfigKey<Boolean> METRICS_HISTOGRAMS =
+      ConfigKey.of("PREFIXLOG_METRICS_HISTOGRAMS", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc(
+              "`false`: the proxy's latency histograms record nothing (counters, gauges and the"
+                  + " Kafka meters stay); what they cost is in the proxy benchmark");
+
+  public static final ConfigKey<Boolean> ALLOW_WEAKER_DELIVERY = CommonKeys.ALLOW_WEAKER_DELIVERY;
+
+  /** Every setting of the capture proxy, in the README's order. */
+  public static final ConfigDef DEFINITION =
+      CommonKeys.withKafka(
+          "capture proxy",
+          List.of(
+              UPSTREAM,
+              HOST,
+              PORT,
+              BOOTSTRAP_SERVERS,
+              TOPIC_PREFIX,
+              MAX_BODY_BYTES,
+              SESSION_SECRET,
+              SESSION_HEADERS,
+              CAPTURE_HEADERS,
+              CLIENT_ADDR,
+              SET_SESSION_HEADER,
+              FORWARDED_HEADERS,
+              CONNECT_TIMEOUT,
+              UPSTREAM_TIMEOUT,
+              MAX_CONNECTIONS,
+              KEEPALIVE_TIMEOUT,
+              EVENT_LOOPS,
+              QUEUE_EVENTS,
+              QUEUE_BYTES,
+              PUBLISH_INTERVAL,
+              SPILL_DIR,
+              SPILL_MAX_BYTES,
+              SPILL_SEGMENT_BYTES,
+              SPILL_RETRY_INTERVAL,
+              SPILL_FSYNC_INTERVAL,
+              INGEST_TOKEN,
+              INGEST_MAX_BYTES,
+              INGEST_MAX_CONCURRENT,
+              MAX_CLIENT_CONNECTIONS,
+              HEADER_TIMEOUT,
+              CLIENT_IDLE_TIMEOUT,
+              DRAIN_TIMEOUT,
+              METRICS_HOST,
+              METRICS_PORT,
+              METRICS_HISTOGRAMS,
+              ALLOW_WEAKER_DELIVERY));
+
+  private final ConfigValues values;
   private final Map<String, String> kafka;
 
-  private ProxyConfig(Builder b) {
-    this.upstream = upstream(b.upstream);
-    this.listenHost = requireText("PREFIXLOG_PROXY_HOST", b.listenHost);
-    this.listenPort = port("PREFIXLOG_PROXY_PORT", b.listenPort, 0);
-    this.bootstrapServers = requireText("PREFIXLOG_BOOTSTRAP_SERVERS", b.bootstrapServers);
-    this.topicPrefix = Objects.requireNonNull(b.topicPrefix, "topicPrefix");
-    this.sessionSecret = Objects.requireNonNull(b.sessionSecret, "sessionSecret");
-    if (sessionSecret.getBytes(StandardCharsets.UTF_8).length < 16) {
-      throw new ConfigException(
-          "PREFIXLOG_SESSION_SECRET: expected at least 16 bytes, got "
-              + sessionSecret.getBytes(StandardCharsets.UTF_8).length);
-    }
-    UnsafeDefaults.refuseBeyondLoopback(
-        "PREFIXLOG_SESSION_SECRET",
-        sessionSecret,
-        listenHost,
-        "PREFIXLOG_PROXY_HOST=" + listenHost,
-        "Set it to a random value of at least 16 bytes (openssl rand -hex 32;"
-            + " bin/prefixlog-compose-env writes one for docker-compose), or listen on 127.0.0.1.");
-    this.sessionHeaders = headerNames("PREFIXLOG_SESSION_HEADERS", b.sessionHeaders);
-    List<String> capture = headerNames("PREFIXLOG_CAPTURE_HEADERS", b.captureHeaders);
-    for (String name : capture) {
-      if (HeaderPolicy.isSecret(name)) {
-        throw new ConfigException(
-            "PREFIXLOG_CAPTURE_HEADERS names '"
-                + name
-                + "', a credential header: Authorization, API-key, token, secret and cookie"
-                + " headers are never captured");
-      }
-    }
-    for (String name : sessionHeaders) {
-      if (HeaderPolicy.isSecret(name)) {
-        throw new ConfigException(
-            "PREFIXLOG_SESSION_HEADERS names '" + name + "', a credential header");
-      }
-    }
-    this.captureHeaders = Set.copyOf(new LinkedHashSet<>(capture));
-    this.clientAddrMode = Objects.requireNonNull(b.clientAddrMode, "clientAddrMode");
-    this.maxBodyBytes = range("PREFIXLOG_MAX_BODY_BYTES", b.maxBodyBytes, 1, 1L << 30);
-    this.connectTimeout = positive("PREFIXLOG_PROXY_CONNECT_TIMEOUT", b.connectTimeout);
-    this.upstreamIdleTimeout = positive("PREFIXLOG_PROXY_UPSTREAM_TIMEOUT", b.upstreamIdleTimeout);
-    this.maxUpstreamConnections =
-        (int) range("PREFIXLOG_PROXY_MAX_CONNECTIONS", b.maxUpstreamConnections, 1, 100_000);
-    this.upstreamKeepAlive = positive("PREFIXLOG_PROXY_KEEPALIVE_TIMEOUT", b.upstreamKeepAlive);
-    this.eventLoops = (int) range("PREFIXLOG_PROXY_EVENT_LOOPS", b.eventLoops, 1, 256);
-    this.setSessionHeader = b.setSessionHeader;
-    this.forwardedHeaders = b.forwardedHeaders;
-    this.queueEvents = (int) range("PREFIXLOG_PROXY_QUEUE_EVENTS", b.queueEvents, 1, 10_000_000);
-    this.queueBytes = range("PREFIXLOG_PROXY_QUEUE_BYTES", b.queueBytes, 1 << 20, 64L << 30);
-    this.publishInterval = publishInterval(b.publishInterval);
-    this.spillDir = b.spillDir;
-    this.spillMaxBytes = range("PREFIXLOG_SPILL_MAX_BYTES", b.spillMaxBytes, 1 << 20, 1L << 50);
-    this.spillSegmentBytes =
-        range("PREFIXLOG_SPILL_SEGMENT_BYTES", b.spillSegmentBytes, 64 << 10, 1L << 31);
-    if (spillSegmentBytes > spillMaxBytes) {
-      throw new ConfigException(
-          "PREFIXLOG_SPILL_SEGMENT_BYTES ("
-              + spillSegmentBytes
-              + ") must not exceed PREFIXLOG_SPILL_MAX_BYTES ("
-              + spillMaxBytes
-              + ")");
-    }
-    this.retryInterval = positive("PREFIXLOG_SPILL_RETRY_INTERVAL", b.retryInterval);
-    if (b.spillFsyncInterval.isNegative()) {
-      throw new ConfigException(
-          "PREFIXLOG_SPILL_FSYNC_INTERVAL="
-              + b.spillFsyncInterval
-              + ": expected 0 (force every batch of appends) or a duration above zero");
-    }
-    this.spillFsyncInterval = b.spillFsyncInterval;
-    this.ingestToken = b.ingestToken == null || b.ingestToken.isBlank() ? null : b.ingestToken;
-    if (ingestToken != null && ingestToken.length() < 16) {
-      throw new ConfigException(
-          "PREFIXLOG_INGEST_TOKEN: expected at least 16 characters, got " + ingestToken.length());
-    }
-    if (ingestToken != null) {
-      UnsafeDefaults.refuseBeyondLoopback(
-          "PREFIXLOG_INGEST_TOKEN",
-          ingestToken,
-          listenHost,
-          "PREFIXLOG_PROXY_HOST=" + listenHost,
-          "Set it to a random value (openssl rand -hex 32), leave it unset to turn the ingest"
-              + " endpoint off, or listen on 127.0.0.1.");
-    }
-    this.ingestMaxBytes = range("PREFIXLOG_INGEST_MAX_BYTES", b.ingestMaxBytes, 1024, 1L << 31);
-    this.ingestMaxConcurrent =
-        (int) range("PREFIXLOG_INGEST_MAX_CONCURRENT", b.ingestMaxConcurrent, 1, 1024);
-    this.maxClientConnections =
-        (int) range("PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS", b.maxClientConnections, 1, 1_000_000);
-    this.headerTimeout = positive("PREFIXLOG_PROXY_HEADER_TIMEOUT", b.headerTimeout);
-    this.clientIdleTimeout = positive("PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT", b.clientIdleTimeout);
-    this.drainTimeout = positive("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
-    this.metricsHost = requireText("PREFIXLOG_METRICS_HOST", b.metricsHost);
-    this.metricsPort = port("PREFIXLOG_METRICS_PORT", b.metricsPort, -1);
-    this.metricsHistograms = b.metricsHistograms;
-    this.kafka = Map.copyOf(new TreeMap<>(b.kafka));
+  private ProxyConfig(ConfigValues values, Map<String, String> kafka) {
+    this.values = values;
+    this.kafka = Map.copyOf(new TreeMap<>(kafka));
+    checkTogether();
   }
 
   /** Reads and validates every setting; {@code PREFIXLOG_PROXY_UPSTREAM} is required. */
   public static ProxyConfig fromSettings(Settings s) {
-    Builder b = new Builder();
-    String upstream =
-        s.required(
-            "PREFIXLOG_PROXY_UPSTREAM", "the engine's base URL, such as http://127.0.0.1:8000");
-    try {
-      b.upstream = new URI(upstream);
-    } catch (URISyntaxException e) {
-      throw new ConfigException(
-          "PREFIXLOG_PROXY_UPSTREAM=" + upstream + ": not a URL (" + e.getReason() + ")");
-    }
-    b.listenHost = s.string("PREFIXLOG_PROXY_HOST", DEFAULT_HOST);
-    b.listenPort = s.integer("PREFIXLOG_PROXY_PORT", DEFAULT_PORT, 0, 65535);
-    b.bootstrapServers = s.string("PREFIXLOG_BOOTSTRAP_SERVERS", DEFAULT_BOOTSTRAP);
-    b.topicPrefix = s.string("PREFIXLOG_TOPIC_PREFIX", Topics.DEFAULT_PREFIX);
-    String secret = s.string("PREFIXLOG_SESSION_SECRET", null);
-    b.sessionSecret = secret == null ? SessionKeyDeriver.DEV_SECRET : secret;
-    b.sessionHeaders =
-        list(s.string("PREFIXLOG_SESSION_HEADERS", String.join(",", b.sessionHeaders)));
-    b.captureHeaders =
-        list(s.string("PREFIXLOG_CAPTURE_HEADERS", String.join(",", b.captureHeaders)));
-    String mode = s.string("PREFIXLOG_CLIENT_ADDR", "full");
-    try {
-      b.clientAddrMode = ClientAddrMode.valueOf(mode.toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(
-          "PREFIXLOG_CLIENT_ADDR=" + mode + ": expected full, truncate, hash or omit");
-    }
-    b.maxBodyBytes = s.bytes("PREFIXLOG_MAX_BODY_BYTES", b.maxBodyBytes, 1, 1L << 30);
-    b.connectTimeout = s.duration("PREFIXLOG_PROXY_CONNECT_TIMEOUT", b.connectTimeout);
-    b.upstreamIdleTimeout = s.duration("PREFIXLOG_PROXY_UPSTREAM_TIMEOUT", b.upstreamIdleTimeout);
-    b.maxUpstreamConnections =
-        s.integer("PREFIXLOG_PROXY_MAX_CONNECTIONS", b.maxUpstreamConnections, 1, 100_000);
-    b.upstreamKeepAlive = s.duration("PREFIXLOG_PROXY_KEEPALIVE_TIMEOUT", b.upstreamKeepAlive);
-    b.eventLoops = s.integer("PREFIXLOG_PROXY_EVENT_LOOPS", b.eventLoops, 1, 256);
-    b.setSessionHeader = s.bool("PREFIXLOG_PROXY_SET_SESSION_HEADER", b.setSessionHeader);
-    b.forwardedHeaders = s.bool("PREFIXLOG_PROXY_FORWARDED_HEADERS", b.forwardedHeaders);
-    b.queueEvents = s.integer("PREFIXLOG_PROXY_QUEUE_EVENTS", b.queueEvents, 1, 10_000_000);
-    b.queueBytes = s.bytes("PREFIXLOG_PROXY_QUEUE_BYTES", b.queueBytes, 1 << 20, 64L << 30);
-    b.publishInterval = s.duration("PREFIXLOG_PROXY_PUBLISH_INTERVAL", b.publishInterval);
-    String spill = s.string("PREFIXLOG_SPILL_DIR", null);
-    b.spillDir = spill == null ? null : Path.of(spill);
-    b.spillMaxBytes = s.bytes("PREFIXLOG_SPILL_MAX_BYTES", b.spillMaxBytes, 1 << 20, 1L << 50);
-    b.spillSegmentBytes =
-        s.bytes("PREFIXLOG_SPILL_SEGMENT_BYTES", b.spillSegmentBytes, 64 << 10, 1L << 31);
-    b.retryInterval = s.duration("PREFIXLOG_SPILL_RETRY_INTERVAL", b.retryInterval);
-    b.spillFsyncInterval = s.duration("PREFIXLOG_SPILL_FSYNC_INTERVAL", b.spillFsyncInterval);
-    b.ingestToken = s.string("PREFIXLOG_INGEST_TOKEN", null);
-    b.ingestMaxBytes = s.bytes("PREFIXLOG_INGEST_MAX_BYTES", b.ingestMaxBytes, 1024, 1L << 31);
-    b.ingestMaxConcurrent =
-        s.integer("PREFIXLOG_INGEST_MAX_CONCURRENT", b.ingestMaxConcurrent, 1, 1024);
-    b.maxClientConnections =
-        s.integer("PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS", b.maxClientConnections, 1, 1_000_000);
-    b.headerTimeout = s.duration("PREFIXLOG_PROXY_HEADER_TIMEOUT", b.headerTimeout);
-    b.clientIdleTimeout = s.duration("PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT", b.clientIdleTimeout);
-    b.drainTimeout = s.duration("PREFIXLOG_PROXY_DRAIN_TIMEOUT", b.drainTimeout);
-    b.metricsHost = s.string("PREFIXLOG_METRICS_HOST", b.metricsHost);
-    b.metricsPort = s.integer("PREFIXLOG_METRICS_PORT", DEFAULT_METRICS_PORT, -1, 65535);
-    b.metricsHistograms = s.bool("PREFIXLOG_METRICS_HISTOGRAMS", b.metricsHistograms);
-    b.kafka = KafkaPassThrough.read(s);
-    return new ProxyConfig(b);
+    return new ProxyConfig(DEFINITION.parse(s), KafkaPassThrough.read(s));
   }
 
   /**
@@ -282,379 +355,218 @@ public final class ProxyConfig {
    * the development session secret, no spill, ingest endpoint disabled.
    */
   public static ProxyConfig defaults(URI upstream, String bootstrapServers) {
-    Builder b = new Builder();
-    b.upstream = Objects.requireNonNull(upstream, "upstream");
-    b.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
-    return new ProxyConfig(b);
+    Objects.requireNonNull(upstream, "upstream");
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    return fromSettings(
+        Settings.of(
+            Map.of(
+                UPSTREAM.name(), upstream.toString(), BOOTSTRAP_SERVERS.name(), bootstrapServers)));
+  }
+
+  /** A copy with {@code key} set to {@code value}, checked as if it had been read. */
+  public <T> ProxyConfig with(ConfigKey<T> key, T value) {
+    return new ProxyConfig(values.with(key, value), kafka);
   }
 
   public ProxyConfig withListen(String host, int port) {
-    return copy(
-        b -> {
-          b.listenHost = host;
-          b.listenPort = port;
-        });
-  }
-
-  public ProxyConfig withTopicPrefix(String prefix) {
-    return copy(b -> b.topicPrefix = prefix);
-  }
-
-  public ProxyConfig withSessionSecret(String secret) {
-    return copy(b -> b.sessionSecret = secret);
-  }
-
-  /** 0 picks a free port; -1 serves no metrics. */
-  public ProxyConfig withMetricsPort(int port) {
-    return copy(b -> b.metricsPort = port);
-  }
-
-  public ProxyConfig withMetricsHistograms(boolean record) {
-    return copy(b -> b.metricsHistograms = record);
-  }
-
-  public ProxyConfig withMetricsHost(String host) {
-    return copy(b -> b.metricsHost = host);
-  }
-
-  public ProxyConfig withUpstream(URI upstream) {
-    return copy(b -> b.upstream = upstream);
-  }
-
-  public ProxyConfig withBootstrapServers(String bootstrapServers) {
-    return copy(b -> b.bootstrapServers = bootstrapServers);
-  }
-
-  public ProxyConfig withMaxBodyBytes(long bytes) {
-    return copy(b -> b.maxBodyBytes = bytes);
+    return with(HOST, host).with(PORT, port);
   }
 
   public ProxyConfig withTimeouts(Duration connect, Duration upstreamIdle) {
-    return copy(
-        b -> {
-          b.connectTimeout = connect;
-          b.upstreamIdleTimeout = upstreamIdle;
-        });
-  }
-
-  public ProxyConfig withCaptureHeaders(List<String> names) {
-    return copy(b -> b.captureHeaders = List.copyOf(names));
-  }
-
-  public ProxyConfig withSessionHeaders(List<String> names) {
-    return copy(b -> b.sessionHeaders = List.copyOf(names));
-  }
-
-  public ProxyConfig withClientAddrMode(ClientAddrMode mode) {
-    return copy(b -> b.clientAddrMode = mode);
-  }
-
-  public ProxyConfig withSetSessionHeader(boolean set) {
-    return copy(b -> b.setSessionHeader = set);
-  }
-
-  public ProxyConfig withForwardedHeaders(boolean add) {
-    return copy(b -> b.forwardedHeaders = add);
-  }
-
-  public ProxyConfig withQueue(int events, long bytes) {
-    return copy(
-        b -> {
-          b.queueEvents = events;
-          b.queueBytes = bytes;
-        });
-  }
-
-  public ProxyConfig withPublishInterval(Duration interval) {
-    return copy(b -> b.publishInterval = interval);
+    return with(CONNECT_TIMEOUT, connect).with(UPSTREAM_TIMEOUT, upstreamIdle);
   }
 
   /** Spill to {@code dir} (null: drop what cannot be published), at most {@code maxBytes}. */
   public ProxyConfig withSpill(Path dir, long maxBytes, long segmentBytes) {
-    return copy(
-        b -> {
-          b.spillDir = dir;
-          b.spillMaxBytes = maxBytes;
-          b.spillSegmentBytes = segmentBytes;
-        });
-  }
-
-  public ProxyConfig withRetryInterval(Duration interval) {
-    return copy(b -> b.retryInterval = interval);
-  }
-
-  /** How often spilled events are forced to disk: zero forces every batch of appends. */
-  public ProxyConfig withSpillFsyncInterval(Duration interval) {
-    return copy(b -> b.spillFsyncInterval = interval);
-  }
-
-  /** Enables the ingest endpoint with this bearer token; null disables it. */
-  public ProxyConfig withIngestToken(String token) {
-    return copy(b -> b.ingestToken = token);
-  }
-
-  public ProxyConfig withEventLoops(int eventLoops) {
-    return copy(b -> b.eventLoops = eventLoops);
-  }
-
-  public ProxyConfig withDrainTimeout(Duration timeout) {
-    return copy(b -> b.drainTimeout = timeout);
+    return with(SPILL_DIR, dir)
+        .with(SPILL_MAX_BYTES, maxBytes)
+        .with(SPILL_SEGMENT_BYTES, segmentBytes);
   }
 
   /** Client connection cap, head timeout and idle timeout (see their getters). */
   public ProxyConfig withClientLimits(int maxConnections, Duration header, Duration idle) {
-    return copy(
-        b -> {
-          b.maxClientConnections = maxConnections;
-          b.headerTimeout = header;
-          b.clientIdleTimeout = idle;
-        });
-  }
-
-  public ProxyConfig withIngestMaxConcurrent(int requests) {
-    return copy(b -> b.ingestMaxConcurrent = requests);
+    return with(MAX_CLIENT_CONNECTIONS, maxConnections)
+        .with(HEADER_TIMEOUT, header)
+        .with(CLIENT_IDLE_TIMEOUT, idle);
   }
 
   /** Replaces the pass-through Kafka producer settings ({@code linger.ms}, …). */
   public ProxyConfig withKafka(Map<String, String> kafka) {
-    return copy(b -> b.kafka = Map.copyOf(kafka));
+    return new ProxyConfig(values, kafka);
+  }
+
+  /** The value of any setting of {@link #DEFINITION}. */
+  public <T> T get(ConfigKey<T> key) {
+    return values.get(key);
   }
 
   public URI upstream() {
-    return upstream;
+    return values.get(UPSTREAM);
   }
 
   public String listenHost() {
-    return listenHost;
+    return values.get(HOST);
   }
 
   public int listenPort() {
-    return listenPort;
+    return values.get(PORT);
   }
 
   public String bootstrapServers() {
-    return bootstrapServers;
+    return values.get(BOOTSTRAP_SERVERS);
   }
 
   public String topicPrefix() {
-    return topicPrefix;
+    return values.get(TOPIC_PREFIX);
   }
 
   public Topics topics() {
-    return Topics.withPrefix(topicPrefix);
+    return Topics.withPrefix(topicPrefix());
   }
 
   public String sessionSecret() {
-    return sessionSecret;
+    return values.get(SESSION_SECRET);
   }
 
   /** True when no secret was configured and the development default is in use. */
   public boolean usesDevSecret() {
-    return sessionSecret.equals(SessionKeyDeriver.DEV_SECRET);
+    return sessionSecret().equals(SessionKeyDeriver.DEV_SECRET);
   }
 
   public List<String> sessionHeaders() {
-    return sessionHeaders;
+    return values.get(SESSION_HEADERS);
   }
 
   public Set<String> captureHeaders() {
-    return captureHeaders;
+    return Set.copyOf(new LinkedHashSet<>(values.get(CAPTURE_HEADERS)));
   }
 
   public ClientAddrMode clientAddrMode() {
-    return clientAddrMode;
+    return values.get(CLIENT_ADDR);
   }
 
   public long maxBodyBytes() {
-    return maxBodyBytes;
+    return values.get(MAX_BODY_BYTES);
   }
 
   public Duration connectTimeout() {
-    return connectTimeout;
+    return values.get(CONNECT_TIMEOUT);
   }
 
   public Duration upstreamIdleTimeout() {
-    return upstreamIdleTimeout;
+    return values.get(UPSTREAM_TIMEOUT);
   }
 
   public int maxUpstreamConnections() {
-    return maxUpstreamConnections;
+    return values.get(MAX_CONNECTIONS);
   }
 
   public Duration upstreamKeepAlive() {
-    return upstreamKeepAlive;
+    return values.get(KEEPALIVE_TIMEOUT);
   }
 
   public int eventLoops() {
-    return eventLoops;
+    return values.get(EVENT_LOOPS);
   }
 
   public boolean setSessionHeader() {
-    return setSessionHeader;
+    return values.get(SET_SESSION_HEADER);
   }
 
   public boolean forwardedHeaders() {
-    return forwardedHeaders;
+    return values.get(FORWARDED_HEADERS);
   }
 
   public int queueEvents() {
-    return queueEvents;
+    return values.get(QUEUE_EVENTS);
   }
 
   public long queueBytes() {
-    return queueBytes;
+    return values.get(QUEUE_BYTES);
   }
 
-  /**
-   * How often, under load, the publisher thread wakes to encode and send what the event loops
-   * queued meanwhile (zero: at every event).
-   */
+  /** See {@link #PUBLISH_INTERVAL}; zero: at every event. */
   public Duration publishInterval() {
-    return publishInterval;
+    return values.get(PUBLISH_INTERVAL);
   }
 
   /** The spill directory, or null when events that cannot be published are dropped. */
   public Path spillDir() {
-    return spillDir;
+    return values.get(SPILL_DIR);
   }
 
   public long spillMaxBytes() {
-    return spillMaxBytes;
+    return values.get(SPILL_MAX_BYTES);
   }
 
   public long spillSegmentBytes() {
-    return spillSegmentBytes;
+    return values.get(SPILL_SEGMENT_BYTES);
   }
 
   public Duration retryInterval() {
-    return retryInterval;
+    return values.get(SPILL_RETRY_INTERVAL);
   }
 
-  /**
-   * {@code PREFIXLOG_SPILL_FSYNC_INTERVAL}, default 0: spilled events are forced to disk after
-   * every batch of appends (0), or at most once per this interval. A process crash loses no spilled
-   * event either way; a power loss or kernel crash can lose the appends of the last interval.
-   */
+  /** See {@link #SPILL_FSYNC_INTERVAL}; zero forces every batch of appends. */
   public Duration spillFsyncInterval() {
-    return spillFsyncInterval;
+    return values.get(SPILL_FSYNC_INTERVAL);
   }
 
   /** The ingest endpoint's bearer token, or null when the endpoint is disabled. */
   public String ingestToken() {
-    return ingestToken;
+    return values.get(INGEST_TOKEN);
   }
 
   public long ingestMaxBytes() {
-    return ingestMaxBytes;
+    return values.get(INGEST_MAX_BYTES);
   }
 
-  /**
-   * {@code PREFIXLOG_INGEST_MAX_CONCURRENT}: ingest requests buffered at once (each up to {@code
-   * PREFIXLOG_INGEST_MAX_BYTES}); one more is answered 503 with {@code Retry-After}.
-   */
   public int ingestMaxConcurrent() {
-    return ingestMaxConcurrent;
+    return values.get(INGEST_MAX_CONCURRENT);
   }
 
-  /**
-   * {@code PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS}: client connections open at once, all event
-   * loops together; one more is closed as it is accepted, counted.
-   */
   public int maxClientConnections() {
-    return maxClientConnections;
+    return values.get(MAX_CLIENT_CONNECTIONS);
   }
 
-  /**
-   * {@code PREFIXLOG_PROXY_HEADER_TIMEOUT}: how long a new connection may take to send a complete
-   * request head; after it the connection is closed.
-   */
   public Duration headerTimeout() {
-    return headerTimeout;
+    return values.get(HEADER_TIMEOUT);
   }
 
-  /**
-   * {@code PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT}: how long a client may send nothing while the proxy
-   * waits for it (a keep-alive connection between requests, a request body that stalls); waiting
-   * for the engine's answer is the upstream timeout's business, not this one.
-   */
   public Duration clientIdleTimeout() {
-    return clientIdleTimeout;
+    return values.get(CLIENT_IDLE_TIMEOUT);
   }
 
   public Duration drainTimeout() {
-    return drainTimeout;
+    return values.get(DRAIN_TIMEOUT);
   }
 
   public String metricsHost() {
-    return metricsHost;
+    return values.get(METRICS_HOST);
   }
 
   public int metricsPort() {
-    return metricsPort;
+    return values.get(METRICS_PORT);
   }
 
   /** False: the latency histograms record nothing (counters and gauges stay). */
   public boolean metricsHistograms() {
-    return metricsHistograms;
+    return values.get(METRICS_HISTOGRAMS);
   }
 
   public Map<String, String> kafka() {
     return kafka;
   }
 
+  /** Every setting; the secret and the token hidden. */
   @Override
   public String toString() {
-    // Never the secret or the token.
-    return "ProxyConfig[upstream="
-        + upstream
-        + ", listen="
-        + listenHost
-        + ":"
-        + listenPort
-        + ", bootstrapServers="
-        + bootstrapServers
-        + ", topicPrefix="
-        + topicPrefix
-        + ", maxBodyBytes="
-        + maxBodyBytes
-        + ", spillDir="
-        + spillDir
-        + ", ingest="
-        + (ingestToken == null ? "disabled" : "enabled")
-        + "]";
-  }
-
-  private ProxyConfig copy(java.util.function.Consumer<Builder> change) {
-    Builder b = new Builder(this);
-    change.accept(b);
-    return new ProxyConfig(b);
-  }
-
-  private static URI upstream(URI uri) {
-    Objects.requireNonNull(uri, "upstream");
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new ConfigException(
-          "PREFIXLOG_PROXY_UPSTREAM=" + uri + ": expected an http:// or https:// URL");
-    }
-    if (uri.getHost() == null) {
-      throw new ConfigException("PREFIXLOG_PROXY_UPSTREAM=" + uri + ": the URL names no host");
-    }
-    String path = uri.getRawPath();
-    if ((path != null && !path.isEmpty() && !path.equals("/"))
-        || uri.getRawQuery() != null
-        || uri.getRawFragment() != null) {
-      throw new ConfigException(
-          "PREFIXLOG_PROXY_UPSTREAM="
-              + uri
-              + ": give the engine's origin only (scheme, host, port); request paths are"
-              + " forwarded unchanged");
-    }
-    return uri;
+    return values.toString();
   }
 
   /** The upstream port, the scheme's default when the URL gives none. */
   int upstreamPort() {
+    URI upstream = upstream();
     if (upstream.getPort() > 0) {
       return upstream.getPort();
     }
@@ -662,162 +574,149 @@ public final class ProxyConfig {
   }
 
   boolean upstreamTls() {
-    return upstream.getScheme().equalsIgnoreCase("https");
+    return upstream().getScheme().equalsIgnoreCase("https");
   }
 
-  private static String requireText(String key, String value) {
-    if (value == null || value.isBlank()) {
-      throw new ConfigException(key + " must not be empty");
+  /** The rules that tie settings together, and the credentials' strength. */
+  private void checkTogether() {
+    String host = listenHost();
+    if (host.isBlank()) {
+      throw new ConfigException(HOST.name() + " must not be empty");
     }
-    return value;
-  }
-
-  private static int port(String key, int port, int min) {
-    if (port < min || port > 65535) {
-      throw new ConfigException(key + "=" + port + ": expected a port from " + min + " to 65535");
+    if (bootstrapServers().isBlank()) {
+      throw new ConfigException(BOOTSTRAP_SERVERS.name() + " must not be empty");
     }
-    return port;
-  }
-
-  private static long range(String key, long value, long min, long max) {
-    if (value < min || value > max) {
+    int secretBytes = sessionSecret().getBytes(StandardCharsets.UTF_8).length;
+    if (secretBytes < 16) {
       throw new ConfigException(
-          key + "=" + value + ": expected a value from " + min + " to " + max);
+          SESSION_SECRET.name() + ": expected at least 16 bytes, got " + secretBytes);
     }
-    return value;
-  }
-
-  private static Duration publishInterval(Duration value) {
-    Objects.requireNonNull(value, "PREFIXLOG_PROXY_PUBLISH_INTERVAL");
-    if (value.isNegative() || value.compareTo(MAX_PUBLISH_INTERVAL) > 0) {
+    UnsafeDefaults.refuseBeyondLoopback(
+        SESSION_SECRET.name(),
+        sessionSecret(),
+        host,
+        HOST.name() + "=" + host,
+        "Set it to a random value of at least 16 bytes (openssl rand -hex 32;"
+            + " bin/prefixlog-compose-env writes one for docker-compose), or listen on 127.0.0.1.");
+    if (spillSegmentBytes() > spillMaxBytes()) {
       throw new ConfigException(
-          "PREFIXLOG_PROXY_PUBLISH_INTERVAL="
-              + value.toMillis()
-              + "ms: expected a duration from 0 (publish at every event) to "
-              + MAX_PUBLISH_INTERVAL.toMillis()
-              + "ms");
+          SPILL_SEGMENT_BYTES.name()
+              + " ("
+              + spillSegmentBytes()
+              + ") must not exceed "
+              + SPILL_MAX_BYTES.name()
+              + " ("
+              + spillMaxBytes()
+              + ")");
     }
-    return value;
+    String token = ingestToken();
+    if (token != null) {
+      if (token.length() < 16) {
+        throw new ConfigException(
+            INGEST_TOKEN.name() + ": expected at least 16 characters, got " + token.length());
+      }
+      UnsafeDefaults.refuseBeyondLoopback(
+          INGEST_TOKEN.name(),
+          token,
+          host,
+          HOST.name() + "=" + host,
+          "Set it to a random value (openssl rand -hex 32), leave it unset to turn the ingest"
+              + " endpoint off, or listen on 127.0.0.1.");
+    }
+    if (metricsHost().isBlank()) {
+      throw new ConfigException(METRICS_HOST.name() + " must not be empty");
+    }
   }
 
-  private static Duration positive(String key, Duration value) {
-    Objects.requireNonNull(value, key);
-    if (value.isZero() || value.isNegative()) {
-      throw new ConfigException(key + "=" + value + ": expected a duration above zero, such as 5s");
-    }
-    return value;
-  }
-
-  private static List<String> headerNames(String key, List<String> names) {
-    List<String> result = new ArrayList<>();
-    for (String name : names) {
-      String lower = name.trim().toLowerCase(Locale.ROOT);
-      if (lower.isEmpty()) {
-        continue;
-      }
-      if (!lower.matches("[0-9a-z!#$%&'*+.^_`|~-]+")) {
-        throw new ConfigException(key + ": '" + name + "' is not an HTTP header name");
-      }
-      if (!result.contains(lower)) {
-        result.add(lower);
+  /** An engine's origin: http(s), a host, no path, query or fragment. */
+  private static final class UpstreamType implements ConfigType<URI> {
+    @Override
+    public URI parse(String key, String raw) {
+      try {
+        return check(key, new URI(raw.trim()));
+      } catch (URISyntaxException e) {
+        throw new ConfigException(key + "=" + raw + ": not a URL (" + e.getReason() + ")");
       }
     }
-    return List.copyOf(result);
-  }
 
-  private static List<String> list(String value) {
-    List<String> items = new ArrayList<>();
-    for (String item : value.split(",")) {
-      if (!item.isBlank()) {
-        items.add(item.trim());
+    @Override
+    public URI check(String key, URI uri) {
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if (!scheme.equals("http") && !scheme.equals("https")) {
+        throw new ConfigException(key + "=" + uri + ": expected an http:// or https:// URL");
       }
+      if (uri.getHost() == null) {
+        throw new ConfigException(key + "=" + uri + ": the URL names no host");
+      }
+      String path = uri.getRawPath();
+      if ((path != null && !path.isEmpty() && !path.equals("/"))
+          || uri.getRawQuery() != null
+          || uri.getRawFragment() != null) {
+        throw new ConfigException(
+            key
+                + "="
+                + uri
+                + ": give the engine's origin only (scheme, host, port); request paths are"
+                + " forwarded unchanged");
+      }
+      return uri;
     }
-    return items;
+
+    @Override
+    public String format(URI value) {
+      return value.toString();
+    }
+
+    @Override
+    public String describe() {
+      return "http(s) URL";
+    }
   }
 
-  /** Mutable holder of the settings while a config is built; defaults here. */
-  private static final class Builder {
-    URI upstream;
-    String listenHost = DEFAULT_HOST;
-    int listenPort = DEFAULT_PORT;
-    String bootstrapServers = DEFAULT_BOOTSTRAP;
-    String topicPrefix = Topics.DEFAULT_PREFIX;
-    String sessionSecret = SessionKeyDeriver.DEV_SECRET;
-    List<String> sessionHeaders = SessionKeyDeriver.DEFAULT_HEADERS;
-    List<String> captureHeaders = DEFAULT_CAPTURE_HEADERS;
-    ClientAddrMode clientAddrMode = ClientAddrMode.FULL;
-    long maxBodyBytes = 16L << 20;
-    Duration connectTimeout = Duration.ofSeconds(5);
-    Duration upstreamIdleTimeout = Duration.ofMinutes(10);
-    int maxUpstreamConnections = 512;
-    Duration upstreamKeepAlive = Duration.ofSeconds(60);
-    int eventLoops = DEFAULT_EVENT_LOOPS;
-    boolean setSessionHeader = false;
-    boolean forwardedHeaders = true;
-    int queueEvents = 10_000;
-    long queueBytes = 256L << 20;
-    Duration publishInterval = DEFAULT_PUBLISH_INTERVAL;
-    Path spillDir;
-    long spillMaxBytes = 1L << 30;
-    long spillSegmentBytes = 64L << 20;
-    Duration retryInterval = Duration.ofSeconds(1);
-    Duration spillFsyncInterval = Duration.ZERO;
-    String ingestToken;
-    long ingestMaxBytes = 64L << 20;
-    // Four bodies of up to 64 MiB being read and validated at once: 256 MiB at the most, whatever
-    // the number of ingest clients.
-    int ingestMaxConcurrent = 4;
-    // Far above what one proxy in front of an engine serves (the engine batches a few hundred
-    // requests), far below a default file descriptor limit; an idle connection costs a few KiB.
-    int maxClientConnections = 4096;
-    // A client on any real network sends its head in well under a second.
-    Duration headerTimeout = Duration.ofSeconds(10);
-    Duration clientIdleTimeout = Duration.ofSeconds(60);
-    Duration drainTimeout = Duration.ofSeconds(10);
-    String metricsHost = DEFAULT_HOST;
-    int metricsPort = DEFAULT_METRICS_PORT;
-    boolean metricsHistograms = true;
-    Map<String, String> kafka = Map.of();
+  /**
+   * HTTP header names, lower-cased and deduplicated; a credential header (Authorization, API key,
+   * token, secret, cookie) is refused, so it can never be captured or become a session key.
+   */
+  private static final class HeaderNames implements ConfigType<List<String>> {
+    @Override
+    public List<String> parse(String key, String raw) {
+      return check(key, ConfigTypes.items(raw));
+    }
 
-    Builder() {}
+    @Override
+    public List<String> check(String key, List<String> names) {
+      List<String> result = new ArrayList<>();
+      for (String name : names) {
+        String lower = name.trim().toLowerCase(Locale.ROOT);
+        if (lower.isEmpty()) {
+          continue;
+        }
+        if (!lower.matches("[0-9a-z!#$%&'*+.^_`|~-]+")) {
+          throw new ConfigException(key + ": '" + name + "' is not an HTTP header name");
+        }
+        if (HeaderPolicy.isSecret(lower)) {
+          throw new ConfigException(
+              key
+                  + " names '"
+                  + lower
+                  + "', a credential header: Authorization, API-key, token, secret and cookie"
+                  + " headers are never captured");
+        }
+        if (!result.contains(lower)) {
+          result.add(lower);
+        }
+      }
+      return List.copyOf(result);
+    }
 
-    Builder(ProxyConfig c) {
-      upstream = c.upstream;
-      listenHost = c.listenHost;
-      listenPort = c.listenPort;
-      bootstrapServers = c.bootstrapServers;
-      topicPrefix = c.topicPrefix;
-      sessionSecret = c.sessionSecret;
-      sessionHeaders = c.sessionHeaders;
-      captureHeaders = List.copyOf(c.captureHeaders);
-      clientAddrMode = c.clientAddrMode;
-      maxBodyBytes = c.maxBodyBytes;
-      connectTimeout = c.connectTimeout;
-      upstreamIdleTimeout = c.upstreamIdleTimeout;
-      maxUpstreamConnections = c.maxUpstreamConnections;
-      upstreamKeepAlive = c.upstreamKeepAlive;
-      eventLoops = c.eventLoops;
-      setSessionHeader = c.setSessionHeader;
-      forwardedHeaders = c.forwardedHeaders;
-      queueEvents = c.queueEvents;
-      queueBytes = c.queueBytes;
-      publishInterval = c.publishInterval;
-      spillDir = c.spillDir;
-      spillMaxBytes = c.spillMaxBytes;
-      spillSegmentBytes = c.spillSegmentBytes;
-      retryInterval = c.retryInterval;
-      spillFsyncInterval = c.spillFsyncInterval;
-      ingestToken = c.ingestToken;
-      ingestMaxBytes = c.ingestMaxBytes;
-      ingestMaxConcurrent = c.ingestMaxConcurrent;
-      maxClientConnections = c.maxClientConnections;
-      headerTimeout = c.headerTimeout;
-      clientIdleTimeout = c.clientIdleTimeout;
-      drainTimeout = c.drainTimeout;
-      metricsHost = c.metricsHost;
-      metricsPort = c.metricsPort;
-      metricsHistograms = c.metricsHistograms;
-      kafka = c.kafka;
+    @Override
+    public String format(List<String> value) {
+      return String.join(",", value);
+    }
+
+    @Override
+    public String describe() {
+      return "header names, comma separated";
     }
   }
 }

@@ -66,15 +66,17 @@ class BrokerDownIT {
       ProxyConfig base =
           ProxyConfig.defaults(upstream.uri(), bootstrap)
               .withListen("127.0.0.1", 0)
-              .withMetricsPort(-1)
-              .withSessionSecret("test-session-secret-0123456789")
+              .with(ProxyConfig.METRICS_PORT, -1)
+              .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
               .withKafka(fastFailure)
-              .withRetryInterval(Duration.ofMillis(200));
+              .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200));
       List<String> spillIds = new ArrayList<>();
-      try (CaptureProxy dropping = CaptureProxy.start(base.withTopicPrefix("drop."));
+      try (CaptureProxy dropping =
+              CaptureProxy.start(base.with(ProxyConfig.TOPIC_PREFIX, "drop."));
           CaptureProxy spilling =
               CaptureProxy.start(
-                  base.withTopicPrefix("spill.").withSpill(spillDir, 16L << 20, 1L << 20))) {
+                  base.with(ProxyConfig.TOPIC_PREFIX, "spill.")
+                      .withSpill(spillDir, 16L << 20, 1L << 20))) {
         for (int i = 0; i < 2; i++) {
           assertThat(post(dropping, "up-drop-" + i)).isEqualTo(200);
           assertThat(post(spilling, "up-spill-" + i)).isEqualTo(200);
@@ -151,9 +153,9 @@ class BrokerDownIT {
       ProxyConfig config =
           ProxyConfig.defaults(upstream.uri(), broker.bootstrapServers())
               .withListen("127.0.0.1", 0)
-              .withMetricsPort(-1)
-              .withSessionSecret("test-session-secret-0123456789")
-              .withTopicPrefix("corrupt.")
+              .with(ProxyConfig.METRICS_PORT, -1)
+              .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
+              .with(ProxyConfig.TOPIC_PREFIX, "corrupt.")
               .withKafka(
                   Map.of(
                       "delivery.timeout.ms", "2000",
@@ -161,7 +163,7 @@ class BrokerDownIT {
                       "linger.ms", "0",
                       "max.block.ms", "500",
                       "reconnect.backoff.max.ms", "200"))
-              .withRetryInterval(Duration.ofMillis(200))
+              .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
               .withSpill(spillDir, 16L << 20, 1L << 20);
       try (CaptureProxy proxy = CaptureProxy.start(config)) {
         broker.close();

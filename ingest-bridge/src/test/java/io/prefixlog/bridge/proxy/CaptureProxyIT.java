@@ -79,9 +79,9 @@ class CaptureProxyIT {
   private ProxyConfig config(KafkaCluster kafka) {
     return ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
         .withListen("127.0.0.1", 0)
-        .withMetricsPort(0)
-        .withTopicPrefix(prefix)
-        .withSessionSecret(SECRET);
+        .with(ProxyConfig.METRICS_PORT, 0)
+        .with(ProxyConfig.TOPIC_PREFIX, prefix)
+        .with(ProxyConfig.SESSION_SECRET, SECRET);
   }
 
   private CaptureProxy start(ProxyConfig config) throws IOException {
@@ -224,7 +224,7 @@ class CaptureProxyIT {
   @Test
   void shouldShareOnePortAmongEventLoopsAndServeOnEach(KafkaCluster kafka) throws Exception {
     // Given: three event loops on one (free) port
-    CaptureProxy proxy = start(config(kafka).withEventLoops(3));
+    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.EVENT_LOOPS, 3));
     TopicReader reader = reader(kafka);
 
     // When: twelve requests, each on a connection of its own
@@ -255,7 +255,7 @@ class CaptureProxyIT {
   void shouldGenerateARequestIdAndSendItUpstream(KafkaCluster kafka) throws Exception {
     // Given
     CaptureProxy proxy =
-        start(config(kafka).withClientAddrMode(ProxyConfig.ClientAddrMode.TRUNCATE));
+        start(config(kafka).with(ProxyConfig.CLIENT_ADDR, ProxyConfig.ClientAddrMode.TRUNCATE));
     TopicReader reader = reader(kafka);
 
     // When: no X-Request-Id, a session in the body
@@ -399,7 +399,7 @@ class CaptureProxyIT {
   void shouldForwardBodiesOverTheCaptureLimitWholeAndRecordThemTruncated(KafkaCluster kafka)
       throws Exception {
     // Given: a 64 KiB capture limit and a 200 KiB body (not valid UTF-8 at the cut: base64)
-    CaptureProxy proxy = start(config(kafka).withMaxBodyBytes(64 << 10));
+    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.MAX_BODY_BYTES, 64L << 10));
     TopicReader reader = reader(kafka);
     byte[] body = new byte[200 << 10];
     for (int i = 0; i < body.length; i++) {
@@ -473,7 +473,7 @@ class CaptureProxyIT {
       deadPort = socket.getLocalPort();
     }
     CaptureProxy unreachable =
-        start(config(kafka).withUpstream(URI.create("http://127.0.0.1:" + deadPort)));
+        start(config(kafka).with(ProxyConfig.UPSTREAM, URI.create("http://127.0.0.1:" + deadPort)));
     TopicReader reader = reader(kafka);
 
     // When
@@ -527,7 +527,7 @@ class CaptureProxyIT {
   @Test
   void shouldTellTheEngineTheSessionWhenConfigured(KafkaCluster kafka) throws Exception {
     // Given
-    CaptureProxy proxy = start(config(kafka).withSetSessionHeader(true));
+    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.SET_SESSION_HEADER, true));
     TopicReader reader = reader(kafka);
 
     // When: the session is in the body
@@ -583,7 +583,7 @@ class CaptureProxyIT {
   void shouldIngestValidLinesAndReportEveryLinesOutcome(KafkaCluster kafka) throws Exception {
     // Given
     String token = "ingest-token-0123456789";
-    CaptureProxy proxy = start(config(kafka).withIngestToken(token));
+    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.INGEST_TOKEN, token));
     CaptureProxy disabled = start(config(kafka));
     TopicReader reader = reader(kafka);
     String valid1 = rawEvent("ing-1", "{\"model\":\"m\"}", null);

@@ -75,11 +75,11 @@ class ClientAddressPolicyIT {
             CaptureProxy.start(
                 ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
                     .withListen("127.0.0.1", 0)
-                    .withMetricsPort(-1)
-                    .withTopicPrefix(prefix)
-                    .withSessionSecret(SECRET)
-                    .withIngestToken(token)
-                    .withClientAddrMode(mode));
+                    .with(ProxyConfig.METRICS_PORT, -1)
+                    .with(ProxyConfig.TOPIC_PREFIX, prefix)
+                    .with(ProxyConfig.SESSION_SECRET, SECRET)
+                    .with(ProxyConfig.INGEST_TOKEN, token)
+                    .with(ProxyConfig.CLIENT_ADDR, mode));
         TopicReader reader = new TopicReader(kafka.bootstrapServers(), topic)) {
 
       // When: a middleware posts a line with the client's address and its balancer's header
@@ -127,10 +127,10 @@ class ClientAddressPolicyIT {
             CaptureProxy.start(
                 ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
                     .withListen("127.0.0.1", 0)
-                    .withMetricsPort(-1)
-                    .withTopicPrefix(prefix)
-                    .withSessionSecret(SECRET)
-                    .withClientAddrMode(mode));
+                    .with(ProxyConfig.METRICS_PORT, -1)
+                    .with(ProxyConfig.TOPIC_PREFIX, prefix)
+                    .with(ProxyConfig.SESSION_SECRET, SECRET)
+                    .with(ProxyConfig.CLIENT_ADDR, mode));
         TopicReader reader = new TopicReader(kafka.bootstrapServers(), topic)) {
 
       // When: a request as a balancer passes it on

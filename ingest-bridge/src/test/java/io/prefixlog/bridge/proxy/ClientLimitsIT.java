@@ -165,7 +165,11 @@ class ClientLimitsIT {
   void shouldAnswerAnIngestRequestBeyondTheConcurrencyBoundWith503(KafkaCluster kafka)
       throws Exception {
     // Given: one ingest request at a time, and one whose body is still coming
-    CaptureProxy proxy = start(config(kafka).withIngestToken(TOKEN).withIngestMaxConcurrent(1));
+    CaptureProxy proxy =
+        start(
+            config(kafka)
+                .with(ProxyConfig.INGEST_TOKEN, TOKEN)
+                .with(ProxyConfig.INGEST_MAX_CONCURRENT, 1));
     try (Socket slow = connect(proxy)) {
       write(
           slow,
@@ -194,7 +198,10 @@ class ClientLimitsIT {
       throws Exception {
     // Given: a producer that takes records of up to 4000 bytes
     CaptureProxy proxy =
-        start(config(kafka).withIngestToken(TOKEN).withKafka(Map.of("max.request.size", "4000")));
+        start(
+            config(kafka)
+                .with(ProxyConfig.INGEST_TOKEN, TOKEN)
+                .withKafka(Map.of("max.request.size", "4000")));
 
     // When: a valid line of about 6 KB, and a small one
     HttpResponse<String> response =
@@ -211,9 +218,9 @@ class ClientLimitsIT {
   private ProxyConfig config(KafkaCluster kafka) {
     return ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
         .withListen("127.0.0.1", 0)
-        .withMetricsPort(-1)
-        .withTopicPrefix("limits.")
-        .withSessionSecret("client-limits-it-secret-0123");
+        .with(ProxyConfig.METRICS_PORT, -1)
+        .with(ProxyConfig.TOPIC_PREFIX, "limits.")
+        .with(ProxyConfig.SESSION_SECRET, "client-limits-it-secret-0123");
   }
 
   private CaptureProxy start(ProxyConfig config) throws IOException {

@@ -327,16 +327,16 @@ class FaultInjectionIT {
             CaptureProxy.start(
                 ProxyConfig.defaults(URI.create(upstream.baseUrl()), broker.bootstrapServers())
                     .withListen("127.0.0.1", 0)
-                    .withTopicPrefix(prefix)
-                    .withSessionSecret(Pipeline.SECRET)
-                    .withMetricsPort(-1)
+                    .with(ProxyConfig.TOPIC_PREFIX, prefix)
+                    .with(ProxyConfig.SESSION_SECRET, Pipeline.SECRET)
+                    .with(ProxyConfig.METRICS_PORT, -1)
                     .withKafka(
                         Map.of(
                             "delivery.timeout.ms", "3000",
                             "request.timeout.ms", "1000",
                             "max.block.ms", "500",
                             "reconnect.backoff.max.ms", "200"))
-                    .withRetryInterval(Duration.ofMillis(200))
+                    .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
                     .withSpill(dir.resolve("spill"), 256L << 20, 8L << 20))) {
       Map<String, String> settings = settings(broker, prefix, "fi5-app", "a");
       Pipeline.createTopics(broker, settings);

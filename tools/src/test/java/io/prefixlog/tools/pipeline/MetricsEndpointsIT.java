@@ -80,9 +80,9 @@ class MetricsEndpointsIT {
               CaptureProxy.start(
                   ProxyConfig.defaults(URI.create(upstream.baseUrl()), kafka.bootstrapServers())
                       .withListen("127.0.0.1", 0)
-                      .withTopicPrefix(PREFIX)
-                      .withSessionSecret(SECRET)
-                      .withMetricsPort(0),
+                      .with(ProxyConfig.TOPIC_PREFIX, PREFIX)
+                      .with(ProxyConfig.SESSION_SECRET, SECRET)
+                      .with(ProxyConfig.METRICS_PORT, 0),
                   bridgeKv.metrics(),
                   bridgeKv::isHealthy)) {
         kv.start();

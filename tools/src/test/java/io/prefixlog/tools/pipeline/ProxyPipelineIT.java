@@ -74,9 +74,9 @@ class ProxyPipelineIT {
             CaptureProxy.start(
                 ProxyConfig.defaults(URI.create(upstream.baseUrl()), kafka.bootstrapServers())
                     .withListen("127.0.0.1", 0)
-                    .withTopicPrefix(prefix)
-                    .withSessionSecret(SECRET)
-                    .withMetricsPort(-1))) {
+                    .with(ProxyConfig.TOPIC_PREFIX, prefix)
+                    .with(ProxyConfig.SESSION_SECRET, SECRET)
+                    .with(ProxyConfig.METRICS_PORT, -1))) {
       app.start();
       awaitRunning(app);
 

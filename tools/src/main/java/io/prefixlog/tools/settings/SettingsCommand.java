@@ -1,0 +1,86 @@
+package io.prefixlog.tools.settings;
+
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.UsageException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code prefixlog settings}: the settings of the stream app, the capture proxy and the KV-event
+ * subscriber, with their values, defaults and meaning, as the services read them (the tables are
+ * the services' own descriptors, so they cannot drift from the code).
+ */
+public final class SettingsCommand implements Command {
+  private static final String NAME = "prefixlog settings";
+  private static final String DESCRIPTION =
+      "Lists every setting the services read (environment variables, or the same names in the"
+          + " properties file PREFIXLOG_CONFIG_FILE names), with the values it takes, its default"
+          + " and what it does.";
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("service", "NAME", "all", "stream-app, proxy or kv.").repeatable(),
+          Option.flag("markdown", "Print Markdown tables, as in the READMEs."));
+
+  private final Terminal terminal;
+
+  public SettingsCommand(Terminal terminal) {
+    this.terminal = terminal;
+  }
+
+  @Override
+  public String name() {
+    return "settings";
+  }
+
+  @Override
+  public String summary() {
+    return "List the services' settings: values, defaults, meaning (--markdown for tables).";
+  }
+
+  @Override
+  public List<Option> options() {
+    return OPTIONS;
+  }
+
+  @Override
+  public int run(String[] args) {
+    List<ServiceSettings> services = new ArrayList<>();
+    boolean markdown;
+    try {
+      CommandLine line = CommandLine.parse(NAME, OPTIONS, args);
+      if (line.helpRequested()) {
+        terminal.out().print(CommandLine.help(NAME, DESCRIPTION, OPTIONS));
+        return OK;
+      }
+      for (String id : line.values("service")) {
+        try {
+          services.add(ServiceSettings.named(id));
+        } catch (IllegalArgumentException e) {
+          throw new UsageException("--service: " + e.getMessage());
+        }
+      }
+      markdown = line.has("markdown");
+    } catch (UsageException e) {
+      terminal.err().println(NAME + ": " + e.getMessage());
+      return USAGE;
+    }
+    if (services.isEmpty()) {
+      services.addAll(List.of(ServiceSettings.values()));
+    }
+    for (int i = 0; i < services.size(); i++) {
+      if (i > 0) {
+        terminal.out().println();
+      }
+      ServiceSettings service = services.get(i);
+      if (markdown) {
+        terminal.out().print(service.definition().markdownTable());
+      } else {
+        terminal.out().print(service.definition().helpText());
+      }
+    }
+    return OK;
+  }
+}
