@@ -2,13 +2,17 @@ package io.prefixlog.benchmarks.archive;
 
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.benchmarks.harness.BenchmarkCli;
+import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.archive.ArchiveEnv;
 import io.prefixlog.tools.archive.EmbeddedArchive;
+import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.UsageException;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -35,33 +39,49 @@ import org.apache.kafka.streams.KafkaStreams;
  * request bytes, the delta topic's log segments on the broker, and the session_deltas table in the
  * bucket: its Parquet data files alone and everything under the table (manifests, metadata).
  *
- * <p>Options: {@code --conversations N} per corpus (default: all), {@code --commit-interval D}
- * (default 10s: fewer commits, fewer and larger Parquet files), {@code --interleave K} (default 8).
+ * <p>{@code ArchiveSizeBenchmark --help} lists the options.
  */
 public final class ArchiveSizeBenchmark {
   private static final String PREFIX = "archive-bench.";
   private static final List<String> CORPORA =
       List.of("agentic/swe_agent_trajectories", "agentic/tau_bench_gpt4o_airline");
 
+  private static final String NAME = "ArchiveSizeBenchmark";
+  private static final String DESCRIPTION =
+      "Bytes per turn: request bodies, the delta topic's log segments, and the session_deltas"
+          + " Iceberg table's Parquet files and metadata, on an embedded broker, Connect and"
+          + " s3proxy.";
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("conversations", "N", "all", "Conversations per corpus."),
+          Option.value(
+              "commit-interval", "D", "10s", "The sink's commit interval (fewer, larger files)."),
+          Option.value("interleave", "K", "8", "Sessions interleaved by the replay."));
+
   private ArchiveSizeBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    int conversations = Integer.MAX_VALUE;
-    String commitInterval = "10s";
-    int interleave = 8;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--conversations" -> conversations = Integer.parseInt(args[++i]);
-        case "--commit-interval" -> commitInterval = args[++i];
-        case "--interleave" -> interleave = Integer.parseInt(args[++i]);
-        default -> {
-          System.err.println(
-              "usage: ArchiveSizeBenchmark [--conversations N] [--commit-interval 10s]"
-                  + " [--interleave K]");
-          System.exit(2);
-        }
-      }
+    BenchmarkCli.Invocation invocation =
+        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, System.out, System.err);
+    if (!invocation.proceed()) {
+      System.exit(invocation.exitCode());
     }
+    int conversations;
+    String commitInterval = invocation.line().string("commit-interval", "10s");
+    int interleave;
+    try {
+      conversations =
+          (int)
+              Math.min(
+                  Integer.MAX_VALUE,
+                  invocation.line().longValue("conversations", Integer.MAX_VALUE, 1));
+      interleave = (int) invocation.line().longValue("interleave", 8, 1);
+    } catch (UsageException e) {
+      System.exit(BenchmarkCli.usageError(NAME, e, System.err));
+      return;
+    }
+    System.out.println("ArchiveSizeBenchmark: " + DESCRIPTION);
+    Machine.header(System.out);
     Path root = ProjectHome.find().orElseThrow(() -> new IllegalStateException("no project root"));
     Path dir = Files.createTempDirectory("prefixlog-archive-bench-");
     try {

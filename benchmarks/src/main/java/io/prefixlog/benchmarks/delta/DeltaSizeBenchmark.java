@@ -5,16 +5,18 @@ import io.prefixlog.benchmarks.delta.EncodeTiming.Samples;
 import io.prefixlog.benchmarks.delta.EncodeTiming.TurnFilter;
 import io.prefixlog.benchmarks.delta.PrefixlogReplay.Turn;
 import io.prefixlog.benchmarks.delta.Workload.Session;
+import io.prefixlog.benchmarks.harness.BenchmarkCli;
+import io.prefixlog.benchmarks.harness.Corpora;
+import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.core.delta.TurnEncoder;
-import io.prefixlog.core.text.Sha256;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -36,9 +38,22 @@ import java.util.stream.Stream;
  * [--warmups N] [--repetitions N] [--cross-check N] [--worst N] [--model NAME]}.
  */
 public final class DeltaSizeBenchmark {
-  private static final String USAGE =
-      "usage: DeltaSizeBenchmark [--corpora DIR] [--quick] [--csv FILE] [--interleave K]"
-          + " [--warmups N] [--repetitions N] [--cross-check N] [--worst N] [--model NAME]";
+  private static final String NAME = "DeltaSizeBenchmark";
+  private static final String DESCRIPTION =
+      "prefixlog's session deltas against gzip and zstd --patch-from on the conversation corpora:"
+          + " bytes per turn, the records' anatomy, encode time; every turn rebuilt (exit 1 if"
+          + " any is not).";
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+          Option.flag("quick", "The first sessions of each workload only."),
+          Option.value("csv", "FILE", "none", "Also write the tables as CSV."),
+          Option.value("interleave", "K", "8", "Sessions interleaved in the stream."),
+          Option.value("warmups", "N", "3", "Unmeasured encode passes."),
+          Option.value("repetitions", "N", "5", "Measured encode passes (at least 5)."),
+          Option.value("cross-check", "N", "200 (50 with --quick)", "Turns checked with the CLI."),
+          Option.value("worst", "N", "0", "List the N worst turns."),
+          Option.value("model", "NAME", "prefixlog-demo", "The model field of the requests."));
 
   /** Turns per workload with {@code --quick}. */
   static final int QUICK_TURNS = 300;
@@ -58,17 +73,16 @@ public final class DeltaSizeBenchmark {
 
   /** Runs the benchmark; returns the process exit code (1 when any turn did not rebuild). */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    BenchmarkCli.Invocation invocation =
+        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, err);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
+    }
     Options options;
     try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      err.println(e.getMessage());
-      err.println(USAGE);
-      return 2;
-    }
-    if (options.help()) {
-      out.println(USAGE);
-      return 0;
+      options = Options.of(invocation.line());
+    } catch (UsageException e) {
+      return BenchmarkCli.usageError(NAME, e, err);
     }
     return new DeltaSizeBenchmark(options, out).run();
   }
@@ -120,9 +134,8 @@ public final class DeltaSizeBenchmark {
   }
 
   private int run() {
-    String loadAtStart = loadAverage();
     Optional<Path> zstd = CliCrossCheck.findZstd();
-    printHeader(loadAtStart, zstd);
+    printHeader(zstd);
 
     int limit = options.quick() ? QUICK_TURNS : Integer.MAX_VALUE;
     List<Workload> workloads = Workloads.load(options.corpora(), options.model(), limit);
@@ -172,9 +185,9 @@ public final class DeltaSizeBenchmark {
     if (options.worst() > 0) {
       printWorst(results);
     }
-    out.println("load average at end: " + loadAverage());
+    Machine.footer(out);
     if (options.csv() != null) {
-      writeCsv(tables);
+      TextTable.writeCsv(options.csv(), tables, out);
     }
     long mismatches = results.stream().mapToLong(Result::mismatches).sum();
     if (mismatches > 0) {
@@ -667,33 +680,16 @@ public final class DeltaSizeBenchmark {
     out.println();
   }
 
-  private void printHeader(String loadAtStart, Optional<Path> zstd) {
-    Runtime runtime = Runtime.getRuntime();
+  private void printHeader(Optional<Path> zstd) {
     out.println("DeltaSizeBenchmark: prefixlog session deltas vs gzip and zstd --patch-from");
-    out.printf(
-        Locale.ROOT,
-        "machine: %d cores (availableProcessors), %s, %s %s %s, %d MiB max heap%n",
-        runtime.availableProcessors(),
-        cpuModel(),
-        System.getProperty("os.name"),
-        System.getProperty("os.version"),
-        System.getProperty("os.arch"),
-        runtime.maxMemory() / (1024 * 1024));
-    out.printf(
-        Locale.ROOT,
-        "java: %s %s (%s), VM args %s%n",
-        System.getProperty("java.vm.name"),
-        System.getProperty("java.runtime.version"),
-        System.getProperty("java.vendor"),
-        ManagementFactory.getRuntimeMXBean().getInputArguments());
-    out.println("load average at start (1/5/15 min): " + loadAtStart);
+    Machine.header(out);
     out.println(
         "zstd-jni "
             + ZstdVersion.VERSION
             + "; zstd CLI: "
             + zstd.map(z -> z + " (" + CliCrossCheck.version(z) + ")").orElse("not found"));
     out.println("encoder: " + encoder.settings());
-    out.println("prefixlog-core measured: " + codeSource(TurnEncoder.class));
+    out.println("prefixlog-core measured: " + Machine.codeSource(TurnEncoder.class));
     out.printf(
         Locale.ROOT,
         "corpora: %s; model field: %s; mode: %s%n",
@@ -703,17 +699,6 @@ public final class DeltaSizeBenchmark {
             ? "--quick (the first sessions of each workload, about " + QUICK_TURNS + " turns)"
             : "full (every turn of every file)");
     out.println();
-  }
-
-  private void writeCsv(Map<String, TextTable> tables) {
-    List<String> lines = new ArrayList<>();
-    tables.forEach((name, table) -> lines.addAll(table.csv(name)));
-    try {
-      Files.write(options.csv(), lines, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write " + options.csv(), e);
-    }
-    out.println("CSV written to " + options.csv());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -733,49 +718,6 @@ public final class DeltaSizeBenchmark {
 
   private static String micros(double value) {
     return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f", value);
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] fields =
-          Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).trim().split(" ");
-      return fields[0] + " " + fields[1] + " " + fields[2];
-    } catch (IOException | RuntimeException e) {
-      double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-      return load < 0
-          ? "unavailable"
-          : String.format(Locale.ROOT, "%.2f (1 min; /proc/loadavg unreadable)", load);
-    }
-  }
-
-  private static String cpuModel() {
-    try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8)) {
-      return lines
-          .filter(l -> l.startsWith("model name"))
-          .map(l -> l.substring(l.indexOf(':') + 1).trim())
-          .findFirst()
-          .orElse("unknown CPU");
-    } catch (IOException | UncheckedIOException e) {
-      return "unknown CPU";
-    }
-  }
-
-  /** Where a class was loaded from, with the jar's time and digest: which build was measured. */
-  private static String codeSource(Class<?> type) {
-    try {
-      Path location = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-      if (!Files.isRegularFile(location)) {
-        return location.toString();
-      }
-      return location
-          + " (modified "
-          + Files.getLastModifiedTime(location)
-          + ", sha256 "
-          + Sha256.hex(Files.readAllBytes(location)).substring(0, 12)
-          + ")";
-    } catch (IOException | URISyntaxException | RuntimeException e) {
-      return "unknown (" + e.getClass().getSimpleName() + ")";
-    }
   }
 
   private static void deleteQuietly(Path dir) {
@@ -802,90 +744,30 @@ public final class DeltaSizeBenchmark {
       int repetitions,
       int crossCheck,
       int worst,
-      String model,
-      boolean help) {
+      String model) {
 
     /** The replay tool's default {@code --model}. */
     static final String DEFAULT_MODEL = "prefixlog-demo";
 
-    static Options parse(String[] args) {
-      Path corpora = null;
-      boolean quick = false;
-      Path csv = null;
-      int interleave = 8;
-      int warmups = 3;
-      int repetitions = 5;
-      int crossCheck = 200;
-      int worst = 0;
-      String model = DEFAULT_MODEL;
-      boolean help = false;
-      for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
-        switch (arg) {
-          case "--corpora" -> corpora = Path.of(value(args, ++i, arg));
-          case "--quick" -> quick = true;
-          case "--csv" -> csv = Path.of(value(args, ++i, arg));
-          case "--interleave" -> interleave = positive(value(args, ++i, arg), arg, 1);
-          case "--warmups" -> warmups = positive(value(args, ++i, arg), arg, 0);
-          case "--repetitions" -> repetitions = positive(value(args, ++i, arg), arg, 5);
-          case "--cross-check" -> crossCheck = positive(value(args, ++i, arg), arg, 1);
-          case "--worst" -> worst = positive(value(args, ++i, arg), arg, 0);
-          case "--model" -> model = value(args, ++i, arg);
-          case "-h", "--help" -> help = true;
-          default -> throw new IllegalArgumentException("unknown argument: " + arg);
-        }
-      }
-      if (quick && crossCheck == 200) {
-        crossCheck = 50;
-      }
+    static Options of(CommandLine line) throws UsageException {
+      boolean quick = line.has("quick");
+      Path corpora = line.value("corpora").map(Path::of).orElse(null);
       if (corpora == null) {
-        corpora = findCorpora();
+        corpora = Corpora.find();
       }
       if (!Files.isDirectory(corpora)) {
-        throw new IllegalArgumentException("--corpora " + corpora + " is not a directory");
+        throw new UsageException("--corpora " + corpora + " is not a directory");
       }
       return new Options(
           corpora.toAbsolutePath().normalize(),
           quick,
-          csv,
-          interleave,
-          warmups,
-          repetitions,
-          crossCheck,
-          worst,
-          model,
-          help);
-    }
-
-    /** {@code corpora/} in the working directory or the nearest parent that has one. */
-    private static Path findCorpora() {
-      for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-        Path candidate = dir.resolve("corpora");
-        if (Files.isRegularFile(candidate.resolve("SOURCES.md"))) {
-          return candidate;
-        }
-      }
-      throw new IllegalArgumentException(
-          "no corpora/SOURCES.md in the working directory or its parents: pass --corpora DIR");
-    }
-
-    private static String value(String[] args, int i, String flag) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      return args[i];
-    }
-
-    private static int positive(String text, String flag, int min) {
-      try {
-        int value = Integer.parseInt(text);
-        if (value < min) {
-          throw new IllegalArgumentException(flag + " must be >= " + min + ", got " + text);
-        }
-        return value;
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + " needs an integer, got " + text, e);
-      }
+          line.value("csv").map(Path::of).orElse(null),
+          (int) line.longValue("interleave", 8, 1),
+          (int) line.longValue("warmups", 3, 0),
+          (int) line.longValue("repetitions", 5, 5),
+          (int) line.longValue("cross-check", quick ? 50 : 200, 1),
+          (int) line.longValue("worst", 0, 0),
+          line.string("model", DEFAULT_MODEL));
     }
   }
 }

@@ -1,5 +1,8 @@
 package io.prefixlog.benchmarks.kv;
 
+import io.prefixlog.benchmarks.harness.BenchmarkCli;
+import io.prefixlog.benchmarks.harness.Machine;
+import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.core.kv.DecodeResult;
 import io.prefixlog.core.kv.DecodedBatch;
 import io.prefixlog.core.kv.KvBatchDecoder;
@@ -12,6 +15,8 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.tools.cli.CompactedView;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,17 +71,31 @@ public final class KvIndexBenchmark {
   private static final KvSource SOURCE = KvSource.of("tcp://127.0.0.1:5557", 0, "");
   private static final JsonSerde<KvEventBatch> JSON = JsonSerde.of(KvEventBatch.class);
 
+  private static final String NAME = "KvIndexBenchmark";
+  private static final String DESCRIPTION =
+      "vLLM KV-event batches through msgpack decoding, the JSON record and the stream app's block"
+          + " index, against the raw msgpack decode; medians of interleaved rounds.";
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("batches", "N", "5000", "KV event batches in the workload."),
+          Option.value("rounds", "R", "5", "Measured rounds (after one warm-up round)."));
+
   private KvIndexBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    int batches = 5_000;
-    int rounds = 5;
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--batches" -> batches = Integer.parseInt(args[i + 1]);
-        case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]);
-      }
+    BenchmarkCli.Invocation invocation =
+        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, System.out, System.err);
+    if (!invocation.proceed()) {
+      System.exit(invocation.exitCode());
+    }
+    int batches;
+    int rounds;
+    try {
+      batches = (int) invocation.line().longValue("batches", 5_000, 1);
+      rounds = (int) invocation.line().longValue("rounds", 5, 1);
+    } catch (UsageException e) {
+      System.exit(BenchmarkCli.usageError(NAME, e, System.err));
+      return;
     }
     KvWorkload workload = new KvWorkload(batches, 42);
     List<byte[]> records = new ArrayList<>();
@@ -87,15 +106,14 @@ public final class KvIndexBenchmark {
     System.out.printf(
         Locale.ROOT,
         "KvIndexBenchmark: %d batches, %d events (%.1f per batch), %d blocks stored, %d removed,"
-            + " %.1f MB of msgpack; JVM %s, %d cores%n",
+            + " %.1f MB of msgpack%n",
         workload.payloads.size(),
         workload.events,
         (double) workload.events / workload.payloads.size(),
         workload.blocksStored,
         workload.blocksRemoved,
-        workload.bytes / 1e6,
-        System.getProperty("java.version"),
-        Runtime.getRuntime().availableProcessors());
+        workload.bytes / 1e6);
+    Machine.header(System.out);
 
     double[][] seconds = new double[3][rounds];
     long check = 0;
@@ -131,7 +149,7 @@ public final class KvIndexBenchmark {
       "subscriber decode + JSON",
       "block index (Kafka Streams, EOS)"
     };
-    double reference = workload.events / median(seconds[0]);
+    double reference = workload.events / Medians.of(seconds[0]);
     System.out.printf(
         Locale.ROOT,
         "%-38s %14s %22s %14s %8s%n",
@@ -143,7 +161,7 @@ public final class KvIndexBenchmark {
     for (int v = 0; v < 3; v++) {
       double[] s = seconds[v].clone();
       Arrays.sort(s);
-      double rate = workload.events / median(seconds[v]);
+      double rate = workload.events / Medians.of(seconds[v]);
       System.out.printf(
           Locale.ROOT,
           "%-38s %,14.0f %,10.0f-%,-11.0f %,14.0f %7.3fx%n",
@@ -151,7 +169,7 @@ public final class KvIndexBenchmark {
           rate,
           workload.events / s[s.length - 1],
           workload.events / s[0],
-          (workload.blocksStored + workload.blocksRemoved) / median(seconds[v]),
+          (workload.blocksStored + workload.blocksRemoved) / Medians.of(seconds[v]),
           rate / reference);
     }
     System.out.printf(
@@ -270,11 +288,5 @@ public final class KvIndexBenchmark {
   /** Entries of the compacted block index now. */
   private static long indexEntries(String bootstrap) throws Exception {
     return CompactedView.read(bootstrap, "prefixlog.kv.block-index", "kv-index-bench").size();
-  }
-
-  private static double median(double[] values) {
-    double[] s = values.clone();
-    Arrays.sort(s);
-    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   }
 }

@@ -1,5 +1,8 @@
 package io.prefixlog.benchmarks.mrc;
 
+import io.prefixlog.benchmarks.harness.BenchmarkCli;
+import io.prefixlog.benchmarks.harness.Machine;
+import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.Curve;
@@ -9,14 +12,12 @@ import io.prefixlog.core.mrc.Sampling;
 import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.core.mrc.Windowing;
-import java.io.IOException;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.CodeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,16 +41,28 @@ import java.util.Map;
  *       curve over {@code --points} log-spaced capacities.
  * </ol>
  *
- * <p>Usage: {@code MrcBenchmark [--lookups N] [--keys K1,K2] [--alpha A] [--chunks MIN-MAX]
- * [--sample-rate R] [--points P] [--naive-capacity C] [--no-naive] [--no-windows] [--repeat R]
- * [--seed S] [--csv FILE]}. Heap: the trace is 8 bytes per lookup (800 MB at 100 M); run 100 M
- * lookups with {@code -Xmx4g}.
+ * <p>{@code MrcBenchmark --help} lists the options. Heap: the trace is 8 bytes per lookup (800 MB
+ * at 100 M); run 100 M lookups with {@code -Xmx4g}.
  */
 public final class MrcBenchmark {
-  private static final String USAGE =
-      "usage: MrcBenchmark [--lookups N] [--keys K1,K2,...] [--alpha A] [--chunks MIN-MAX]"
-          + " [--sample-rate R] [--points P] [--naive-capacity C] [--no-naive] [--no-windows]"
-          + " [--repeat R] [--seed S] [--csv FILE]";
+  private static final String NAME = "MrcBenchmark";
+  private static final String DESCRIPTION =
+      "Exact LRU hit rate vs capacity in one pass, against a naive LRU at one capacity and SHARDS"
+          + " sampling, on Zipf traces. Heap: 8 bytes per lookup (run 100 M with -Xmx4g).";
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("lookups", "N", "100000000", "Lookups in each trace."),
+          Option.value("keys", "K1,K2,...", "1000000,10000000", "Key spaces (distinct chunks)."),
+          Option.value("alpha", "A", "0.9", "Zipf exponent."),
+          Option.value("chunks", "MIN-MAX", "8-64", "Chunks per request."),
+          Option.value("sample-rate", "R", "0.01", "SHARDS sampling rate."),
+          Option.value("points", "P", "30", "Log-spaced capacities of the error figure."),
+          Option.value("naive-capacity", "C", "a tenth of the keys", "Naive LRU's capacity."),
+          Option.flag("no-naive", "Skip the naive LRU."),
+          Option.flag("no-windows", "Skip the hourly windows."),
+          Option.value("repeat", "R", "1", "Exact passes per key space (median)."),
+          Option.value("seed", "S", "20261121", "Trace seed."),
+          Option.value("csv", "FILE", "none", "Also write the tables as CSV."));
 
   /** Window capacities as fractions of the key space. */
   private static final double[] WINDOW_FRACTIONS = {0.0001, 0.001, 0.01, 0.1};
@@ -68,17 +81,16 @@ public final class MrcBenchmark {
 
   /** Runs the benchmark; returns the exit code (1 when the naive and exact hits differ). */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    BenchmarkCli.Invocation invocation =
+        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, err);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
+    }
     Options options;
     try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      err.println(e.getMessage());
-      err.println(USAGE);
-      return 2;
-    }
-    if (options.help()) {
-      out.println(USAGE);
-      return 0;
+      options = Options.of(invocation.line());
+    } catch (UsageException e) {
+      return BenchmarkCli.usageError(NAME, e, err);
     }
     return new MrcBenchmark(options, out).run();
   }
@@ -110,26 +122,19 @@ public final class MrcBenchmark {
       Curve sampled) {
 
     double exactMedian() {
-      return median(exactSeconds);
+      return Medians.of(exactSeconds);
     }
 
     double exactCpuMedian() {
-      return median(exactCpuSeconds);
-    }
-
-    private static double median(List<Double> values) {
-      double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-      return sorted[sorted.length / 2];
+      return Medians.of(exactCpuSeconds);
     }
   }
 
   private int run() {
     out.println(
         "MrcBenchmark: exact LRU hit rate vs capacity in one pass, vs naive LRU and SHARDS");
-    out.println("machine: " + Host.machine());
-    out.println("java: " + Host.jvm());
-    out.println("load average at start (1/5/15 min): " + Host.loadAverage());
-    out.println("prefixlog-core measured: " + codeSource(MrcAnalyzer.class));
+    Machine.header(out);
+    out.println("prefixlog-core measured: " + Machine.codeSource(MrcAnalyzer.class));
     out.printf(
         Locale.ROOT,
         "workload: %,d lookups per key space, Zipf alpha %.2f over %s distinct chunks, requests of"
@@ -183,10 +188,10 @@ public final class MrcBenchmark {
       tables.get("curve-" + result.keySpace()).print(out);
     }
     out.println();
-    out.println("load average at end (1/5/15 min): " + Host.loadAverage());
-    out.printf(Locale.ROOT, "GC time in all: %.1f s%n", Host.gcSeconds());
+    Machine.footer(out);
+    out.printf(Locale.ROOT, "GC time in all: %.1f s%n", Machine.gcSeconds());
     if (options.csv() != null) {
-      writeCsv(tables);
+      TextTable.writeCsv(options.csv(), tables, out);
     }
     boolean allMatch = results.stream().allMatch(r -> r.naiveMatches());
     if (!allMatch) {
@@ -208,7 +213,7 @@ public final class MrcBenchmark {
             options.seed());
     double generate = seconds(t0);
     progress("%,d keys: %,d requests generated in %.1f s", keySpace, trace.requests, generate);
-    long traceMiB = Host.usedHeapAfterGcMiB();
+    long traceMiB = Machine.usedHeapAfterGcMiB();
 
     // exact, the curve alone
     List<Double> exactSeconds = new ArrayList<>();
@@ -216,7 +221,7 @@ public final class MrcBenchmark {
     Curve exact = null;
     long analysisHeap = 0;
     for (int rep = 0; rep < options.repeat(); rep++) {
-      Host.resetPeakHeap();
+      Machine.resetPeakHeap();
       MrcAnalyzer analyzer = MrcAnalyzer.builder().expectedChunksPerModel(keySpace).build();
       long start = System.nanoTime();
       long cpuStart = cpuNanos();
@@ -228,7 +233,7 @@ public final class MrcBenchmark {
       exactCpuSeconds.add(cpu);
       exact = analysis.overall().curve();
       if (rep == 0) {
-        analysisHeap = Host.peakHeapMiB() - traceMiB;
+        analysisHeap = Machine.peakHeapMiB() - traceMiB;
       }
       progress(
           "%,d keys: exact pass %d: %.2f s wall (%.0f ns/lookup), %.2f s CPU; working set %,d",
@@ -292,7 +297,7 @@ public final class MrcBenchmark {
     }
 
     // sampled
-    Host.usedHeapAfterGcMiB();
+    Machine.usedHeapAfterGcMiB();
     MrcAnalyzer analyzer =
         MrcAnalyzer.builder().sampling(Sampling.atRate(options.sampleRate())).build();
     long start = System.nanoTime();
@@ -464,17 +469,6 @@ public final class MrcBenchmark {
     return table;
   }
 
-  private void writeCsv(Map<String, TextTable> tables) {
-    List<String> lines = new ArrayList<>();
-    tables.forEach((name, table) -> lines.addAll(table.csv(name)));
-    try {
-      Files.write(options.csv(), lines, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    out.println("CSV: " + options.csv());
-  }
-
   private void progress(String format, Object... args) {
     out.printf(Locale.ROOT, "… " + format + "%n", args);
     out.flush();
@@ -492,21 +486,6 @@ public final class MrcBenchmark {
     return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
-  private static String codeSource(Class<?> type) {
-    CodeSource source = type.getProtectionDomain().getCodeSource();
-    if (source == null) {
-      return "unknown";
-    }
-    try {
-      Path path = Path.of(source.getLocation().toURI());
-      return Files.isRegularFile(path)
-          ? path + " (" + Files.getLastModifiedTime(path) + ")"
-          : path.toString();
-    } catch (IOException | java.net.URISyntaxException | RuntimeException e) {
-      return source.getLocation().toString();
-    }
-  }
-
   record Options(
       int lookups,
       int[] keySpaces,
@@ -520,104 +499,48 @@ public final class MrcBenchmark {
       boolean noWindows,
       int repeat,
       long seed,
-      Path csv,
-      boolean help) {
+      Path csv) {
 
-    static Options parse(String[] args) {
-      int lookups = 100_000_000;
-      int[] keySpaces = {1_000_000, 10_000_000};
-      double alpha = 0.9;
-      int minChunks = 8;
-      int maxChunks = 64;
-      double sampleRate = 0.01;
-      int points = 30;
-      long naiveCapacity = 0;
-      boolean noNaive = false;
-      boolean noWindows = false;
-      int repeat = 1;
-      long seed = 20261121;
-      Path csv = null;
-      boolean help = false;
-      for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
-        switch (arg) {
-          case "--lookups" ->
-              lookups = (int) number(value(args, ++i, arg), arg, 1, Integer.MAX_VALUE - 8);
-          case "--keys" ->
-              keySpaces =
-                  Arrays.stream(value(args, ++i, arg).split(","))
-                      .mapToInt(k -> (int) number(k.strip(), arg, 1, 300_000_000))
-                      .toArray();
-          case "--alpha" -> alpha = decimal(value(args, ++i, arg), arg, 0, 10);
-          case "--chunks" -> {
-            String[] range = value(args, ++i, arg).split("-");
-            if (range.length != 2) {
-              throw new IllegalArgumentException(arg + " expects MIN-MAX, got " + args[i]);
-            }
-            minChunks = (int) number(range[0], arg, 1, 1_000_000);
-            maxChunks = (int) number(range[1], arg, minChunks, 1_000_000);
-          }
-          case "--sample-rate" -> sampleRate = decimal(value(args, ++i, arg), arg, 1e-7, 1);
-          case "--points" -> points = (int) number(value(args, ++i, arg), arg, 2, 10_000);
-          case "--naive-capacity" ->
-              naiveCapacity = number(value(args, ++i, arg), arg, 1, Long.MAX_VALUE);
-          case "--no-naive" -> noNaive = true;
-          case "--no-windows" -> noWindows = true;
-          case "--repeat" -> repeat = (int) number(value(args, ++i, arg), arg, 1, 100);
-          case "--seed" -> seed = number(value(args, ++i, arg), arg, 0, Long.MAX_VALUE);
-          case "--csv" -> csv = Path.of(value(args, ++i, arg));
-          case "-h", "--help" -> help = true;
-          default -> throw new IllegalArgumentException("unknown argument: " + arg);
-        }
+    static Options of(CommandLine line) throws UsageException {
+      String[] keys = line.string("keys", "1000000,10000000").split(",");
+      int[] keySpaces = new int[keys.length];
+      for (int k = 0; k < keys.length; k++) {
+        keySpaces[k] = (int) BenchmarkCli.atMost("keys", number("keys", keys[k], 1), 300_000_000);
       }
+      String[] range = line.string("chunks", "8-64").split("-");
+      if (range.length != 2) {
+        throw new UsageException("--chunks expects MIN-MAX, got " + line.string("chunks", ""));
+      }
+      int minChunks = (int) BenchmarkCli.atMost("chunks", number("chunks", range[0], 1), 1_000_000);
+      int maxChunks =
+          (int) BenchmarkCli.atMost("chunks", number("chunks", range[1], minChunks), 1_000_000);
       return new Options(
-          lookups,
+          (int)
+              BenchmarkCli.atMost(
+                  "lookups", line.longValue("lookups", 100_000_000, 1), Integer.MAX_VALUE - 8),
           keySpaces,
-          alpha,
+          BenchmarkCli.atMost("alpha", line.doubleValue("alpha", 0.9, 0), 10),
           minChunks,
           maxChunks,
-          sampleRate,
-          points,
-          naiveCapacity,
-          noNaive,
-          noWindows,
-          repeat,
-          seed,
-          csv,
-          help);
+          BenchmarkCli.atMost("sample-rate", line.doubleValue("sample-rate", 0.01, 1e-7), 1),
+          (int) BenchmarkCli.atMost("points", line.longValue("points", 30, 2), 10_000),
+          line.longValue("naive-capacity", 0, 1),
+          line.has("no-naive"),
+          line.has("no-windows"),
+          (int) BenchmarkCli.atMost("repeat", line.longValue("repeat", 1, 1), 100),
+          line.longValue("seed", 20261121, 0),
+          line.value("csv").map(Path::of).orElse(null));
     }
 
-    private static String value(String[] args, int i, String flag) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      return args[i];
-    }
-
-    private static long number(String text, String flag, long min, long max) {
+    private static long number(String option, String text, long min) throws UsageException {
       long value;
       try {
-        value = Long.parseLong(text.replace("_", ""));
+        value = Long.parseLong(text.strip().replace("_", ""));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + " expects a whole number, got " + text, e);
+        throw new UsageException("--" + option + " needs whole numbers, got '" + text + "'");
       }
-      if (value < min || value > max) {
-        throw new IllegalArgumentException(
-            flag + " must be in [" + min + ", " + max + "], got " + value);
-      }
-      return value;
-    }
-
-    private static double decimal(String text, String flag, double min, double max) {
-      double value;
-      try {
-        value = Double.parseDouble(text);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + " expects a number, got " + text, e);
-      }
-      if (!(value >= min && value <= max)) {
-        throw new IllegalArgumentException(
-            flag + " must be in [" + min + ", " + max + "], got " + value);
+      if (value < min) {
+        throw new UsageException("--" + option + " must be at least " + min + ", got " + value);
       }
       return value;
     }

@@ -1,12 +1,16 @@
 package io.prefixlog.benchmarks.proxy;
 
+import io.prefixlog.benchmarks.harness.BenchmarkCli;
+import io.prefixlog.benchmarks.harness.Machine;
+import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaBroker;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,19 +72,44 @@ public final class ProxyBenchmark {
     }
   }
 
+  private static final String NAME = "ProxyBenchmark";
+  private static final String DESCRIPTION =
+      "The capture proxy against direct requests and a tuned nginx, with wrk, interleaved rounds:"
+          + " added latency (p50/p99) and CPU per request, medians of the rounds.";
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("rounds", "N", "3", "Measured rounds, each target once per round."),
+          Option.value("seconds", "S", "10", "Length of one measured run."),
+          Option.value("warmup", "S", "15", "Warm-up of each target before the rounds."),
+          Option.value("burst", "S", "60", "Burst warm-up at --burst-connections first."),
+          Option.value("burst-connections", "N", "64", "Connections of the burst warm-up."),
+          Option.value("connections", "N", "10", "wrk connections in the measured runs."),
+          Option.value("delay-ms", "MS", "50", "The upstream's answer delay."),
+          Option.value("body-bytes", "N", "20480", "Size of the chat POST body."),
+          Option.value(
+              "targets",
+              "LIST",
+              "direct,nginx,prefixlog,prefixlog-nohist",
+              "Targets measured, comma separated."));
+
   static int run(String[] args, PrintStream out) throws Exception {
-    Map<String, String> options = parse(args);
-    int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-    Duration seconds = Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", "10")));
-    Duration warmup = Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "15")));
-    Duration burst = Duration.ofSeconds(Long.parseLong(options.getOrDefault("burst", "60")));
-    int burstConnections = Integer.parseInt(options.getOrDefault("burst-connections", "64"));
-    int connections = Integer.parseInt(options.getOrDefault("connections", "10"));
-    int delayMs = Integer.parseInt(options.getOrDefault("delay-ms", "50"));
-    int bodyBytes = Integer.parseInt(options.getOrDefault("body-bytes", "20480"));
+    BenchmarkCli.Invocation invocation =
+        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, System.err);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
+    }
+    CommandLine options = invocation.line();
+    int rounds = (int) options.longValue("rounds", 3, 1);
+    Duration seconds = Duration.ofSeconds(options.longValue("seconds", 10, 1));
+    Duration warmup = Duration.ofSeconds(options.longValue("warmup", 15, 0));
+    Duration burst = Duration.ofSeconds(options.longValue("burst", 60, 0));
+    int burstConnections = (int) options.longValue("burst-connections", 64, 1);
+    int connections = (int) options.longValue("connections", 10, 1);
+    int delayMs = (int) options.longValue("delay-ms", 50, 0);
+    int bodyBytes = (int) options.longValue("body-bytes", 20480, 1);
     List<String> wanted =
         Arrays.asList(
-            options.getOrDefault("targets", "direct,nginx,prefixlog,prefixlog-nohist").split(","));
+            options.string("targets", "direct,nginx,prefixlog,prefixlog-nohist").split(","));
     for (String tool : List.of("nginx", "wrk")) {
       if (!onPath(tool)) {
         out.println("ProxyBenchmark: " + tool + " not found; run scripts/install-bench-deps.sh");
@@ -102,7 +131,7 @@ public final class ProxyBenchmark {
         burstConnections,
         warmup.toSeconds(),
         dir);
-    out.println("machine: " + machine());
+    Machine.header(out);
 
     DemoUpstream.Options upstreamOptions =
         DemoUpstream.Options.defaults()
@@ -340,14 +369,14 @@ public final class ProxyBenchmark {
       boolean isDirect = e.getKey().equals("direct");
       table.row(
           e.getKey(),
-          f("%.1f", median(rps)),
-          isDirect ? "100 %" : f("%.1f %%", 100 * median(ratio)),
-          f("%.2f", median(p50)),
-          isDirect ? "-" : f("%+.2f ms", median(added50)),
-          f("%.2f", median(p99)),
-          isDirect ? "-" : f("%+.2f ms", median(added99)),
-          f("%.2f", median(p999)),
-          Double.isNaN(median(cpu)) ? "-" : f("%.0f", median(cpu)),
+          f("%.1f", Medians.of(rps)),
+          isDirect ? "100 %" : f("%.1f %%", 100 * Medians.of(ratio)),
+          f("%.2f", Medians.of(p50)),
+          isDirect ? "-" : f("%+.2f ms", Medians.of(added50)),
+          f("%.2f", Medians.of(p99)),
+          isDirect ? "-" : f("%+.2f ms", Medians.of(added99)),
+          f("%.2f", Medians.of(p999)),
+          Double.isNaN(Medians.of(cpu)) ? "-" : f("%.0f", Medians.of(cpu)),
           Long.toString(errors));
     }
     out.println();
@@ -380,20 +409,10 @@ public final class ProxyBenchmark {
           "Latency histograms (prefixlog against prefixlog-nohist, per round, median): CPU per"
               + " request %+.1f %% (without the JIT's threads %+.1f %%), p50 %+.3f ms. Target: CPU"
               + " <= +5 %%, p50 no higher.%n",
-          100 * (median(cpuRatio) - 1),
-          100 * (median(ownRatio) - 1),
-          median(p50Delta));
+          100 * (Medians.of(cpuRatio) - 1),
+          100 * (Medians.of(ownRatio) - 1),
+          Medians.of(p50Delta));
     }
-  }
-
-  static double median(double[] values) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    int n = sorted.length;
-    if (n == 0) {
-      return Double.NaN;
-    }
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 
   private static String f(String format, double value) {
@@ -402,17 +421,6 @@ public final class ProxyBenchmark {
 
   private static String names(List<Target> targets) {
     return String.join(", ", targets.stream().map(Target::name).toList());
-  }
-
-  private static Map<String, String> parse(String[] args) {
-    Map<String, String> options = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-      }
-      options.put(args[i].substring(2), args[++i]);
-    }
-    return options;
   }
 
   private static boolean onPath(String tool) {
@@ -428,21 +436,5 @@ public final class ProxyBenchmark {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }
-  }
-
-  private static String machine() {
-    String load;
-    try {
-      load = Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).trim();
-    } catch (IOException e) {
-      load = "unknown";
-    }
-    return Runtime.getRuntime().availableProcessors()
-        + " cores, "
-        + System.getProperty("java.vm.name")
-        + " "
-        + System.getProperty("java.runtime.version")
-        + ", load average "
-        + load;
   }
 }

@@ -42,17 +42,21 @@ public final class ProxyChild {
             .withListen("127.0.0.1", 0)
             .with(ProxyConfig.TOPIC_PREFIX, args[2])
             .with(ProxyConfig.METRICS_PORT, 0)
-            .with(ProxyConfig.METRICS_HISTOGRAMS, !"histograms=false".equals(args.length > 4 ? args[4] : ""))
+            .with(
+                ProxyConfig.METRICS_HISTOGRAMS,
+                !"histograms=false".equals(args.length > 4 ? args[4] : ""))
             .withKafka(kafkaOverrides());
     // -Dprefixlog.bench.publishIntervalMs=N: the publisher's interval
     // (PREFIXLOG_PROXY_PUBLISH_INTERVAL).
     // -Dprefixlog.bench.eventLoops=N: the proxy's event loops (PREFIXLOG_PROXY_EVENT_LOOPS).
     config =
-        config.with(ProxyConfig.EVENT_LOOPS, 
+        config.with(
+            ProxyConfig.EVENT_LOOPS,
             Integer.getInteger("prefixlog.bench.eventLoops", config.eventLoops()));
     String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
     if (interval != null) {
-      config = config.with(ProxyConfig.PUBLISH_INTERVAL, Duration.ofMillis(Long.parseLong(interval)));
+      config =
+          config.with(ProxyConfig.PUBLISH_INTERVAL, Duration.ofMillis(Long.parseLong(interval)));
     }
     CaptureProxy proxy = CaptureProxy.start(config);
     CountDownLatch stopped = new CountDownLatch(1);

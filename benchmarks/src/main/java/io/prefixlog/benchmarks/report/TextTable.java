@@ -1,9 +1,15 @@
 package io.prefixlog.benchmarks.report;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -88,5 +94,17 @@ public final class TextTable {
       return "\"" + plain.replace("\"", "\"\"") + "\"";
     }
     return plain;
+  }
+
+  /** Writes {@code tables} as one CSV file (each row led by its table's name) and says where. */
+  public static void writeCsv(Path file, Map<String, TextTable> tables, PrintStream out) {
+    List<String> lines = new ArrayList<>();
+    tables.forEach((name, table) -> lines.addAll(table.csv(name)));
+    try {
+      Files.write(file, lines, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+    out.println("CSV written to " + file);
   }
 }

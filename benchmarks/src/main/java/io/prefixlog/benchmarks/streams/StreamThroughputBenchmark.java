@@ -1,5 +1,9 @@
 package io.prefixlog.benchmarks.streams;
 
+import io.prefixlog.benchmarks.harness.BenchmarkCli;
+import io.prefixlog.benchmarks.harness.Corpora;
+import io.prefixlog.benchmarks.harness.Machine;
+import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Event;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Workload;
@@ -7,6 +11,9 @@ import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.admin.TopicCreator;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -57,11 +64,29 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * [--out DIR]}.
  */
 public final class StreamThroughputBenchmark {
-  private static final String USAGE =
-      "usage: StreamThroughputBenchmark [--records N] [--rounds R] [--warmup-rounds W]"
-          + " [--variants A,B,C,…] [--concurrent-sessions K] [--seed S] [--corpora DIR]"
-          + " [--kafka KEY=VALUE]... [--stage-passes P] [--no-stage-profile] [--no-profile] [--sampler-ms MS] [--jfr]"
-          + " [--top-frames N] [--out DIR]";
+  private static final String NAME = "StreamThroughputBenchmark";
+  private static final String DESCRIPTION =
+      "Records/s of one stream thread, EOS v2, ~20 KB agent-like bodies: prefixlog's topology"
+          + " against reference topologies (pass-through, a store), interleaved rounds on one"
+          + " broker, with changelog bytes, CPU and a stage profile.";
+  private static final List<Option> OPTIONS =
+      List.of(
+          Option.value("records", "N", "20000", "Records per measured run (at least 100)."),
+          Option.value("rounds", "R", "3", "Measured rounds of every variant."),
+          Option.value("warmup-rounds", "W", "1", "Unmeasured rounds first."),
+          Option.value("variants", "A,B,...", "prefixlog,pass-through,store", "Variants measured."),
+          Option.value("concurrent-sessions", "K", "256", "Sessions interleaved in the input."),
+          Option.value("seed", "S", "20261121", "Input seed."),
+          Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+          Option.value("kafka", "KEY=VALUE", "none", "A Kafka client setting for every variant.")
+              .repeatable(),
+          Option.value("stage-passes", "P", "3", "Passes of the stage profile."),
+          Option.flag("no-stage-profile", "Skip the stage profile."),
+          Option.flag("no-profile", "Skip the stack sampler."),
+          Option.value("sampler-ms", "MS", "20", "Stack sampler period."),
+          Option.flag("jfr", "Also record a JFR profile."),
+          Option.value("top-frames", "N", "12", "Frames listed per profile."),
+          Option.value("out", "DIR", "none", "Write the tables and profiles there."));
 
   static final String TOPIC_PREFIX = "bench.";
   static final int PARTITIONS = 2;
@@ -80,17 +105,16 @@ public final class StreamThroughputBenchmark {
 
   /** Runs the benchmark; returns the exit code (1 when a measured run failed its output check). */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    BenchmarkCli.Invocation invocation =
+        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, err);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
+    }
     Options options;
     try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      err.println(e.getMessage());
-      err.println(USAGE);
-      return 2;
-    }
-    if (options.help()) {
-      out.println(USAGE);
-      return 0;
+      options = Options.of(invocation.line());
+    } catch (UsageException e) {
+      return BenchmarkCli.usageError(NAME, e, err);
     }
     try {
       return new StreamThroughputBenchmark(options, out).run();
@@ -102,12 +126,10 @@ public final class StreamThroughputBenchmark {
   }
 
   private int run() throws InterruptedException {
-    String loadAtStart = Machine.loadAverage();
     out.println(
         "StreamThroughputBenchmark: records/s of one stream thread, EOS v2, ~20 KB bodies"
             + " (DESIGN §9)");
-    out.println("machine: " + Machine.describe());
-    out.println("load average at start: " + loadAtStart);
+    Machine.header(out);
 
     long buildStart = System.nanoTime();
     Workload workload =
@@ -204,7 +226,7 @@ public final class StreamThroughputBenchmark {
       }
     }
     out.println();
-    out.println("load average at end: " + Machine.loadAverage());
+    Machine.footer(out);
     long failed = results.stream().filter(r -> !r.ok()).count();
     if (failed > 0) {
       out.println("FAILED: " + failed + " measured run(s) did not complete or miscounted outputs");
@@ -523,7 +545,7 @@ public final class StreamThroughputBenchmark {
             / median(byVariant.get(b), ThroughputRun.Result::steadyRate);
     table.row(
         a.label() + " / " + b.label(),
-        f2(median(v)),
+        f2(Medians.of(v)),
         f2(v[0]) + "-" + f2(v[v.length - 1]),
         f2(ofMedians),
         v.length);
@@ -747,7 +769,7 @@ public final class StreamThroughputBenchmark {
       List<ThroughputRun.Result> rs, ToDoubleFunction<ThroughputRun.Result> f, int digits) {
     double[] v = rs.stream().mapToDouble(f).sorted().toArray();
     String fmt = "%,." + digits + "f";
-    return String.format(Locale.ROOT, fmt, median(v))
+    return String.format(Locale.ROOT, fmt, Medians.of(v))
         + " ["
         + String.format(Locale.ROOT, fmt, v[0])
         + "-"
@@ -757,12 +779,7 @@ public final class StreamThroughputBenchmark {
 
   private static double median(
       List<ThroughputRun.Result> rs, ToDoubleFunction<ThroughputRun.Result> f) {
-    return median(rs.stream().mapToDouble(f).sorted().toArray());
-  }
-
-  private static double median(double[] sorted) {
-    int n = sorted.length;
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    return Medians.of(rs.stream().mapToDouble(f).toArray());
   }
 
   private static double perRecordMicros(long nanos, ThroughputRun.Result r) {
@@ -812,86 +829,57 @@ public final class StreamThroughputBenchmark {
       Duration samplerPeriod,
       boolean jfr,
       int topFrames,
-      Path out,
-      boolean help) {
+      Path out) {
 
-    static Options parse(String[] args) {
-      Path corpora = null;
-      int records = 20_000;
-      int rounds = 3;
-      int warmupRounds = 1;
-      List<Variant> variants = List.of(Variant.PREFIXLOG, Variant.PASS_THROUGH, Variant.STORE);
-      int concurrent = 256;
-      long seed = 20261121L;
+    static Options of(CommandLine line) throws UsageException {
       Map<String, String> settings = new TreeMap<>();
-      int stagePasses = 3;
-      boolean stageProfile = true;
-      boolean profile = true;
-      Duration samplerPeriod = StackSampler.DEFAULT_PERIOD;
-      boolean jfr = false;
-      int topFrames = 12;
-      Path out = null;
-      boolean help = false;
-      for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
-        switch (arg) {
-          case "--corpora" -> corpora = Path.of(value(args, ++i, arg));
-          case "--records" -> records = positive(value(args, ++i, arg), arg, 100);
-          case "--rounds" -> rounds = positive(value(args, ++i, arg), arg, 1);
-          case "--warmup-rounds" -> warmupRounds = positive(value(args, ++i, arg), arg, 0);
-          case "--variants" -> variants = variants(value(args, ++i, arg));
-          case "--concurrent-sessions" -> concurrent = positive(value(args, ++i, arg), arg, 1);
-          case "--seed" -> seed = Long.parseLong(value(args, ++i, arg));
-          case "--kafka" -> {
-            String kv = value(args, ++i, arg);
-            int eq = kv.indexOf('=');
-            if (eq <= 0) {
-              throw new IllegalArgumentException("--kafka needs KEY=VALUE, got " + kv);
-            }
-            String key = kv.substring(0, eq).trim();
-            if (key.contains("_")) {
-              throw new IllegalArgumentException(
-                  "--kafka " + key + ": keys with '_' cannot pass through PREFIXLOG_KAFKA_*");
-            }
-            settings.put(
-                "PREFIXLOG_KAFKA_" + key.toUpperCase(Locale.ROOT).replace('.', '_'),
-                kv.substring(eq + 1));
-          }
-          case "--stage-passes" -> stagePasses = positive(value(args, ++i, arg), arg, 1);
-          case "--no-stage-profile" -> stageProfile = false;
-          case "--jfr" -> jfr = true;
-          case "--no-profile" -> profile = false;
-          case "--sampler-ms" ->
-              samplerPeriod = Duration.ofMillis(positive(value(args, ++i, arg), arg, 0));
-          case "--top-frames" -> topFrames = positive(value(args, ++i, arg), arg, 1);
-          case "--out" -> out = Path.of(value(args, ++i, arg));
-          case "--help", "-h" -> help = true;
-          default -> throw new IllegalArgumentException("unknown option " + arg);
+      for (String kv : line.values("kafka")) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) {
+          throw new UsageException("--kafka needs KEY=VALUE, got " + kv);
         }
+        String key = kv.substring(0, eq).trim();
+        if (key.contains("_")) {
+          throw new UsageException(
+              "--kafka " + key + ": keys with '_' cannot pass through PREFIXLOG_KAFKA_*");
+        }
+        settings.put(
+            "PREFIXLOG_KAFKA_" + key.toUpperCase(Locale.ROOT).replace('.', '_'),
+            kv.substring(eq + 1));
       }
+      Path corpora = line.value("corpora").map(Path::of).orElse(null);
       if (corpora == null) {
-        corpora = findCorpora();
+        corpora = Corpora.find();
       }
       if (!Files.isDirectory(corpora.resolve("agentic"))) {
-        throw new IllegalArgumentException("--corpora " + corpora + " has no agentic/ directory");
+        throw new UsageException("--corpora " + corpora + " has no agentic/ directory");
+      }
+      List<Variant> variants = List.of(Variant.PREFIXLOG, Variant.PASS_THROUGH, Variant.STORE);
+      if (line.value("variants").isPresent()) {
+        try {
+          variants = variants(line.value("variants").get());
+        } catch (IllegalArgumentException e) {
+          throw new UsageException("--variants: " + e.getMessage());
+        }
       }
       return new Options(
           corpora.toAbsolutePath().normalize(),
-          records,
-          rounds,
-          warmupRounds,
+          (int) line.longValue("records", 20_000, 100),
+          (int) line.longValue("rounds", 3, 1),
+          (int) line.longValue("warmup-rounds", 1, 0),
           variants,
-          concurrent,
-          seed,
+          (int) line.longValue("concurrent-sessions", 256, 1),
+          line.longValue("seed", 20261121L, Long.MIN_VALUE),
           Map.copyOf(settings),
-          stagePasses,
-          stageProfile,
-          profile,
-          samplerPeriod,
-          jfr,
-          topFrames,
-          out,
-          help);
+          (int) line.longValue("stage-passes", 3, 1),
+          !line.has("no-stage-profile"),
+          !line.has("no-profile"),
+          line.value("sampler-ms").isPresent()
+              ? Duration.ofMillis(line.longValue("sampler-ms", 0, 0))
+              : StackSampler.DEFAULT_PERIOD,
+          line.has("jfr"),
+          (int) line.longValue("top-frames", 12, 1),
+          line.value("out").map(Path::of).orElse(null));
     }
 
     private static List<Variant> variants(String list) {
@@ -903,38 +891,6 @@ public final class StreamThroughputBenchmark {
         }
       }
       return List.copyOf(variants);
-    }
-
-    /** {@code corpora/} in the working directory or the nearest parent that has one. */
-    private static Path findCorpora() {
-      for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-        Path candidate = dir.resolve("corpora");
-        if (Files.isRegularFile(candidate.resolve("SOURCES.md"))) {
-          return candidate;
-        }
-      }
-      throw new IllegalArgumentException(
-          "no corpora/SOURCES.md in the working directory or its parents: pass --corpora DIR");
-    }
-
-    private static String value(String[] args, int i, String flag) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      return args[i];
-    }
-
-    private static int positive(String text, String flag, int min) {
-      int v;
-      try {
-        v = Integer.parseInt(text);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + " needs a whole number, got " + text, e);
-      }
-      if (v < min) {
-        throw new IllegalArgumentException(flag + " must be at least " + min + ", got " + v);
-      }
-      return v;
     }
   }
 }

@@ -1,9 +1,12 @@
-package io.prefixlog.benchmarks.mrc;
+package io.prefixlog.benchmarks.harness;
 
+import io.prefixlog.core.text.Sha256;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,13 +14,26 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What the figures depend on: cores, CPU model, JVM, load, heap. (The streams benchmark has its own
- * package-private copy of the first four.)
+ * What the figures depend on: cores, CPU model, JVM, load, heap; Linux {@code /proc} where it
+ * helps. Every benchmark prints {@link #header} first, so that two runs' figures can be told apart
+ * by the machine and the load they ran under.
  */
-final class Host {
-  private Host() {}
+public final class Machine {
+  private Machine() {}
 
-  static String loadAverage() {
+  /** The lines every benchmark's output starts with after its title: machine, JVM, load. */
+  public static void header(PrintStream out) {
+    out.println("machine: " + machine());
+    out.println("java: " + jvm());
+    out.println("load average at start (1/5/15 min): " + loadAverage());
+  }
+
+  /** The closing line: the load at the end, to compare with the one at the start. */
+  public static void footer(PrintStream out) {
+    out.println("load average at end (1/5/15 min): " + loadAverage());
+  }
+
+  public static String loadAverage() {
     try {
       String[] fields =
           Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).trim().split(" ");
@@ -28,7 +44,7 @@ final class Host {
     }
   }
 
-  static String cpuModel() {
+  public static String cpuModel() {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8)) {
         if (line.startsWith("model name")) {
@@ -42,7 +58,7 @@ final class Host {
     return System.getProperty("os.arch");
   }
 
-  static String machine() {
+  public static String machine() {
     Runtime runtime = Runtime.getRuntime();
     return String.format(
         Locale.ROOT,
@@ -53,7 +69,7 @@ final class Host {
         System.getProperty("os.version"));
   }
 
-  static String jvm() {
+  public static String jvm() {
     return String.format(
         Locale.ROOT,
         "%s %s (%s), max heap %d MiB, VM args %s",
@@ -65,7 +81,7 @@ final class Host {
   }
 
   /** Heap in use after a full GC, in MiB. */
-  static long usedHeapAfterGcMiB() {
+  public static long usedHeapAfterGcMiB() {
     System.gc();
     System.gc();
     Runtime runtime = Runtime.getRuntime();
@@ -73,7 +89,7 @@ final class Host {
   }
 
   /** The largest heap use seen by the heap pools' peak counters since the last reset, in MiB. */
-  static long peakHeapMiB() {
+  public static long peakHeapMiB() {
     long peak = 0;
     List<MemoryPoolMXBean> pools = ManagementFactory.getMemoryPoolMXBeans();
     for (MemoryPoolMXBean pool : pools) {
@@ -84,7 +100,7 @@ final class Host {
     return peak >> 20;
   }
 
-  static void resetPeakHeap() {
+  public static void resetPeakHeap() {
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {
         pool.resetPeakUsage();
@@ -92,10 +108,31 @@ final class Host {
     }
   }
 
-  static double gcSeconds() {
+  public static double gcSeconds() {
     return ManagementFactory.getGarbageCollectorMXBeans().stream()
             .mapToLong(gc -> Math.max(0, gc.getCollectionTime()))
             .sum()
         / 1000.0;
+  }
+
+  /**
+   * Where a class was loaded from, with the jar's time and the start of its SHA-256: which build
+   * was measured.
+   */
+  public static String codeSource(Class<?> type) {
+    try {
+      Path location = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (!Files.isRegularFile(location)) {
+        return location.toString();
+      }
+      return location
+          + " (modified "
+          + Files.getLastModifiedTime(location)
+          + ", sha256 "
+          + Sha256.hex(Files.readAllBytes(location)).substring(0, 12)
+          + ")";
+    } catch (IOException | URISyntaxException | RuntimeException e) {
+      return "unknown (" + e.getClass().getSimpleName() + ")";
+    }
   }
 }
