@@ -16,8 +16,11 @@
 set -eu
 
 PLUGIN_LIB="${PLUGIN_LIB:-/opt/connect-plugins/iceberg-sink/lib}"
-# PrepareCatalog logs through SLF4J, which the plugin directory leaves to the worker: the Kafka
-# image's libs/ has the API jar (no binding: SLF4J falls back to no-op, PrepareCatalog prints).
+# The worker's libraries (the Kafka image's libs/), for the two jars the plugin directory leaves to
+# the worker. PrepareCatalog logs through SLF4J: the API jar (no binding: SLF4J falls back to
+# no-op, PrepareCatalog prints). And kafka-clients: the archive takes its topic names from the
+# schemas module's Topics, whose topics carry Kafka Serdes (a plugin never holds kafka-clients:
+# Connect loads those classes from the worker's class path).
 SLF4J_DIR="${SLF4J_DIR:-/opt/kafka/libs}"
 JAVA="${JAVA:-java}"
 PREPARE_HEAP="${PREPARE_HEAP:-256m}"
@@ -41,6 +44,11 @@ if [ -z "$slf4j" ]; then
   log "no slf4j-api jar in $SLF4J_DIR"
   exit 1
 fi
+kafka_clients=$(ls "$SLF4J_DIR"/kafka-clients-*.jar 2> /dev/null | head -n 1 || true)
+if [ -z "$kafka_clients" ]; then
+  log "no kafka-clients jar in $SLF4J_DIR"
+  exit 1
+fi
 
 # An empty user/password is what the embedded SQLite catalog takes; PostgreSQL needs both.
 PREFIXLOG_S3_ACCESS_KEY="$S3_ACCESS_KEY"
@@ -52,6 +60,7 @@ export PREFIXLOG_S3_ACCESS_KEY PREFIXLOG_S3_SECRET_KEY PREFIXLOG_S3_REGION \
   PREFIXLOG_CATALOG_USER PREFIXLOG_CATALOG_PASSWORD
 
 log "preparing the archive tables in $CATALOG_URI (warehouse $WAREHOUSE)"
-exec "$JAVA" "-Xmx$PREPARE_HEAP" -cp "$PLUGIN_LIB/*:$slf4j" io.prefixlog.archive.PrepareCatalog \
+exec "$JAVA" "-Xmx$PREPARE_HEAP" -cp "$PLUGIN_LIB/*:$slf4j:$kafka_clients" \
+  io.prefixlog.archive.PrepareCatalog \
   --s3-endpoint "$S3_ENDPOINT" --warehouse "$WAREHOUSE" --catalog-uri "$CATALOG_URI" \
   --topic-prefix "$TOPIC_PREFIX"

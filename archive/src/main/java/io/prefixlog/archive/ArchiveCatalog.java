@@ -1,20 +1,20 @@
 package io.prefixlog.archive;
 
 import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.kv.KvEventBatch;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Set;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.jdbc.JdbcCatalog;
-import org.apache.iceberg.types.Type;
-import org.apache.iceberg.types.Types;
-import org.apache.iceberg.types.Types.NestedField;
 
 /**
  * Creates the archive's namespace and tables before the sink connectors start, with schemas taken
@@ -34,6 +34,15 @@ public final class ArchiveCatalog {
           "format-version", "2",
           "write.format.default", "parquet",
           "write.parquet.compression-codec", "zstd");
+
+  /**
+   * The contract fields {@code kv_events} has no column for. {@code extra_keys} (a Jackson {@code
+   * JsonNode} in {@link io.prefixlog.schemas.kv.KvEvent}, an array of untyped items in the JSON
+   * Schema) holds the engine's extra keys as it sent them, one entry per block: null, or an array
+   * mixing strings, numbers and nested arrays. An Iceberg column takes one type, so the tables were
+   * never created with it; leaving it out keeps new tables identical to the existing ones.
+   */
+  static final Set<String> KV_EVENTS_OMITTED = Set.of("events.extra_keys");
 
   private ArchiveCatalog() {}
 
@@ -78,143 +87,16 @@ public final class ArchiveCatalog {
     return List.copyOf(created);
   }
 
-  /** The schema of one archive table, by its name in the namespace. */
+  /**
+   * The schema of one archive table, by its name in the namespace: derived from the Java record of
+   * the topic's contract ({@link ContractSchemas}), plus {@link ArchivedTopic#KAFKA_TS}.
+   */
   public static Schema schemaOf(String table) {
-    Fields f = new Fields();
-    List<NestedField> fields =
-        switch (table) {
-          case "session_deltas" -> sessionDeltas(f);
-          case "chunk_lookups" -> chunkLookups(f);
-          case "kv_events" -> kvEvents(f);
-          default -> throw new IllegalArgumentException("no archive table named " + table);
-        };
-    List<NestedField> all = new ArrayList<>(fields);
-    all.add(f.field(ArchivedTopic.KAFKA_TS, Types.TimestampType.withZone()));
-    return new Schema(all);
-  }
-
-  private static List<NestedField> sessionDeltas(Fields f) {
-    return List.of(
-        f.field("schema_version", Types.LongType.get()),
-        f.field("session_key", Types.StringType.get()),
-        f.field("seq", Types.LongType.get()),
-        // Delta record version 3; null in rows of version 2 records. A table created before it
-        // gains the column through the sink's schema evolution at the first version 3 record.
-        f.field("chain", Types.StringType.get()),
-        f.field("request_id", Types.StringType.get()),
-        f.field("ts", Types.LongType.get()),
-        f.field("model", Types.StringType.get()),
-        f.field("session_key_source", Types.StringType.get()),
-        f.field("client_addr", Types.StringType.get()),
-        f.field("user_agent", Types.StringType.get()),
-        f.field(
-            "headers",
-            Types.MapType.ofOptional(
-                f.next(), f.next(), Types.StringType.get(), Types.StringType.get())),
-        f.field("method", Types.StringType.get()),
-        f.field("path", Types.StringType.get()),
-        f.field("kind", Types.StringType.get()),
-        f.field("keyframe_reason", Types.StringType.get()),
-        f.field("body", Types.StringType.get()),
-        f.field("body_encoding", Types.StringType.get()),
-        f.field("base_seq", Types.LongType.get()),
-        f.field("base_sha256", Types.StringType.get()),
-        f.field(
-            "ops",
-            Types.ListType.ofOptional(
-                f.next(),
-                Types.StructType.of(
-                    f.field("op", Types.StringType.get()),
-                    f.field("from", Types.LongType.get()),
-                    f.field("len", Types.LongType.get()),
-                    f.field("text", Types.StringType.get())))),
-        f.field("chain_depth", Types.LongType.get()),
-        f.field("body_len", Types.LongType.get()),
-        f.field("body_sha256", Types.StringType.get()),
-        f.field("prefix_len", Types.LongType.get()),
-        f.field("truncated", Types.BooleanType.get()),
-        f.field("prompt_tokens", Types.LongType.get()),
-        f.field("cached_tokens", Types.LongType.get()),
-        f.field("prefix_cache_hit_rate", Types.DoubleType.get()),
-        f.field("response", response(f)));
-  }
-
-  private static Type response(Fields f) {
-    return Types.StructType.of(
-        f.field("status", Types.LongType.get()),
-        f.field("latency_ms", Types.DoubleType.get()),
-        f.field("ttfb_ms", Types.DoubleType.get()),
-        f.field(
-            "usage",
-            Types.StructType.of(
-                f.field("prompt_tokens", Types.LongType.get()),
-                f.field("completion_tokens", Types.LongType.get()),
-                f.field("cached_tokens", Types.LongType.get()))),
-        f.field("id", Types.StringType.get()),
-        f.field("error", Types.StringType.get()));
-  }
-
-  private static List<NestedField> chunkLookups(Fields f) {
-    return List.of(
-        f.field("timestamp", Types.DoubleType.get()),
-        f.field("request_id", Types.StringType.get()),
-        f.field("model_name", Types.StringType.get()),
-        f.field("chunk_size", Types.LongType.get()),
-        f.field("seq_len", Types.LongType.get()),
-        f.field("chunk_hashes", Types.ListType.ofOptional(f.next(), Types.StringType.get())),
-        f.field("session_key", Types.StringType.get()),
-        f.field("hash_algo", Types.StringType.get()),
-        f.field("chunk_unit", Types.StringType.get()),
-        f.field("chunked", Types.StringType.get()),
-        f.field("prompt_tokens", Types.LongType.get()),
-        f.field("cached_tokens", Types.LongType.get()));
-  }
-
-  private static List<NestedField> kvEvents(Fields f) {
-    return List.of(
-        f.field("schema_version", Types.LongType.get()),
-        f.field("source", Types.StringType.get()),
-        f.field("endpoint", Types.StringType.get()),
-        f.field("data_parallel_rank", Types.LongType.get()),
-        f.field("topic", Types.StringType.get()),
-        f.field("seq", Types.LongType.get()),
-        f.field("ts", Types.LongType.get()),
-        f.field("engine_ts", Types.DoubleType.get()),
-        f.field("marker", Types.StringType.get()),
-        f.field("missing_from", Types.LongType.get()),
-        f.field("missing_to", Types.LongType.get()),
-        f.field(
-            "events",
-            Types.ListType.ofOptional(
-                f.next(),
-                Types.StructType.of(
-                    f.field("type", Types.StringType.get()),
-                    f.field(
-                        "block_hashes",
-                        Types.ListType.ofOptional(f.next(), Types.StringType.get())),
-                    f.field("parent_block_hash", Types.StringType.get()),
-                    f.field("token_count", Types.LongType.get()),
-                    f.field("block_size", Types.LongType.get()),
-                    f.field("lora_id", Types.LongType.get()),
-                    f.field("lora_name", Types.StringType.get()),
-                    f.field("medium", Types.StringType.get()),
-                    f.field("group_idx", Types.LongType.get()),
-                    f.field("kv_cache_spec_kind", Types.StringType.get()),
-                    f.field("kv_cache_spec_sliding_window", Types.LongType.get()),
-                    f.field("locality", Types.StringType.get()),
-                    f.field("session_id", Types.StringType.get())))));
-  }
-
-  /** Hands out field ids; Iceberg reassigns them on create, they only need to be unique. */
-  private static final class Fields {
-    private final AtomicInteger id = new AtomicInteger();
-
-    int next() {
-      return id.incrementAndGet();
-    }
-
-    NestedField field(String name, Type type) {
-      return NestedField.optional(next(), name, type);
-    }
+    return switch (table) {
+      case "session_deltas" -> ContractSchemas.tableOf(DeltaRecord.class, Set.of());
+      case "chunk_lookups" -> ContractSchemas.tableOf(ChunkLookupRecord.class, Set.of());
+      case "kv_events" -> ContractSchemas.tableOf(KvEventBatch.class, KV_EVENTS_OMITTED);
+      default -> throw new IllegalArgumentException("no archive table named " + table);
+    };
   }
 }

@@ -1,5 +1,6 @@
 package io.prefixlog.archive;
 
+import io.prefixlog.schemas.Topics;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -43,10 +44,11 @@ public record ArchivedTopic(String connector, String topic, String table, String
    */
   public static List<ArchivedTopic> all(String topicPrefix) {
     Objects.requireNonNull(topicPrefix, "topicPrefix");
+    Topics topics = Topics.withPrefix(topicPrefix);
     return List.of(
-        of("deltas", topicPrefix, "session.deltas", "session_deltas"),
-        of("lookups", topicPrefix, "chunk.lookups", "chunk_lookups"),
-        of("kv-events", topicPrefix, "kv.events", "kv_events"));
+        of("deltas", topicPrefix, topics.sessionDeltas().name(), "session_deltas"),
+        of("lookups", topicPrefix, topics.chunkLookups().name(), "chunk_lookups"),
+        of("kv-events", topicPrefix, topics.kvEvents().name(), "kv_events"));
   }
 
   /** The archived deltas topic, the one bodies are rebuilt from. */
@@ -54,10 +56,14 @@ public record ArchivedTopic(String connector, String topic, String table, String
     return all(topicPrefix).get(0);
   }
 
+  /**
+   * {@code topic} is the full name, taken from {@link Topics} so that the archive reads the topics
+   * the stream app writes; the control topic is the archive's own.
+   */
   private static ArchivedTopic of(String id, String prefix, String topic, String table) {
     return new ArchivedTopic(
         "prefixlog-archive-" + id,
-        prefix + topic,
+        topic,
         NAMESPACE + "." + table,
         prefix + "archive.control." + id);
   }

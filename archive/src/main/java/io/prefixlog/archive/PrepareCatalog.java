@@ -13,7 +13,7 @@ import java.util.Map;
  * from the plugin directory's jars):
  *
  * <pre>
- * java -cp 'iceberg-sink/lib/*:slf4j-api.jar' io.prefixlog.archive.PrepareCatalog \
+ * java -cp 'iceberg-sink/lib/*:slf4j-api.jar:kafka-clients.jar' io.prefixlog.archive.PrepareCatalog \
  *   --s3-endpoint http://minio:9000 --warehouse s3://prefixlog/warehouse \
  *   --catalog-uri jdbc:postgresql://postgres:5432/iceberg [--topic-prefix prefixlog.]
  * </pre>

@@ -168,7 +168,8 @@ class ComposeFileTest {
         .isEqualTo(List.of("/bin/sh", "/etc/prefixlog/prepare-catalog.sh"));
     assertThat(file.hostPath("catalog-init", "/etc/prefixlog/prepare-catalog.sh", ROOT))
         .hasValue(ROOT.resolve("deploy/connect/prepare-catalog.sh"));
-    // The Kafka image: a JRE and the SLF4J API jar the plugin directory leaves to the worker.
+    // The Kafka image: a JRE, and the SLF4J API and kafka-clients jars the plugin directory leaves
+    // to the worker.
     assertThat(file.image("catalog-init")).isEqualTo(file.image("connect"));
     assertThat(file.environment("catalog-init", "SLF4J_DIR")).hasValue("/opt/kafka/libs");
   }
