@@ -18,34 +18,22 @@ import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
-import org.rocksdb.CompactionStyle;
-import org.rocksdb.CompressionType;
-import org.rocksdb.InfoLogLevel;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.WriteOptions;
 
 /**
- * The session-delta processor's work per record, taken apart and timed in this JVM without Kafka,
- * over the same events in the same order: what {@code SessionDeltaProcessor.process} does, stage by
- * stage, with its state in memory; then the same replay with the two stores in RocksDB opened with
- * Kafka Streams' own defaults ({@code RocksDBStore.openDB} in 4.3.1: 16 MiB × 3 write buffers, 50
- * MiB LRU block cache, 4 KiB blocks, Bloom filter, universal compaction, no compression, WAL off),
- * once as is and once with {@link BlobDbConfigSetter}, timing only the store calls.
+ * The session-delta processor's work per record, in this JVM without a broker, over the same events
+ * in the same order. First the pieces it calls (the real validator, state codec, encoder and record
+ * Serde), timed apart stage by stage with the state in memory; then the whole: the real topology
+ * driven by {@link ProcessorPass} (Kafka Streams' {@code TopologyTestDriver}, the real processors
+ * and RocksDB stores), with Kafka Streams' RocksDB defaults and with {@link BlobDbConfigSetter}.
+ * The stage rows say where the time goes; the processor rows say what it adds up to as the app runs
+ * it.
  *
  * <p>Some stages repeat part of another to take it apart: parse + bind + decode + SHA-256 are the
  * pieces of validate; fingerprint is the part of encode that reads the whole body once. The zstd
@@ -85,29 +73,13 @@ final class StageProfile {
   record Timing(Stage stage, double median, double min, double max) {}
 
   /**
-   * The store calls of one replay over RocksDB.
-   *
-   * @param foregroundMicros µs per record inside get/put/delete on this thread
-   * @param backgroundMicros µs per record of CPU on other threads of the JVM meanwhile (RocksDB's
-   *     flush and compaction threads, mostly; GC and JIT too)
-   * @param opsPerRecord store calls per record
-   * @param dbBytes bytes on disk at the end (SST and blob files)
-   */
-  record StoreTiming(
-      String label,
-      double foregroundMicros,
-      double backgroundMicros,
-      double opsPerRecord,
-      long dbBytes) {}
-
-  /**
    * @param deltaRecords delta records built (= events)
    * @param deltaBytes their JSON bytes
    * @param keyframes keyframe records among them
    */
   record Result(
       List<Timing> stages,
-      List<StoreTiming> stores,
+      List<ProcessorPass.Timing> processor,
       long deltaRecords,
       long deltaBytes,
       long keyframes,
@@ -145,10 +117,40 @@ final class StageProfile {
       Arrays.sort(micros);
       timings.add(new Timing(stage, micros[passes / 2], micros[0], micros[passes - 1]));
     }
-    List<StoreTiming> stores = new ArrayList<>();
-    stores.add(rocksPass("RocksDB, Kafka Streams defaults", false, tmp.resolve("rocks-default")));
-    stores.add(rocksPass("RocksDB + BlobDbConfigSetter", true, tmp.resolve("rocks-blob")));
-    return new Result(timings, stores, stats.records, stats.deltaBytes, stats.keyframes, passes);
+    // The whole, as the app runs it: each configuration once to warm up, then the measured passes
+    // interleaved (configuration by configuration within a pass, so that JIT warm-up and a busy
+    // neighbour weigh on all of them alike), medians per configuration.
+    Map<String, String> deltasOnly =
+        Map.of("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", "false", "PREFIXLOG_KV_INDEX_ENABLED", "false");
+    List<ProcessorPass.Configuration> configurations =
+        List.of(
+            new ProcessorPass.Configuration(
+                "session deltas only, Kafka Streams' RocksDB defaults", deltasOnly, Map.of()),
+            new ProcessorPass.Configuration(
+                "session deltas only, + BlobDbConfigSetter", deltasOnly, ProcessorPass.blobDb()),
+            new ProcessorPass.Configuration(
+                "the whole topology (+ chunk lookups, KV index)", Map.of(), Map.of()));
+    List<List<ProcessorPass.Timing>> runs = new ArrayList<>();
+    for (ProcessorPass.Configuration c : configurations) {
+      runs.add(new ArrayList<>());
+    }
+    for (int pass = -1; pass < passes; pass++) {
+      for (int c = 0; c < configurations.size(); c++) {
+        ProcessorPass.Timing t =
+            ProcessorPass.run(configurations.get(c), events, tmp.resolve("processor-" + c));
+        if (pass >= 0) {
+          runs.get(c).add(t);
+        }
+      }
+    }
+    List<ProcessorPass.Timing> processor = runs.stream().map(ProcessorPass::median).toList();
+    for (ProcessorPass.Timing t : processor) {
+      if (t.deltas() != events.size()) {
+        throw new IllegalStateException(
+            t.label() + ": " + t.deltas() + " deltas for " + events.size() + " events");
+      }
+    }
+    return new Result(timings, processor, stats.records, stats.deltaBytes, stats.keyframes, passes);
   }
 
   private record PassStats(long records, long deltaBytes, long keyframes) {}
@@ -242,185 +244,11 @@ final class StageProfile {
     return new PassStats(events.size(), deltaBytes, keyframes);
   }
 
-  /** The processor's store calls against two RocksDB instances; times only the calls. */
-  private StoreTiming rocksPass(String label, boolean blob, Path dir) {
-    RocksDB.loadLibrary();
-    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    com.sun.management.OperatingSystemMXBean os =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    TurnEncoder encoder = new TurnEncoder(settings);
-    RawEventValidator validator = new RawEventValidator(maxBodyBytes);
-    long[] storeNanos = new long[1];
-    long ops = 0;
-    long now = 1_795_000_000_000L;
-    long dbBytes;
-    long processBefore;
-    long threadBefore;
-    long processAfter;
-    long threadAfter;
-    try (Store states = Store.open(dir.resolve("session-state"), blob);
-        Store bases = Store.open(dir.resolve("session-bases"), blob)) {
-      processBefore = os.getProcessCpuTime();
-      threadBefore = threads.getCurrentThreadCpuTime();
-      for (SyntheticSessions.Event event : events) {
-        ValidatedRequest request = validator.validate(event.key(), event.value()).accepted();
-        String session = request.event().sessionKey();
-        long t0 = System.nanoTime();
-        byte[] stored = states.get(session);
-        storeNanos[0] += System.nanoTime() - t0;
-        ops++;
-        SessionState state =
-            stored == null ? SessionState.newChain("0a1b2c3d") : SessionStateCodec.decode(stored);
-        long[] loads = new long[1];
-        EncodedTurn turn =
-            encoder.encode(
-                state,
-                request.body(),
-                request.event().bodySha256(),
-                request.utf8(),
-                seq -> {
-                  long g = System.nanoTime();
-                  byte[] body = bases.get(baseKey(session, seq));
-                  storeNanos[0] += System.nanoTime() - g;
-                  loads[0]++;
-                  return body;
-                },
-                now++);
-        ops += loads[0];
-        byte[] newState = SessionStateCodec.encode(turn.newState());
-        long t1 = System.nanoTime();
-        if (turn.storeBody()) {
-          bases.put(baseKey(session, turn.seq()), request.body());
-          ops++;
-        }
-        for (long evicted : turn.evictedSeqs()) {
-          bases.delete(baseKey(session, evicted));
-          ops++;
-        }
-        states.put(session, newState);
-        ops++;
-        storeNanos[0] += System.nanoTime() - t1;
-      }
-      threadAfter = threads.getCurrentThreadCpuTime();
-      processAfter = os.getProcessCpuTime();
-      dbBytes = sizeOf(dir);
-    }
-    ThroughputRun.deleteRecursively(dir);
-    double n = events.size();
-    long background = (processAfter - processBefore) - (threadAfter - threadBefore);
-    return new StoreTiming(
-        label, storeNanos[0] / 1e3 / n, Math.max(0, background) / 1e3 / n, ops / n, dbBytes);
-  }
-
   static String baseKey(String session, long seq) {
     return session + "/" + seq; // as SessionStores.baseKey
   }
 
   private static void add(long[] ns, Stage stage, long nanos) {
     ns[stage.ordinal()] += nanos;
-  }
-
-  private static long sizeOf(Path dir) {
-    try (var paths = Files.walk(dir)) {
-      return paths.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot size " + dir, e);
-    }
-  }
-
-  /** One RocksDB instance opened as Kafka Streams' RocksDBStore opens it; String keys as UTF-8. */
-  private static final class Store implements AutoCloseable {
-    private static final long WRITE_BUFFER_BYTES = 16L << 20;
-    private static final long BLOCK_CACHE_BYTES = 50L << 20;
-    private static final long BLOCK_BYTES = 4096;
-    private static final int MAX_WRITE_BUFFERS = 3;
-
-    private final LRUCache cache;
-    private final BloomFilter filter;
-    private final Options options;
-    private final WriteOptions writeOptions;
-    private final RocksDB db;
-
-    private Store(
-        LRUCache cache,
-        BloomFilter filter,
-        Options options,
-        WriteOptions writeOptions,
-        RocksDB db) {
-      this.cache = cache;
-      this.filter = filter;
-      this.options = options;
-      this.writeOptions = writeOptions;
-      this.db = db;
-    }
-
-    static Store open(Path dir, boolean blob) {
-      LRUCache cache = new LRUCache(BLOCK_CACHE_BYTES);
-      BloomFilter filter = new BloomFilter();
-      BlockBasedTableConfig table = new BlockBasedTableConfig();
-      table.setBlockCache(cache);
-      table.setBlockSize(BLOCK_BYTES);
-      table.setFilterPolicy(filter);
-      Options options = new Options();
-      options.setOptimizeFiltersForHits(true);
-      options.setTableFormatConfig(table);
-      options.setWriteBufferSize(WRITE_BUFFER_BYTES);
-      options.setCompressionType(CompressionType.NO_COMPRESSION);
-      options.setCompactionStyle(CompactionStyle.UNIVERSAL);
-      options.setMaxWriteBufferNumber(MAX_WRITE_BUFFERS);
-      options.setCreateIfMissing(true);
-      options.setErrorIfExists(false);
-      options.setInfoLogLevel(InfoLogLevel.ERROR_LEVEL);
-      options.setIncreaseParallelism(Math.max(Runtime.getRuntime().availableProcessors(), 2));
-      if (blob) {
-        BlobDbConfigSetter.apply(options);
-      }
-      WriteOptions writeOptions = new WriteOptions();
-      writeOptions.setDisableWAL(true);
-      try {
-        Files.createDirectories(dir);
-        return new Store(
-            cache, filter, options, writeOptions, RocksDB.open(options, dir.toString()));
-      } catch (IOException | RocksDBException e) {
-        writeOptions.close();
-        options.close();
-        filter.close();
-        cache.close();
-        throw new IllegalStateException("cannot open RocksDB in " + dir + ": " + e, e);
-      }
-    }
-
-    byte[] get(String key) {
-      try {
-        return db.get(key.getBytes(StandardCharsets.UTF_8));
-      } catch (RocksDBException e) {
-        throw new IllegalStateException("RocksDB get failed: " + e, e);
-      }
-    }
-
-    void put(String key, byte[] value) {
-      try {
-        db.put(writeOptions, key.getBytes(StandardCharsets.UTF_8), value);
-      } catch (RocksDBException e) {
-        throw new IllegalStateException("RocksDB put failed: " + e, e);
-      }
-    }
-
-    void delete(String key) {
-      try {
-        db.delete(writeOptions, key.getBytes(StandardCharsets.UTF_8));
-      } catch (RocksDBException e) {
-        throw new IllegalStateException("RocksDB delete failed: " + e, e);
-      }
-    }
-
-    @Override
-    public void close() {
-      db.close();
-      writeOptions.close();
-      options.close();
-      filter.close();
-      cache.close();
-    }
   }
 }
