@@ -1,6 +1,7 @@
 package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaCluster;
@@ -15,12 +16,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -115,54 +118,56 @@ class ScaleIT {
    * to one of them, each member holding some.
    */
   private static void awaitMembersSharingTheInput(
-      Admin admin, int count, List<ChildProcess> instances) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    String last = "";
-    while (true) {
-      for (ChildProcess instance : instances) {
-        assertThat(instance.isAlive())
-            .as("instance alive; log:\n%s", instance.logTail(40))
-            .isTrue();
-      }
-      ConsumerGroupDescription group;
-      try {
-        group =
-            admin
-                .describeConsumerGroups(List.of(APPLICATION_ID))
-                .describedGroups()
-                .get(APPLICATION_ID)
-                .get(30, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-          throw e;
-        }
-        Thread.sleep(500); // no member has joined yet
-        continue;
-      }
-      List<Set<TopicPartition>> inputs =
-          group.members().stream()
-              .map(MemberDescription::assignment)
-              .map(
-                  a ->
-                      a.topicPartitions().stream()
-                          .filter(tp -> tp.topic().equals(PREFIX + "requests.raw"))
-                          .collect(Collectors.toSet()))
-              .toList();
-      Set<Integer> covered =
-          inputs.stream()
-              .flatMap(Set::stream)
-              .map(TopicPartition::partition)
-              .collect(Collectors.toSet());
-      last = group.groupState() + " " + inputs;
-      if (inputs.size() == count
-          && covered.size() == PARTITIONS
-          && inputs.stream().noneMatch(Set::isEmpty)) {
-        return;
-      }
-      assertThat(System.nanoTime())
-          .as("%d members sharing %d partitions; last seen: %s", count, PARTITIONS, last)
-          .isLessThan(deadline);
-      Thread.sleep(500);
+      Admin admin, int count, List<ChildProcess> instances) {
+    AtomicReference<String> last = new AtomicReference<>("no group yet");
+    try {
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> membersShareTheInput(admin, count, instances, last));
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(
+          count + " members sharing " + PARTITIONS + " partitions; last seen: " + last.get(), e);
     }
+  }
+
+  private static boolean membersShareTheInput(
+      Admin admin, int count, List<ChildProcess> instances, AtomicReference<String> last)
+      throws Exception {
+    for (ChildProcess instance : instances) {
+      assertThat(instance.isAlive()).as("instance alive; log:\n%s", instance.logTail(40)).isTrue();
+    }
+    ConsumerGroupDescription group;
+    try {
+      group =
+          admin
+              .describeConsumerGroups(List.of(APPLICATION_ID))
+              .describedGroups()
+              .get(APPLICATION_ID)
+              .get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof GroupIdNotFoundException) {
+        return false; // no member has joined yet
+      }
+      throw e;
+    }
+    List<Set<TopicPartition>> inputs =
+        group.members().stream()
+            .map(MemberDescription::assignment)
+            .map(
+                a ->
+                    a.topicPartitions().stream()
+                        .filter(tp -> tp.topic().equals(PREFIX + "requests.raw"))
+                        .collect(Collectors.toSet()))
+            .toList();
+    Set<Integer> covered =
+        inputs.stream()
+            .flatMap(Set::stream)
+            .map(TopicPartition::partition)
+            .collect(Collectors.toSet());
+    last.set(group.groupState() + " " + inputs);
+    return inputs.size() == count
+        && covered.size() == PARTITIONS
+        && inputs.stream().noneMatch(Set::isEmpty);
   }
 }
