@@ -1,30 +1,36 @@
 package io.prefixlog.tools.up;
 
 import io.prefixlog.embedded.StartupException;
-import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.UsageException;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * {@code up --archive}: the embedded archive (s3proxy and Connect with the Iceberg sink) started
- * after the broker and the stream app, which creates the archived topics; stopped before the
- * broker.
+ * {@code up --archive}: the embedded archive (s3proxy and Connect with the Iceberg sink). Started
+ * after the broker and the stream app, which creates the archived topics; stopped before them, so
+ * that Connect leaves the broker cleanly.
  */
-final class ArchivePart {
-  private final Map<String, String> env;
-  private volatile EmbeddedArchive archive;
+final class ArchivePart implements Part {
+  private final EmbeddedArchive archive;
+  private final String banner;
 
-  ArchivePart(Map<String, String> env) {
-    this.env = env;
+  private ArchivePart(EmbeddedArchive archive) {
+    this.archive = archive;
+    this.banner =
+        archive.describe()
+            + String.format(
+                "  rebuild       bin/prefixlog reconstruct --archive --s3-endpoint %s"
+                    + " --catalog-uri %s%n",
+                archive.settings().s3Endpoint(), archive.settings().catalogUri());
   }
 
-  void start(
-      CommandLine line, Path dataDir, String bootstrap, StreamAppConfig config, PrintStream out) {
+  /**
+   * {@code --s3-port}, read when the archive starts (as before the parts had their own classes: a
+   * bad value fails the start, exit code 1, rather than the usage check).
+   */
+  static int s3Port(CommandLine line) {
     int s3Port;
     try {
       s3Port = (int) line.longValue("s3-port", 9000, 0);
@@ -34,39 +40,49 @@ final class ArchivePart {
     if (s3Port > 65535) {
       throw new IllegalArgumentException("--s3-port goes up to 65535");
     }
-    Path home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
-    out.println("prefixlog up: starting the archive (s3proxy, Kafka Connect + Iceberg sink) ...");
+    return s3Port;
+  }
+
+  /**
+   * Starts s3proxy and Connect with the sinks of the archived topics under {@code topicPrefix},
+   * which must exist.
+   *
+   * @param dataDir {@code up}'s data directory: the archive keeps its files in {@code archive/}
+   * @param home the project's directory, where the s3proxy jar and the Connect plugin were built
+   * @param env {@code PREFIXLOG_S3_*} and {@code PREFIXLOG_ARCHIVE_COMMIT_INTERVAL}
+   */
+  static ArchivePart start(
+      Path dataDir,
+      Path home,
+      String bootstrapServers,
+      String topicPrefix,
+      long maxRecordBytes,
+      int s3Port,
+      Map<String, String> env) {
     try {
-      archive =
+      return new ArchivePart(
           EmbeddedArchive.start(
               dataDir.resolve("archive"),
               EmbeddedArchive.Artifacts.of(home),
-              bootstrap,
-              config.topicPrefix(),
-              config.maxRecordBytes(),
+              bootstrapServers,
+              topicPrefix,
+              maxRecordBytes,
               s3Port,
-              env);
+              env));
     } catch (StartupException e) {
       // up reports a StartupException as the broker's; say which part failed.
       throw new IllegalStateException("the archive did not start: " + e.getMessage(), e);
     }
   }
 
-  void printBanner(PrintStream out) {
-    EmbeddedArchive a = archive;
-    if (a == null) {
-      return;
-    }
-    out.print(a.describe());
-    out.printf(
-        "  rebuild       bin/prefixlog reconstruct --archive --s3-endpoint %s --catalog-uri %s%n",
-        a.settings().s3Endpoint(), a.settings().catalogUri());
+  /** The lines {@code up} prints for the archive: where each service listens, how to rebuild. */
+  String banner() {
+    return banner;
   }
 
-  void close() {
-    EmbeddedArchive a = archive;
-    if (a != null) {
-      a.close();
-    }
+  /** Connect first (it needs the broker to stop cleanly), then s3proxy. Idempotent. */
+  @Override
+  public void close() {
+    archive.close();
   }
 }

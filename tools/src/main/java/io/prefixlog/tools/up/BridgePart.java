@@ -3,7 +3,6 @@ package io.prefixlog.tools.up;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.config.Settings;
-import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.UsageException;
@@ -14,15 +13,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * The bridge's part of {@code up}: the capture proxy on 127.0.0.1 in front of the engine, and, with
- * {@code --demo} and no {@code --upstream}, the bundled demo engine ({@link DemoUpstream}) on a
- * free port behind it, so that the demo's proxied traffic shows the whole path: client → proxy →
- * engine, capture → Kafka → stream app. Every other {@code PREFIXLOG_*} proxy setting comes from
- * the environment, as for the bridge on its own.
+ * The bridge's part of {@code up}: the capture proxy on 127.0.0.1 in front of the engine. With
+ * {@code --demo} and no {@code --upstream} that engine is the bundled demo engine, which {@link
+ * DemoPart} starts first and hands over as a URL, so that the demo's proxied traffic shows the
+ * whole path: client → proxy → engine, capture → Kafka → stream app. Every other {@code
+ * PREFIXLOG_*} proxy setting comes from the environment, as for the bridge on its own. Started last
+ * and stopped first: it drains the exchanges in flight while the engine and the broker still run.
  */
-final class BridgePart implements AutoCloseable {
+final class BridgePart implements Part {
   /** vLLM's default address: where an engine started with {@code vllm serve} listens. */
   static final URI DEFAULT_UPSTREAM = URI.create("http://127.0.0.1:8000");
 
@@ -45,13 +46,29 @@ final class BridgePart implements AutoCloseable {
               "The proxy's /metrics and /health port (0: any free port, -1: none)."));
 
   private final CaptureProxy proxy;
-  private final DemoUpstream demoEngine;
-  private final URI upstream;
+  private final String proxyUrl;
+  private final boolean demoEngine;
+  private final String description;
 
-  private BridgePart(CaptureProxy proxy, DemoUpstream demoEngine, URI upstream) {
+  private BridgePart(CaptureProxy proxy, URI upstream, boolean demoEngine) {
     this.proxy = proxy;
+    this.proxyUrl = "http://127.0.0.1:" + proxy.port();
     this.demoEngine = demoEngine;
-    this.upstream = upstream;
+    String metrics =
+        proxy.metricsPort() > 0
+            ? String.format(
+                Locale.ROOT,
+                "%n  proxy metrics http://127.0.0.1:%d/metrics   health: /health",
+                proxy.metricsPort())
+            : "";
+    this.description =
+        String.format(
+            Locale.ROOT,
+            "  bridge        %s  ->  %s%s (capture proxy)%s",
+            proxyUrl,
+            upstream,
+            demoEngine ? " (bundled demo engine)" : "",
+            metrics);
   }
 
   /** The validated options. {@code upstream} is null when none was given. */
@@ -79,23 +96,27 @@ final class BridgePart implements AutoCloseable {
       }
       return new Options(upstream, (int) port, (int) metricsPort, line.has("demo"));
     }
+
+    /** Whether {@code up} runs the bundled demo engine behind the proxy: --demo, no --upstream. */
+    boolean wantsDemoEngine() {
+      return upstream == null && demo;
+    }
   }
 
   /**
-   * Starts the demo engine if wanted, then the proxy, publishing to {@code bootstrap} under {@code
-   * topicPrefix}.
+   * Starts the proxy in front of {@code demoEngine} when given (the bundled demo engine's URL),
+   * else {@code --upstream}, else {@link #DEFAULT_UPSTREAM}; it publishes to {@code bootstrap}
+   * under {@code topicPrefix}.
    */
   static BridgePart start(
-      Options options, Map<String, String> env, String bootstrap, String topicPrefix)
+      Options options,
+      Optional<URI> demoEngine,
+      Map<String, String> env,
+      String bootstrap,
+      String topicPrefix)
       throws IOException {
-    DemoUpstream demo = null;
-    URI upstream = options.upstream();
-    if (upstream == null && options.demo()) {
-      demo = DemoUpstream.start(DemoUpstream.Options.defaults());
-      upstream = URI.create(demo.baseUrl());
-    } else if (upstream == null) {
-      upstream = DEFAULT_UPSTREAM;
-    }
+    URI upstream =
+        demoEngine.orElse(options.upstream() == null ? DEFAULT_UPSTREAM : options.upstream());
     Map<String, String> settings = new HashMap<>(env);
     settings.put("PREFIXLOG_PROXY_UPSTREAM", upstream.toString());
     settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
@@ -106,11 +127,10 @@ final class BridgePart implements AutoCloseable {
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(options.metricsPort()));
     try {
       return new BridgePart(
-          CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings))), demo, upstream);
+          CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings))),
+          upstream,
+          demoEngine.isPresent());
     } catch (IOException | RuntimeException e) {
-      if (demo != null) {
-        demo.close();
-      }
       throw new IOException(
           "the capture proxy did not start on 127.0.0.1:" + options.port() + ": " + e.getMessage(),
           e);
@@ -119,41 +139,24 @@ final class BridgePart implements AutoCloseable {
 
   /** The proxy's base URL. */
   String proxyUrl() {
-    return "http://127.0.0.1:" + proxy.port();
+    return proxyUrl;
   }
 
   /** Whether the engine behind the proxy is the bundled demo engine (it serves any model name). */
   boolean demoEngine() {
-    return demoEngine != null;
+    return demoEngine;
   }
 
   /** The lines {@code up} prints for the bridge. */
   String describe() {
-    String metrics =
-        proxy.metricsPort() > 0
-            ? String.format(
-                Locale.ROOT,
-                "%n  proxy metrics http://127.0.0.1:%d/metrics   health: /health",
-                proxy.metricsPort())
-            : "";
-    return String.format(
-        Locale.ROOT,
-        "  bridge        %s  ->  %s%s (capture proxy)%s",
-        proxyUrl(),
-        upstream,
-        demoEngine == null ? "" : " (bundled demo engine)",
-        metrics);
+    return description;
   }
 
-  /** Stops accepting, drains the proxy and flushes its producer, then stops the demo engine. */
+  /**
+   * Stops accepting, drains the exchanges in flight and flushes the proxy's producer. Idempotent.
+   */
   @Override
   public void close() {
-    try {
-      proxy.close();
-    } finally {
-      if (demoEngine != null) {
-        demoEngine.close();
-      }
-    }
+    proxy.close();
   }
 }

@@ -29,7 +29,7 @@ import org.zeromq.ZContext;
  * {@code --kv-endpoint} it subscribes to real engines; with {@code --demo} and no endpoint, to a
  * {@link DemoKvEngine} on loopback, and {@link #report} shows what came out.
  */
-final class KvDemo implements AutoCloseable {
+final class KvDemo implements Part {
   /** Scheduler steps the demo engine publishes. */
   static final int DEMO_BATCHES = 400;
 
@@ -39,6 +39,7 @@ final class KvDemo implements AutoCloseable {
   private final KvBridgeConfig bridgeConfig;
   private final StreamAppConfig config;
   private final String bootstrap;
+  private boolean closed;
 
   private KvDemo(
       ZContext context,
@@ -86,9 +87,18 @@ final class KvDemo implements AutoCloseable {
     settings.put("PREFIXLOG_METRICS_PORT", "-1"); // the stream app's endpoint is the one served
     KvBridgeConfig bridgeConfig = KvBridgeConfig.fromSettings(Settings.of(settings));
     KvDemo demo = new KvDemo(context, engine, bridgeConfig, config, bootstrap);
-    demo.bridge.start();
-    if (engine != null) {
-      engine.start();
+    try {
+      demo.bridge.start();
+      if (engine != null) {
+        engine.start();
+      }
+    } catch (IOException | RuntimeException e) {
+      try {
+        demo.close();
+      } catch (RuntimeException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
     }
     return demo;
   }
@@ -187,8 +197,13 @@ final class KvDemo implements AutoCloseable {
     return Command.OK;
   }
 
+  /** The subscriber (sending what is queued), then the demo engine and its sockets. Idempotent. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     try {
       bridge.close();
     } finally {

@@ -1,61 +1,41 @@
 package io.prefixlog.tools.up;
 
 import io.prefixlog.core.config.Settings;
-import io.prefixlog.core.metrics.Meters;
-import io.prefixlog.core.rebuild.RebuildListener;
-import io.prefixlog.core.rebuild.RebuildReport;
-import io.prefixlog.core.rebuild.RebuildScope;
-import io.prefixlog.core.rebuild.Rebuilder;
-import io.prefixlog.core.rebuild.SessionReport;
-import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.StartupException;
 import io.prefixlog.schemas.Topics;
-import io.prefixlog.schemas.delta.DeltaRecord;
-import io.prefixlog.schemas.json.JsonSerde;
-import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
-import io.prefixlog.tools.cli.Version;
-import io.prefixlog.tools.replay.ReplayCommand;
-import io.prefixlog.tools.replay.ReplayEvents;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * {@code prefixlog up}: starts a real single-node Kafka broker (KRaft, a child JVM that dies with
  * this one) and the stream app, prints where each listens, and runs until Ctrl-C. With {@code
  * --demo} it also replays bundled corpora through the pipeline and prints, per corpus, turns, bytes
  * in, bytes out and the rebuild check.
+ *
+ * <p>This class parses the options and keeps the order of things; each running piece is a {@link
+ * Part} ({@link BrokerPart}, {@link StreamAppPart}, {@link ArchivePart}, {@link DemoPart}, {@link
+ * BridgePart}) started in that order onto a {@link Parts} stack, which stops them in reverse order
+ * on Ctrl-C, at the end of {@code --exit-after-demo}, or when a later start fails. What a part
+ * needs from an earlier one (the bootstrap servers, the demo engine's URL) it gets as a value when
+ * it starts.
  */
 public final class UpCommand implements Command {
   static final List<Option> OPTIONS =
@@ -102,10 +82,6 @@ public final class UpCommand implements Command {
   private static final List<Option> ALL_OPTIONS =
       Stream.concat(OPTIONS.stream(), BridgePart.OPTIONS.stream()).toList();
 
-  /** Demo corpora sent through the capture proxy (when the demo engine is behind it). */
-  private static final List<String> DEMO_VIA_PROXY =
-      List.of("agentic/tau_bench_gpt4o_airline", "chat/oasst_en100_threads");
-
   private static final String DESCRIPTION =
       """
       Starts prefixlog's embedded default, all on loopback: a single-node Kafka broker (KRaft,
@@ -116,13 +92,6 @@ public final class UpCommand implements Command {
       a demo KV engine on loopback first and checks the block index against its cache. Session keys of --demo traffic use $PREFIXLOG_SESSION_SECRET, else the
       development secret.
       """;
-
-  private static final List<String> DEMO_AGENTIC =
-      List.of("agentic/swe_agent_trajectories", "agentic/tau_bench_gpt4o_airline");
-  private static final List<String> DEMO_CHAT =
-      List.of("chat/oasst_en100_threads", "chat/hh_rlhf_helpful_base_test");
-
-  private static final JsonSerde<DeltaRecord> DELTAS = JsonSerde.of(DeltaRecord.class);
 
   private final Terminal terminal;
 
@@ -148,6 +117,7 @@ public final class UpCommand implements Command {
   @Override
   public int run(String[] args) {
     CommandLine line;
+    Path home;
     Path dataDir;
     int kafkaPort;
     int metricsPort;
@@ -159,7 +129,7 @@ public final class UpCommand implements Command {
         terminal.out().print(CommandLine.help("prefixlog up", DESCRIPTION, ALL_OPTIONS));
         return OK;
       }
-      Path home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
+      home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
       dataDir =
           Path.of(line.string("data-dir", home.resolve("var/up").toString())).toAbsolutePath();
       kafkaPort = (int) line.longValue("kafka-port", 9092, 0);
@@ -181,7 +151,7 @@ public final class UpCommand implements Command {
         deleteRecursively(dataDir);
       }
       Files.createDirectories(dataDir);
-      return up(line, dataDir, kafkaPort, metricsPort, chatConversations, bridgeOptions);
+      return up(line, home, dataDir, kafkaPort, metricsPort, chatConversations, bridgeOptions);
     } catch (StartupException e) {
       terminal.err().println("prefixlog up: the Kafka broker did not start: " + e.getMessage());
       return FAILED;
@@ -196,6 +166,48 @@ public final class UpCommand implements Command {
 
   private int up(
       CommandLine line,
+      Path home,
+      Path dataDir,
+      int kafkaPort,
+      int metricsPort,
+      int chatConversations,
+      BridgePart.Options bridgeOptions)
+      throws IOException, InterruptedException {
+    Parts parts = new Parts();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread shutdown = new Thread(() -> stop(parts, stopped), "prefixlog-up-shutdown");
+    Runtime.getRuntime().addShutdownHook(shutdown);
+    int code;
+    try {
+      code =
+          startAndDemo(
+              parts, line, home, dataDir, kafkaPort, metricsPort, chatConversations, bridgeOptions);
+    } catch (Throwable e) {
+      removeShutdownHook(shutdown);
+      parts.closeAfter(e);
+      throw e;
+    }
+    if (line.has("exit-after-demo") || code != OK) {
+      removeShutdownHook(shutdown);
+      parts.close();
+      return code;
+    }
+    terminal.out().println("prefixlog is running; Ctrl-C stops the stream app and the broker.");
+    terminal.out().flush();
+    stopped.await();
+    return OK;
+  }
+
+  /**
+   * Starts the parts in order, each given what it needs of the earlier ones, prints where they
+   * listen, and with {@code --demo} runs the demo.
+   *
+   * @return the demo's exit code, or {@link #OK}
+   */
+  private int startAndDemo(
+      Parts parts,
+      CommandLine line,
+      Path home,
       Path dataDir,
       int kafkaPort,
       int metricsPort,
@@ -205,46 +217,45 @@ public final class UpCommand implements Command {
     PrintStream out = terminal.out();
     out.println("prefixlog up: starting a Kafka broker (KRaft) on 127.0.0.1:" + kafkaPort + " ...");
     long started = System.nanoTime();
-    KafkaBroker broker =
-        KafkaBroker.start(
-            KafkaBroker.Options.defaults(dataDir.resolve("kafka")).withBrokerPort(kafkaPort));
-    Map<String, String> settings = new HashMap<>(terminal.env());
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-    settings.putIfAbsent("PREFIXLOG_STATE_DIR", dataDir.resolve("streams").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
-    if (line.has("demo")) {
-      settings.putIfAbsent("PREFIXLOG_KV_STATS_INTERVAL", "1s"); // the report reads them soon
-    }
-    StreamAppConfig config = StreamAppConfig.fromSettings(Settings.of(settings));
-    StreamApp app = new StreamApp(config);
-    ArchivePart archive = new ArchivePart(terminal.env());
-    CountDownLatch stop = new CountDownLatch(1);
-    AtomicReference<KvDemo> kv = new AtomicReference<>();
-    AtomicReference<BridgePart> bridge = new AtomicReference<>();
-    Thread shutdown =
-        new Thread(
-            () -> {
-              if (bridge.get() != null) {
-                bridge.get().close(); // first: stop accepting, drain, flush its producer
-              }
-              if (kv.get() != null) {
-                kv.get().close();
-              }
-              app.close();
-              archive.close();
-              broker.close();
-              stop.countDown();
-            },
-            "prefixlog-up-shutdown");
-    Runtime.getRuntime().addShutdownHook(shutdown);
-    app.start();
-    awaitRunning(app);
+    BrokerPart broker = parts.start(() -> BrokerPart.start(dataDir.resolve("kafka"), kafkaPort));
+    String bootstrap = broker.bootstrapServers();
+    StreamAppConfig config =
+        streamAppConfig(bootstrap, dataDir, metricsPort, line.has("demo"), terminal.env());
+    StreamAppPart app = parts.start(() -> StreamAppPart.start(config));
+    Optional<ArchivePart> archive = Optional.empty();
     if (line.has("archive")) {
-      archive.start(line, dataDir, broker.bootstrapServers(), config, out);
+      int s3Port = ArchivePart.s3Port(line);
+      out.println("prefixlog up: starting the archive (s3proxy, Kafka Connect + Iceberg sink) ...");
+      archive =
+          Optional.of(
+              parts.start(
+                  () ->
+                      ArchivePart.start(
+                          dataDir,
+                          home,
+                          bootstrap,
+                          config.topicPrefix(),
+                          config.maxRecordBytes(),
+                          s3Port,
+                          terminal.env())));
     }
-    bridge.set(
-        BridgePart.start(
-            bridgeOptions, terminal.env(), broker.bootstrapServers(), config.topicPrefix()));
+    DemoPart.Options demoOptions =
+        new DemoPart.Options(
+            bridgeOptions.wantsDemoEngine(),
+            line.has("kv-endpoint") || (line.has("demo") && config.kvIndexEnabled()),
+            line.string("kv-endpoint", ""),
+            line.string("kv-replay", ""));
+    DemoPart demo =
+        parts.start(() -> DemoPart.start(demoOptions, config, bootstrap, terminal.env()));
+    BridgePart bridge =
+        parts.start(
+            () ->
+                BridgePart.start(
+                    bridgeOptions,
+                    demo.engineUrl(),
+                    terminal.env(),
+                    bootstrap,
+                    config.topicPrefix()));
     Topics topics = config.topics();
     out.printf(
         Locale.ROOT,
@@ -256,7 +267,7 @@ public final class UpCommand implements Command {
             + "%s%n"
             + "  try           bin/prefixlog replay --turns 100   then   bin/prefixlog reconstruct%n",
         Units.seconds(System.nanoTime() - started),
-        broker.bootstrapServers(),
+        bootstrap,
         broker.dataDir(),
         config.applicationId(),
         config.stateDir().toAbsolutePath(),
@@ -265,51 +276,56 @@ public final class UpCommand implements Command {
         topics.requestsRaw().name(),
         topics.sessionDeltas().name(),
         topics.deadLetters().name(),
-        bridge.get().describe());
-    archive.printBanner(out);
-    if (line.has("kv-endpoint") || (line.has("demo") && config.kvIndexEnabled())) {
-      kv.set(
-          KvDemo.start(
-              line.string("kv-endpoint", ""),
-              line.string("kv-replay", ""),
-              config,
-              broker.bootstrapServers(),
-              terminal.env()));
-      out.print(kv.get().describe());
+        bridge.describe());
+    archive.ifPresent(a -> out.print(a.banner()));
+    out.print(demo.describeKv());
+    if (!line.has("demo")) {
+      return OK;
     }
-    int code = OK;
-    if (line.has("demo")) {
-      code = kv.get() == null ? OK : kv.get().report(out);
-      if (code == OK) {
-        code =
-            new Demo(
-                    app,
-                    broker.bootstrapServers(),
-                    broker.dataDir(),
-                    config,
-                    chatConversations,
-                    bridge.get())
-                .run();
-      }
-    }
-    if (line.has("exit-after-demo") || code != OK) {
-      Runtime.getRuntime().removeShutdownHook(shutdown);
-      shutdown.run();
+    int code = demo.reportKv(out);
+    if (code != OK) {
       return code;
     }
-    out.println("prefixlog is running; Ctrl-C stops the stream app and the broker.");
-    out.flush();
-    stop.await();
-    return OK;
+    return new DemoRun(
+            terminal,
+            app.counters(),
+            bootstrap,
+            broker.dataDir(),
+            config,
+            chatConversations,
+            bridge.demoEngine() ? Optional.of(bridge.proxyUrl()) : Optional.empty())
+        .run();
   }
 
-  private static void awaitRunning(StreamApp app) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (app.state() != KafkaStreams.State.RUNNING) {
-      if (app.state() == KafkaStreams.State.ERROR || System.nanoTime() > deadline) {
-        throw new IllegalStateException("the stream app did not reach RUNNING: " + app.state());
-      }
-      Thread.sleep(100);
+  /** The stream app's settings: the environment's, with the broker, state dir and port of up. */
+  private static StreamAppConfig streamAppConfig(
+      String bootstrap, Path dataDir, int metricsPort, boolean demo, Map<String, String> env) {
+    Map<String, String> settings = new HashMap<>(env);
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
+    settings.putIfAbsent("PREFIXLOG_STATE_DIR", dataDir.resolve("streams").toString());
+    settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
+    if (demo) {
+      settings.putIfAbsent("PREFIXLOG_KV_STATS_INTERVAL", "1s"); // the report reads them soon
+    }
+    return StreamAppConfig.fromSettings(Settings.of(settings));
+  }
+
+  /** The shutdown hook: Ctrl-C stops every part, last started first. */
+  private void stop(Parts parts, CountDownLatch stopped) {
+    try {
+      parts.close();
+    } catch (RuntimeException e) {
+      terminal.err().println("prefixlog up: stopping: " + e);
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private static void removeShutdownHook(Thread shutdown) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdown);
+    } catch (IllegalStateException e) {
+      // The JVM is shutting down already: the hook is closing the parts.
     }
   }
 
@@ -321,307 +337,6 @@ public final class UpCommand implements Command {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(p);
       }
-    }
-  }
-
-  /** The demo: replay corpora one by one, then rebuild everything from the deltas topic. */
-  private final class Demo {
-    private final StreamApp app;
-    private final String bootstrap;
-    private final Path brokerDir;
-    private final StreamAppConfig config;
-    private final int chatConversations;
-    private final BridgePart bridge;
-
-    Demo(
-        StreamApp app,
-        String bootstrap,
-        Path brokerDir,
-        StreamAppConfig config,
-        int chatConversations,
-        BridgePart bridge) {
-      this.app = app;
-      this.bootstrap = bootstrap;
-      this.brokerDir = brokerDir;
-      this.config = config;
-      this.chatConversations = chatConversations;
-      this.bridge = bridge;
-    }
-
-    int run() throws InterruptedException {
-      PrintStream out = terminal.out();
-      Path corpora =
-          ProjectHome.find()
-              .orElseThrow(() -> new IllegalStateException("cannot find the project's corpora/"))
-              .resolve("corpora");
-      String secret =
-          terminal.env().getOrDefault(ReplayCommand.SECRET_ENV, ReplayCommand.DEV_SESSION_SECRET);
-      ReplayEvents keys = new ReplayEvents(secret, Version.current());
-      List<DemoCorpus> demo = new ArrayList<>();
-      // Through the proxy only to the demo engine: another engine may not serve the demo's model.
-      Predicate<String> viaProxy = n -> bridge.demoEngine() && DEMO_VIA_PROXY.contains(n);
-      DEMO_AGENTIC.forEach(
-          n -> demo.add(DemoCorpus.of(corpora, n, Integer.MAX_VALUE, keys, viaProxy.test(n))));
-      DEMO_CHAT.forEach(
-          n -> demo.add(DemoCorpus.of(corpora, n, chatConversations, keys, viaProxy.test(n))));
-
-      out.println();
-      out.println("demo: replaying " + demo.size() + " corpora through the pipeline ...");
-      long expected = turnsSoFar();
-      List<long[]> outBytes = new ArrayList<>();
-      long demoTurns = 0;
-      for (DemoCorpus corpus : demo) {
-        long recordBytesBefore = recordBytes();
-        long storedBefore = storedBytes();
-        int code = replay(corpus, secret);
-        if (code != OK) {
-          return code;
-        }
-        expected += corpus.turns();
-        demoTurns += corpus.turns();
-        awaitTurns(expected);
-        outBytes.add(new long[] {recordBytes() - recordBytesBefore, awaitStored(storedBefore)});
-        out.printf(
-            Locale.ROOT, "  %-36s %6d turns replayed and encoded%n", corpus.name(), corpus.turns());
-      }
-      Map<String, long[]> rebuilt = rebuildAll(demo, demoTurns);
-      out.println();
-      out.printf(
-          Locale.ROOT,
-          "%-36s %8s %6s %10s %10s %10s %7s %5s %7s %8s %8s%n",
-          "corpus",
-          "sessions",
-          "turns",
-          "bytes in",
-          "JSON out",
-          "stored",
-          "in/stor",
-          "via",
-          "cached",
-          "rebuilt",
-          "mismatch");
-      int failures = 0;
-      for (int i = 0; i < demo.size(); i++) {
-        DemoCorpus corpus = demo.get(i);
-        long[] check = rebuilt.getOrDefault(corpus.name(), new long[4]);
-        long jsonOut = outBytes.get(i)[0];
-        long stored = outBytes.get(i)[1];
-        long mismatches = corpus.turns() - check[0];
-        failures += mismatches > 0 || check[1] > 0 ? 1 : 0;
-        out.printf(
-            Locale.ROOT,
-            "%-36s %8d %6d %10s %10s %10s %6.1fx %5s %7s %8d %8d%n",
-            corpus.name(),
-            corpus.sessions().size(),
-            corpus.turns(),
-            Units.bytes(corpus.bodyBytes()),
-            Units.bytes(jsonOut),
-            Units.bytes(stored),
-            (double) corpus.bodyBytes() / Math.max(1, stored),
-            corpus.viaProxy() ? "proxy" : "kafka",
-            check[2] == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100.0 * check[3] / check[2]),
-            check[0],
-            mismatches + check[1]);
-      }
-      out.println(
-          "bytes in: request bodies; JSON out: the delta records; stored: what the broker's log"
-              + " segments of "
-              + config.topics().sessionDeltas().name()
-              + " grew by (zstd batches);\nrebuilt: turns rebuilt from that topic whose"
-              + " body_sha256 matched;\nvia: sent through the capture proxy to the engine, or"
-              + " produced to Kafka directly; cached: the prompt tokens the engine reported as"
-              + " prefix-cached, as the deltas carry them.");
-      if (failures == 0) {
-        out.println("demo: OK, 0 rebuild mismatches.");
-        return analyze(demoTurns);
-      }
-      out.println("demo: FAILED, " + failures + " corpora did not rebuild; see above.");
-      return FAILED;
-    }
-
-    /**
-     * The chunk-hash lookups of the demo traffic, analysed as {@code prefixlog analyze} does: hit
-     * rate against KV-cache capacity, with the charts written next to the data.
-     */
-    private int analyze(long demoTurns) throws InterruptedException {
-      if (!config.chunkLookupsEnabled()) {
-        return OK;
-      }
-      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-      while (lookupsSoFar() < demoTurns && System.nanoTime() < deadline) {
-        Thread.sleep(100);
-      }
-      // Let the last exactly-once transaction commit before reading the topic.
-      Thread.sleep(config.commitInterval().toMillis() * 5);
-      Path charts = brokerDir.getParent().resolve("analysis");
-      terminal.out().println();
-      terminal.out().println("demo: prefixlog analyze (charts and CSV in " + charts + "):");
-      return new AnalyzeCommand(terminal)
-          .run(
-              new String[] {
-                "--bootstrap", bootstrap,
-                "--topic-prefix", config.topicPrefix(),
-                "--png", charts.toString(),
-                "--csv", charts.toString()
-              });
-    }
-
-    private long lookupsSoFar() {
-      long total = 0;
-      for (String chunked : List.of("chat_messages", "completion_prompt", "raw_body")) {
-        total +=
-            Meters.count(
-                app.metrics().registry(), "prefixlog_chunk_lookups_total", "chunked", chunked);
-      }
-      return total;
-    }
-
-    private int replay(DemoCorpus corpus, String secret) {
-      PrintStream quiet =
-          new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
-      Map<String, String> env = new HashMap<>(terminal.env());
-      env.put(ReplayCommand.SECRET_ENV, secret);
-      Terminal replayTerminal = new Terminal(quiet, terminal.err(), env, false);
-      List<String> args =
-          new ArrayList<>(
-              List.of(
-                  "--corpus", corpus.file().toString(),
-                  "--conversations", Integer.toString(corpus.conversations()),
-                  "--interleave", "8",
-                  "--bootstrap", bootstrap,
-                  "--topic-prefix", config.topicPrefix()));
-      if (corpus.viaProxy()) {
-        args.addAll(
-            List.of(
-                "--via-proxy", bridge.proxyUrl(),
-                "--concurrency", "8",
-                "--stream", Double.toString(DemoCorpus.STREAM_FRACTION)));
-      }
-      return new ReplayCommand(replayTerminal).run(args.toArray(String[]::new));
-    }
-
-    private long turnsSoFar() {
-      return Meters.count(app.metrics().registry(), "prefixlog_turns_total");
-    }
-
-    private long recordBytes() {
-      return Meters.count(app.metrics().registry(), "prefixlog_record_bytes_out_total");
-    }
-
-    private void awaitTurns(long expected) throws InterruptedException {
-      long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-      while (turnsSoFar() < expected) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              "the stream app encoded " + turnsSoFar() + " of " + expected + " turns in 5 minutes");
-        }
-        Thread.sleep(100);
-      }
-    }
-
-    /** Bytes of the deltas topic's log segments on the broker's disk. */
-    private long storedBytes() {
-      String prefix = config.topics().sessionDeltas().name() + "-";
-      try (Stream<Path> partitions = Files.list(brokerDir.resolve("data"))) {
-        long total = 0;
-        for (Path partition :
-            partitions.filter(p -> p.getFileName().toString().startsWith(prefix)).toList()) {
-          try (Stream<Path> files = Files.list(partition)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".log")).toList()) {
-              total += Files.size(file);
-            }
-          }
-        }
-        return total;
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot measure the deltas topic on disk", e);
-      }
-    }
-
-    /** Waits until the topic's segments stop growing (the last transaction is committed). */
-    private long awaitStored(long before) throws InterruptedException {
-      long last = -1;
-      long now = storedBytes();
-      while (now != last) {
-        Thread.sleep(config.commitInterval().toMillis() * 5);
-        last = now;
-        now = storedBytes();
-      }
-      return now - before;
-    }
-
-    /**
-     * Per corpus: {turns rebuilt and verified, turns with problems, prompt tokens, cached tokens}.
-     */
-    private Map<String, long[]> rebuildAll(List<DemoCorpus> demo, long demoTurns) {
-      Map<String, String> corpusOfSession = new HashMap<>();
-      demo.forEach(c -> c.sessions().forEach(s -> corpusOfSession.put(s, c.name())));
-      Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
-      String topic = config.topics().sessionDeltas().name();
-      Map<String, long[]> result = new HashMap<>();
-      for (ConsumerRecord<String, byte[]> record :
-          readCommitted(topic, corpusOfSession, demoTurns)) {
-        DeltaRecord delta = DELTAS.fromBytes(record.value());
-        if (delta.promptTokens() != null && delta.cachedTokens() != null) {
-          long[] tally =
-              result.computeIfAbsent(corpusOfSession.get(delta.sessionKey()), k -> new long[4]);
-          tally[2] += delta.promptTokens();
-          tally[3] += delta.cachedTokens();
-        }
-        rebuilder.addTopicRecord(
-            record.key(),
-            record.value(),
-            "partition " + record.partition() + " offset " + record.offset());
-      }
-      RebuildReport report =
-          rebuilder.run(
-              new RebuildListener() {
-                @Override
-                public void onSessionDone(SessionReport session) {
-                  long[] tally =
-                      result.computeIfAbsent(
-                          corpusOfSession.get(session.sessionKey()), k -> new long[4]);
-                  tally[0] += session.counts().rebuiltOk();
-                  tally[1] += session.counts().failures(false);
-                }
-              });
-      report.problems().stream()
-          .limit(5)
-          .forEach(p -> terminal.err().println("demo: rebuild problem: " + p));
-      return result;
-    }
-
-    /**
-     * The committed records of the demo's sessions, waiting until there are {@code expected}: the
-     * stream app has encoded them, but its last transaction may still be committing.
-     */
-    private List<ConsumerRecord<String, byte[]>> readCommitted(
-        String topic, Map<String, String> corpusOfSession, long expected) {
-      Map<String, Object> props = new HashMap<>();
-      props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-      props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-      int max = (int) Math.min(Integer.MAX_VALUE, config.maxRecordBytes());
-      props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, max);
-      props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, max);
-      List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-      try (KafkaConsumer<String, byte[]> consumer =
-          new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
-        List<TopicPartition> partitions =
-            consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition()))
-                .toList();
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (records.size() < expected && System.nanoTime() < deadline) {
-          for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-            if (corpusOfSession.containsKey(DeltaRecord.sessionOfKey(record.key()))) {
-              records.add(record);
-            }
-          }
-        }
-      }
-      return records;
     }
   }
 }
