@@ -2,13 +2,13 @@ package io.prefixlog.benchmarks.archive;
 
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
-import io.prefixlog.benchmarks.harness.BenchmarkCli;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.archive.ArchiveEnv;
 import io.prefixlog.tools.archive.EmbeddedArchive;
+import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
@@ -60,26 +60,25 @@ public final class ArchiveSizeBenchmark {
 
   private ArchiveSizeBenchmark() {}
 
+  /** The command line's values. */
+  private record Settings(int conversations, String commitInterval, int interleave) {
+    static Settings of(CommandLine line) throws UsageException {
+      return new Settings(
+          (int) Math.min(Integer.MAX_VALUE, line.longValue("conversations", Integer.MAX_VALUE, 1)),
+          line.string("commit-interval", "10s"),
+          (int) line.longValue("interleave", 8, 1));
+    }
+  }
+
   public static void main(String[] args) throws Exception {
-    BenchmarkCli.Invocation invocation =
-        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, System.out, System.err);
+    CommandLine.Invocation<Settings> invocation =
+        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, System.out, System.err, Settings::of);
     if (!invocation.proceed()) {
       System.exit(invocation.exitCode());
     }
-    int conversations;
-    String commitInterval = invocation.line().string("commit-interval", "10s");
-    int interleave;
-    try {
-      conversations =
-          (int)
-              Math.min(
-                  Integer.MAX_VALUE,
-                  invocation.line().longValue("conversations", Integer.MAX_VALUE, 1));
-      interleave = (int) invocation.line().longValue("interleave", 8, 1);
-    } catch (UsageException e) {
-      System.exit(BenchmarkCli.usageError(NAME, e, System.err));
-      return;
-    }
+    int conversations = invocation.value().conversations();
+    String commitInterval = invocation.value().commitInterval();
+    int interleave = invocation.value().interleave();
     System.out.println("ArchiveSizeBenchmark: " + DESCRIPTION);
     Machine.header(System.out);
     Path root = ProjectHome.find().orElseThrow(() -> new IllegalStateException("no project root"));

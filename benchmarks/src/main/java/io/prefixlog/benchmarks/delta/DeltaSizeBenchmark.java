@@ -5,7 +5,6 @@ import io.prefixlog.benchmarks.delta.EncodeTiming.Samples;
 import io.prefixlog.benchmarks.delta.EncodeTiming.TurnFilter;
 import io.prefixlog.benchmarks.delta.PrefixlogReplay.Turn;
 import io.prefixlog.benchmarks.delta.Workload.Session;
-import io.prefixlog.benchmarks.harness.BenchmarkCli;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.report.TextTable;
@@ -73,17 +72,12 @@ public final class DeltaSizeBenchmark {
 
   /** Runs the benchmark; returns the process exit code (1 when any turn did not rebuild). */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    BenchmarkCli.Invocation invocation =
-        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, err);
+    CommandLine.Invocation<Options> invocation =
+        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, err, Options::of);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
-    Options options;
-    try {
-      options = Options.of(invocation.line());
-    } catch (UsageException e) {
-      return BenchmarkCli.usageError(NAME, e, err);
-    }
+    Options options = invocation.value();
     return new DeltaSizeBenchmark(options, out).run();
   }
 

@@ -1,6 +1,5 @@
 package io.prefixlog.benchmarks.kv;
 
-import io.prefixlog.benchmarks.harness.BenchmarkCli;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.core.kv.DecodeResult;
@@ -14,9 +13,9 @@ import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.admin.TopicCreator;
+import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,20 +82,23 @@ public final class KvIndexBenchmark {
   private KvIndexBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    BenchmarkCli.Invocation invocation =
-        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, System.out, System.err);
+    CommandLine.Invocation<int[]> invocation =
+        CommandLine.invoke(
+            NAME,
+            DESCRIPTION,
+            OPTIONS,
+            args,
+            System.out,
+            System.err,
+            line ->
+                new int[] {
+                  (int) line.longValue("batches", 5_000, 1), (int) line.longValue("rounds", 5, 1)
+                });
     if (!invocation.proceed()) {
       System.exit(invocation.exitCode());
     }
-    int batches;
-    int rounds;
-    try {
-      batches = (int) invocation.line().longValue("batches", 5_000, 1);
-      rounds = (int) invocation.line().longValue("rounds", 5, 1);
-    } catch (UsageException e) {
-      System.exit(BenchmarkCli.usageError(NAME, e, System.err));
-      return;
-    }
+    int batches = invocation.value()[0];
+    int rounds = invocation.value()[1];
     KvWorkload workload = new KvWorkload(batches, 42);
     List<byte[]> records = new ArrayList<>();
     long seq = 0;

@@ -81,17 +81,12 @@ public final class MrcBenchmark {
 
   /** Runs the benchmark; returns the exit code (1 when the naive and exact hits differ). */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    BenchmarkCli.Invocation invocation =
-        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, err);
+    CommandLine.Invocation<Options> invocation =
+        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, err, Options::of);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
-    Options options;
-    try {
-      options = Options.of(invocation.line());
-    } catch (UsageException e) {
-      return BenchmarkCli.usageError(NAME, e, err);
-    }
+    Options options = invocation.value();
     return new MrcBenchmark(options, out).run();
   }
 

@@ -1,6 +1,5 @@
 package io.prefixlog.benchmarks.proxy;
 
-import io.prefixlog.benchmarks.harness.BenchmarkCli;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
@@ -8,6 +7,7 @@ import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -92,24 +92,48 @@ public final class ProxyBenchmark {
               "direct,nginx,prefixlog,prefixlog-nohist",
               "Targets measured, comma separated."));
 
+  /** The command line's values. */
+  private record Settings(
+      int rounds,
+      Duration seconds,
+      Duration warmup,
+      Duration burst,
+      int burstConnections,
+      int connections,
+      int delayMs,
+      int bodyBytes,
+      List<String> targets) {
+    static Settings of(CommandLine line) throws UsageException {
+      return new Settings(
+          (int) line.longValue("rounds", 3, 1),
+          Duration.ofSeconds(line.longValue("seconds", 10, 1)),
+          Duration.ofSeconds(line.longValue("warmup", 15, 0)),
+          Duration.ofSeconds(line.longValue("burst", 60, 0)),
+          (int) line.longValue("burst-connections", 64, 1),
+          (int) line.longValue("connections", 10, 1),
+          (int) line.longValue("delay-ms", 50, 0),
+          (int) line.longValue("body-bytes", 20480, 1),
+          Arrays.asList(
+              line.string("targets", "direct,nginx,prefixlog,prefixlog-nohist").split(",")));
+    }
+  }
+
   static int run(String[] args, PrintStream out) throws Exception {
-    BenchmarkCli.Invocation invocation =
-        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, System.err);
+    CommandLine.Invocation<Settings> invocation =
+        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, System.err, Settings::of);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
-    CommandLine options = invocation.line();
-    int rounds = (int) options.longValue("rounds", 3, 1);
-    Duration seconds = Duration.ofSeconds(options.longValue("seconds", 10, 1));
-    Duration warmup = Duration.ofSeconds(options.longValue("warmup", 15, 0));
-    Duration burst = Duration.ofSeconds(options.longValue("burst", 60, 0));
-    int burstConnections = (int) options.longValue("burst-connections", 64, 1);
-    int connections = (int) options.longValue("connections", 10, 1);
-    int delayMs = (int) options.longValue("delay-ms", 50, 0);
-    int bodyBytes = (int) options.longValue("body-bytes", 20480, 1);
-    List<String> wanted =
-        Arrays.asList(
-            options.string("targets", "direct,nginx,prefixlog,prefixlog-nohist").split(","));
+    Settings settings = invocation.value();
+    int rounds = settings.rounds();
+    Duration seconds = settings.seconds();
+    Duration warmup = settings.warmup();
+    Duration burst = settings.burst();
+    int burstConnections = settings.burstConnections();
+    int connections = settings.connections();
+    int delayMs = settings.delayMs();
+    int bodyBytes = settings.bodyBytes();
+    List<String> wanted = settings.targets();
     for (String tool : List.of("nginx", "wrk")) {
       if (!onPath(tool)) {
         out.println("ProxyBenchmark: " + tool + " not found; run scripts/install-bench-deps.sh");

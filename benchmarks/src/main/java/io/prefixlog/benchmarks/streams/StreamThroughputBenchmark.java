@@ -1,6 +1,5 @@
 package io.prefixlog.benchmarks.streams;
 
-import io.prefixlog.benchmarks.harness.BenchmarkCli;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
@@ -109,17 +108,12 @@ public final class StreamThroughputBenchmark {
 
   /** Runs the benchmark; returns the exit code (1 when a measured run failed its output check). */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    BenchmarkCli.Invocation invocation =
-        BenchmarkCli.parse(NAME, DESCRIPTION, OPTIONS, args, out, err);
+    CommandLine.Invocation<Options> invocation =
+        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, err, Options::of);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
-    Options options;
-    try {
-      options = Options.of(invocation.line());
-    } catch (UsageException e) {
-      return BenchmarkCli.usageError(NAME, e, err);
-    }
+    Options options = invocation.value();
     try {
       return new StreamThroughputBenchmark(options, out).run();
     } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package io.prefixlog.core.config;
 
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * One setting, declared once: its environment-variable name, type (with its range), default and
@@ -11,29 +12,33 @@ import java.util.Objects;
  * @param <T> the value's type
  */
 public final class ConfigKey<T> {
-  private final String name;
-  private final ConfigType<T> type;
-  private final T defaultValue;
-  private final String requiredForm;
-  private final String documentedDefault;
-  private final String doc;
-  private final boolean secret;
+  /** What a key is made of, mutable only while a {@code with…} method makes a copy. */
+  private static final class Parts<T> {
+    String name;
+    ConfigType<T> type;
+    T defaultValue;
+    String requiredForm;
+    String documentedDefault;
+    String doc = "";
+    boolean secret;
 
-  private ConfigKey(
-      String name,
-      ConfigType<T> type,
-      T defaultValue,
-      String requiredForm,
-      String documentedDefault,
-      String doc,
-      boolean secret) {
-    this.name = name;
-    this.type = type;
-    this.defaultValue = defaultValue;
-    this.requiredForm = requiredForm;
-    this.documentedDefault = documentedDefault;
-    this.doc = doc;
-    this.secret = secret;
+    Parts<T> copy() {
+      Parts<T> c = new Parts<>();
+      c.name = name;
+      c.type = type;
+      c.defaultValue = defaultValue;
+      c.requiredForm = requiredForm;
+      c.documentedDefault = documentedDefault;
+      c.doc = doc;
+      c.secret = secret;
+      return c;
+    }
+  }
+
+  private final Parts<T> parts;
+
+  private ConfigKey(Parts<T> parts) {
+    this.parts = parts;
   }
 
   /** A setting with no default (null when unset) and no documentation yet. */
@@ -42,13 +47,16 @@ public final class ConfigKey<T> {
     if (!name.matches("[A-Z][A-Z0-9_]*")) {
       throw new IllegalArgumentException("not an environment-variable name: " + name);
     }
-    return new ConfigKey<>(name, Objects.requireNonNull(type, "type"), null, null, null, "", false);
+    Parts<T> parts = new Parts<>();
+    parts.name = name;
+    parts.type = Objects.requireNonNull(type, "type");
+    return new ConfigKey<>(parts);
   }
 
   /** This key with a default value, checked against the type's range. */
   public ConfigKey<T> defaultValue(T value) {
-    return new ConfigKey<>(
-        name, type, type.check(name, value), null, documentedDefault, doc, secret);
+    T checked = parts.type.check(parts.name, value);
+    return with(p -> p.defaultValue = checked);
   }
 
   /**
@@ -56,8 +64,8 @@ public final class ConfigKey<T> {
    * such as http://127.0.0.1:8000}).
    */
   public ConfigKey<T> required(String form) {
-    return new ConfigKey<>(
-        name, type, null, Objects.requireNonNull(form, "form"), documentedDefault, doc, secret);
+    Objects.requireNonNull(form, "form");
+    return with(p -> p.requiredForm = form);
   }
 
   /**
@@ -65,25 +73,25 @@ public final class ConfigKey<T> {
    * machine ({@code the number of cores}) or on another setting, or none ({@code none (drop)}).
    */
   public ConfigKey<T> documentedDefault(String text) {
-    return new ConfigKey<>(
-        name, type, defaultValue, requiredForm, Objects.requireNonNull(text, "text"), doc, secret);
+    Objects.requireNonNull(text, "text");
+    return with(p -> p.documentedDefault = text);
   }
 
   /** What the setting does, in one Markdown paragraph (the table's last column). */
   public ConfigKey<T> doc(String text) {
-    return new ConfigKey<>(
-        name,
-        type,
-        defaultValue,
-        requiredForm,
-        documentedDefault,
-        Objects.requireNonNull(text, "text"),
-        secret);
+    Objects.requireNonNull(text, "text");
+    return with(p -> p.doc = text);
   }
 
   /** Marks a credential: its value is never shown, in the docs or in {@link ConfigValues}. */
   public ConfigKey<T> secret() {
-    return new ConfigKey<>(name, type, defaultValue, requiredForm, documentedDefault, doc, true);
+    return with(p -> p.secret = true);
+  }
+
+  private ConfigKey<T> with(Consumer<Parts<T>> change) {
+    Parts<T> copy = parts.copy();
+    change.accept(copy);
+    return new ConfigKey<>(copy);
   }
 
   /**
@@ -93,64 +101,64 @@ public final class ConfigKey<T> {
    *     required key is unset
    */
   public T read(Settings settings) {
-    String raw = settings.string(name, null);
+    String raw = settings.string(parts.name, null);
     if (raw == null) {
-      if (requiredForm != null) {
-        throw new ConfigException(name + " is required (" + requiredForm + ")");
+      if (parts.requiredForm != null) {
+        throw new ConfigException(parts.name + " is required (" + parts.requiredForm + ")");
       }
-      return defaultValue;
+      return parts.defaultValue;
     }
-    return type.parse(name, raw);
+    return parts.type.parse(parts.name, raw);
   }
 
   /** {@code value} if it is in range (null only where the key has no default). */
   public T check(T value) {
     if (value == null) {
-      if (requiredForm != null) {
-        throw new ConfigException(name + " is required (" + requiredForm + ")");
+      if (parts.requiredForm != null) {
+        throw new ConfigException(parts.name + " is required (" + parts.requiredForm + ")");
       }
       return null;
     }
-    return type.check(name, value);
+    return parts.type.check(parts.name, value);
   }
 
   public String name() {
-    return name;
+    return parts.name;
   }
 
   public ConfigType<T> type() {
-    return type;
+    return parts.type;
   }
 
   /** The default, or null for a required key or one that is off when unset. */
   public T defaultValue() {
-    return defaultValue;
+    return parts.requiredForm == null ? parts.defaultValue : null;
   }
 
   public boolean isRequired() {
-    return requiredForm != null;
+    return parts.requiredForm != null;
   }
 
   public boolean isSecret() {
-    return secret;
+    return parts.secret;
   }
 
   public String doc() {
-    return doc;
+    return parts.doc;
   }
 
   /** The default as the docs show it. */
   public String documentedDefault() {
-    if (documentedDefault != null) {
-      return documentedDefault;
+    if (parts.documentedDefault != null) {
+      return parts.documentedDefault;
     }
-    if (requiredForm != null) {
+    if (parts.requiredForm != null) {
       return "required";
     }
-    if (defaultValue == null) {
+    if (parts.defaultValue == null) {
       return "none";
     }
-    String shown = type.format(defaultValue);
+    String shown = parts.type.format(parts.defaultValue);
     return shown.isEmpty() ? "empty" : "`" + shown + "`";
   }
 
@@ -159,11 +167,11 @@ public final class ConfigKey<T> {
     if (value == null) {
       return "none";
     }
-    return secret ? "[hidden]" : type.format(value);
+    return parts.secret ? "[hidden]" : parts.type.format(value);
   }
 
   @Override
   public String toString() {
-    return name;
+    return parts.name;
   }
 }

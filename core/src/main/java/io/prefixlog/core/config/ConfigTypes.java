@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -30,12 +31,26 @@ public final class ConfigTypes {
 
   /** An integer from {@code min} to {@code max}, both included. */
   public static ConfigType<Integer> integer(int min, int max) {
-    return new IntRange(min, max);
+    String expected = "an integer from " + min + " to " + max;
+    return new Bounded<>(
+        (key, raw) -> parseInt(key, raw, expected),
+        String::valueOf,
+        min,
+        max,
+        expected,
+        max == Integer.MAX_VALUE ? "integer ≥ " + min : "integer " + min + "–" + max);
   }
 
   /** A number from {@code min} to {@code max}, both included. */
   public static ConfigType<Double> decimal(double min, double max) {
-    return new DecimalRange(min, max);
+    String expected = "a number from " + min + " to " + max;
+    return new Bounded<>(
+        (key, raw) -> parseDecimal(key, raw, expected),
+        String::valueOf,
+        min,
+        max,
+        expected,
+        "number " + min + "–" + max);
   }
 
   /** {@code true}/{@code false} (also yes/no, on/off, 1/0). */
@@ -45,24 +60,44 @@ public final class ConfigTypes {
 
   /** A size in bytes from {@code min} to {@code max}. */
   public static ConfigType<Long> size(long min, long max) {
-    return new SizeRange(min, max);
+    String expected = "a size from " + min + " to " + max + " bytes";
+    return new Bounded<>(
+        (key, raw) -> parseSize(key, raw, expected),
+        ConfigTypes::formatSize,
+        min,
+        max,
+        expected,
+        "size " + formatSize(min) + "–" + formatSize(max));
   }
 
   /** A duration above zero. */
   public static ConfigType<Duration> positiveDuration() {
-    return new DurationRange(Duration.ofMillis(1), null, "above zero, such as 100ms");
+    return duration(Duration.ofMillis(1), null, "above zero, such as 100ms", "duration > 0");
   }
 
   /** A duration of zero or more; {@code zeroMeans} says what 0 does (shown in the docs). */
   public static ConfigType<Duration> duration(String zeroMeans) {
-    return new DurationRange(Duration.ZERO, null, "of 0 (" + zeroMeans + ") or more, such as 5s");
+    return duration(
+        Duration.ZERO, null, "of 0 (" + zeroMeans + ") or more, such as 5s", "duration ≥ 0");
   }
 
   /**
    * A duration from {@code min} to {@code max}; {@code expected} completes "expected a duration".
    */
   public static ConfigType<Duration> duration(Duration min, Duration max, String expected) {
-    return new DurationRange(min, max, expected);
+    return duration(
+        min, max, expected, "duration " + formatDuration(min) + "–" + formatDuration(max));
+  }
+
+  private static ConfigType<Duration> duration(
+      Duration min, Duration max, String expected, String description) {
+    return new Bounded<>(
+        ConfigTypes::parseDuration,
+        ConfigTypes::formatDuration,
+        min,
+        max,
+        "a duration " + expected,
+        description);
   }
 
   /** A comma-separated list; blank items are dropped, the others trimmed. */
@@ -148,7 +183,7 @@ public final class ConfigTypes {
     }
   }
 
-  static long parseSize(String key, String raw, long min, long max) {
+  static long parseSize(String key, String raw, String expected) {
     Matcher m = SIZE.matcher(raw.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new ConfigException(
@@ -165,18 +200,28 @@ public final class ConfigTypes {
         default -> n;
       };
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new ConfigException(
-          key + "=" + raw + ": expected a size from " + min + " to " + max + " bytes");
+      throw new ConfigException(key + "=" + raw + ": expected " + expected);
     }
   }
 
-  static int parseInt(String key, String raw, int min, int max) {
+  private static int parseInt(String key, String raw, String expected) {
     try {
       return Integer.parseInt(raw);
     } catch (NumberFormatException e) {
-      throw new ConfigException(
-          key + "=" + raw + ": expected an integer from " + min + " to " + max);
+      throw new ConfigException(key + "=" + raw + ": expected " + expected);
     }
+  }
+
+  private static double parseDecimal(String key, String raw, String expected) {
+    try {
+      double value = Double.parseDouble(raw);
+      if (!Double.isNaN(value)) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // the error below says what is expected
+    }
+    throw new ConfigException(key + "=" + raw + ": expected " + expected);
   }
 
   static boolean parseBool(String key, String raw) {
@@ -272,124 +317,51 @@ public final class ConfigTypes {
     }
   }
 
-  private record IntRange(int min, int max) implements ConfigType<Integer> {
-    @Override
-    public Integer parse(String key, String raw) {
-      int value = parseInt(key, raw.trim(), min, max);
-      if (value < min || value > max) {
-        throw new ConfigException(
-            key + "=" + raw + ": expected an integer from " + min + " to " + max);
-      }
-      return value;
-    }
-
-    @Override
-    public Integer check(String key, Integer value) {
-      return parse(key, value.toString());
-    }
-
-    @Override
-    public String format(Integer value) {
-      return value.toString();
-    }
-
-    @Override
-    public String describe() {
-      return max == Integer.MAX_VALUE ? "integer ≥ " + min : "integer " + min + "–" + max;
-    }
+  /** Reads the text of a value, or throws the error that names the expected form. */
+  @FunctionalInterface
+  private interface Reader<T> {
+    T read(String key, String raw);
   }
 
-  private record DecimalRange(double min, double max) implements ConfigType<Double> {
+  /**
+   * A value of an ordered kind (integer, number, size, duration) within [{@code min}, {@code max}]
+   * ({@code max} null: no upper bound). {@code expected} completes the range error, {@code
+   * KEY=value: expected …}; {@code description} is the docs' values column.
+   */
+  private record Bounded<T extends Comparable<T>>(
+      Reader<T> reader,
+      Function<T, String> formatter,
+      T min,
+      T max,
+      String expected,
+      String description)
+      implements ConfigType<T> {
     @Override
-    public Double parse(String key, String raw) {
-      double value;
-      try {
-        value = Double.parseDouble(raw.trim());
-      } catch (NumberFormatException e) {
-        value = Double.NaN;
-      }
-      if (!(value >= min && value <= max)) {
-        throw new ConfigException(
-            key + "=" + raw + ": expected a number from " + min + " to " + max);
-      }
-      return value;
+    public T parse(String key, String raw) {
+      return check(key, reader.read(key, raw.trim()), raw);
     }
 
     @Override
-    public Double check(String key, Double value) {
-      return parse(key, value.toString());
+    public T check(String key, T value) {
+      return check(key, value, formatter.apply(value));
     }
 
-    @Override
-    public String format(Double value) {
-      return value.toString();
-    }
-
-    @Override
-    public String describe() {
-      return "number " + min + "–" + max;
-    }
-  }
-
-  private record SizeRange(long min, long max) implements ConfigType<Long> {
-    @Override
-    public Long parse(String key, String raw) {
-      long value = parseSize(key, raw.trim(), min, max);
-      if (value < min || value > max) {
-        throw new ConfigException(
-            key + "=" + raw + ": expected a size from " + min + " to " + max + " bytes");
-      }
-      return value;
-    }
-
-    @Override
-    public Long check(String key, Long value) {
-      return parse(key, value.toString());
-    }
-
-    @Override
-    public String format(Long value) {
-      return formatSize(value);
-    }
-
-    @Override
-    public String describe() {
-      return "size " + formatSize(min) + "–" + formatSize(max);
-    }
-  }
-
-  /** {@code max} null: no upper bound. */
-  private record DurationRange(Duration min, Duration max, String expected)
-      implements ConfigType<Duration> {
-    @Override
-    public Duration parse(String key, String raw) {
-      return check(key, parseDuration(key, raw.trim()), raw);
-    }
-
-    @Override
-    public Duration check(String key, Duration value) {
-      return check(key, value, formatDuration(value));
-    }
-
-    private Duration check(String key, Duration value, String shown) {
+    private T check(String key, T value, String shown) {
       Objects.requireNonNull(value, key);
       if (value.compareTo(min) < 0 || (max != null && value.compareTo(max) > 0)) {
-        throw new ConfigException(key + "=" + shown + ": expected a duration " + expected);
+        throw new ConfigException(key + "=" + shown + ": expected " + expected);
       }
       return value;
     }
 
     @Override
-    public String format(Duration value) {
-      return formatDuration(value);
+    public String format(T value) {
+      return formatter.apply(value);
     }
 
     @Override
     public String describe() {
-      if (max != null) {
-        return "duration " + formatDuration(min) + "–" + formatDuration(max);
-      }
-      return min.isZero() ? "duration ≥ 0" : "duration > 0";
+      return description;
     }
   }
 

@@ -153,17 +153,19 @@ public final class AnalyzeCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    Settings settings;
-    try {
-      CommandLine line = CommandLine.parse("prefixlog analyze", OPTIONS, args);
-      if (line.helpRequested()) {
-        terminal.out().print(help());
-        return OK;
-      }
-      settings = Settings.from(line);
-    } catch (UsageException e) {
-      return usage(e.getMessage());
+    CommandLine.Invocation<Settings> invocation =
+        CommandLine.invoke(
+            "prefixlog analyze",
+            DESCRIPTION,
+            OPTIONS,
+            args,
+            terminal.out(),
+            terminal.err(),
+            Settings::from);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
     }
+    Settings settings = invocation.value();
     Trace trace = new Trace(settings.model);
     String input;
     try {

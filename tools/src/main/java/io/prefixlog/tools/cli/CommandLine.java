@@ -1,5 +1,7 @@
 package io.prefixlog.tools.cli;
 
+import io.prefixlog.core.config.ConfigException;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +26,48 @@ public final class CommandLine {
   private CommandLine(String command, ParseResult result) {
     this.command = command;
     this.result = result;
+  }
+
+  /** What reading a command line came to: the value to run with, or the exit code to return. */
+  public record Invocation<T>(T value, int exitCode) {
+    /** True when the command should run with {@link #value}. */
+    public boolean proceed() {
+      return value != null;
+    }
+  }
+
+  /** Turns the parsed options into what a command runs with; a bad value is a usage error. */
+  @FunctionalInterface
+  public interface Reader<T> {
+    T read(CommandLine line) throws UsageException;
+  }
+
+  /**
+   * Parses {@code args} and reads them with {@code reader}: the one way every command and benchmark
+   * starts. {@code --help} prints the help on {@code out} (exit 0); a usage error (an unknown
+   * option, a bad value: {@link UsageException}, or a {@link ConfigException} or {@link
+   * IllegalArgumentException} from reading a value) prints {@code command: message} on {@code err}
+   * (exit 2, {@code Command.USAGE}).
+   */
+  public static <T> Invocation<T> invoke(
+      String command,
+      String description,
+      List<Option> options,
+      String[] args,
+      PrintStream out,
+      PrintStream err,
+      Reader<T> reader) {
+    try {
+      CommandLine line = parse(command, options, args);
+      if (line.helpRequested()) {
+        out.print(help(command, description, options));
+        return new Invocation<>(null, 0);
+      }
+      return new Invocation<>(Objects.requireNonNull(reader.read(line), "read options"), 0);
+    } catch (UsageException | ConfigException | IllegalArgumentException e) {
+      err.println(command + ": " + e.getMessage());
+      return new Invocation<>(null, 2);
+    }
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.prefixlog.tools.erase;
 
-import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.control.ControlHeaders;
@@ -15,7 +14,6 @@ import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Progress;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
-import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -103,18 +101,19 @@ public final class EraseCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    EraseOptions settings;
-    try {
-      CommandLine line = CommandLine.parse("prefixlog erase", OPTIONS, args);
-      if (line.helpRequested()) {
-        terminal.out().print(help());
-        return OK;
-      }
-      settings = EraseOptions.from(line, terminal.env());
-    } catch (UsageException | ConfigException | IllegalArgumentException e) {
-      terminal.err().println("prefixlog erase: " + e.getMessage());
-      return USAGE;
+    CommandLine.Invocation<EraseOptions> invocation =
+        CommandLine.invoke(
+            "prefixlog erase",
+            DESCRIPTION,
+            OPTIONS,
+            args,
+            terminal.out(),
+            terminal.err(),
+            line -> EraseOptions.from(line, terminal.env()));
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
     }
+    EraseOptions settings = invocation.value();
     try (Admin admin = Admin.create(adminConfig(settings.bootstrap))) {
       return settings.check ? check(settings, admin) : erase(settings, admin);
     } catch (TopicScan.ScanException | ControlProducer.KafkaWriteException e) {

@@ -2,7 +2,6 @@ package io.prefixlog.tools.reconstruct;
 
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
-import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.Problem;
@@ -153,18 +152,19 @@ public final class ReconstructCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    Settings settings;
-    try {
-      CommandLine line = CommandLine.parse("prefixlog reconstruct", OPTIONS, args);
-      if (line.helpRequested()) {
-        terminal.out().print(help());
-        return OK;
-      }
-      settings = Settings.from(line, terminal.env());
-    } catch (UsageException | ConfigException | IllegalArgumentException e) {
-      terminal.err().println("prefixlog reconstruct: " + e.getMessage());
-      return USAGE;
+    CommandLine.Invocation<Settings> invocation =
+        CommandLine.invoke(
+            "prefixlog reconstruct",
+            DESCRIPTION,
+            OPTIONS,
+            args,
+            terminal.out(),
+            terminal.err(),
+            line -> Settings.from(line, terminal.env()));
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
     }
+    Settings settings = invocation.value();
     PrintStream report = settings.print ? terminal.err() : terminal.out();
     Rebuilder rebuilder = new Rebuilder(settings.scope);
     String topic = Topics.withPrefix(settings.topicPrefix).sessionDeltas().name();

@@ -183,18 +183,19 @@ public final class ReplayCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    Settings settings;
-    try {
-      CommandLine line = CommandLine.parse("prefixlog replay", OPTIONS, args);
-      if (line.helpRequested()) {
-        terminal.out().print(help());
-        return OK;
-      }
-      settings = Settings.from(line, terminal.env());
-    } catch (UsageException e) {
-      terminal.err().println("prefixlog replay: " + e.getMessage());
-      return USAGE;
+    CommandLine.Invocation<Settings> invocation =
+        CommandLine.invoke(
+            "prefixlog replay",
+            DESCRIPTION,
+            OPTIONS,
+            args,
+            terminal.out(),
+            terminal.err(),
+            line -> Settings.from(line, terminal.env()));
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
     }
+    Settings settings = invocation.value();
     Selection selection;
     try {
       selection = select(settings);

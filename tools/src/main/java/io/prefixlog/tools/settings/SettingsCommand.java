@@ -4,7 +4,6 @@ import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.UsageException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,29 +46,25 @@ public final class SettingsCommand implements Command {
 
   @Override
   public int run(String[] args) {
+    CommandLine.Invocation<CommandLine> invocation =
+        CommandLine.invoke(
+            NAME, DESCRIPTION, OPTIONS, args, terminal.out(), terminal.err(), line -> line);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
+    }
     List<ServiceSettings> services = new ArrayList<>();
-    boolean markdown;
-    try {
-      CommandLine line = CommandLine.parse(NAME, OPTIONS, args);
-      if (line.helpRequested()) {
-        terminal.out().print(CommandLine.help(NAME, DESCRIPTION, OPTIONS));
-        return OK;
+    for (String id : invocation.value().values("service")) {
+      try {
+        services.add(ServiceSettings.named(id));
+      } catch (IllegalArgumentException e) {
+        terminal.err().println(NAME + ": --service: " + e.getMessage());
+        return USAGE;
       }
-      for (String id : line.values("service")) {
-        try {
-          services.add(ServiceSettings.named(id));
-        } catch (IllegalArgumentException e) {
-          throw new UsageException("--service: " + e.getMessage());
-        }
-      }
-      markdown = line.has("markdown");
-    } catch (UsageException e) {
-      terminal.err().println(NAME + ": " + e.getMessage());
-      return USAGE;
     }
     if (services.isEmpty()) {
       services.addAll(List.of(ServiceSettings.values()));
     }
+    boolean markdown = invocation.value().has("markdown");
     for (int i = 0; i < services.size(); i++) {
       if (i > 0) {
         terminal.out().println();

@@ -102,24 +102,33 @@ public final class ComposeSmokeCommand implements Command {
     return "run docker-compose.yml for real: up, traffic, scale and kill, archive, rebuild, down";
   }
 
+  /** What the command line asks for. */
+  private record SmokeOptions(int turns, String projectName, boolean keep) {
+    static SmokeOptions of(CommandLine line) throws UsageException {
+      return new SmokeOptions(
+          (int) Math.min(100_000, line.longValue("turns", 300, 10)),
+          line.string("project", "prefixlog-smoke"),
+          line.has("keep"));
+    }
+  }
+
   @Override
   public int run(String[] args) {
-    int turns;
-    String projectName;
-    boolean keep;
-    try {
-      CommandLine line = CommandLine.parse("prefixlog compose-smoke", OPTIONS, args);
-      if (line.helpRequested()) {
-        terminal.out().print(CommandLine.help("prefixlog compose-smoke", DESCRIPTION, OPTIONS));
-        return OK;
-      }
-      turns = (int) Math.min(100_000, line.longValue("turns", 300, 10));
-      projectName = line.string("project", "prefixlog-smoke");
-      keep = line.has("keep");
-    } catch (UsageException e) {
-      terminal.err().println("prefixlog compose-smoke: " + e.getMessage());
-      return USAGE;
+    CommandLine.Invocation<SmokeOptions> invocation =
+        CommandLine.invoke(
+            "prefixlog compose-smoke",
+            DESCRIPTION,
+            OPTIONS,
+            args,
+            terminal.out(),
+            terminal.err(),
+            SmokeOptions::of);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
     }
+    int turns = invocation.value().turns();
+    String projectName = invocation.value().projectName();
+    boolean keep = invocation.value().keep();
     Path root = ProjectHome.find().orElse(null);
     if (root == null) {
       terminal.err().println("prefixlog compose-smoke: run it from the prefixlog checkout");

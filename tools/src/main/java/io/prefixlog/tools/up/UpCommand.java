@@ -114,44 +114,64 @@ public final class UpCommand implements Command {
     return "Start the embedded default: a real Kafka broker and the stream app (--demo: replay).";
   }
 
-  @Override
-  public int run(String[] args) {
-    CommandLine line;
-    Path home;
-    Path dataDir;
-    int kafkaPort;
-    int metricsPort;
-    int chatConversations;
-    BridgePart.Options bridgeOptions;
-    try {
-      line = CommandLine.parse("prefixlog up", ALL_OPTIONS, args);
-      if (line.helpRequested()) {
-        terminal.out().print(CommandLine.help("prefixlog up", DESCRIPTION, ALL_OPTIONS));
-        return OK;
-      }
-      home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
-      dataDir =
-          Path.of(line.string("data-dir", home.resolve("var/up").toString())).toAbsolutePath();
-      kafkaPort = (int) line.longValue("kafka-port", 9092, 0);
-      metricsPort = (int) line.longValue("metrics-port", 9464, 0);
-      chatConversations = (int) line.longValue("demo-chat-conversations", 300, 1);
-      bridgeOptions = BridgePart.Options.from(line);
+  /**
+   * What the command line asks for.
+   *
+   * @param line the options the parts read themselves (--demo, --archive, --kv-endpoint, ...)
+   * @param home the checkout (or the working directory)
+   */
+  private record UpOptions(
+      CommandLine line,
+      Path home,
+      Path dataDir,
+      int kafkaPort,
+      int metricsPort,
+      int chatConversations,
+      BridgePart.Options bridge) {
+    static UpOptions of(CommandLine line) throws UsageException {
+      Path home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
+      int kafkaPort = (int) line.longValue("kafka-port", 9092, 0);
+      int metricsPort = (int) line.longValue("metrics-port", 9464, 0);
       if (kafkaPort > 65535 || metricsPort > 65535) {
         throw new UsageException("ports go up to 65535");
       }
       if (line.has("kv-replay") && !line.has("kv-endpoint")) {
         throw new UsageException("--kv-replay needs --kv-endpoint");
       }
-    } catch (UsageException e) {
-      terminal.err().println("prefixlog up: " + e.getMessage());
-      return USAGE;
+      return new UpOptions(
+          line,
+          home,
+          Path.of(line.string("data-dir", home.resolve("var/up").toString())).toAbsolutePath(),
+          kafkaPort,
+          metricsPort,
+          (int) line.longValue("demo-chat-conversations", 300, 1),
+          BridgePart.Options.from(line));
     }
+  }
+
+  @Override
+  public int run(String[] args) {
+    CommandLine.Invocation<UpOptions> invocation =
+        CommandLine.invoke(
+            "prefixlog up",
+            DESCRIPTION,
+            ALL_OPTIONS,
+            args,
+            terminal.out(),
+            terminal.err(),
+            UpOptions::of);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
+    }
+    UpOptions options = invocation.value();
+    CommandLine line = options.line();
+    Path dataDir = options.dataDir();
     try {
       if (line.has("fresh")) {
         deleteRecursively(dataDir);
       }
       Files.createDirectories(dataDir);
-      return up(line, home, dataDir, kafkaPort, metricsPort, chatConversations, bridgeOptions);
+      return up(options);
     } catch (StartupException e) {
       terminal.err().println("prefixlog up: the Kafka broker did not start: " + e.getMessage());
       return FAILED;
@@ -164,24 +184,15 @@ public final class UpCommand implements Command {
     }
   }
 
-  private int up(
-      CommandLine line,
-      Path home,
-      Path dataDir,
-      int kafkaPort,
-      int metricsPort,
-      int chatConversations,
-      BridgePart.Options bridgeOptions)
-      throws IOException, InterruptedException {
+  private int up(UpOptions options) throws IOException, InterruptedException {
+    CommandLine line = options.line();
     Parts parts = new Parts();
     CountDownLatch stopped = new CountDownLatch(1);
     Thread shutdown = new Thread(() -> stop(parts, stopped), "prefixlog-up-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdown);
     int code;
     try {
-      code =
-          startAndDemo(
-              parts, line, home, dataDir, kafkaPort, metricsPort, chatConversations, bridgeOptions);
+      code = startAndDemo(parts, options);
     } catch (Throwable e) {
       removeShutdownHook(shutdown);
       parts.closeAfter(e);
@@ -204,23 +215,21 @@ public final class UpCommand implements Command {
    *
    * @return the demo's exit code, or {@link #OK}
    */
-  private int startAndDemo(
-      Parts parts,
-      CommandLine line,
-      Path home,
-      Path dataDir,
-      int kafkaPort,
-      int metricsPort,
-      int chatConversations,
-      BridgePart.Options bridgeOptions)
+  private int startAndDemo(Parts parts, UpOptions options)
       throws IOException, InterruptedException {
+    CommandLine line = options.line();
+    Path dataDir = options.dataDir();
+    Path home = options.home();
+    int kafkaPort = options.kafkaPort();
+    BridgePart.Options bridgeOptions = options.bridge();
     PrintStream out = terminal.out();
     out.println("prefixlog up: starting a Kafka broker (KRaft) on 127.0.0.1:" + kafkaPort + " ...");
     long started = System.nanoTime();
     BrokerPart broker = parts.start(() -> BrokerPart.start(dataDir.resolve("kafka"), kafkaPort));
     String bootstrap = broker.bootstrapServers();
     StreamAppConfig config =
-        streamAppConfig(bootstrap, dataDir, metricsPort, line.has("demo"), terminal.env());
+        streamAppConfig(
+            bootstrap, dataDir, options.metricsPort(), line.has("demo"), terminal.env());
     StreamAppPart app = parts.start(() -> StreamAppPart.start(config));
     Optional<ArchivePart> archive = Optional.empty();
     if (line.has("archive")) {
@@ -292,7 +301,7 @@ public final class UpCommand implements Command {
             bootstrap,
             broker.dataDir(),
             config,
-            chatConversations,
+            options.chatConversations(),
             bridge.demoEngine() ? Optional.of(bridge.proxyUrl()) : Optional.empty())
         .run();
   }

@@ -3,6 +3,10 @@ package io.prefixlog.tools.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.prefixlog.core.config.ConfigException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -101,5 +105,48 @@ class CommandLineTest {
               --help
                   Show this help and exit.
             """);
+  }
+
+  @Test
+  void shouldInvokeWithTheReadValuePrintHelpOrReportAUsageErrorWithExitTwo() {
+    // Given
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    CommandLine.Reader<Long> rounds = line -> line.longValue("rounds", 3, 1);
+    List<Option> options = List.of(Option.value("rounds", "N", "3", "Rounds."));
+
+    // When
+    CommandLine.Invocation<Long> run =
+        CommandLine.invoke("x", "Does x.", options, new String[] {"--rounds", "7"}, o, e, rounds);
+    CommandLine.Invocation<Long> help =
+        CommandLine.invoke("x", "Does x.", options, new String[] {"--help"}, o, e, rounds);
+    CommandLine.Invocation<Long> bad =
+        CommandLine.invoke("x", "Does x.", options, new String[] {"--rounds", "0"}, o, e, rounds);
+    CommandLine.Invocation<Long> refused =
+        CommandLine.invoke(
+            "x",
+            "Does x.",
+            options,
+            new String[0],
+            o,
+            e,
+            line -> {
+              throw new ConfigException("PREFIXLOG_X=1: expected more");
+            });
+
+    // Then
+    assertThat(run.proceed()).isTrue();
+    assertThat(run.value()).isEqualTo(7);
+    assertThat(help.proceed()).isFalse();
+    assertThat(help.exitCode()).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .isEqualTo(CommandLine.help("x", "Does x.", options));
+    assertThat(bad.proceed()).isFalse();
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(refused.exitCode()).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("x: --rounds must be at least 1, got 0\nx: PREFIXLOG_X=1: expected more\n");
   }
 }
