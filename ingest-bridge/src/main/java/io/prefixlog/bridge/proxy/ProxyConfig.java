@@ -369,25 +369,35 @@ public final class ProxyConfig {
   }
 
   public ProxyConfig withListen(String host, int port) {
-    return with(HOST, host).with(PORT, port);
+    return new ProxyConfig(values.with(HOST, host).with(PORT, port), kafka);
   }
 
   public ProxyConfig withTimeouts(Duration connect, Duration upstreamIdle) {
-    return with(CONNECT_TIMEOUT, connect).with(UPSTREAM_TIMEOUT, upstreamIdle);
+    return new ProxyConfig(
+        values.with(CONNECT_TIMEOUT, connect).with(UPSTREAM_TIMEOUT, upstreamIdle), kafka);
   }
 
-  /** Spill to {@code dir} (null: drop what cannot be published), at most {@code maxBytes}. */
+  /**
+   * Spill to {@code dir} (null: drop what cannot be published), at most {@code maxBytes}. The three
+   * are checked together once all are set (a segment may not exceed the bound).
+   */
   public ProxyConfig withSpill(Path dir, long maxBytes, long segmentBytes) {
-    return with(SPILL_DIR, dir)
-        .with(SPILL_MAX_BYTES, maxBytes)
-        .with(SPILL_SEGMENT_BYTES, segmentBytes);
+    return new ProxyConfig(
+        values
+            .with(SPILL_DIR, dir)
+            .with(SPILL_MAX_BYTES, maxBytes)
+            .with(SPILL_SEGMENT_BYTES, segmentBytes),
+        kafka);
   }
 
   /** Client connection cap, head timeout and idle timeout (see their getters). */
   public ProxyConfig withClientLimits(int maxConnections, Duration header, Duration idle) {
-    return with(MAX_CLIENT_CONNECTIONS, maxConnections)
-        .with(HEADER_TIMEOUT, header)
-        .with(CLIENT_IDLE_TIMEOUT, idle);
+    return new ProxyConfig(
+        values
+            .with(MAX_CLIENT_CONNECTIONS, maxConnections)
+            .with(HEADER_TIMEOUT, header)
+            .with(CLIENT_IDLE_TIMEOUT, idle),
+        kafka);
   }
 
   /** Replaces the pass-through Kafka producer settings ({@code linger.ms}, …). */

@@ -148,6 +148,24 @@ class ProxyConfigTest {
   }
 
   @Test
+  void shouldCheckSettingsThatGoTogetherOnlyOnceAllOfThemAreSet() {
+    // Given: the default segment (64 MiB) is larger than the spill bound asked for
+    ProxyConfig defaults = ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), "k:9092");
+
+    // When
+    ProxyConfig spilling = defaults.withSpill(Path.of("spill"), 16L << 20, 1L << 20);
+
+    // Then
+    assertThat(spilling.spillMaxBytes()).isEqualTo(16L << 20);
+    assertThat(spilling.spillSegmentBytes()).isEqualTo(1L << 20);
+    assertThatThrownBy(() -> defaults.withSpill(Path.of("spill"), 16L << 20, 32L << 20))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "PREFIXLOG_SPILL_SEGMENT_BYTES (33554432) must not exceed PREFIXLOG_SPILL_MAX_BYTES"
+                + " (16777216)");
+  }
+
+  @Test
   void shouldRejectBadSettingsNamingTheKey() {
     assertThatThrownBy(() -> ProxyConfig.fromSettings(Settings.of(Map.of())))
         .isInstanceOf(ConfigException.class)
