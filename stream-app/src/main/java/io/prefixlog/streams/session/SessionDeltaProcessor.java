@@ -20,14 +20,11 @@ import io.prefixlog.streams.errors.DeadLetters;
 import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
@@ -61,6 +58,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private final DeadLetters deadLetters;
   private final JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
   private final long ttlMs;
+  private IdleIndex idle;
   private final long retentionMs;
   private final long dedupWindowMs;
   private final long maxRecordBytes;
@@ -90,13 +88,8 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.bases = context.getStateStore(SessionStores.BASES);
     this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
     this.erasure = new SessionErasure(states, bases, requestIds);
-    try (KeyValueIterator<String, byte[]> all = states.all()) {
-      while (all.hasNext()) {
-        if (!SessionStateCodec.decode(all.next().value).bases().isEmpty()) {
-          liveSessions++;
-        }
-      }
-    }
+    this.idle = new IdleIndex(context.getStateStore(SessionStores.IDLE_INDEX), ttlMs, retentionMs);
+    liveSessions = idle.rebuild(states);
     wiring.metrics().liveSessions().add(liveSessions);
     Duration interval = wiring.config().evictionInterval();
     context.schedule(interval, PunctuationType.STREAM_TIME, this::evictIdleSessions);
@@ -124,7 +117,8 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       return;
     }
 
-    SessionState state = loadState(session, request, record);
+    SessionState stored = storedState(session);
+    SessionState state = loadState(session, stored, request, record);
     boolean wasLive = !state.bases().isEmpty();
     String chain = state.chain();
     EncodedTurn turn =
@@ -143,6 +137,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       bases.delete(SessionStores.baseKey(session, chain, evicted));
     }
     states.put(session, SessionStateCodec.encode(turn.newState()));
+    idle.moved(session, stored, turn.newState());
     boolean isLive = !turn.newState().bases().isEmpty();
     if (isLive != wasLive) {
       adjustLive(isLive ? 1 : -1);
@@ -181,7 +176,12 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       deadLetters.send(context, record, keyBytes, outcome.rejected());
       return;
     }
+    String session = outcome.order().sessionKey();
+    SessionState before = storedState(session);
     SessionErasure.Result result = erasure.erase(outcome.order(), record.timestamp());
+    if (before != null && storedState(session) == null) {
+      idle.moved(session, before, null);
+    }
     if (result.wasLive()) {
       adjustLive(-1);
     }
@@ -260,11 +260,19 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
    * been idle past the seq retention. Checked here as well as in the punctuator, so that the
    * outcome does not depend on when the punctuator last ran.
    */
-  private SessionState loadState(
-      String session, ValidatedRequest request, Record<String, byte[]> record) {
-    long now = record.timestamp();
+  private SessionState storedState(String session) {
     byte[] stored = states.get(session);
-    SessionState state = stored == null ? null : SessionStateCodec.decode(stored);
+    return stored == null ? null : SessionStateCodec.decode(stored);
+  }
+
+  /** The state the request is encoded against: the stored one, or a new chain, or dormant. */
+  private SessionState loadState(
+      String session,
+      SessionState stored,
+      ValidatedRequest request,
+      Record<String, byte[]> record) {
+    long now = record.timestamp();
+    SessionState state = stored;
     String cause = null;
     if (state == null) {
       cause = "new";
@@ -304,34 +312,35 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     }
   }
 
+  /**
+   * Evicts the bases of sessions idle past the TTL and forgets the states idle past the seq
+   * retention, taking from {@link IdleIndex} only the sessions that are due.
+   */
   private void evictIdleSessions(long streamTime) {
-    List<KeyValue<String, SessionState>> idle = new ArrayList<>();
-    try (KeyValueIterator<String, byte[]> all = states.all()) {
-      while (all.hasNext()) {
-        KeyValue<String, byte[]> entry = all.next();
-        SessionState state = SessionStateCodec.decode(entry.value);
-        long idleMs = streamTime - state.lastSeenMs();
-        if (idleMs > retentionMs || (idleMs > ttlMs && !state.bases().isEmpty())) {
-          idle.add(KeyValue.pair(entry.key, state));
-        }
-      }
-    }
     int forgotten = 0;
     int evicted = 0;
-    for (KeyValue<String, SessionState> entry : idle) {
-      SessionState state = entry.value;
+    List<IdleIndex.Due> due = idle.dueBefore(streamTime);
+    for (IdleIndex.Due entry : due) {
+      SessionState state = storedState(entry.session());
+      if (state == null || idle.dueMs(state) != entry.dueMs()) {
+        idle.drop(entry); // erased, or moved on since: nothing is due for this entry
+        continue;
+      }
       if (!state.bases().isEmpty()) {
         evicted++;
       }
-      forgetBases(entry.key, state);
+      forgetBases(entry.session(), state);
       if (streamTime - state.lastSeenMs() > retentionMs) {
-        states.delete(entry.key);
+        states.delete(entry.session());
+        idle.moved(entry.session(), state, null);
         forgotten++;
       } else {
-        states.put(entry.key, SessionStateCodec.encode(state.dormant()));
+        SessionState dormant = state.dormant();
+        states.put(entry.session(), SessionStateCodec.encode(dormant));
+        idle.moved(entry.session(), state, dormant);
       }
     }
-    if (!idle.isEmpty()) {
+    if (evicted + forgotten > 0) {
       wiring.metrics().sessionsEvicted().increment(evicted);
       LOGGER
           .atInfo()

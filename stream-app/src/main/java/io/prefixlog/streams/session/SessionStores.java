@@ -1,6 +1,8 @@
 package io.prefixlog.streams.session;
 
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
@@ -22,12 +24,16 @@ import org.apache.kafka.streams.state.WindowStore;
  *   <li>{@value #REQUEST_IDS}: {@code session_key/request_id} → the body's SHA-256 and the turn it
  *       became, for the dedup window. A window store because Kafka Streams then drops whole expired
  *       segments by stream time: no scan, no tombstone per id.
+ *   <li>{@value #IDLE_INDEX}: {@code <due ms>/session_key}, the sessions in the order the eviction
+ *       punctuator needs them ({@link IdleIndex}). Unlogged: rebuilt from the states when the task
+ *       starts, so it costs no changelog bytes.
  * </ul>
  */
 public final class SessionStores {
   public static final String STATE = "session-state";
   public static final String BASES = "session-bases";
   public static final String REQUEST_IDS = "session-request-ids";
+  public static final String IDLE_INDEX = "session-idle-index";
 
   private SessionStores() {}
 
@@ -63,7 +69,13 @@ public final class SessionStores {
                 Serdes.ByteArray())
             .withLoggingEnabled(
                 Map.of("max.compaction.lag.ms", Long.toString(maxCompactionLag.toMillis())));
-    return Set.of(state, bases, requestIds);
+    StoreBuilder<KeyValueStore<String, byte[]>> idleIndex =
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(IDLE_INDEX), Serdes.String(), Serdes.ByteArray())
+            .withLoggingDisabled();
+    // A fixed order: Set.of iterates in an order salted per JVM, and the order the stores are added
+    // in is the order topology.describe() lists them (the golden topology test saw both orders).
+    return new LinkedHashSet<>(List.of(state, bases, requestIds, idleIndex));
   }
 
   static String baseKey(String sessionKey, String chain, long seq) {

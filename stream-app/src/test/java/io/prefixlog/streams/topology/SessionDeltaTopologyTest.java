@@ -7,9 +7,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.delta.DeltaDecoder;
 import io.prefixlog.core.delta.DeltaException;
+import io.prefixlog.core.delta.SessionState;
+import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.control.ControlHeaders;
+import io.prefixlog.schemas.control.EraseRequest;
 import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.dlq.DeadLetter;
@@ -21,6 +25,7 @@ import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.session.SessionStores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,11 +36,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -285,6 +293,70 @@ class SessionDeltaTopologyTest {
   }
 
   @Test
+  void shouldIndexEverySessionByWhenItIsDueAndEvictExactlyTheDueOnes() {
+    // Given: six sessions last seen 0, 2, 4, 6, 8 and 10 minutes after t0 (TTL 10m, seq retention
+    // 1h), the last three with a second turn
+    start(
+        Map.of(
+            "PREFIXLOG_SESSION_TTL", "10m",
+            "PREFIXLOG_SESSION_SEQ_RETENTION", "1h",
+            "PREFIXLOG_EVICTION_INTERVAL", "1m"));
+    Instant t0 = Instant.parse("2026-11-24T12:00:00Z");
+    List<String> sessions = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String session = String.format("%032x", i + 1);
+      sessions.add(session);
+      for (byte[] body : conversation(i % 2 == 0 ? "alpha" : "beta", i < 3 ? 1 : 2)) {
+        raw.pipeInput(
+            session, RawEvents.bytes(RawEvents.of(session, body)), t0.plusSeconds(120L * i));
+      }
+    }
+    KeyValueStore<String, byte[]> index = driver.getKeyValueStore(SessionStores.IDLE_INDEX);
+    assertThat(keys(index))
+        .hasSize(6)
+        .first()
+        .asString()
+        .startsWith(String.format("%019d/", t0.toEpochMilli() + 600_000));
+
+    // When: stream time at t0 + 15m 1s: the sessions last seen at 0, 2 and 4 minutes are past the
+    // TTL
+    String late = String.format("%032x", 99);
+    raw.pipeInput(
+        late,
+        RawEvents.bytes(RawEvents.of(late, conversation("alpha", 1).get(0))),
+        t0.plusSeconds(15 * 60 + 1));
+
+    // Then: exactly those three lost their bases; each session has one entry, due when its state
+    // says (the dormant three at their seq retention)
+    assertThat(Meters.count(registry, "prefixlog_sessions_evicted_total")).isEqualTo(3);
+    KeyValueStore<String, byte[]> states = driver.getKeyValueStore(SessionStores.STATE);
+    List<String> expected = new ArrayList<>();
+    for (String session : sessions) {
+      SessionState state = SessionStateCodec.decode(states.get(session));
+      boolean evicted = sessions.indexOf(session) < 3;
+      assertThat(state.bases().isEmpty()).as(session).isEqualTo(evicted);
+      long wait = evicted ? 3_600_000 : 600_000;
+      expected.add(String.format("%019d/%s", state.lastSeenMs() + wait, session));
+    }
+    expected.add(
+        String.format("%019d/%s", t0.plusSeconds(15 * 60 + 1).toEpochMilli() + 600_000, late));
+    assertThat(keys(index)).containsExactlyElementsOf(expected.stream().sorted().toList());
+
+    // When: one of the dormant sessions is erased
+    long eraseAt = t0.plusSeconds(15 * 60 + 2).toEpochMilli();
+    byte[] order =
+        JsonSerde.of(EraseRequest.class)
+            .toBytes(EraseRequest.forSession("erase-1", eraseAt, sessions.get(0), null));
+    raw.pipeInput(
+        new TestRecord<>(
+            sessions.get(0), order, ControlHeaders.markErase(new RecordHeaders()), eraseAt));
+
+    // Then: its entry is gone with its state
+    assertThat(states.get(sessions.get(0))).isNull();
+    assertThat(keys(index)).hasSize(6).noneMatch(k -> k.endsWith("/" + sessions.get(0)));
+  }
+
+  @Test
   void shouldStartANewChainOnlyAfterTheSeqRetentionHasPassed() {
     // Given
     start(Map.of("PREFIXLOG_SESSION_TTL", "10m", "PREFIXLOG_SESSION_SEQ_RETENTION", "1h"));
@@ -398,6 +470,14 @@ class SessionDeltaTopologyTest {
   }
 
   // --- helpers ---
+
+  private static List<String> keys(KeyValueStore<String, byte[]> store) {
+    List<String> keys = new ArrayList<>();
+    try (KeyValueIterator<String, byte[]> all = store.all()) {
+      all.forEachRemaining(entry -> keys.add(entry.key));
+    }
+    return keys;
+  }
 
   private void send(String session, byte[] body) {
     raw.pipeInput(session, RawEvents.bytes(RawEvents.of(session, body)));
