@@ -13,6 +13,7 @@ import io.prefixlog.streams.errors.ErrorWiring;
 import io.prefixlog.streams.errors.ProcessingErrors;
 import io.prefixlog.streams.errors.ProductionErrors;
 import io.prefixlog.streams.errors.ThreadFailures;
+import io.prefixlog.streams.state.BoundedRocksDbMemory;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.io.IOException;
 import java.time.Duration;
@@ -136,6 +137,10 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     p.put(
         ErrorWiring.CONFIG,
         new ErrorWiring(metrics.registry(), config.topics().deadLetters().name()));
+    if (config.rocksDbMemoryBytes() > 0) {
+      p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbMemory.class);
+      p.put(BoundedRocksDbMemory.MEMORY_BYTES_CONFIG, config.rocksDbMemoryBytes());
+    }
     p.putAll(config.kafka());
     Properties properties = new Properties();
     properties.putAll(p);

@@ -197,6 +197,16 @@ public final class StreamAppConfig {
           .defaultValue(Duration.ofMinutes(10))
           .doc("the sliding window of that count");
 
+  public static final ConfigKey<Long> ROCKSDB_MEMORY =
+      ConfigKey.of("PREFIXLOG_ROCKSDB_MEMORY", ConfigTypes.size(0, 1L << 40))
+          .defaultValue(256L << 20)
+          .doc(
+              "the off-heap memory all RocksDB stores of the process share: one block cache, the"
+                  + " memtables charged to it (up to half) and the index and filter blocks in it"
+                  + " (`BoundedRocksDbMemory`); `0`: Kafka Streams' defaults, 50 MiB of cache and"
+                  + " up to 48 MiB of memtables per store and partition, unbounded in all. Size"
+                  + " the container for the heap plus this plus ~10 %");
+
   public static final ConfigKey<Boolean> ALLOW_WEAKER_DELIVERY = CommonKeys.ALLOW_WEAKER_DELIVERY;
 
   /** Every setting of the stream app, in the README's order. */
@@ -233,6 +243,7 @@ public final class StreamAppConfig {
               KV_STATS_INTERVAL,
               THREAD_FAILURE_LIMIT,
               THREAD_FAILURE_WINDOW,
+              ROCKSDB_MEMORY,
               METRICS_HOST,
               METRICS_PORT,
               ALLOW_WEAKER_DELIVERY));
@@ -377,6 +388,11 @@ public final class StreamAppConfig {
 
   public Duration threadFailureWindow() {
     return values.get(THREAD_FAILURE_WINDOW);
+  }
+
+  /** The RocksDB stores' shared memory budget in bytes; 0: Kafka Streams' per-store defaults. */
+  public long rocksDbMemoryBytes() {
+    return values.get(ROCKSDB_MEMORY);
   }
 
   /** Kafka client settings passed through ({@code PREFIXLOG_KAFKA_*}). */

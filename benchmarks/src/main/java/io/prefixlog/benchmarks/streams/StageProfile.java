@@ -122,10 +122,21 @@ final class StageProfile {
     // neighbour weigh on all of them alike), medians per configuration.
     Map<String, String> deltasOnly =
         Map.of("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", "false", "PREFIXLOG_KV_INDEX_ENABLED", "false");
+    Map<String, String> deltasOnlyStreamsDefaults =
+        Map.of(
+            "PREFIXLOG_CHUNK_LOOKUPS_ENABLED", "false",
+            "PREFIXLOG_KV_INDEX_ENABLED", "false",
+            "PREFIXLOG_ROCKSDB_MEMORY", "0");
     List<ProcessorPass.Configuration> configurations =
         List.of(
             new ProcessorPass.Configuration(
-                "session deltas only, Kafka Streams' RocksDB defaults", deltasOnly, Map.of()),
+                "session deltas only, the app's RocksDB (one shared memory budget)",
+                deltasOnly,
+                Map.of()),
+            new ProcessorPass.Configuration(
+                "session deltas only, Kafka Streams' RocksDB defaults",
+                deltasOnlyStreamsDefaults,
+                Map.of()),
             new ProcessorPass.Configuration(
                 "session deltas only, + BlobDbConfigSetter", deltasOnly, ProcessorPass.blobDb()),
             new ProcessorPass.Configuration(

@@ -607,7 +607,7 @@ public final class StreamThroughputBenchmark {
     whole.print(out);
     out.printf(
         Locale.ROOT,
-        "  the stages' sum above against the real session-delta path (Kafka Streams' defaults):"
+        "  the stages' sum above against the real session-delta path (the app's RocksDB):"
             + " %.2f×%n",
         prefixlogOnly / profile.processor().get(0).micros());
   }
