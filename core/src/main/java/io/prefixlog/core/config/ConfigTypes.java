@@ -100,11 +100,6 @@ public final class ConfigTypes {
         description);
   }
 
-  /** A comma-separated list; blank items are dropped, the others trimmed. */
-  public static ConfigType<List<String>> list() {
-    return StringList.INSTANCE;
-  }
-
   /** A file-system path. */
   public static ConfigType<Path> path() {
     return PathType.INSTANCE;
@@ -267,30 +262,6 @@ public final class ConfigTypes {
     @Override
     public String describe() {
       return "true or false";
-    }
-  }
-
-  private enum StringList implements ConfigType<List<String>> {
-    INSTANCE;
-
-    @Override
-    public List<String> parse(String key, String raw) {
-      return items(raw);
-    }
-
-    @Override
-    public List<String> check(String key, List<String> value) {
-      return List.copyOf(value);
-    }
-
-    @Override
-    public String format(List<String> value) {
-      return String.join(",", value);
-    }
-
-    @Override
-    public String describe() {
-      return "comma-separated list";
     }
   }
 

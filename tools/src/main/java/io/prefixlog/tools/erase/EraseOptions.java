@@ -1,6 +1,7 @@
 package io.prefixlog.tools.erase;
 
 import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
@@ -22,7 +23,7 @@ import java.util.Set;
 
 /** The options of {@code prefixlog erase} and the validated command line they make. */
 final class EraseOptions {
-  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+  static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
   static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(60);
   static final String DEFAULT_APPLICATION_ID = "prefixlog-stream-app";
 

@@ -2,6 +2,7 @@ package io.prefixlog.tools.reconstruct;
 
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.Problem;
@@ -38,7 +39,7 @@ import java.util.function.Supplier;
  * examined was rebuilt and checked.
  */
 public final class ReconstructCommand implements Command {
-  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+  static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
 
   /** Problems listed in the summary; the counts are always complete. */
   static final int PROBLEMS_SHOWN = 20;

@@ -1,5 +1,6 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
@@ -58,7 +59,7 @@ public final class ReplayCommand implements Command {
   /** Environment variable holding the session key secret. */
   public static final String SECRET_ENV = "PREFIXLOG_SESSION_SECRET";
 
-  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
+  static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
   static final String DEFAULT_MODEL = "prefixlog-demo";
   static final int DEFAULT_INTERLEAVE = 8;
   static final int DEFAULT_CONCURRENCY = 8;
