@@ -152,7 +152,7 @@ public final class ConfigDef {
     out.append("  ")
         .append(name)
         .append("  (")
-        .append(accepted)
+        .append(plain(accepted))
         .append("; default ")
         .append(plain(documentedDefault))
         .append(")\n");
