@@ -59,8 +59,6 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     // Every Kafka Streams metric (thread, task, processor node, state store, RocksDB, record
     // cache) and its embedded clients' (consumer lag, producer errors), as Kafka's own tools name
     // them: what an operator of any Kafka Streams application already has dashboards for.
-    StoreTagKeys.filters()
-        .forEach(filter -> serviceMetrics.registry().config().meterFilter(filter));
     this.streamsMetrics = new KafkaStreamsMetrics(streams);
     streamsMetrics.bindTo(serviceMetrics.registry());
     this.threadFailures =

@@ -29,6 +29,8 @@ public final class ServiceMetrics implements AutoCloseable {
   public static ServiceMetrics create() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().meterFilter(new LintCleanNames());
+    // Before any meter registers: a filter added later only warns and applies to nothing before it.
+    StoreTagKeys.filters().forEach(filter -> registry.config().meterFilter(filter));
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);

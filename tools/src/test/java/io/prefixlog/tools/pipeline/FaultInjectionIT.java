@@ -36,6 +36,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -432,6 +433,96 @@ class FaultInjectionIT {
     // New partitions and members are seen within a second, not the default five minutes.
     settings.put("PREFIXLOG_KAFKA_METADATA_MAX_AGE_MS", "1000");
     return settings;
+  }
+
+  /**
+   * Issue 16's restore test. Disabled because it stalls, found on 2026-11-25 and not yet explained:
+   * after instance A is SIGKILLed and restarted with a fresh state directory while B (with standby
+   * replicas) carries on, the new A gets active tasks at once (an empty store is within {@code
+   * acceptable.recovery.lag} of a small changelog), one of them is reported corrupted and
+   * re-initialized, and from then on neither instance commits another delta: 179 of 218 after three
+   * minutes, twice, on a quiet machine. Enable it to reproduce; it is the first thing to settle
+   * before the state moves to delta-encoded changelogs.
+   */
+  @Disabled("stalls after a fresh-state restart with standbys: see the comment above")
+  @Test
+  @Order(11)
+  @Timeout(value = 420, unit = TimeUnit.SECONDS)
+  void restoresAndAStandbyPromotionGiveByteIdenticalDeltas() throws Exception {
+    // Given: the same traffic (agentic and chat corpora, the same capture times) into two
+    // pipelines: a reference that runs undisturbed, and one whose state is restored twice
+    long t0 = 1_795_000_000_000L;
+    List<Event> events = Traffic.of(40, t0, 1000).interleaved();
+    int third = events.size() / 3;
+    Map<String, byte[]> reference;
+    String ref = "fi11r.";
+    Map<String, String> refSettings = settings(kafka, ref, "fi11r-app", "a");
+    Pipeline.createTopics(kafka, refSettings);
+    try (ChildProcess app = Pipeline.streamApp(dir, refSettings, "fi11r");
+        KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
+      Traffic.send(producer, ref + "requests.raw", events);
+      reference =
+          Ledger.take("11 reference", kafka, ref, events.size(), Duration.ofMinutes(2)).newest;
+      assertThat(app.isAlive()).isTrue();
+    }
+
+    // When: A and B share the work with a standby each; A is SIGKILLed and restarts with a fresh
+    // state directory (a restore from the changelogs), then B is SIGKILLed (A's standby promoted)
+    String prefix = "fi11d.";
+    Map<String, String> settingsA = fastFailover(settings(kafka, prefix, "fi11d-app", "a"));
+    Map<String, String> settingsB = fastFailover(settings(kafka, prefix, "fi11d-app", "b"));
+    settingsA.put("PREFIXLOG_STANDBY_REPLICAS", "1");
+    settingsB.put("PREFIXLOG_STANDBY_REPLICAS", "1");
+    Pipeline.createTopics(kafka, settingsA);
+    List<ChildProcess> apps = new ArrayList<>();
+    Ledger ledger;
+    try (KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
+      apps.add(Pipeline.streamApp(dir, settingsA, "fi11d-a"));
+      apps.add(Pipeline.streamApp(dir, settingsB, "fi11d-b"));
+      Traffic.send(producer, prefix + "requests.raw", events.subList(0, third));
+      awaitCommitted(prefix, third, apps);
+      kill(apps.get(0));
+      deleteRecursively(Path.of(settingsA.get("PREFIXLOG_STATE_DIR")));
+      apps.set(0, Pipeline.streamApp(dir, settingsA, "fi11d-a2"));
+      Traffic.send(producer, prefix + "requests.raw", events.subList(third, 2 * third));
+      awaitCommitted(prefix, 2L * third, apps);
+      kill(apps.get(1));
+      Traffic.send(producer, prefix + "requests.raw", events.subList(2 * third, events.size()));
+      ledger =
+          Ledger.take(
+                  "11 restore + standby promotion vs undisturbed",
+                  kafka,
+                  prefix,
+                  events.size(),
+                  Duration.ofMinutes(3))
+              .print();
+      assertThat(apps.get(0).isAlive()).as(apps.get(0).logTail(40)).isTrue();
+    } finally {
+      apps.forEach(ChildProcess::close);
+    }
+
+    // Then: every turn exactly as the undisturbed pipeline wrote it, byte for byte
+    ledger.assertLossless(events.size());
+    assertThat(ledger.newest.keySet()).containsExactlyInAnyOrderElementsOf(reference.keySet());
+    List<String> differing =
+        reference.keySet().stream()
+            .filter(key -> !java.util.Arrays.equals(reference.get(key), ledger.newest.get(key)))
+            .toList();
+    assertThat(differing).as("turns whose delta record differs from the reference").isEmpty();
+  }
+
+  /** {@link Pipeline#awaitCommitted}, with every instance's log tail when it does not come. */
+  private static void awaitCommitted(String prefix, long count, List<ChildProcess> apps) {
+    try {
+      Pipeline.awaitCommitted(kafka, prefix + "session.deltas", count, apps.get(0));
+    } catch (RuntimeException | AssertionError e) {
+      StringBuilder logs = new StringBuilder();
+      for (ChildProcess app : apps) {
+        logs.append("\n--- ").append(app.pid()).append(" alive ").append(app.isAlive());
+        logs.append('\n').append(app.logTail(60));
+      }
+      throw new AssertionError(count + " deltas did not come; logs:" + logs, e);
+    }
   }
 
   private static Map<String, String> fastFailover(Map<String, String> settings) {

@@ -45,6 +45,9 @@ final class Ledger {
   final Map<String, Long> keyframeReasons;
   final List<String> problems;
 
+  /** The newest value under each key of the deltas topic (null: a tombstone). */
+  final Map<String, byte[]> newest;
+
   private Ledger(
       String scenario,
       long eventsIn,
@@ -57,7 +60,8 @@ final class Ledger {
       long keyframes,
       Map<String, Long> deadLetters,
       Map<String, Long> keyframeReasons,
-      List<String> problems) {
+      List<String> problems,
+      Map<String, byte[]> newest) {
     this.scenario = scenario;
     this.eventsIn = eventsIn;
     this.distinctRequests = distinctRequests;
@@ -70,6 +74,7 @@ final class Ledger {
     this.deadLetters = deadLetters;
     this.keyframeReasons = keyframeReasons;
     this.problems = problems;
+    this.newest = newest;
   }
 
   /**
@@ -158,7 +163,8 @@ final class Ledger {
         keyframeReasons.values().stream().mapToLong(Long::longValue).sum(),
         reasons,
         keyframeReasons,
-        report.problems().stream().map(Object::toString).toList());
+        report.problems().stream().map(Object::toString).toList(),
+        newest);
   }
 
   /** The newest value under each key of the deltas topic, in first-seen key order. */

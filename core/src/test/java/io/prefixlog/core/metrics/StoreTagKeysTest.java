@@ -1,4 +1,4 @@
-package io.prefixlog.streams;
+package io.prefixlog.core.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.prefixlog.streams;
+package io.prefixlog.core.metrics;
 
 import io.micrometer.core.instrument.config.MeterFilter;
 import java.util.List;
