@@ -1,7 +1,10 @@
 package io.prefixlog.tools;
 
+import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Terminal;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One subcommand of {@code prefixlog}: an entry of {@link Prefixlog}'s dispatch table.
@@ -14,15 +17,54 @@ public interface Command {
   int FAILED = 1;
   int USAGE = 2;
 
-  /** The word that selects it: {@code prefixlog <name> ...}. */
-  String name();
+  /**
+   * What a command is, declared once: the word that selects it ({@code prefixlog <name> ...}), one
+   * line for {@code prefixlog help}, what its {@code --help} says, and its options (what {@code
+   * --help} lists and the completion script completes).
+   */
+  record Spec(String name, String summary, String description, List<Option> options) {
+    public Spec {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(summary, "summary");
+      Objects.requireNonNull(description, "description");
+      options = List.copyOf(options);
+    }
+  }
 
-  /** One line for {@code prefixlog help}. */
-  String summary();
+  /** The command's declaration. */
+  Spec spec();
 
-  /** Its options (what {@code --help} lists and the completion script completes). */
+  default String name() {
+    return spec().name();
+  }
+
+  default String summary() {
+    return spec().summary();
+  }
+
   default List<Option> options() {
-    return List.of();
+    return spec().options();
+  }
+
+  /** The {@code --help} text: usage, description, every option with its default. */
+  default String help() {
+    return CommandLine.help("prefixlog " + name(), spec().description(), options());
+  }
+
+  /**
+   * Reads the command line as every command does ({@link CommandLine#invoke}): {@code --help}
+   * printed on the terminal's out, a usage error on its err.
+   */
+  default <T> CommandLine.Invocation<T> invoke(
+      String[] args, Terminal terminal, CommandLine.Reader<T> reader) {
+    return CommandLine.invoke(
+        "prefixlog " + name(),
+        spec().description(),
+        options(),
+        args,
+        terminal.out(),
+        terminal.err(),
+        reader);
   }
 
   /**

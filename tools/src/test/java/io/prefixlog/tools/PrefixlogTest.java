@@ -19,13 +19,8 @@ class PrefixlogTest {
   private final Command echo =
       new Command() {
         @Override
-        public String name() {
-          return "echo";
-        }
-
-        @Override
-        public String summary() {
-          return "Echo the arguments.";
+        public Spec spec() {
+          return new Spec("echo", "Echo the arguments.", "Echoes the arguments.", List.of());
         }
 
         @Override

@@ -133,35 +133,17 @@ public final class AnalyzeCommand implements Command {
   }
 
   @Override
-  public String name() {
-    return "analyze";
-  }
-
-  @Override
-  public List<Option> options() {
-    return OPTIONS;
-  }
-
-  @Override
-  public String summary() {
-    return "KV-cache hit rate vs capacity (all capacities, one pass) from chunk-hash lookups.";
-  }
-
-  static String help() {
-    return CommandLine.help("prefixlog analyze", DESCRIPTION, OPTIONS);
+  public Spec spec() {
+    return new Spec(
+        "analyze",
+        "KV-cache hit rate vs capacity (all capacities, one pass) from chunk-hash lookups.",
+        DESCRIPTION,
+        OPTIONS);
   }
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<Settings> invocation =
-        CommandLine.invoke(
-            "prefixlog analyze",
-            DESCRIPTION,
-            OPTIONS,
-            args,
-            terminal.out(),
-            terminal.err(),
-            Settings::from);
+    CommandLine.Invocation<Settings> invocation = invoke(args, terminal, Settings::from);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }

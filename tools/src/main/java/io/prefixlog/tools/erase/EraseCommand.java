@@ -81,35 +81,18 @@ public final class EraseCommand implements Command {
   }
 
   @Override
-  public String name() {
-    return "erase";
-  }
-
-  @Override
-  public List<Option> options() {
-    return OPTIONS;
-  }
-
-  @Override
-  public String summary() {
-    return "Erase sessions from the topics, the stream app's state and the archive.";
-  }
-
-  static String help() {
-    return CommandLine.help("prefixlog erase", DESCRIPTION, OPTIONS);
+  public Spec spec() {
+    return new Spec(
+        "erase",
+        "Erase sessions from the topics, the stream app's state and the archive.",
+        DESCRIPTION,
+        OPTIONS);
   }
 
   @Override
   public int run(String[] args) {
     CommandLine.Invocation<EraseOptions> invocation =
-        CommandLine.invoke(
-            "prefixlog erase",
-            DESCRIPTION,
-            OPTIONS,
-            args,
-            terminal.out(),
-            terminal.err(),
-            line -> EraseOptions.from(line, terminal.env()));
+        invoke(args, terminal, line -> EraseOptions.from(line, terminal.env()));
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }

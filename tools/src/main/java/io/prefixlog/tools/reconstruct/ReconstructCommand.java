@@ -133,35 +133,18 @@ public final class ReconstructCommand implements Command {
   }
 
   @Override
-  public String name() {
-    return "reconstruct";
-  }
-
-  @Override
-  public List<Option> options() {
-    return OPTIONS;
-  }
-
-  @Override
-  public String summary() {
-    return "Rebuild and verify request bodies from the deltas topic or a dump of it.";
-  }
-
-  static String help() {
-    return CommandLine.help("prefixlog reconstruct", DESCRIPTION, OPTIONS);
+  public Spec spec() {
+    return new Spec(
+        "reconstruct",
+        "Rebuild and verify request bodies from the deltas topic or a dump of it.",
+        DESCRIPTION,
+        OPTIONS);
   }
 
   @Override
   public int run(String[] args) {
     CommandLine.Invocation<Settings> invocation =
-        CommandLine.invoke(
-            "prefixlog reconstruct",
-            DESCRIPTION,
-            OPTIONS,
-            args,
-            terminal.out(),
-            terminal.err(),
-            line -> Settings.from(line, terminal.env()));
+        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }

@@ -164,35 +164,18 @@ public final class ReplayCommand implements Command {
   }
 
   @Override
-  public String name() {
-    return "replay";
-  }
-
-  @Override
-  public List<Option> options() {
-    return OPTIONS;
-  }
-
-  @Override
-  public String summary() {
-    return "Send the corpora's chat requests to the raw topic, or through the capture proxy.";
-  }
-
-  static String help() {
-    return CommandLine.help("prefixlog replay", DESCRIPTION, OPTIONS);
+  public Spec spec() {
+    return new Spec(
+        "replay",
+        "Send the corpora's chat requests to the raw topic, or through the capture proxy.",
+        DESCRIPTION,
+        OPTIONS);
   }
 
   @Override
   public int run(String[] args) {
     CommandLine.Invocation<Settings> invocation =
-        CommandLine.invoke(
-            "prefixlog replay",
-            DESCRIPTION,
-            OPTIONS,
-            args,
-            terminal.out(),
-            terminal.err(),
-            line -> Settings.from(line, terminal.env()));
+        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }

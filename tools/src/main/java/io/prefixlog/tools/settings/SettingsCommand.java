@@ -30,25 +30,17 @@ public final class SettingsCommand implements Command {
   }
 
   @Override
-  public String name() {
-    return "settings";
-  }
-
-  @Override
-  public String summary() {
-    return "List the services' settings: values, defaults, meaning (--markdown for tables).";
-  }
-
-  @Override
-  public List<Option> options() {
-    return OPTIONS;
+  public Spec spec() {
+    return new Spec(
+        "settings",
+        "List the services' settings: values, defaults, meaning (--markdown for tables).",
+        DESCRIPTION,
+        OPTIONS);
   }
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<CommandLine> invocation =
-        CommandLine.invoke(
-            NAME, DESCRIPTION, OPTIONS, args, terminal.out(), terminal.err(), line -> line);
+    CommandLine.Invocation<CommandLine> invocation = invoke(args, terminal, line -> line);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }

@@ -87,21 +87,6 @@ public final class ComposeSmokeCommand implements Command {
     this.terminal = terminal;
   }
 
-  @Override
-  public String name() {
-    return "compose-smoke";
-  }
-
-  @Override
-  public List<Option> options() {
-    return OPTIONS;
-  }
-
-  @Override
-  public String summary() {
-    return "run docker-compose.yml for real: up, traffic, scale and kill, archive, rebuild, down";
-  }
-
   /** What the command line asks for. */
   private record SmokeOptions(int turns, String projectName, boolean keep) {
     static SmokeOptions of(CommandLine line) throws UsageException {
@@ -113,16 +98,17 @@ public final class ComposeSmokeCommand implements Command {
   }
 
   @Override
+  public Spec spec() {
+    return new Spec(
+        "compose-smoke",
+        "run docker-compose.yml for real: up, traffic, scale and kill, archive, rebuild, down",
+        DESCRIPTION,
+        OPTIONS);
+  }
+
+  @Override
   public int run(String[] args) {
-    CommandLine.Invocation<SmokeOptions> invocation =
-        CommandLine.invoke(
-            "prefixlog compose-smoke",
-            DESCRIPTION,
-            OPTIONS,
-            args,
-            terminal.out(),
-            terminal.err(),
-            SmokeOptions::of);
+    CommandLine.Invocation<SmokeOptions> invocation = invoke(args, terminal, SmokeOptions::of);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }

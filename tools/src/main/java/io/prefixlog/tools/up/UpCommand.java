@@ -99,21 +99,6 @@ public final class UpCommand implements Command {
     this.terminal = terminal;
   }
 
-  @Override
-  public String name() {
-    return "up";
-  }
-
-  @Override
-  public List<Option> options() {
-    return ALL_OPTIONS;
-  }
-
-  @Override
-  public String summary() {
-    return "Start the embedded default: a real Kafka broker and the stream app (--demo: replay).";
-  }
-
   /**
    * What the command line asks for.
    *
@@ -150,16 +135,17 @@ public final class UpCommand implements Command {
   }
 
   @Override
+  public Spec spec() {
+    return new Spec(
+        "up",
+        "Start the embedded default: a real Kafka broker and the stream app (--demo: replay).",
+        DESCRIPTION,
+        ALL_OPTIONS);
+  }
+
+  @Override
   public int run(String[] args) {
-    CommandLine.Invocation<UpOptions> invocation =
-        CommandLine.invoke(
-            "prefixlog up",
-            DESCRIPTION,
-            ALL_OPTIONS,
-            args,
-            terminal.out(),
-            terminal.err(),
-            UpOptions::of);
+    CommandLine.Invocation<UpOptions> invocation = invoke(args, terminal, UpOptions::of);
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }

@@ -327,7 +327,11 @@ class ReconstructCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out()).isEqualTo(ReconstructCommand.help());
+    assertThat(out())
+        .isEqualTo(
+            new ReconstructCommand(
+                    Terminal.captured(new ByteArrayOutputStream(), new ByteArrayOutputStream()))
+                .help());
     for (String option :
         List.of(
             "bootstrap",

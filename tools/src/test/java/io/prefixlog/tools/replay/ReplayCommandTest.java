@@ -284,7 +284,11 @@ class ReplayCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out()).isEqualTo(ReplayCommand.help());
+    assertThat(out())
+        .isEqualTo(
+            new ReplayCommand(
+                    Terminal.captured(new ByteArrayOutputStream(), new ByteArrayOutputStream()))
+                .help());
     for (String option :
         List.of(
             "corpus",
