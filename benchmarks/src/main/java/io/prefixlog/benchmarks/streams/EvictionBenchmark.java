@@ -126,7 +126,8 @@ public final class EvictionBenchmark {
         int decoded = 0;
         try (KeyValueIterator<String, byte[]> all = states.all()) {
           while (all.hasNext()) {
-            decoded += SessionStateCodec.decode(all.next().value).bases().size() >= 0 ? 1 : 0;
+            SessionStateCodec.decode(all.next().value); // what the old punctuator did per state
+            decoded++;
           }
         }
         scan[r] = (System.nanoTime() - s) / 1e3;
