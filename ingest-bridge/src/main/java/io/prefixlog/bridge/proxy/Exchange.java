@@ -201,6 +201,11 @@ final class Exchange {
       return;
     }
     upstream = result.result();
+    // Every failure of the upstream request also fails its response future or its response
+    // stream, and those handle it. Without a handler of its own, Vert.x logs each one at ERROR,
+    // the resets the proxy makes itself when a client goes away included: a thousand clients
+    // that hang up made a thousand error lines (HeaderOnlyLoadIT).
+    upstream.exceptionHandler(ignored -> {});
     if (done) {
       upstream.reset();
       return;
