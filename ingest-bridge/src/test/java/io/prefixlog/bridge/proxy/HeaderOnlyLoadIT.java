@@ -22,7 +22,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,6 +59,8 @@ class HeaderOnlyLoadIT {
   private static final int DRAIN_SECONDS = 5;
 
   private static final int STOP_SECONDS = DRAIN_SECONDS + 15;
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   @TempDir Path dir;
 
@@ -92,11 +97,10 @@ class HeaderOnlyLoadIT {
         phases.done("connections held");
 
         // Then: real requests are served meanwhile
-        HttpClient http = HttpClient.newHttpClient();
         int ok = 0;
         for (int i = 0; i < REQUESTS; i++) {
           HttpResponse<String> response =
-              http.send(
+              send(
                   HttpRequest.newBuilder(
                           URI.create("http://127.0.0.1:" + proxyPort + "/v1/chat/completions"))
                       .timeout(Duration.ofSeconds(20))
@@ -109,7 +113,7 @@ class HeaderOnlyLoadIT {
                                   + i
                                   + "\"}]}"))
                       .build(),
-                  HttpResponse.BodyHandlers.ofString());
+                  Duration.ofSeconds(30));
           if (response.statusCode() == 200) {
             ok++;
           }
@@ -240,14 +244,34 @@ class HeaderOnlyLoadIT {
         "the bridge's client connections were not " + what + " in time:\n" + last);
   }
 
-  private static String metrics(int port, String path) throws IOException, InterruptedException {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(5))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
+  private static String metrics(int port, String path) throws Exception {
+    try {
+      return send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              Duration.ofSeconds(10))
+          .body();
+    } catch (TimeoutException e) {
+      return ""; // asked again by the caller, until its own deadline
+    }
+  }
+
+  /**
+   * One client for the test, and a bound on the whole exchange: JDK 17's request timeout stops at
+   * the response head (JDK-8208693), and a metrics call here once waited forever for a body whose
+   * bytes had all arrived, until the test's timeout.
+   */
+  private static HttpResponse<String> send(HttpRequest request, Duration bound) throws Exception {
+    CompletableFuture<HttpResponse<String>> response =
+        HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+    try {
+      return response.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    } finally {
+      response.cancel(true);
+    }
   }
 
   /** Heap in use after a full GC, by {@code jcmd} (the JDK's own tool) against the child. */
