@@ -2,6 +2,7 @@ package io.prefixlog.benchmarks.archive;
 
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.streams.StreamApp;
@@ -46,17 +47,20 @@ public final class ArchiveSizeBenchmark {
   private static final List<String> CORPORA =
       List.of("agentic/swe_agent_trajectories", "agentic/tau_bench_gpt4o_airline");
 
-  private static final String NAME = "ArchiveSizeBenchmark";
-  private static final String DESCRIPTION =
-      "Bytes per turn: request bodies, the delta topic's log segments, and the session_deltas"
-          + " Iceberg table's Parquet files and metadata, on an embedded broker, Connect and"
-          + " s3proxy.";
-  private static final List<Option> OPTIONS =
-      List.of(
-          Option.value("conversations", "N", "all", "Conversations per corpus."),
-          Option.value(
-              "commit-interval", "D", "10s", "The sink's commit interval (fewer, larger files)."),
-          Option.value("interleave", "K", "8", "Sessions interleaved by the replay."));
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "ArchiveSizeBenchmark",
+          "Bytes per turn: request bodies, the delta topic's log segments, and the session_deltas"
+              + " Iceberg table's Parquet files and metadata, on an embedded broker, Connect and"
+              + " s3proxy.",
+          List.of(
+              Option.value("conversations", "N", "all", "Conversations per corpus."),
+              Option.value(
+                  "commit-interval",
+                  "D",
+                  "10s",
+                  "The sink's commit interval (fewer, larger files)."),
+              Option.value("interleave", "K", "8", "Sessions interleaved by the replay.")));
 
   private ArchiveSizeBenchmark() {}
 
@@ -71,20 +75,18 @@ public final class ArchiveSizeBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    CommandLine.Invocation<Settings> invocation =
-        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, System.out, System.err, Settings::of);
-    if (!invocation.proceed()) {
-      System.exit(invocation.exitCode());
-    }
-    int conversations = invocation.value().conversations();
-    String commitInterval = invocation.value().commitInterval();
-    int interleave = invocation.value().interleave();
-    System.out.println("ArchiveSizeBenchmark: " + DESCRIPTION);
+    System.exit(
+        BENCHMARK.run(args, System.out, System.err, Settings::of, ArchiveSizeBenchmark::run));
+  }
+
+  private static int run(Settings settings) throws Exception {
+    System.out.println(BENCHMARK.title());
     Machine.header(System.out);
     Path root = ProjectHome.find().orElseThrow(() -> new IllegalStateException("no project root"));
     Path dir = Files.createTempDirectory("prefixlog-archive-bench-");
     try {
-      run(root, dir, conversations, commitInterval, interleave);
+      run(root, dir, settings.conversations(), settings.commitInterval(), settings.interleave());
+      return 0;
     } finally {
       deleteRecursively(dir);
     }

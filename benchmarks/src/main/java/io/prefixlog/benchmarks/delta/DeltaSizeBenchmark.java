@@ -5,6 +5,7 @@ import io.prefixlog.benchmarks.delta.EncodeTiming.Samples;
 import io.prefixlog.benchmarks.delta.EncodeTiming.TurnFilter;
 import io.prefixlog.benchmarks.delta.PrefixlogReplay.Turn;
 import io.prefixlog.benchmarks.delta.Workload.Session;
+import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.report.TextTable;
@@ -37,22 +38,23 @@ import java.util.stream.Stream;
  * [--warmups N] [--repetitions N] [--cross-check N] [--worst N] [--model NAME]}.
  */
 public final class DeltaSizeBenchmark {
-  private static final String NAME = "DeltaSizeBenchmark";
-  private static final String DESCRIPTION =
-      "prefixlog's session deltas against gzip and zstd --patch-from on the conversation corpora:"
-          + " bytes per turn, the records' anatomy, encode time; every turn rebuilt (exit 1 if"
-          + " any is not).";
-  private static final List<Option> OPTIONS =
-      List.of(
-          Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
-          Option.flag("quick", "The first sessions of each workload only."),
-          Option.value("csv", "FILE", "none", "Also write the tables as CSV."),
-          Option.value("interleave", "K", "8", "Sessions interleaved in the stream."),
-          Option.value("warmups", "N", "3", "Unmeasured encode passes."),
-          Option.value("repetitions", "N", "5", "Measured encode passes (at least 5)."),
-          Option.value("cross-check", "N", "200 (50 with --quick)", "Turns checked with the CLI."),
-          Option.value("worst", "N", "0", "List the N worst turns."),
-          Option.value("model", "NAME", "prefixlog-demo", "The model field of the requests."));
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "DeltaSizeBenchmark",
+          "prefixlog's session deltas against gzip and zstd --patch-from on the conversation corpora:"
+              + " bytes per turn, the records' anatomy, encode time; every turn rebuilt (exit 1 if"
+              + " any is not).",
+          List.of(
+              Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+              Option.flag("quick", "The first sessions of each workload only."),
+              Option.value("csv", "FILE", "none", "Also write the tables as CSV."),
+              Option.value("interleave", "K", "8", "Sessions interleaved in the stream."),
+              Option.value("warmups", "N", "3", "Unmeasured encode passes."),
+              Option.value("repetitions", "N", "5", "Measured encode passes (at least 5)."),
+              Option.value(
+                  "cross-check", "N", "200 (50 with --quick)", "Turns checked with the CLI."),
+              Option.value("worst", "N", "0", "List the N worst turns."),
+              Option.value("model", "NAME", "prefixlog-demo", "The model field of the requests.")));
 
   /** Turns per workload with {@code --quick}. */
   static final int QUICK_TURNS = 300;
@@ -66,19 +68,15 @@ public final class DeltaSizeBenchmark {
     this.out = out;
   }
 
-  public static void main(String[] args) {
-    System.exit(run(args, System.out, System.err));
-  }
-
-  /** Runs the benchmark; returns the process exit code (1 when any turn did not rebuild). */
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    CommandLine.Invocation<Options> invocation =
-        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, err, Options::of);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    Options options = invocation.value();
-    return new DeltaSizeBenchmark(options, out).run();
+  /** Runs the benchmark; exits 1 when any turn did not rebuild. */
+  public static void main(String[] args) throws Exception {
+    System.exit(
+        BENCHMARK.run(
+            args,
+            System.out,
+            System.err,
+            Options::of,
+            options -> new DeltaSizeBenchmark(options, System.out).run()));
   }
 
   /**

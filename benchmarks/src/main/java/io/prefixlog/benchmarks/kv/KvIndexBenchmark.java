@@ -1,5 +1,6 @@
 package io.prefixlog.benchmarks.kv;
 
+import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.core.kv.DecodeResult;
@@ -16,6 +17,7 @@ import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,35 +72,33 @@ public final class KvIndexBenchmark {
   private static final KvSource SOURCE = KvSource.of("tcp://127.0.0.1:5557", 0, "");
   private static final JsonSerde<KvEventBatch> JSON = JsonSerde.of(KvEventBatch.class);
 
-  private static final String NAME = "KvIndexBenchmark";
-  private static final String DESCRIPTION =
-      "vLLM KV-event batches through msgpack decoding, the JSON record and the stream app's block"
-          + " index, against the raw msgpack decode; medians of interleaved rounds.";
-  private static final List<Option> OPTIONS =
-      List.of(
-          Option.value("batches", "N", "5000", "KV event batches in the workload."),
-          Option.value("rounds", "R", "5", "Measured rounds (after one warm-up round)."));
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "KvIndexBenchmark",
+          "vLLM KV-event batches through msgpack decoding, the JSON record and the stream app's block"
+              + " index, against the raw msgpack decode; medians of interleaved rounds.",
+          List.of(
+              Option.value("batches", "N", "5000", "KV event batches in the workload."),
+              Option.value("rounds", "R", "5", "Measured rounds (after one warm-up round).")));
 
   private KvIndexBenchmark() {}
 
-  public static void main(String[] args) throws Exception {
-    CommandLine.Invocation<int[]> invocation =
-        CommandLine.invoke(
-            NAME,
-            DESCRIPTION,
-            OPTIONS,
-            args,
-            System.out,
-            System.err,
-            line ->
-                new int[] {
-                  (int) line.longValue("batches", 5_000, 1), (int) line.longValue("rounds", 5, 1)
-                });
-    if (!invocation.proceed()) {
-      System.exit(invocation.exitCode());
+  /** The command line's values. */
+  private record Settings(int batches, int rounds) {
+    static Settings of(CommandLine line) throws UsageException {
+      return new Settings(
+          (int) line.longValue("batches", 5_000, 1), (int) line.longValue("rounds", 5, 1));
     }
-    int batches = invocation.value()[0];
-    int rounds = invocation.value()[1];
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.exit(BENCHMARK.run(args, System.out, System.err, Settings::of, KvIndexBenchmark::run));
+  }
+
+  /** Runs the benchmark; returns 1 when the index does not hold what the workload stored. */
+  private static int run(Settings settings) throws Exception {
+    int batches = settings.batches();
+    int rounds = settings.rounds();
     KvWorkload workload = new KvWorkload(batches, 42);
     List<byte[]> records = new ArrayList<>();
     long seq = 0;
@@ -181,9 +181,7 @@ public final class KvIndexBenchmark {
         workload.resident,
         indexed == workload.resident ? "OK" : "MISMATCH",
         check);
-    if (indexed != workload.resident) {
-      System.exit(1);
-    }
+    return indexed == workload.resident ? 0 : 1;
   }
 
   private static KvEventBatch decoded(byte[] payload, long seq) {

@@ -1,6 +1,6 @@
 package io.prefixlog.benchmarks.mrc;
 
-import io.prefixlog.benchmarks.harness.BenchmarkCli;
+import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
@@ -45,24 +45,25 @@ import java.util.Map;
  * at 100 M); run 100 M lookups with {@code -Xmx4g}.
  */
 public final class MrcBenchmark {
-  private static final String NAME = "MrcBenchmark";
-  private static final String DESCRIPTION =
-      "Exact LRU hit rate vs capacity in one pass, against a naive LRU at one capacity and SHARDS"
-          + " sampling, on Zipf traces. Heap: 8 bytes per lookup (run 100 M with -Xmx4g).";
-  private static final List<Option> OPTIONS =
-      List.of(
-          Option.value("lookups", "N", "100000000", "Lookups in each trace."),
-          Option.value("keys", "K1,K2,...", "1000000,10000000", "Key spaces (distinct chunks)."),
-          Option.value("alpha", "A", "0.9", "Zipf exponent."),
-          Option.value("chunks", "MIN-MAX", "8-64", "Chunks per request."),
-          Option.value("sample-rate", "R", "0.01", "SHARDS sampling rate."),
-          Option.value("points", "P", "30", "Log-spaced capacities of the error figure."),
-          Option.value("naive-capacity", "C", "a tenth of the keys", "Naive LRU's capacity."),
-          Option.flag("no-naive", "Skip the naive LRU."),
-          Option.flag("no-windows", "Skip the hourly windows."),
-          Option.value("repeat", "R", "1", "Exact passes per key space (median)."),
-          Option.value("seed", "S", "20261121", "Trace seed."),
-          Option.value("csv", "FILE", "none", "Also write the tables as CSV."));
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "MrcBenchmark",
+          "Exact LRU hit rate vs capacity in one pass, against a naive LRU at one capacity and SHARDS"
+              + " sampling, on Zipf traces. Heap: 8 bytes per lookup (run 100 M with -Xmx4g).",
+          List.of(
+              Option.value("lookups", "N", "100000000", "Lookups in each trace."),
+              Option.value(
+                  "keys", "K1,K2,...", "1000000,10000000", "Key spaces (distinct chunks)."),
+              Option.value("alpha", "A", "0.9", "Zipf exponent."),
+              Option.value("chunks", "MIN-MAX", "8-64", "Chunks per request."),
+              Option.value("sample-rate", "R", "0.01", "SHARDS sampling rate."),
+              Option.value("points", "P", "30", "Log-spaced capacities of the error figure."),
+              Option.value("naive-capacity", "C", "a tenth of the keys", "Naive LRU's capacity."),
+              Option.flag("no-naive", "Skip the naive LRU."),
+              Option.flag("no-windows", "Skip the hourly windows."),
+              Option.value("repeat", "R", "1", "Exact passes per key space (median)."),
+              Option.value("seed", "S", "20261121", "Trace seed."),
+              Option.value("csv", "FILE", "none", "Also write the tables as CSV.")));
 
   /** Window capacities as fractions of the key space. */
   private static final double[] WINDOW_FRACTIONS = {0.0001, 0.001, 0.01, 0.1};
@@ -75,19 +76,15 @@ public final class MrcBenchmark {
     this.out = out;
   }
 
-  public static void main(String[] args) {
-    System.exit(run(args, System.out, System.err));
-  }
-
-  /** Runs the benchmark; returns the exit code (1 when the naive and exact hits differ). */
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    CommandLine.Invocation<Options> invocation =
-        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, err, Options::of);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    Options options = invocation.value();
-    return new MrcBenchmark(options, out).run();
+  /** Runs the benchmark; exits 1 when the naive and exact hits differ. */
+  public static void main(String[] args) throws Exception {
+    System.exit(
+        BENCHMARK.run(
+            args,
+            System.out,
+            System.err,
+            Options::of,
+            options -> new MrcBenchmark(options, System.out).run()));
   }
 
   /** Everything measured for one key space. */
@@ -500,29 +497,29 @@ public final class MrcBenchmark {
       String[] keys = line.string("keys", "1000000,10000000").split(",");
       int[] keySpaces = new int[keys.length];
       for (int k = 0; k < keys.length; k++) {
-        keySpaces[k] = (int) BenchmarkCli.atMost("keys", number("keys", keys[k], 1), 300_000_000);
+        keySpaces[k] = (int) Benchmark.atMost("keys", number("keys", keys[k], 1), 300_000_000);
       }
       String[] range = line.string("chunks", "8-64").split("-");
       if (range.length != 2) {
         throw new UsageException("--chunks expects MIN-MAX, got " + line.string("chunks", ""));
       }
-      int minChunks = (int) BenchmarkCli.atMost("chunks", number("chunks", range[0], 1), 1_000_000);
+      int minChunks = (int) Benchmark.atMost("chunks", number("chunks", range[0], 1), 1_000_000);
       int maxChunks =
-          (int) BenchmarkCli.atMost("chunks", number("chunks", range[1], minChunks), 1_000_000);
+          (int) Benchmark.atMost("chunks", number("chunks", range[1], minChunks), 1_000_000);
       return new Options(
           (int)
-              BenchmarkCli.atMost(
+              Benchmark.atMost(
                   "lookups", line.longValue("lookups", 100_000_000, 1), Integer.MAX_VALUE - 8),
           keySpaces,
-          BenchmarkCli.atMost("alpha", line.doubleValue("alpha", 0.9, 0), 10),
+          Benchmark.atMost("alpha", line.doubleValue("alpha", 0.9, 0), 10),
           minChunks,
           maxChunks,
-          BenchmarkCli.atMost("sample-rate", line.doubleValue("sample-rate", 0.01, 1e-7), 1),
-          (int) BenchmarkCli.atMost("points", line.longValue("points", 30, 2), 10_000),
+          Benchmark.atMost("sample-rate", line.doubleValue("sample-rate", 0.01, 1e-7), 1),
+          (int) Benchmark.atMost("points", line.longValue("points", 30, 2), 10_000),
           line.longValue("naive-capacity", 0, 1),
           line.has("no-naive"),
           line.has("no-windows"),
-          (int) BenchmarkCli.atMost("repeat", line.longValue("repeat", 1, 1), 100),
+          (int) Benchmark.atMost("repeat", line.longValue("repeat", 1, 1), 100),
           line.longValue("seed", 20261121, 0),
           line.value("csv").map(Path::of).orElse(null));
     }

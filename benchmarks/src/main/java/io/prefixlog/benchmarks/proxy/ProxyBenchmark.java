@@ -1,5 +1,6 @@
 package io.prefixlog.benchmarks.proxy;
 
+import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
@@ -46,7 +47,9 @@ public final class ProxyBenchmark {
   private ProxyBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    System.exit(run(args, System.out));
+    System.exit(
+        BENCHMARK.run(
+            args, System.out, System.err, Settings::of, settings -> run(settings, System.out)));
   }
 
   /** One system under test: where wrk sends, and how much CPU it has used so far. */
@@ -72,25 +75,25 @@ public final class ProxyBenchmark {
     }
   }
 
-  private static final String NAME = "ProxyBenchmark";
-  private static final String DESCRIPTION =
-      "The capture proxy against direct requests and a tuned nginx, with wrk, interleaved rounds:"
-          + " added latency (p50/p99) and CPU per request, medians of the rounds.";
-  private static final List<Option> OPTIONS =
-      List.of(
-          Option.value("rounds", "N", "3", "Measured rounds, each target once per round."),
-          Option.value("seconds", "S", "10", "Length of one measured run."),
-          Option.value("warmup", "S", "15", "Warm-up of each target before the rounds."),
-          Option.value("burst", "S", "60", "Burst warm-up at --burst-connections first."),
-          Option.value("burst-connections", "N", "64", "Connections of the burst warm-up."),
-          Option.value("connections", "N", "10", "wrk connections in the measured runs."),
-          Option.value("delay-ms", "MS", "50", "The upstream's answer delay."),
-          Option.value("body-bytes", "N", "20480", "Size of the chat POST body."),
-          Option.value(
-              "targets",
-              "LIST",
-              "direct,nginx,prefixlog,prefixlog-nohist",
-              "Targets measured, comma separated."));
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "ProxyBenchmark",
+          "The capture proxy against direct requests and a tuned nginx, with wrk, interleaved rounds:"
+              + " added latency (p50/p99) and CPU per request, medians of the rounds.",
+          List.of(
+              Option.value("rounds", "N", "3", "Measured rounds, each target once per round."),
+              Option.value("seconds", "S", "10", "Length of one measured run."),
+              Option.value("warmup", "S", "15", "Warm-up of each target before the rounds."),
+              Option.value("burst", "S", "60", "Burst warm-up at --burst-connections first."),
+              Option.value("burst-connections", "N", "64", "Connections of the burst warm-up."),
+              Option.value("connections", "N", "10", "wrk connections in the measured runs."),
+              Option.value("delay-ms", "MS", "50", "The upstream's answer delay."),
+              Option.value("body-bytes", "N", "20480", "Size of the chat POST body."),
+              Option.value(
+                  "targets",
+                  "LIST",
+                  "direct,nginx,prefixlog,prefixlog-nohist",
+                  "Targets measured, comma separated.")));
 
   /** The command line's values. */
   private record Settings(
@@ -118,13 +121,7 @@ public final class ProxyBenchmark {
     }
   }
 
-  static int run(String[] args, PrintStream out) throws Exception {
-    CommandLine.Invocation<Settings> invocation =
-        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, System.err, Settings::of);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    Settings settings = invocation.value();
+  private static int run(Settings settings, PrintStream out) throws Exception {
     int rounds = settings.rounds();
     Duration seconds = settings.seconds();
     Duration warmup = settings.warmup();

@@ -1,6 +1,7 @@
 package io.prefixlog.benchmarks.streams;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.core.delta.SessionStateCodec;
@@ -40,15 +41,16 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * session-idle-index}.
  */
 public final class EvictionBenchmark {
-  private static final String NAME = "EvictionBenchmark";
-  private static final String DESCRIPTION =
-      "The eviction punctuator's cost with many sessions and few due, against a full scan of the"
-          + " session states in the same run.";
-  private static final List<Option> OPTIONS =
-      List.of(
-          Option.value("sessions", "N", "100000", "Sessions in the task's state."),
-          Option.value("due", "K", "100", "Sessions that expire per punctuation."),
-          Option.value("rounds", "R", "7", "Punctuations measured (at most 9: one TTL of time)."));
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "EvictionBenchmark",
+          "The eviction punctuator's cost with many sessions and few due, against a full scan of the"
+              + " session states in the same run.",
+          List.of(
+              Option.value("sessions", "N", "100000", "Sessions in the task's state."),
+              Option.value("due", "K", "100", "Sessions that expire per punctuation."),
+              Option.value(
+                  "rounds", "R", "7", "Punctuations measured (at most 9: one TTL of time).")));
   private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
   private static final long MINUTE = 60_000;
 
@@ -66,16 +68,17 @@ public final class EvictionBenchmark {
   private EvictionBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    CommandLine.Invocation<Settings> invocation =
-        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, System.out, System.err, Settings::of);
-    if (!invocation.proceed()) {
-      System.exit(invocation.exitCode());
-    }
-    System.exit(new EvictionBenchmark().run(invocation.value(), System.out));
+    System.exit(
+        BENCHMARK.run(
+            args,
+            System.out,
+            System.err,
+            Settings::of,
+            settings -> new EvictionBenchmark().run(settings, System.out)));
   }
 
   private int run(Settings settings, PrintStream out) throws Exception {
-    out.println("EvictionBenchmark: " + DESCRIPTION);
+    out.println(BENCHMARK.title());
     Machine.header(out);
     Path dir = Files.createTempDirectory("prefixlog-eviction-bench");
     StreamAppConfig config =

@@ -1,5 +1,6 @@
 package io.prefixlog.benchmarks.streams;
 
+import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
@@ -63,33 +64,34 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * [--out DIR]}.
  */
 public final class StreamThroughputBenchmark {
-  private static final String NAME = "StreamThroughputBenchmark";
-  private static final String DESCRIPTION =
-      "Records/s of one stream thread, EOS v2, ~20 KB agent-like bodies: prefixlog's topology"
-          + " against reference topologies (pass-through, a store), interleaved rounds on one"
-          + " broker, with changelog bytes, CPU and a stage profile.";
-  private static final List<Option> OPTIONS =
-      List.of(
-          Option.value("records", "N", "20000", "Records per measured run (at least 100)."),
-          Option.value("rounds", "R", "3", "Measured rounds of every variant."),
-          Option.value("warmup-rounds", "W", "1", "Unmeasured rounds first."),
-          Option.value(
-              "variants",
-              "A,B,...",
-              "A,B,C",
-              "Variants measured, by code (A prefixlog, B pass-through, C pass+store, ...)."),
-          Option.value("concurrent-sessions", "K", "256", "Sessions interleaved in the input."),
-          Option.value("seed", "S", "20261121", "Input seed."),
-          Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
-          Option.value("kafka", "KEY=VALUE", "none", "A Kafka client setting for every variant.")
-              .repeatable(),
-          Option.value("stage-passes", "P", "3", "Passes of the stage profile."),
-          Option.flag("no-stage-profile", "Skip the stage profile."),
-          Option.flag("no-profile", "Skip the stack sampler."),
-          Option.value("sampler-ms", "MS", "20", "Stack sampler period."),
-          Option.flag("jfr", "Also record a JFR profile."),
-          Option.value("top-frames", "N", "12", "Frames listed per profile."),
-          Option.value("out", "DIR", "none", "Write the tables and profiles there."));
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "StreamThroughputBenchmark",
+          "Records/s of one stream thread, EOS v2, ~20 KB agent-like bodies: prefixlog's topology"
+              + " against reference topologies (pass-through, a store), interleaved rounds on one"
+              + " broker, with changelog bytes, CPU and a stage profile.",
+          List.of(
+              Option.value("records", "N", "20000", "Records per measured run (at least 100)."),
+              Option.value("rounds", "R", "3", "Measured rounds of every variant."),
+              Option.value("warmup-rounds", "W", "1", "Unmeasured rounds first."),
+              Option.value(
+                  "variants",
+                  "A,B,...",
+                  "A,B,C",
+                  "Variants measured, by code (A prefixlog, B pass-through, C pass+store, ...)."),
+              Option.value("concurrent-sessions", "K", "256", "Sessions interleaved in the input."),
+              Option.value("seed", "S", "20261121", "Input seed."),
+              Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+              Option.value(
+                      "kafka", "KEY=VALUE", "none", "A Kafka client setting for every variant.")
+                  .repeatable(),
+              Option.value("stage-passes", "P", "3", "Passes of the stage profile."),
+              Option.flag("no-stage-profile", "Skip the stage profile."),
+              Option.flag("no-profile", "Skip the stack sampler."),
+              Option.value("sampler-ms", "MS", "20", "Stack sampler period."),
+              Option.flag("jfr", "Also record a JFR profile."),
+              Option.value("top-frames", "N", "12", "Frames listed per profile."),
+              Option.value("out", "DIR", "none", "Write the tables and profiles there.")));
 
   static final String TOPIC_PREFIX = "bench.";
   static final int PARTITIONS = 2;
@@ -102,25 +104,15 @@ public final class StreamThroughputBenchmark {
     this.out = out;
   }
 
-  public static void main(String[] args) {
-    System.exit(run(args, System.out, System.err));
-  }
-
-  /** Runs the benchmark; returns the exit code (1 when a measured run failed its output check). */
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    CommandLine.Invocation<Options> invocation =
-        CommandLine.invoke(NAME, DESCRIPTION, OPTIONS, args, out, err, Options::of);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    Options options = invocation.value();
-    try {
-      return new StreamThroughputBenchmark(options, out).run();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      err.println("interrupted");
-      return 1;
-    }
+  /** Runs the benchmark; exits 1 when a measured run failed its output check. */
+  public static void main(String[] args) throws Exception {
+    System.exit(
+        BENCHMARK.run(
+            args,
+            System.out,
+            System.err,
+            Options::of,
+            options -> new StreamThroughputBenchmark(options, System.out).run()));
   }
 
   private int run() throws InterruptedException {
