@@ -45,54 +45,54 @@ public final class DemoEngineMain {
             .withResponseBytes(s.integer("PREFIXLOG_DEMO_RESPONSE_BYTES", 512, 1, 16 << 20))
             .withDelay(s.duration("PREFIXLOG_DEMO_DELAY", Duration.ZERO));
     return new Engine(
-        http,
-        host,
-        s.integer("PREFIXLOG_DEMO_KV_PORT", 5557, 0, 65535),
-        s.integer("PREFIXLOG_DEMO_KV_REPLAY_PORT", 5558, 0, 65535),
-        s.integer("PREFIXLOG_DEMO_KV_BATCHES", 400, 0, 1_000_000),
-        s.string("PREFIXLOG_DEMO_KV_TOPIC", "kv"),
-        s.integer("PREFIXLOG_DEMO_STATUS_PORT", 8001, 0, 65535));
+        new EngineConfig(
+            http,
+            host,
+            s.integer("PREFIXLOG_DEMO_KV_PORT", 5557, 0, 65535),
+            s.integer("PREFIXLOG_DEMO_KV_REPLAY_PORT", 5558, 0, 65535),
+            s.integer("PREFIXLOG_DEMO_KV_BATCHES", 400, 0, 1_000_000),
+            s.string("PREFIXLOG_DEMO_KV_TOPIC", "kv"),
+            s.integer("PREFIXLOG_DEMO_STATUS_PORT", 8001, 0, 65535)));
   }
+
+  /** What the engine was configured with, read once from the environment. */
+  private record EngineConfig(
+      DemoUpstream.Options http,
+      String host,
+      int kvPort,
+      int replayPort,
+      int batches,
+      String topic,
+      int statusPort) {}
 
   /** Starts the HTTP API, the KV endpoints and the status endpoint; closes them the other way. */
   private static final class Engine implements ServiceMain.Service {
-    private final DemoUpstream.Options http;
-    private final String host;
-    private final int kvPort;
-    private final int replayPort;
-    private final int batches;
-    private final String topic;
-    private final int statusPort;
+    private final EngineConfig config;
     private ZContext context;
     private DemoKvEngine kv;
     private DemoUpstream upstream;
     private HttpServer status;
 
-    Engine(
-        DemoUpstream.Options http,
-        String host,
-        int kvPort,
-        int replayPort,
-        int batches,
-        String topic,
-        int statusPort) {
-      this.http = http;
-      this.host = host;
-      this.kvPort = kvPort;
-      this.replayPort = replayPort;
-      this.batches = batches;
-      this.topic = topic;
-      this.statusPort = statusPort;
+    Engine(EngineConfig config) {
+      this.config = config;
     }
 
     @Override
     public synchronized void start() throws IOException {
       context = new ZContext();
       // Zero: an engine waits for its subscriber as long as it runs (the bridge may come later).
-      kv = new DemoKvEngine(context, batches, topic, host, kvPort, replayPort, Duration.ZERO);
+      kv =
+          new DemoKvEngine(
+              context,
+              config.batches(),
+              config.topic(),
+              config.host(),
+              config.kvPort(),
+              config.replayPort(),
+              Duration.ZERO);
       kv.start();
-      upstream = DemoUpstream.start(http);
-      status = HttpServer.create(new InetSocketAddress(host, statusPort), 16);
+      upstream = DemoUpstream.start(config.http());
+      status = HttpServer.create(new InetSocketAddress(config.host(), config.statusPort()), 16);
       status.createContext("/kv", this::kvStatus);
       status.start();
     }

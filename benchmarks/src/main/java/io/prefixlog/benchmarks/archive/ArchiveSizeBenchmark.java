@@ -75,8 +75,7 @@ public final class ArchiveSizeBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    System.exit(
-        BENCHMARK.run(args, System.out, System.err, Settings::of, ArchiveSizeBenchmark::run));
+    BENCHMARK.main(args, Settings::of, ArchiveSizeBenchmark::run);
   }
 
   private static int run(Settings settings) throws Exception {

@@ -70,13 +70,7 @@ public final class DeltaSizeBenchmark {
 
   /** Runs the benchmark; exits 1 when any turn did not rebuild. */
   public static void main(String[] args) throws Exception {
-    System.exit(
-        BENCHMARK.run(
-            args,
-            System.out,
-            System.err,
-            Options::of,
-            options -> new DeltaSizeBenchmark(options, System.out).run()));
+    BENCHMARK.main(args, Options::of, options -> new DeltaSizeBenchmark(options, System.out).run());
   }
 
   /**

@@ -53,6 +53,15 @@ public record Benchmark(String name, String description, List<Option> options) {
     }
   }
 
+  /**
+   * {@link #run} on the process's standard streams, exiting with its code: the whole {@code main}
+   * of a benchmark.
+   */
+  public <T> void main(String[] args, CommandLine.Reader<T> reader, Body<? super T> body)
+      throws Exception {
+    System.exit(run(args, System.out, System.err, reader, body));
+  }
+
   /** The first line of the benchmark's output: its name and what it measures. */
   public String title() {
     return name + ": " + description;

@@ -92,7 +92,7 @@ public final class KvIndexBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    System.exit(BENCHMARK.run(args, System.out, System.err, Settings::of, KvIndexBenchmark::run));
+    BENCHMARK.main(args, Settings::of, KvIndexBenchmark::run);
   }
 
   /** Runs the benchmark; returns 1 when the index does not hold what the workload stored. */

@@ -78,13 +78,7 @@ public final class MrcBenchmark {
 
   /** Runs the benchmark; exits 1 when the naive and exact hits differ. */
   public static void main(String[] args) throws Exception {
-    System.exit(
-        BENCHMARK.run(
-            args,
-            System.out,
-            System.err,
-            Options::of,
-            options -> new MrcBenchmark(options, System.out).run()));
+    BENCHMARK.main(args, Options::of, options -> new MrcBenchmark(options, System.out).run());
   }
 
   /** Everything measured for one key space. */

@@ -47,9 +47,7 @@ public final class ProxyBenchmark {
   private ProxyBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    System.exit(
-        BENCHMARK.run(
-            args, System.out, System.err, Settings::of, settings -> run(settings, System.out)));
+    BENCHMARK.main(args, Settings::of, settings -> run(settings, System.out));
   }
 
   /** One system under test: where wrk sends, and how much CPU it has used so far. */

@@ -68,13 +68,8 @@ public final class EvictionBenchmark {
   private EvictionBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    System.exit(
-        BENCHMARK.run(
-            args,
-            System.out,
-            System.err,
-            Settings::of,
-            settings -> new EvictionBenchmark().run(settings, System.out)));
+    BENCHMARK.main(
+        args, Settings::of, settings -> new EvictionBenchmark().run(settings, System.out));
   }
 
   private int run(Settings settings, PrintStream out) throws Exception {

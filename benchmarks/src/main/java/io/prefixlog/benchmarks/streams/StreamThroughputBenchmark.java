@@ -106,13 +106,8 @@ public final class StreamThroughputBenchmark {
 
   /** Runs the benchmark; exits 1 when a measured run failed its output check. */
   public static void main(String[] args) throws Exception {
-    System.exit(
-        BENCHMARK.run(
-            args,
-            System.out,
-            System.err,
-            Options::of,
-            options -> new StreamThroughputBenchmark(options, System.out).run()));
+    BENCHMARK.main(
+        args, Options::of, options -> new StreamThroughputBenchmark(options, System.out).run());
   }
 
   private int run() throws InterruptedException {
