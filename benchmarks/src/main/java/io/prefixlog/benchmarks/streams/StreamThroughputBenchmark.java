@@ -163,7 +163,7 @@ public final class StreamThroughputBenchmark {
             v.settings().isEmpty() ? "" : ", " + v.settings());
       }
       TopicCreator.createMissing(admin, setup, Duration.ofSeconds(60));
-      preload(broker.bootstrapServers(), setup, workload, admin);
+      preload(broker.bootstrapServers(), setup, workload, admin, out);
 
       ThroughputRun runner = new ThroughputRun(context);
       int totalRounds = options.warmupRounds() + options.rounds();
@@ -266,7 +266,9 @@ public final class StreamThroughputBenchmark {
   }
 
   /** Produces every event to the raw topic and checks that the topic holds exactly N records. */
-  private void preload(String bootstrap, StreamAppConfig setup, Workload w, Admin admin)
+  /** Writes the workload into the raw topic, before any measured app starts; checks the count. */
+  static void preload(
+      String bootstrap, StreamAppConfig setup, Workload w, Admin admin, PrintStream out)
       throws InterruptedException {
     String topic = setup.topics().requestsRaw().name();
     long start = System.nanoTime();
@@ -332,7 +334,7 @@ public final class StreamThroughputBenchmark {
     return p;
   }
 
-  private static Properties adminConfig(String bootstrap) {
+  static Properties adminConfig(String bootstrap) {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(AdminClientConfig.CLIENT_ID_CONFIG, "bench-admin");

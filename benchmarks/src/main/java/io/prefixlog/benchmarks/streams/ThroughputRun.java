@@ -170,6 +170,12 @@ final class ThroughputRun {
     default void steadyStarted(String applicationId, List<Long> streamThreadIds) {}
 
     default void steadyEnded() {}
+
+    /**
+     * The run is over and its streams closed; its topics and state directory are still there, and
+     * are deleted when this returns.
+     */
+    default void beforeCleanup(StreamAppConfig config) throws InterruptedException {}
   }
 
   Result run(Variant variant, String round) throws InterruptedException {
@@ -313,6 +319,9 @@ final class ThroughputRun {
       }
     }
 
+    if (problem == null) {
+      observer.beforeCleanup(config);
+    }
     List<String> doomed = new ArrayList<>(outputs);
     doomed.addAll(changelogs);
     deleteTopics(doomed);
