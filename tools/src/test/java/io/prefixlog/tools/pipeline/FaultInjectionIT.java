@@ -36,7 +36,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -436,54 +435,80 @@ class FaultInjectionIT {
   }
 
   /**
-   * Issue 16's restore test. Disabled because it stalls, found on 2026-11-25 and not yet explained:
-   * after instance A is SIGKILLed and restarted with a fresh state directory while B (with standby
-   * replicas) carries on, the new A gets active tasks at once (an empty store is within {@code
-   * acceptable.recovery.lag} of a small changelog), one of them is reported corrupted and
-   * re-initialized, and from then on neither instance commits another delta: 179 of 218 after three
-   * minutes, twice, on a quiet machine. Enable it to reproduce; it is the first thing to settle
-   * before the state moves to delta-encoded changelogs.
+   * Issue 16's restore test. It was first committed disabled, as a stall "after a fresh-state
+   * restart" (179 of 218 deltas after three minutes, a TaskCorruptedException in a log). There was
+   * no stall, and two defects of the test:
+   *
+   * <ul>
+   *   <li>218 is the first third of the traffic, awaited before any instance is killed; both
+   *       instances had consumed and committed every raw event (committed offsets at the log ends,
+   *       both stream threads idle in poll), and the missing deltas had been deleted by the broker.
+   *       The test used a fixed capture time, 2026-11-18T11:06:40Z, as its record timestamps; from
+   *       2026-11-25 11:06 UTC on that was older than the deltas topic's retention (compact,delete,
+   *       7 days), and the log cleaner, which enforces retention on compact,delete topics (every
+   *       second on the test broker), deleted each partition's first segment while it held only the
+   *       first transaction's records, before the commit marker (stamped with the wall clock) made
+   *       the segment look new. Log start offsets of 1 to 4 on every partition of the deltas, of
+   *       the lookups and of the dedup store's changelog (48 h) added up to exactly the missing
+   *       count. The TaskCorruptedExceptions were Kafka Streams recovering: standby tasks whose
+   *       store directory had no checkpoint yet at the first rebalances, and restores that found
+   *       the dedup changelog truncated (OffsetOutOfRange at offset 0). The capture times now come
+   *       from the clock, and {@link Traffic#send} refuses stale ones.
+   *   <li>With the deltas kept, the disturbed pipeline was lossless but no key matched the
+   *       reference's: a chain id digests the raw topic's name (see {@code ChainIds}), and the two
+   *       pipelines had different topic prefixes. The reference now runs on a broker of its own
+   *       under the same topic names.
+   * </ul>
    */
-  @Disabled("stalls after a fresh-state restart with standbys: see the comment above")
   @Test
   @Order(11)
   @Timeout(value = 420, unit = TimeUnit.SECONDS)
   void restoresAndAStandbyPromotionGiveByteIdenticalDeltas() throws Exception {
     // Given: the same traffic (agentic and chat corpora, the same capture times) into two
-    // pipelines: a reference that runs undisturbed, and one whose state is restored twice
-    long t0 = 1_795_000_000_000L;
+    // pipelines under the same topic names: a reference that runs undisturbed on a broker of its
+    // own, and one whose state is restored twice. The same names because a chain id digests where
+    // its first turn was read (raw topic, partition, offset): pipelines reading differently named
+    // raw topics write other chain ids, so other keys and bytes. The capture times come from the
+    // clock: a fixed date grows older than the topics' retention (see above).
+    long t0 = System.currentTimeMillis();
     List<Event> events = Traffic.of(40, t0, 1000).interleaved();
     int third = events.size() / 3;
+    String prefix = "fi11.";
     Map<String, byte[]> reference;
-    String ref = "fi11r.";
-    Map<String, String> refSettings = settings(kafka, ref, "fi11r-app", "a");
-    Pipeline.createTopics(kafka, refSettings);
-    try (ChildProcess app = Pipeline.streamApp(dir, refSettings, "fi11r");
-        KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
-      Traffic.send(producer, ref + "requests.raw", events);
-      reference =
-          Ledger.take("11 reference", kafka, ref, events.size(), Duration.ofMinutes(2)).newest;
-      assertThat(app.isAlive()).isTrue();
+    try (KafkaBroker referenceKafka =
+        KafkaBroker.start(KafkaBroker.Options.defaults(dir.resolve("reference-broker")))) {
+      Map<String, String> refSettings = settings(referenceKafka, prefix, "fi11-app", "reference");
+      Pipeline.createTopics(referenceKafka, refSettings);
+      try (ChildProcess app = Pipeline.streamApp(dir, refSettings, "fi11-reference");
+          KafkaProducer<String, byte[]> producer = Traffic.producer(referenceKafka)) {
+        Traffic.send(producer, prefix + "requests.raw", events);
+        reference =
+            Ledger.take(
+                    "11 reference", referenceKafka, prefix, events.size(), Duration.ofMinutes(2))
+                .print()
+                .assertLossless(events.size())
+                .newest;
+        assertThat(app.isAlive()).isTrue();
+      }
     }
 
     // When: A and B share the work with a standby each; A is SIGKILLed and restarts with a fresh
     // state directory (a restore from the changelogs), then B is SIGKILLed (A's standby promoted)
-    String prefix = "fi11d.";
-    Map<String, String> settingsA = fastFailover(settings(kafka, prefix, "fi11d-app", "a"));
-    Map<String, String> settingsB = fastFailover(settings(kafka, prefix, "fi11d-app", "b"));
+    Map<String, String> settingsA = fastFailover(settings(kafka, prefix, "fi11-app", "a"));
+    Map<String, String> settingsB = fastFailover(settings(kafka, prefix, "fi11-app", "b"));
     settingsA.put("PREFIXLOG_STANDBY_REPLICAS", "1");
     settingsB.put("PREFIXLOG_STANDBY_REPLICAS", "1");
     Pipeline.createTopics(kafka, settingsA);
     List<ChildProcess> apps = new ArrayList<>();
     Ledger ledger;
     try (KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
-      apps.add(Pipeline.streamApp(dir, settingsA, "fi11d-a"));
-      apps.add(Pipeline.streamApp(dir, settingsB, "fi11d-b"));
+      apps.add(Pipeline.streamApp(dir, settingsA, "fi11-a"));
+      apps.add(Pipeline.streamApp(dir, settingsB, "fi11-b"));
       Traffic.send(producer, prefix + "requests.raw", events.subList(0, third));
       awaitCommitted(prefix, third, apps);
       kill(apps.get(0));
       deleteRecursively(Path.of(settingsA.get("PREFIXLOG_STATE_DIR")));
-      apps.set(0, Pipeline.streamApp(dir, settingsA, "fi11d-a2"));
+      apps.set(0, Pipeline.streamApp(dir, settingsA, "fi11-a2"));
       Traffic.send(producer, prefix + "requests.raw", events.subList(third, 2 * third));
       awaitCommitted(prefix, 2L * third, apps);
       kill(apps.get(1));

@@ -15,6 +15,8 @@ import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,6 +44,12 @@ final class Traffic {
 
   /** One event to send: the record key, value and timestamp. */
   record Event(String sessionKey, String requestId, long ts, byte[] value) {}
+
+  /** How old a capture time {@link #send} accepts: well within the raw topic's 24 h retention. */
+  private static final Duration OLDEST_CAPTURE = Duration.ofHours(12);
+
+  /** How far ahead: within the broker's {@code message.timestamp.after.max.ms} (1 h). */
+  private static final Duration NEWEST_CAPTURE = Duration.ofMinutes(30);
 
   private final List<List<Event>> sessions;
 
@@ -215,9 +223,32 @@ final class Traffic {
 
   /**
    * Sends {@code events} to {@code topic} keyed by session and waits until all are acknowledged.
+   *
+   * <p>The capture times, which are the record timestamps, must be recent: the broker applies each
+   * topic's retention to record timestamps, not to arrival. Events captured longer ago than a
+   * retention are deleted as they come (the raw topic keeps 24 h, the dedup store's changelog 48 h,
+   * the deltas and lookups 7 days; for the compact,delete topics the log cleaner does it within a
+   * second, taking each partition's first transaction before its commit marker lands), and the
+   * broker refuses a timestamp more than an hour ahead ({@code message.timestamp.after.max.ms}).
+   * Scenario 11 once used a fixed capture time that became 7 days old, and lost deltas that way.
    */
   static void send(KafkaProducer<String, byte[]> producer, String topic, List<Event> events)
       throws InterruptedException, ExecutionException, TimeoutException {
+    long now = System.currentTimeMillis();
+    for (Event e : events) {
+      if (e.ts() < now - OLDEST_CAPTURE.toMillis() || e.ts() > now + NEWEST_CAPTURE.toMillis()) {
+        throw new IllegalArgumentException(
+            "event "
+                + e.requestId()
+                + " has capture time "
+                + Instant.ofEpochMilli(e.ts())
+                + ", outside ["
+                + Instant.ofEpochMilli(now).minus(OLDEST_CAPTURE)
+                + ", "
+                + Instant.ofEpochMilli(now).plus(NEWEST_CAPTURE)
+                + "]: the broker would delete it (retention) or refuse it; derive it from now");
+      }
+    }
     List<Future<RecordMetadata>> sent = new ArrayList<>();
     for (Event e : events) {
       sent.add(producer.send(new ProducerRecord<>(topic, null, e.ts(), e.sessionKey(), e.value())));
