@@ -52,6 +52,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(KafkaExtension.class)
 class DeadLetterPipelineIT {
+  /**
+   * One client for the class: a client made per call and dropped at once hung a test on a response
+   * whose bytes had all arrived (HeaderOnlyLoadIT).
+   */
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   private static final JsonSerde<RawRequestEvent> RAW = JsonSerde.of(RawRequestEvent.class);
   private static final JsonSerde<DeadLetter> LETTERS = JsonSerde.of(DeadLetter.class);
   private static final String SESSION = "0123456789abcdef0123456789abcdef";
@@ -126,12 +132,11 @@ class DeadLetterPipelineIT {
 
       assertThat(app.state()).isEqualTo(KafkaStreams.State.RUNNING);
       HttpResponse<String> health =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(
-                          URI.create("http://127.0.0.1:" + app.metricsPort() + "/health"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + app.metricsPort() + "/health"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(health.statusCode()).isEqualTo(200);
       assertThat(Meters.count(app.metrics().registry(), "prefixlog_stream_thread_failures_total"))
           .isZero();
@@ -201,12 +206,11 @@ class DeadLetterPipelineIT {
         Thread.sleep(200);
       }
       HttpResponse<String> health =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(
-                          URI.create("http://127.0.0.1:" + app.metricsPort() + "/health"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + app.metricsPort() + "/health"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(health.statusCode()).isEqualTo(503);
       assertThat(health.body())
           .isEqualTo(
@@ -269,8 +273,7 @@ class DeadLetterPipelineIT {
 
   /** The app's /metrics, as a scraper sees it. */
   private static String scrape(StreamApp app) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
+    return HTTP.send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.metricsPort() + "/metrics"))
                 .build(),
             HttpResponse.BodyHandlers.ofString())

@@ -33,6 +33,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 @ExtendWith(KafkaExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClientAddressPolicyIT {
+  /**
+   * One client for the class: a client made per call and dropped at once hung a test on a response
+   * whose bytes had all arrived (HeaderOnlyLoadIT).
+   */
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   private static final String SECRET = "client-address-policy-it-secret";
   private static final String CLIENT = "203.0.113.7";
   private static final String CLIENT_V6 = "2001:db8:cafe::17";
@@ -84,15 +90,14 @@ class ClientAddressPolicyIT {
 
       // When: a middleware posts a line with the client's address and its balancer's header
       HttpResponse<String> response =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(
-                          URI.create("http://127.0.0.1:" + proxy.port() + IngestHandler.PATH))
-                      .timeout(Duration.ofSeconds(30))
-                      .header("Authorization", "Bearer " + token)
-                      .POST(HttpRequest.BodyPublishers.ofString(line))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + proxy.port() + IngestHandler.PATH))
+                  .timeout(Duration.ofSeconds(30))
+                  .header("Authorization", "Bearer " + token)
+                  .POST(HttpRequest.BodyPublishers.ofString(line))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
       List<ConsumerRecord<String, byte[]>> records = reader.await(1, Duration.ofSeconds(30));
 
@@ -135,23 +140,21 @@ class ClientAddressPolicyIT {
 
       // When: a request as a balancer passes it on
       HttpResponse<String> response =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(
-                          URI.create("http://127.0.0.1:" + proxy.port() + "/v1/chat/completions"))
-                      .timeout(Duration.ofSeconds(30))
-                      .header("Content-Type", "application/json")
-                      .header("X-Forwarded-For", CLIENT + ", " + BALANCER)
-                      .header("X-Real-IP", CLIENT)
-                      .header(
-                          "Forwarded",
-                          "for=" + CLIENT + ";proto=https, for=\"[" + CLIENT_V6 + "]\"")
-                      .header("True-Client-IP", CLIENT)
-                      .POST(
-                          HttpRequest.BodyPublishers.ofString(
-                              "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + proxy.port() + "/v1/chat/completions"))
+                  .timeout(Duration.ofSeconds(30))
+                  .header("Content-Type", "application/json")
+                  .header("X-Forwarded-For", CLIENT + ", " + BALANCER)
+                  .header("X-Real-IP", CLIENT)
+                  .header(
+                      "Forwarded", "for=" + CLIENT + ";proto=https, for=\"[" + CLIENT_V6 + "]\"")
+                  .header("True-Client-IP", CLIENT)
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(response.statusCode()).isEqualTo(200);
       List<ConsumerRecord<String, byte[]>> records = reader.await(1, Duration.ofSeconds(30));
 

@@ -39,6 +39,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(KafkaExtension.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ClientLimitsIT {
+  /**
+   * One client for the class: a client made per call and dropped at once hung a test on a response
+   * whose bytes had all arrived (HeaderOnlyLoadIT).
+   */
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   private static final String TOKEN = "ingest-token-0123456789";
 
   private TestUpstream upstream;
@@ -148,13 +154,11 @@ class ClientLimitsIT {
 
     // Then: a real request is served
     HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + proxy.port() + "/slow?ms=1"))
-                    .timeout(Duration.ofSeconds(10))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.port() + "/slow?ms=1"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     for (Socket socket : held) {
       socket.close();
@@ -289,15 +293,13 @@ class ClientLimitsIT {
   }
 
   private static HttpResponse<String> ingest(CaptureProxy proxy, String body) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + proxy.port() + IngestHandler.PATH))
-                .timeout(Duration.ofSeconds(10))
-                .header("Authorization", "Bearer " + TOKEN)
-                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.port() + IngestHandler.PATH))
+            .timeout(Duration.ofSeconds(10))
+            .header("Authorization", "Bearer " + TOKEN)
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static String rawEvent(String requestId, String body) throws IOException {

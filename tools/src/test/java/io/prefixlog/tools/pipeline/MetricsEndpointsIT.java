@@ -42,6 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(KafkaExtension.class)
 class MetricsEndpointsIT {
+  /**
+   * One client for the class: a client made per call and dropped at once hung a test on a response
+   * whose bytes had all arrived (HeaderOnlyLoadIT).
+   */
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   private static final String PREFIX = "metrics.";
   private static final String PROMTOOL = "/usr/bin/promtool";
   private static final String SECRET = "metrics-endpoints-it-secret";
@@ -89,10 +95,9 @@ class MetricsEndpointsIT {
         bridgeKv.start();
 
         // When: traffic through the proxy (streamed and not), KV batches, deltas emitted
-        HttpClient client = HttpClient.newHttpClient();
         for (int i = 0; i < 6; i++) {
           HttpResponse<String> response =
-              client.send(
+              HTTP.send(
                   HttpRequest.newBuilder(
                           URI.create("http://127.0.0.1:" + proxy.port() + "/v1/chat/completions"))
                       .header("Content-Type", "application/json")
@@ -170,10 +175,9 @@ class MetricsEndpointsIT {
 
   private static String scrape(int port) throws IOException, InterruptedException {
     HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     return response.body();
   }
