@@ -149,7 +149,11 @@ public final class StreamAppConfig {
           .defaultValue(Duration.ofDays(7))
           .doc(
               "retention of the compact,delete outputs (deltas, lookups), the dead letters and"
-                  + " the erasure acknowledgements");
+                  + " the erasure acknowledgements. The broker counts it from each record's"
+                  + " timestamp, which is the request's capture time, not from when the record was"
+                  + " written: the archive must read an output before its capture is this old, and"
+                  + " the output of a capture older than this (a long spill, a backlog) is deleted"
+                  + " as it arrives");
 
   public static final ConfigKey<Duration> MAX_COMPACTION_LAG =
       ConfigKey.of("PREFIXLOG_MAX_COMPACTION_LAG", ConfigTypes.positiveDuration())
