@@ -211,6 +211,16 @@ public final class StreamAppConfig {
                   + " up to 48 MiB of memtables per store and partition, unbounded in all. Size"
                   + " the container for the heap plus this plus ~10 %");
 
+  public static final ConfigKey<Long> BASE_CACHE_BYTES =
+      ConfigKey.of("PREFIXLOG_BASE_CACHE_BYTES", ConfigTypes.size(0, 1L << 40))
+          .defaultValue(64L << 20)
+          .doc(
+              "heap for the decoded base bodies all sessions of the process share (least recently"
+                  + " used goes first). The bases store holds most bases as ops against the one"
+                  + " before (its changelog carries deltas, not bodies); a base not in this cache"
+                  + " is rebuilt from up to `PREFIXLOG_KEYFRAME_INTERVAL` records. Size it for the"
+                  + " live sessions' newest bases, about one body each; `0`: no cache");
+
   public static final ConfigKey<Boolean> ALLOW_WEAKER_DELIVERY = CommonKeys.ALLOW_WEAKER_DELIVERY;
 
   /** Every setting of the stream app, in the README's order. */
@@ -248,6 +258,7 @@ public final class StreamAppConfig {
               THREAD_FAILURE_LIMIT,
               THREAD_FAILURE_WINDOW,
               ROCKSDB_MEMORY,
+              BASE_CACHE_BYTES,
               METRICS_HOST,
               METRICS_PORT,
               ALLOW_WEAKER_DELIVERY));
@@ -343,6 +354,10 @@ public final class StreamAppConfig {
 
   public Duration dedupWindow() {
     return values.get(DEDUP_WINDOW);
+  }
+
+  public long baseCacheBytes() {
+    return values.get(BASE_CACHE_BYTES);
   }
 
   public Duration evictionInterval() {

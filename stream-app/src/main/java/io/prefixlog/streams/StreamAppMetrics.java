@@ -19,6 +19,7 @@ public final class StreamAppMetrics {
   private final Counter duplicates;
   private final Counter threadFailures;
   private final Counter rebuildMismatches;
+  private final Counter baseRebuildFailures;
   private final Timer captureToDelta;
 
   public StreamAppMetrics(MeterRegistry registry) {
@@ -56,6 +57,14 @@ public final class StreamAppMetrics {
             "Deltas that did not rebuild their body byte for byte when checked before writing (an"
                 + " encoder bug): each was written as a keyframe instead (keyframe_reason"
                 + " rebuild_mismatch). Anything above 0 is worth a bug report.");
+    this.baseRebuildFailures =
+        Meters.counter(
+            registry,
+            "prefixlog_base_rebuild_failures_total",
+            "Stored bases that could not be rebuilt from the bases store with their SHA-256 (a"
+                + " record missing or unreadable): the turn was encoded against another base or"
+                + " written as a keyframe, so nothing is lost. Anything above 0 is worth a bug"
+                + " report.");
     this.captureToDelta =
         Meters.latency(
             registry,
@@ -85,6 +94,10 @@ public final class StreamAppMetrics {
 
   public Counter sessionsEvicted() {
     return sessionsEvicted;
+  }
+
+  public Counter baseRebuildFailures() {
+    return baseRebuildFailures;
   }
 
   public Counter duplicates() {

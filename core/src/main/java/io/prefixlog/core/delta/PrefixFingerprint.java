@@ -8,8 +8,12 @@ import java.util.Arrays;
 /**
  * Hashes of a body's prefixes at doubling lengths (64, 128, 256, … bytes), so that the base that
  * shares the longest prefix with a new body can be estimated from stored fingerprints without
- * loading any stored body. Equal hashes at a checkpoint mean (with 64-bit certainty) equal bytes up
+ * loading any stored body. Equal hashes at a checkpoint mean (with 32-bit certainty) equal bytes up
  * to it.
+ *
+ * <p>Each hash keeps 32 bits: the fingerprints are written to the state changelog on every request
+ * (four bases of about ten checkpoints), and a collision only misranks a candidate, whose delta is
+ * then computed and checked against the real bytes anyway.
  */
 public final class PrefixFingerprint {
   /** The first checkpoint, in bytes. Later ones double. */
@@ -34,7 +38,7 @@ public final class PrefixFingerprint {
       for (; position < next; position += Long.BYTES) {
         h = Long.rotateLeft((h ^ (long) LONGS.get(body, position)) * 0x9E3779B97F4A7C15L, 31);
       }
-      hashes[k] = h;
+      hashes[k] = h >>> 32;
       next <<= 1;
     }
     return hashes;

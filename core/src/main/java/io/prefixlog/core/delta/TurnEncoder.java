@@ -74,7 +74,8 @@ public final class TurnEncoder {
     long seq = state.nextSeq();
     long lastSeenMs = Math.max(state.lastSeenMs(), nowMs);
     if (!utf8) {
-      SessionState next = new SessionState(state.chain(), seq + 1, lastSeenMs, state.bases());
+      SessionState next =
+          new SessionState(state.chain(), seq + 1, lastSeenMs, state.bases(), state.log());
       return new EncodedTurn(seq, KeyframeReason.NOT_UTF8, null, null, 0, next, false, List.of());
     }
     long[] fingerprint = PrefixFingerprint.of(body);
@@ -100,7 +101,7 @@ public final class TurnEncoder {
     List<Long> evicted = new ArrayList<>();
     List<BaseInfo> bases = keep(stored, state.bases(), evicted);
     boolean storeBody = bases.contains(stored);
-    SessionState next = new SessionState(state.chain(), seq + 1, lastSeenMs, bases);
+    SessionState next = new SessionState(state.chain(), seq + 1, lastSeenMs, bases, state.log());
     if (reason != null) {
       return new EncodedTurn(seq, reason, null, null, 0, next, storeBody, evicted);
     }

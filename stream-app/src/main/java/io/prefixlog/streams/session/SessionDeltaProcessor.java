@@ -1,7 +1,6 @@
 package io.prefixlog.streams.session;
 
 import io.prefixlog.core.control.EraseOrders;
-import io.prefixlog.core.delta.BaseInfo;
 import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.delta.DeltaRecords;
 import io.prefixlog.core.delta.EncodedTurn;
@@ -65,7 +64,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
 
   private ProcessorContext<Object, Object> context;
   private KeyValueStore<String, byte[]> states;
-  private KeyValueStore<String, byte[]> bases;
+  private BaseStore bases;
   private WindowStore<String, byte[]> requestIds;
   private SessionErasure erasure;
   private long liveSessions;
@@ -85,9 +84,15 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   public void init(ProcessorContext<Object, Object> context) {
     this.context = context;
     this.states = context.getStateStore(SessionStores.STATE);
-    this.bases = context.getStateStore(SessionStores.BASES);
+    KeyValueStore<String, byte[]> baseRecords = context.getStateStore(SessionStores.BASES);
+    this.bases =
+        new BaseStore(
+            baseRecords,
+            wiring.baseCache(),
+            wiring.config().encoder(),
+            wiring.metrics().baseRebuildFailures());
     this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
-    this.erasure = new SessionErasure(states, bases, requestIds);
+    this.erasure = new SessionErasure(states, baseRecords, requestIds);
     this.idle = new IdleIndex(context.getStateStore(SessionStores.IDLE_INDEX), ttlMs, retentionMs);
     liveSessions = idle.rebuild(states);
     wiring.metrics().liveSessions().add(liveSessions);
@@ -111,7 +116,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     ValidatedRequest request = outcome.accepted();
     String session = request.event().sessionKey();
     String requestIdKey = SessionStores.requestIdKey(session, request.event().requestId());
-    SeenRequest seen = seenWithinWindow(requestIdKey, record.timestamp());
+    SeenRequest seen = seenWithinWindow(requestIdKey, session, record.timestamp());
     if (seen != null) {
       rejectRepeat(record, keyBytes, request, seen);
       return;
@@ -127,25 +132,21 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
             request.body(),
             request.event().bodySha256(),
             request.utf8(),
-            seq -> bases.get(SessionStores.baseKey(session, chain, seq)),
+            seq -> bases.load(session, state, seq),
             record.timestamp());
 
-    if (turn.storeBody()) {
-      bases.put(SessionStores.baseKey(session, chain, turn.seq()), request.body());
-    }
-    for (long evicted : turn.evictedSeqs()) {
-      bases.delete(SessionStores.baseKey(session, chain, evicted));
-    }
-    states.put(session, SessionStateCodec.encode(turn.newState()));
-    idle.moved(session, stored, turn.newState());
-    boolean isLive = !turn.newState().bases().isEmpty();
+    SessionState next =
+        bases.apply(session, state, turn, request.body(), request.event().bodySha256());
+    states.put(session, SessionStateCodec.encode(next));
+    idle.moved(session, stored, next);
+    boolean isLive = !next.bases().isEmpty();
     if (isLive != wasLive) {
       adjustLive(isLive ? 1 : -1);
     }
     String turnKey = DeltaRecord.key(session, chain, turn.seq());
     requestIds.put(
         requestIdKey,
-        new SeenRequest(request.event().bodySha256(), turnKey).toBytes(),
+        new SeenRequest(request.event().bodySha256(), turnKey).toBytes(session),
         record.timestamp());
 
     // Serialised here, once, so the byte count is exact and the sink does not serialise again.
@@ -179,6 +180,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     String session = outcome.order().sessionKey();
     SessionState before = storedState(session);
     SessionErasure.Result result = erasure.erase(outcome.order(), record.timestamp());
+    bases.erased(session);
     if (before != null && storedState(session) == null) {
       idle.moved(session, before, null);
     }
@@ -212,12 +214,12 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   }
 
   /** The request id's first arrival within the dedup window around {@code timestamp}, or null. */
-  private SeenRequest seenWithinWindow(String requestIdKey, long timestamp) {
+  private SeenRequest seenWithinWindow(String requestIdKey, String session, long timestamp) {
     long from = Math.max(0, timestamp - dedupWindowMs);
     long to =
         timestamp > Long.MAX_VALUE - dedupWindowMs ? Long.MAX_VALUE : timestamp + dedupWindowMs;
     try (WindowStoreIterator<byte[]> found = requestIds.fetch(requestIdKey, from, to)) {
-      return found.hasNext() ? SeenRequest.fromBytes(found.next().value) : null;
+      return found.hasNext() ? SeenRequest.fromBytes(found.next().value, session) : null;
     }
   }
 
@@ -301,12 +303,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   }
 
   private void forgetBases(String session, SessionState state) {
-    for (BaseInfo base : state.bases()) {
-      bases.delete(
-          state.isLegacy()
-              ? SessionStores.legacyBaseKey(session, base.seq())
-              : SessionStores.baseKey(session, state.chain(), base.seq()));
-    }
+    bases.forget(session, state);
     if (!state.bases().isEmpty()) {
       adjustLive(-1);
     }

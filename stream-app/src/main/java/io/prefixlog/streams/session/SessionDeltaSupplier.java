@@ -27,7 +27,15 @@ public final class SessionDeltaSupplier
       String deadLetterSink,
       String erasureSink,
       String lookupChild) {
-    this.wiring = new Wiring(config, metrics, deltaSink, deadLetterSink, erasureSink, lookupChild);
+    this.wiring =
+        new Wiring(
+            config,
+            metrics,
+            deltaSink,
+            deadLetterSink,
+            erasureSink,
+            lookupChild,
+            new BaseCache(config.baseCacheBytes()));
   }
 
   @Override
@@ -49,13 +57,15 @@ public final class SessionDeltaSupplier
       String deltaSink,
       String deadLetterSink,
       String erasureSink,
-      String lookupChild) {
+      String lookupChild,
+      BaseCache baseCache) {
     Wiring {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(deltaSink, "deltaSink");
       Objects.requireNonNull(deadLetterSink, "deadLetterSink");
       Objects.requireNonNull(erasureSink, "erasureSink");
+      Objects.requireNonNull(baseCache, "baseCache");
     }
   }
 }

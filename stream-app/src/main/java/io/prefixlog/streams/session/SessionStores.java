@@ -18,9 +18,12 @@ import org.apache.kafka.streams.state.WindowStore;
  * <ul>
  *   <li>{@value #STATE}: session_key → the session's small state (chain, seq counter, last
  *       activity, the fingerprints of its bases), rewritten on every request;
- *   <li>{@value #BASES}: {@code session_key/chain/seq} → a stored base body, written once and
- *       deleted when evicted, so that a request writes one body to the changelog, not the whole
- *       set;
+ *   <li>{@value #BASES}: {@code session_key/chain/seq} → one record of the session's {@link
+ *       io.prefixlog.core.delta.BaseLog}: the ops that rebuild that turn's body from the record
+ *       before it, or the whole body where the log starts again ({@link BaseStore}). Written once
+ *       and deleted when no kept base needs it, so that a request writes about its delta to the
+ *       changelog, not its body. (A state of format 2 or older has whole bodies here under its
+ *       keys; they go at its next turn.)
  *   <li>{@value #REQUEST_IDS}: {@code session_key/request_id} → the body's SHA-256 and the turn it
  *       became, for the dedup window. A window store because Kafka Streams then drops whole expired
  *       segments by stream time: no scan, no tombstone per id.

@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Raw request events as a producer would write them, and chat bodies from the real corpora. */
-final class LookupInputs {
+public final class LookupInputs {
   private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
 
   /** The tau-bench files do not carry the tool schemas their runs sent; these stand in. */
@@ -35,7 +35,7 @@ final class LookupInputs {
 
   private LookupInputs() {}
 
-  static RawRequestEvent event(
+  public static RawRequestEvent event(
       String requestId, long ts, String session, String model, byte[] body, Usage usage) {
     BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
     return new RawRequestEvent(
@@ -59,7 +59,7 @@ final class LookupInputs {
         usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null));
   }
 
-  static byte[] bytes(RawRequestEvent event) {
+  public static byte[] bytes(RawRequestEvent event) {
     return SERDE.toBytes(event);
   }
 
@@ -71,7 +71,7 @@ final class LookupInputs {
    * The request bodies of the first {@code limit} airline runs, one list per run: one request per
    * assistant message, carrying every message before it and the tool definitions.
    */
-  static List<List<byte[]>> airlineRuns(int limit) {
+  public static List<List<byte[]>> airlineRuns(int limit) {
     List<List<byte[]>> runs = new ArrayList<>();
     Path file = corpora().resolve("agentic/tau_bench_gpt4o_airline.jsonl");
     try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {

@@ -305,6 +305,18 @@ class SessionErasureTest {
   }
 
   /** A chat request of {@code turns} user messages, each repeating the marker. */
+  /**
+   * About 15 KB of words no other message repeats: the bases store keeps a turn as the text it
+   * added, so only new text makes its records big enough to leave the 64 KiB memtables for files.
+   */
+  private static String uniqueWords(int message) {
+    StringBuilder words = new StringBuilder();
+    for (int k = 0; k < 1500; k++) {
+      words.append('w').append(message * 100_000 + k).append(' ');
+    }
+    return words.toString();
+  }
+
   private static byte[] chat(String marker, int turns) {
     StringBuilder messages = new StringBuilder();
     for (int i = 1; i <= turns; i++) {
@@ -317,7 +329,7 @@ class SessionErasureTest {
           .append(' ')
           .append(marker)
           .append(" and some words to make it long enough to be worth a delta: ")
-          .append("lorem ipsum dolor sit amet ".repeat(300))
+          .append(uniqueWords(i))
           .append("\"}");
     }
     return utf8("{\"model\":\"test-model\",\"messages\":[" + messages + "]}");

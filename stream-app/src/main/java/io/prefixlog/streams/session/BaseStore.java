@@ -1,0 +1,200 @@
+package io.prefixlog.streams.session;
+
+import io.micrometer.core.instrument.Counter;
+import io.prefixlog.core.delta.BaseInfo;
+import io.prefixlog.core.delta.BaseLog;
+import io.prefixlog.core.delta.BaseRecordCodec;
+import io.prefixlog.core.delta.DeltaDecoder;
+import io.prefixlog.core.delta.DeltaEncoder;
+import io.prefixlog.core.delta.DeltaException;
+import io.prefixlog.core.delta.EncodedDelta;
+import io.prefixlog.core.delta.EncodedTurn;
+import io.prefixlog.core.delta.EncoderSettings;
+import io.prefixlog.core.delta.SessionState;
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.schemas.delta.DeltaOp;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A task's bases in the {@value SessionStores#BASES} store, kept as each session's {@link BaseLog}:
+ * a record is the ops that rebuild a body from the record before it, or the whole body at the start
+ * of the log, every {@code keyframeInterval} records and where ops would not pay. So the store's
+ * changelog carries about what the deltas topic carries, not every body again, and a restore reads
+ * deltas (issue 16: measured against whole bodies in {@code StreamThroughputBenchmark} and {@code
+ * RestoreBenchmark}).
+ *
+ * <p>Reading a base costs nothing in the usual turn (the {@link BaseCache} holds the newest base of
+ * a live session) and, after a restore or for a cold session, at most {@code keyframeInterval}
+ * record reads and applications. A rebuilt base must match the SHA-256 its state holds, or it is
+ * not used: the turn is then encoded against another base or as a keyframe, and the failure
+ * counted.
+ */
+final class BaseStore {
+  private static final Logger LOGGER = LoggerFactory.getLogger(BaseStore.class);
+
+  private final KeyValueStore<String, byte[]> store;
+  private final BaseCache cache;
+  private final DeltaEncoder encoder;
+  private final int wholeEvery;
+  private final double maxInsertedFraction;
+  private final Counter failures;
+
+  BaseStore(
+      KeyValueStore<String, byte[]> store,
+      BaseCache cache,
+      EncoderSettings settings,
+      Counter failures) {
+    this.store = store;
+    this.cache = cache;
+    this.encoder = new DeltaEncoder(settings.minMatchBytes());
+    this.wholeEvery = settings.keyframeInterval();
+    this.maxInsertedFraction = settings.maxInsertedFraction();
+    this.failures = failures;
+  }
+
+  /** The body of the session's base {@code seq}, or null when it cannot be rebuilt exactly. */
+  byte[] load(String session, SessionState state, long seq) {
+    BaseInfo base = find(state, seq);
+    if (base == null) {
+      return null;
+    }
+    String key = SessionStores.baseKey(session, state.chain(), seq);
+    byte[] cached = cache.get(key, base.sha256());
+    if (cached != null) {
+      return cached;
+    }
+    List<BaseLog.Entry> path = state.log().pathTo(seq);
+    if (path.isEmpty()) {
+      return failed(session, seq, "not in the base log");
+    }
+    byte[] body = null;
+    for (BaseLog.Entry entry : path) {
+      byte[] record = store.get(SessionStores.baseKey(session, state.chain(), entry.seq()));
+      if (record == null) {
+        return failed(session, seq, "record " + entry.seq() + " missing");
+      }
+      try {
+        BaseRecordCodec.Decoded decoded = BaseRecordCodec.decode(record);
+        body = decoded.whole() ? decoded.body() : DeltaDecoder.apply(body, decoded.ops());
+      } catch (IllegalArgumentException | DeltaException e) {
+        return failed(session, seq, "record " + entry.seq() + ": " + e.getMessage());
+      }
+    }
+    if (!Sha256.hex(body).equals(base.sha256())) {
+      return failed(session, seq, "rebuilt body does not match its SHA-256");
+    }
+    cache.put(key, body, base.sha256());
+    return body;
+  }
+
+  /**
+   * Writes what the turn leaves behind: its body as the session's newest record when the encoder
+   * keeps it as a base, and the deletion of every record no kept base needs any more.
+   *
+   * @param before the state the turn was encoded against (its log is the one stored)
+   * @param bodySha256 the body's verified digest
+   * @return the turn's new state with its base log
+   */
+  SessionState apply(
+      String session, SessionState before, EncodedTurn turn, byte[] body, String bodySha256) {
+    BaseLog log = before.log();
+    String chain = before.chain();
+    if (turn.storeBody()) {
+      List<DeltaOp> ops = opsFromNewest(session, before, turn, body);
+      String key = SessionStores.baseKey(session, chain, turn.seq());
+      store.put(key, ops == null ? BaseRecordCodec.whole(body) : BaseRecordCodec.ops(ops));
+      cache.put(key, body, bodySha256);
+      log = log.append(new BaseLog.Entry(turn.seq(), ops == null));
+    }
+    List<Long> dropped = new ArrayList<>();
+    BaseLog retained = log.retainFor(turn.newState().bases(), dropped);
+    for (long seq : dropped) {
+      delete(SessionStores.baseKey(session, chain, seq));
+    }
+    return turn.newState().withLog(retained);
+  }
+
+  /** Deletes every stored base of the state (idle eviction, a new chain). */
+  void forget(String session, SessionState state) {
+    if (state.log().rawBodies()) {
+      // Written by an older version: each base is a whole body under its own key.
+      for (BaseInfo base : state.bases()) {
+        delete(
+            state.chain().isEmpty()
+                ? SessionStores.legacyBaseKey(session, base.seq())
+                : SessionStores.baseKey(session, state.chain(), base.seq()));
+      }
+      return;
+    }
+    for (BaseLog.Entry entry : state.log().entries()) {
+      delete(SessionStores.baseKey(session, state.chain(), entry.seq()));
+    }
+  }
+
+  /** After an erasure deleted the session's records: its bodies leave the heap too. */
+  void erased(String session) {
+    cache.removeSession(session);
+  }
+
+  /**
+   * The ops that rebuild {@code body} from the session's newest record, or null when the body is to
+   * be stored whole: the log is empty, the turn is a keyframe (the deltas topic has the whole body
+   * there too), {@code keyframeInterval} records follow the last whole one, or ops would carry more
+   * than {@code maxInsertedFraction} of the body. Usually the turn's own delta serves: its base is
+   * the newest record. Otherwise (a branch) the ops are computed and checked here.
+   */
+  private List<DeltaOp> opsFromNewest(
+      String session, SessionState before, EncodedTurn turn, byte[] body) {
+    BaseLog.Entry newest = before.log().newest();
+    if (newest == null || turn.isKeyframe() || before.log().sinceWhole() + 1 >= wholeEvery) {
+      return null;
+    }
+    if (turn.base().seq() == newest.seq()) {
+      return turn.delta().ops();
+    }
+    byte[] parent = load(session, before, newest.seq());
+    if (parent == null) {
+      return null;
+    }
+    EncodedDelta delta = encoder.encode(parent, body);
+    if (delta.insertedFraction() > maxInsertedFraction) {
+      return null;
+    }
+    try {
+      return Arrays.equals(DeltaDecoder.apply(parent, delta.ops()), body) ? delta.ops() : null;
+    } catch (DeltaException e) {
+      return null;
+    }
+  }
+
+  private void delete(String key) {
+    store.delete(key);
+    cache.remove(key);
+  }
+
+  private byte[] failed(String session, long seq, String why) {
+    failures.increment();
+    LOGGER
+        .atWarn()
+        .setMessage("stored base could not be rebuilt; the turn is encoded without it")
+        .addKeyValue("sessionKey", session)
+        .addKeyValue("seq", seq)
+        .addKeyValue("reason", why)
+        .log();
+    return null;
+  }
+
+  private static BaseInfo find(SessionState state, long seq) {
+    for (BaseInfo base : state.bases()) {
+      if (base.seq() == seq) {
+        return base;
+      }
+    }
+    return null;
+  }
+}
