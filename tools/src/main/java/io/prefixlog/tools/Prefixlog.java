@@ -5,6 +5,7 @@ import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.erase.EraseCommand;
+import io.prefixlog.tools.reconstruct.ExportCommand;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.settings.SettingsCommand;
@@ -61,6 +62,7 @@ public final class Prefixlog {
         new ReplayCommand(terminal),
         new ReconstructCommand(terminal),
         new AnalyzeCommand(terminal),
+        new ExportCommand(terminal),
         new EraseCommand(terminal),
         new SettingsCommand(terminal),
         new ComposeSmokeCommand(terminal));

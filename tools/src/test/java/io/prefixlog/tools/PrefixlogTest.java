@@ -122,6 +122,13 @@ class PrefixlogTest {
                 .stream()
                 .map(Command::name))
         .containsExactly(
-            "up", "replay", "reconstruct", "analyze", "erase", "settings", "compose-smoke");
+            "up",
+            "replay",
+            "reconstruct",
+            "analyze",
+            "export",
+            "erase",
+            "settings",
+            "compose-smoke");
   }
 }

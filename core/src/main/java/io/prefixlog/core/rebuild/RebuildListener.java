@@ -1,5 +1,7 @@
 package io.prefixlog.core.rebuild;
 
+import io.prefixlog.schemas.delta.DeltaRecord;
+
 /** Receives the rebuild's results as they are produced, session by session. */
 public interface RebuildListener {
 
@@ -13,6 +15,13 @@ public interface RebuildListener {
    * @param body the exact bytes; the rebuilder may still use them as a base, so do not modify them
    */
   default void onVerifiedBody(String sessionKey, long seq, byte[] body) {}
+
+  /**
+   * The same verified body as {@link #onVerifiedBody}, with the record it was rebuilt from (its
+   * time, model and the engine's usage), for readers that export turns rather than check them.
+   * Called right after {@link #onVerifiedBody}.
+   */
+  default void onVerifiedTurn(String sessionKey, long seq, DeltaRecord record, byte[] body) {}
 
   /** A turn was examined, whatever the outcome (for progress). */
   default void onTurnChecked(String sessionKey, long seq, boolean ok) {}

@@ -339,6 +339,7 @@ final class SessionRebuild {
     }
     if (target == null || target == turn.seq) {
       listener.onVerifiedBody(sessionKey, turn.seq, body);
+      listener.onVerifiedTurn(sessionKey, turn.seq, record, body);
     }
     listener.onTurnChecked(sessionKey, turn.seq, true);
   }

@@ -4,6 +4,7 @@ import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.MrcAnalyzer;
 import io.prefixlog.core.mrc.Sampling;
 import io.prefixlog.core.mrc.Windowing;
+import io.prefixlog.core.routing.RoutingPolicy;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.CommandLine;
@@ -42,6 +43,11 @@ public final class AnalyzeCommand implements Command {
   static final int DEFAULT_WINDOWS = 60;
 
   static final int DEFAULT_POINTS = 100;
+
+  static final String DEFAULT_LOAD_WINDOW_TEXT = "10s";
+
+  /** Each replica costs a few arrays and a column in the per-replica table. */
+  static final int MAX_REPLICAS = 4096;
 
   static final List<Option> OPTIONS =
       List.of(
@@ -105,6 +111,35 @@ public final class AnalyzeCommand implements Command {
               "N",
               Integer.toString(DEFAULT_POINTS),
               "Capacities per model in curve.csv, log-spaced from 1 chunk to the working set."),
+          Option.value(
+              "replicas",
+              "N",
+              "none (no routing what-if)",
+              "Routing what-if: replay the requests in time order over N replicas, each an LRU"
+                  + " cache of --replica-capacity, under every --policies routing policy, and"
+                  + " report aggregate and per-replica hit rates and load balance."),
+          Option.value(
+              "replica-capacity",
+              "C",
+              "none (required with --replicas)",
+              "Each replica's cache: chunks (8192) or KV bytes (40GiB; needs the bytes per"
+                  + " chunk)."),
+          Option.value(
+              "policies",
+              "LIST",
+              "all: " + RoutingPolicy.names(),
+              "With --replicas: the routing policies to compare, comma-separated."),
+          Option.value(
+              "load-window",
+              "SPAN",
+              DEFAULT_LOAD_WINDOW_TEXT,
+              "With --replicas: a replica's load is the units (tokens or bytes) of the requests"
+                  + " routed to it within this span (least-loaded, prefix tie-breaks, prefix-load)."),
+          Option.value(
+              "routing-seed",
+              "N",
+              "1",
+              "With --replicas: the seed of the random policy (the same seed, the same routing)."),
           Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
 
   private static final String DESCRIPTION =
@@ -231,8 +266,41 @@ public final class AnalyzeCommand implements Command {
     List<Subject> subjects = Subject.of(analysis, caches, bytesPerChunk);
     out.print(Report.summary(header.toString(), analysis, subjects, asked));
     out.flush();
+    RoutingWhatIf.Plan routing = null;
+    List<RoutingWhatIf.Fleet> fleets = List.of();
+    if (settings.replicas > 0) {
+      long perChunk = bytesPerChunk > 0 ? bytesPerChunk : commonKvBytes(caches);
+      if (settings.replicaCapacity.inBytes() && perChunk == 0) {
+        return usage(
+            "--replica-capacity "
+                + settings.replicaCapacity.text()
+                + " is in bytes, but the KV bytes of a chunk are not known: give"
+                + " --bytes-per-chunk, or the capacity in chunks");
+      }
+      routing =
+          new RoutingWhatIf.Plan(
+              settings.replicas,
+              settings.replicaCapacity.chunks(perChunk),
+              settings.replicaCapacity.text(),
+              perChunk,
+              settings.policies,
+              settings.loadWindow,
+              settings.routingSeed);
+      fleets =
+          RoutingWhatIf.run(
+              routing,
+              lookups,
+              cacheOf,
+              (label, total) ->
+                  Progress.counting(terminal, settings.progress, label, total, "requests"));
+      out.print(RoutingWhatIf.summary(routing, fleets));
+      out.flush();
+    }
     List<Path> written = new ArrayList<>();
     try {
+      if (settings.csv != null && routing != null) {
+        written.add(RoutingWhatIf.writeCsv(settings.csv, routing, fleets));
+      }
       if (settings.csv != null) {
         written.addAll(
             CsvFiles.write(settings.csv, analysis, subjects, settings.points, asked.keySet()));
@@ -425,6 +493,11 @@ public final class AnalyzeCommand implements Command {
     Path csv;
     Path png;
     int points;
+    int replicas;
+    Quantities.Capacity replicaCapacity;
+    List<RoutingPolicy> policies;
+    Duration loadWindow;
+    long routingSeed;
     boolean progress;
 
     static Settings from(CommandLine line) throws UsageException {
@@ -485,7 +558,57 @@ public final class AnalyzeCommand implements Command {
       s.png = line.value("png").map(Path::of).orElse(null);
       s.points = (int) Math.min(100_000, line.longValue("points", DEFAULT_POINTS, 2));
       s.progress = line.has("progress");
+      routing(line, s);
       return s;
+    }
+
+    private static void routing(CommandLine line, Settings s) throws UsageException {
+      if (!line.has("replicas")) {
+        for (String option :
+            List.of("replica-capacity", "policies", "load-window", "routing-seed")) {
+          if (line.has(option)) {
+            throw new UsageException("--" + option + " needs --replicas");
+          }
+        }
+        return;
+      }
+      long replicas = line.longValue("replicas", 0, 1);
+      if (replicas > MAX_REPLICAS) {
+        throw new UsageException("--replicas is at most " + MAX_REPLICAS + ", got " + replicas);
+      }
+      s.replicas = (int) replicas;
+      String capacity =
+          line.value("replica-capacity")
+              .orElseThrow(
+                  () ->
+                      new UsageException("--replicas needs --replica-capacity (chunks or bytes)"));
+      try {
+        s.replicaCapacity = Quantities.capacity(capacity);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--replica-capacity: " + e.getMessage());
+      }
+      List<RoutingPolicy> policies = new ArrayList<>();
+      for (String name : line.string("policies", "").split(",")) {
+        if (name.isBlank()) {
+          continue;
+        }
+        RoutingPolicy policy;
+        try {
+          policy = RoutingPolicy.of(name);
+        } catch (IllegalArgumentException e) {
+          throw new UsageException("--policies: " + e.getMessage());
+        }
+        if (!policies.contains(policy)) {
+          policies.add(policy);
+        }
+      }
+      s.policies = policies.isEmpty() ? List.of(RoutingPolicy.values()) : List.copyOf(policies);
+      try {
+        s.loadWindow = Quantities.duration(line.string("load-window", DEFAULT_LOAD_WINDOW_TEXT));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--load-window: " + e.getMessage());
+      }
+      s.routingSeed = line.longValue("routing-seed", 1, Long.MIN_VALUE);
     }
   }
 }

@@ -18,6 +18,8 @@ import java.util.Objects;
  * @param promptTokens the engine's prompt tokens, or {@link LookupRequest#UNKNOWN}
  * @param cachedTokens the engine's cached prompt tokens, or {@link LookupRequest#UNKNOWN}
  * @param kvBytesPerChunk KV-cache bytes of one chunk from LMCache's shapes × dtypes, or 0
+ * @param sessionKey {@code session_key}, or {@code ""} when the record has none (LMCache's lines):
+ *     only the routing what-if uses it, for session affinity
  */
 record Lookup(
     double timestamp,
@@ -29,7 +31,8 @@ record Lookup(
     boolean lmcache,
     long promptTokens,
     long cachedTokens,
-    long kvBytesPerChunk) {
+    long kvBytesPerChunk,
+    String sessionKey) {
 
   /** What {@code chunk_size} and {@code seq_len} count ({@code chunk_unit}). */
   enum ChunkUnit {
@@ -51,6 +54,7 @@ record Lookup(
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(unit, "unit");
+    Objects.requireNonNull(sessionKey, "sessionKey");
   }
 
   /** The engine's view of this lookup, under the cache (model) name {@code cache}. */
@@ -76,7 +80,8 @@ record Lookup(
         && lmcache == that.lmcache
         && promptTokens == that.promptTokens
         && cachedTokens == that.cachedTokens
-        && kvBytesPerChunk == that.kvBytesPerChunk;
+        && kvBytesPerChunk == that.kvBytesPerChunk
+        && sessionKey.equals(that.sessionKey);
   }
 
   @Override

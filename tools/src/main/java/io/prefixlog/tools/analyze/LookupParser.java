@@ -208,6 +208,7 @@ final class LookupParser {
     long[][] shapes;
     Long promptTokens;
     Long cachedTokens;
+    String sessionKey;
     String badField;
 
     void readObject(JsonParser parser) throws IOException, BadLineException {
@@ -226,6 +227,8 @@ final class LookupParser {
           }
           timestamp = parser.getDoubleValue();
         }
+        case "session_key" ->
+            sessionKey = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "model_name" -> model = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "chunk_size" -> chunkSize = integer(name, value, parser);
         case "seq_len" -> seqLen = integer(name, value, parser);
@@ -312,7 +315,8 @@ final class LookupParser {
           lmcache,
           prompt,
           cached,
-          kvBytes());
+          kvBytes(),
+          sessionKey == null ? "" : sessionKey);
     }
 
     /** LMCache's bytes per chunk: Σ shape product × dtype size; 0 when unknown. */

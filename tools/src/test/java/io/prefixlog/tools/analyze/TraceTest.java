@@ -19,7 +19,8 @@ class TraceTest {
         false,
         LookupRequest.UNKNOWN,
         LookupRequest.UNKNOWN,
-        0);
+        0,
+        "");
   }
 
   @Test

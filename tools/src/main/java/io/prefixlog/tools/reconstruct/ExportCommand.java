@@ -1,0 +1,305 @@
+package io.prefixlog.tools.reconstruct;
+
+import io.prefixlog.core.config.CommonKeys;
+import io.prefixlog.core.rebuild.Counts;
+import io.prefixlog.core.rebuild.RebuildReport;
+import io.prefixlog.core.rebuild.RebuildScope;
+import io.prefixlog.core.rebuild.Rebuilder;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Progress;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.Units;
+import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.tools.reconstruct.TopicReader.ReadException;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code prefixlog export}: the captured requests, rebuilt from the session deltas topic (or a kcat
+ * {@code -J} dump of it) as {@code reconstruct} rebuilds them, written as a Mooncake trace or a
+ * {@code vllm bench serve} custom dataset ({@link TraceExport}). Lives beside {@code reconstruct}
+ * because it is a reader of the same rebuild.
+ */
+public final class ExportCommand implements Command {
+  static final int DEFAULT_BLOCK_BYTES = 2048;
+  static final long DEFAULT_OUTPUT_TOKENS = 256;
+
+  static final List<Option> OPTIONS =
+      List.of(
+          Option.value(
+              "format",
+              "FORMAT",
+              "none (required)",
+              "mooncake: Mooncake's trace JSONL (timestamp, input_length, output_length, hash_ids),"
+                  + " for Dynamo's simulators; vllm-custom: vllm bench serve's custom dataset"
+                  + " (prompt, output_tokens)."),
+          Option.value(
+              "out",
+              "FILE",
+              "none (required)",
+              "The file to write (replaced whole, via a temporary file); vllm-custom needs a"
+                  + " .jsonl name, as vLLM reads no other."),
+          Option.value(
+              "bootstrap", "HOST:PORT", CommonKeys.DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
+          Option.value(
+              "topic-prefix",
+              "PREFIX",
+              "\"" + Topics.DEFAULT_PREFIX + "\"",
+              "Prefix of every topic name: the turns are read from <prefix>session.deltas."),
+          Option.value(
+              "file",
+              "PATH",
+              "none (read the topic)",
+              "Read a kcat -J dump of the deltas topic instead (keys kept, so erased turns are"
+                  + " known); a value-only dump with tombstones is refused."),
+          Option.value(
+              "block-bytes",
+              "N",
+              Integer.toString(DEFAULT_BLOCK_BYTES),
+              "mooncake: bytes of the rendered prompt per hash_ids block (2048 bytes is about"
+                  + " Mooncake's 512 tokens at 4 bytes a token)."),
+          Option.value(
+              "default-output-tokens",
+              "N",
+              Long.toString(DEFAULT_OUTPUT_TOKENS),
+              "Output length of a turn whose response usage (completion_tokens) was not"
+                  + " captured."),
+          Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
+
+  private static final String DESCRIPTION =
+      """
+      Writes the captured requests as a trace another tool replays. The bodies are rebuilt from
+      the session deltas topic (<prefix>session.deltas, read_committed, from the beginning to the
+      end offsets at start) or a kcat -J dump of it, and each is checked against its body_sha256
+      as reconstruct does; only checked turns are written, in arrival order. Erased turns (a
+      tombstone newer than the record) are never rebuilt, so nothing of an erased session is
+      written. A prompt is the body rendered as prefixlog chunks it (roles, contents, tool
+      definitions; a completion's prompt); a body that is neither a chat nor a completion request
+      is skipped and counted. Lengths come from the captured usage (prompt_tokens,
+      completion_tokens); where absent, the input length is estimated at 4 bytes a token and the
+      output length is --default-output-tokens, and the summary counts both. Exit code 0 when
+      the file was written; 1 when the input could not be read, a turn failed its check or
+      nothing was exported; 2 for a bad command line.
+      """;
+
+  private final Terminal terminal;
+
+  public ExportCommand(Terminal terminal) {
+    this.terminal = terminal;
+  }
+
+  @Override
+  public Spec spec() {
+    return new Spec(
+        "export",
+        "Write captured traffic as a Mooncake trace or a vllm bench serve custom dataset.",
+        DESCRIPTION,
+        OPTIONS);
+  }
+
+  @Override
+  public int run(String[] args) {
+    CommandLine.Invocation<Settings> invocation = invoke(args, terminal, Settings::from);
+    if (!invocation.proceed()) {
+      return invocation.exitCode();
+    }
+    Settings settings = invocation.value();
+    Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
+    TraceExport export =
+        new TraceExport(settings.format, settings.blockBytes, settings.defaultOutputTokens);
+    String input;
+    DumpReader dump = null;
+    Spool spool = null;
+    try {
+      if (settings.file != null) {
+        try (Progress progress = Progress.bytes(terminal, settings.progress, "read", 0)) {
+          dump = DumpReader.indexFile(Path.of(settings.file), settings.file, rebuilder, progress);
+        }
+        DumpReader.Stats s = dump.stats();
+        if (s.blankLines() > 0) {
+          return failed(
+              settings.file
+                  + " has "
+                  + Units.count(s.blankLines())
+                  + " empty or null lines: tombstones of erased turns whose keys a value-only"
+                  + " dump does not keep, so which turns were erased is unknown and nothing is"
+                  + " exported; dump with kcat -J to keep the keys");
+        }
+        input =
+            String.format(
+                Locale.ROOT,
+                "%s: %s, %s",
+                settings.file,
+                Units.count(s.records(), "record"),
+                Units.count(s.tombstones(), "tombstone"));
+      } else {
+        String topic = Topics.withPrefix(settings.topicPrefix).sessionDeltas().name();
+        spool = Spool.create();
+        TopicReader.Stats s;
+        try (Progress progress =
+            Progress.counting(terminal, settings.progress, "read", 0, "records")) {
+          s = TopicReader.read(settings.bootstrap, topic, rebuilder, spool, progress);
+        }
+        input =
+            String.format(
+                Locale.ROOT,
+                "%s at %s: %s, %s",
+                topic,
+                settings.bootstrap,
+                Units.count(s.records(), "record"),
+                Units.count(s.tombstones(), "tombstone"));
+      }
+      RebuildReport report = rebuilder.run(export);
+      return write(settings, input, report, export);
+    } catch (ReadException e) {
+      return failed(e.getMessage());
+    } catch (IOException e) {
+      return failed("cannot read the input: " + e);
+    } finally {
+      close(dump);
+      close(spool);
+    }
+  }
+
+  private int write(Settings settings, String input, RebuildReport report, TraceExport export) {
+    Counts c = report.counts();
+    long failures = c.failures(true);
+    PrintStream out = terminal.out();
+    out.println("export: " + input);
+    out.printf(
+        Locale.ROOT,
+        "  turns %s: %s rebuilt and checked, %s erased (not exported), %s failed their check%n",
+        Units.count(c.turns()),
+        Units.count(c.rebuiltOk()),
+        Units.count(c.erased()),
+        Units.count(failures));
+    if (failures > 0) {
+      out.println(
+          "FAILED: some turns did not rebuild; run reconstruct on the same input to see why");
+      out.flush();
+      return FAILED;
+    }
+    if (export.exported() == 0) {
+      out.println("FAILED: no chat or completion request to export");
+      out.flush();
+      return FAILED;
+    }
+    long blocks;
+    Path target = settings.out;
+    try {
+      Path parent = target.toAbsolutePath().getParent();
+      Files.createDirectories(parent);
+      Path temporary = Files.createTempFile(parent, ".export-", ".part");
+      try {
+        try (OutputStream stream = new BufferedOutputStream(Files.newOutputStream(temporary))) {
+          blocks = export.write(stream);
+        }
+        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+      } finally {
+        Files.deleteIfExists(temporary);
+      }
+    } catch (IOException e) {
+      return failed("cannot write " + target + ": " + e);
+    }
+    out.printf(
+        Locale.ROOT,
+        "  wrote %s %s as %s%s%n",
+        Units.count(export.exported(), "request"),
+        target,
+        settings.format.wireName,
+        settings.format == TraceExport.Format.MOONCAKE
+            ? " ("
+                + Units.count(blocks, "distinct block")
+                + " of "
+                + settings.blockBytes
+                + " bytes)"
+            : "");
+    out.printf(
+        Locale.ROOT,
+        "  skipped %s (not a chat or completion request); input length estimated (no"
+            + " prompt_tokens) for %s; output length defaulted to %d (no completion_tokens) for"
+            + " %s%n",
+        Units.count(export.notPrompts()),
+        Units.count(export.estimatedInputs()),
+        settings.defaultOutputTokens,
+        Units.count(export.defaultedOutputs()));
+    out.flush();
+    return OK;
+  }
+
+  private void close(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      terminal.err().println("prefixlog export: warning: cannot close " + closeable + ": " + e);
+    }
+  }
+
+  private int failed(String message) {
+    terminal.err().println("prefixlog export: " + message);
+    return FAILED;
+  }
+
+  /** The validated command line. */
+  static final class Settings {
+    TraceExport.Format format;
+    Path out;
+    String bootstrap;
+    String topicPrefix;
+    String file;
+    int blockBytes;
+    long defaultOutputTokens;
+    boolean progress;
+
+    static Settings from(CommandLine line) throws UsageException {
+      Settings s = new Settings();
+      String format =
+          line.value("format")
+              .orElseThrow(
+                  () -> new UsageException("--format is required: mooncake or vllm-custom"));
+      try {
+        s.format = TraceExport.Format.of(format);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--format: " + e.getMessage());
+      }
+      String out =
+          line.value("out").orElseThrow(() -> new UsageException("--out FILE is required"));
+      if (out.isEmpty()) {
+        throw new UsageException("--out needs a file name");
+      }
+      if (s.format == TraceExport.Format.VLLM_CUSTOM && !out.endsWith(".jsonl")) {
+        throw new UsageException(
+            "--out " + out + ": vllm bench serve reads a custom dataset only from a .jsonl file");
+      }
+      s.out = Path.of(out);
+      s.file = line.value("file").orElse(null);
+      if (s.file != null && (line.has("bootstrap") || line.has("topic-prefix"))) {
+        throw new UsageException(
+            "--file reads a dump, --bootstrap and --topic-prefix the topic: give one or the other");
+      }
+      if (s.file != null && !Files.isRegularFile(Path.of(s.file))) {
+        throw new UsageException("--file " + s.file + ": no such file");
+      }
+      s.bootstrap = line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP);
+      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.blockBytes =
+          (int) Math.min(Integer.MAX_VALUE, line.longValue("block-bytes", DEFAULT_BLOCK_BYTES, 1));
+      s.defaultOutputTokens = line.longValue("default-output-tokens", DEFAULT_OUTPUT_TOKENS, 1);
+      s.progress = line.has("progress");
+      return s;
+    }
+  }
+}

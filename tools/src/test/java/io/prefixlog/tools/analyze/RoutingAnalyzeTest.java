@@ -1,0 +1,160 @@
+package io.prefixlog.tools.analyze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.core.mrc.NaiveLru;
+import io.prefixlog.core.mrc.Semantics;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.Terminal;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RoutingAnalyzeTest {
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int analyze(String... args) {
+    out.reset();
+    err.reset();
+    return new AnalyzeCommand(Terminal.captured(out, err)).run(args);
+  }
+
+  private static String line(double t, String session, long seqLen, long... keys) {
+    StringBuilder s =
+        new StringBuilder("{\"timestamp\":")
+            .append(t)
+            .append(",\"request_id\":\"r")
+            .append(t)
+            .append("\",\"model_name\":\"m\",\"chunk_size\":4,\"seq_len\":")
+            .append(seqLen)
+            .append(",\"chunk_hashes\":[");
+    for (int i = 0; i < keys.length; i++) {
+      s.append(i > 0 ? "," : "").append("\"0x").append(Long.toHexString(keys[i])).append('"');
+    }
+    return s.append("],\"session_key\":\"")
+        .append(session)
+        .append("\",\"hash_algo\":\"t\",\"chunk_unit\":\"tokens\",\"chunked\":\"chat_messages\"}")
+        .toString();
+  }
+
+  private Path tiny() throws IOException {
+    String a = "aaaaaaaaaaaaaaaa";
+    String b = "bbbbbbbbbbbbbbbb";
+    return Files.write(
+        dir.resolve("tiny.jsonl"),
+        List.of(
+            line(1_763_700_000, a, 10, 1, 2),
+            line(1_763_700_001, b, 12, 1, 2, 3),
+            line(1_763_700_002, a, 13, 1, 2, 4),
+            line(1_763_700_003, b, 12, 1, 2, 3)),
+        StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldWriteTheExactPerReplicaFiguresOfATinyTrace() throws IOException {
+    // Given: [1,2] [1,2,3] [1,2,4] [1,2,3] on 2 replicas of 3 chunks.
+    // round-robin: 0 gets r1 (cold) and r3 (1,2 hit); 1 gets r2 (cold) and r4 (1,2,3 hit).
+    // prefix: everything follows [1,2] to replica 0; r3 evicts 3, r4 evicts 4: 0+2+2+2 hits.
+    Path file = tiny();
+
+    // When
+    int code =
+        analyze(
+            "--file", file.toString(),
+            "--replicas", "2",
+            "--replica-capacity", "3",
+            "--policies", "round-robin,prefix",
+            "--csv", dir.resolve("csv").toString());
+
+    // Then
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(Files.readAllLines(dir.resolve("csv").resolve("routing.csv")))
+        .containsExactly(
+            "model,policy,replicas,capacity_chunks,replica,requests,chunk_lookups,prefix_hits,"
+                + "units,unit_hits,prefix_chunks,prefix_units",
+            "m,round-robin,2,3,0,2,5,2,23,8,0.400000,0.347826",
+            "m,round-robin,2,3,1,2,6,3,24,12,0.500000,0.500000",
+            "m,round-robin,2,3,*,4,11,5,47,20,0.454545,0.425532",
+            "m,prefix,2,3,0,4,11,6,47,24,0.545455,0.510638",
+            "m,prefix,2,3,1,0,0,0,0,0,0.000000,0.000000",
+            "m,prefix,2,3,*,4,11,6,47,24,0.545455,0.510638");
+    String summary = out.toString(StandardCharsets.UTF_8);
+    assertThat(summary)
+        .contains("== routing what-if: 2 replicas x 3 chunks each; load = units routed in the last")
+        .containsPattern("round-robin +45\\.5% +42\\.6% +1\\.00 +1\\.09 +40\\.0%-50\\.0%")
+        .containsPattern("prefix +54\\.5% +51\\.1% +2\\.00 +2\\.00 +54\\.5%-54\\.5%");
+  }
+
+  @Test
+  void shouldEqualOneLruCacheWhenThereIsOneReplica() throws IOException {
+    // Given: a random trace of several sessions, one model
+    List<TraceLines.Req> reqs = TraceLines.random(7, 40, List.of("m"));
+    Path file =
+        Files.write(
+            dir.resolve("random.jsonl"),
+            reqs.stream().map(r -> TraceLines.prefixlog(r, "tokens")).toList());
+    List<TraceLines.Req> ordered = new ArrayList<>(reqs);
+    ordered.sort(java.util.Comparator.comparingDouble(TraceLines.Req::timestamp));
+    for (long capacity : new long[] {1, 5, 40, 400}) {
+      NaiveLru lru = new NaiveLru(capacity);
+      for (TraceLines.Req r : ordered) {
+        lru.accept(r.keys(), 0, r.keys().length, r.chunkSize(), r.seqLen());
+      }
+
+      // When
+      int code =
+          analyze(
+              "--file", file.toString(),
+              "--replicas", "1",
+              "--replica-capacity", Long.toString(capacity),
+              "--csv", dir.resolve("c" + capacity).toString());
+
+      // Then: every policy routes to the one replica, which is the single cache
+      assertThat(code).isEqualTo(Command.OK);
+      List<String> rows = Files.readAllLines(dir.resolve("c" + capacity).resolve("routing.csv"));
+      assertThat(rows).hasSize(1 + 6 * 2);
+      for (String row : rows.subList(1, rows.size())) {
+        String[] f = row.split(",");
+        assertThat(Long.parseLong(f[7])).as(row).isEqualTo(lru.hits(Semantics.PREFIX));
+        assertThat(Long.parseLong(f[6])).as(row).isEqualTo(lru.accesses());
+        assertThat(Long.parseLong(f[9])).as(row).isEqualTo(lru.unitHits(Semantics.PREFIX));
+      }
+    }
+  }
+
+  @Test
+  void shouldNameTheBadRoutingOption() throws IOException {
+    Path file = tiny();
+    assertThat(analyze("--file", file.toString(), "--replica-capacity", "3"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--replica-capacity needs --replicas");
+    assertThat(analyze("--file", file.toString(), "--replicas", "2")).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--replicas needs --replica-capacity");
+    assertThat(
+            analyze(
+                "--file",
+                file.toString(),
+                "--replicas",
+                "2",
+                "--replica-capacity",
+                "3",
+                "--policies",
+                "prefix,fastest"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--policies: unknown routing policy 'fastest'");
+    assertThat(analyze("--file", file.toString(), "--replicas", "2", "--replica-capacity", "1GiB"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("KV bytes of a chunk are not known");
+  }
+}

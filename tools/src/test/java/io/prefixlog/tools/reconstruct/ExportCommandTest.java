@@ -1,0 +1,292 @@
+package io.prefixlog.tools.reconstruct;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.request.ResponseInfo;
+import io.prefixlog.schemas.request.Usage;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.Terminal;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExportCommandTest {
+  private static final String SYSTEM = "You are a careful assistant. ".repeat(10);
+  private static final String SECRET = "the erased user's secret sentence";
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int export(String... args) {
+    out.reset();
+    err.reset();
+    Terminal terminal =
+        new Terminal(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            false);
+    return new ExportCommand(terminal).run(args);
+  }
+
+  private static byte[] chat(String... messages) {
+    StringBuilder s = new StringBuilder("{\"model\":\"m\",\"messages\":[");
+    for (int i = 0; i < messages.length; i += 2) {
+      s.append(i > 0 ? "," : "")
+          .append("{\"role\":\"")
+          .append(messages[i])
+          .append("\",\"content\":\"")
+          .append(messages[i + 1])
+          .append("\"}");
+    }
+    return s.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A keyframe at {@code ts} with the engine's usage when given. */
+  private static DeltaRecord turn(
+      String session, long seq, long ts, byte[] body, Long prompt, Long completion) {
+    DeltaRecord r = DeltaDump.keyframe(session, seq, body);
+    ResponseInfo response =
+        prompt == null && completion == null
+            ? null
+            : new ResponseInfo(200, 12.0, 3.0, new Usage(prompt, completion, null), "x", null);
+    return new DeltaRecord(
+        r.schemaVersion(),
+        r.sessionKey(),
+        r.seq(),
+        r.chain(),
+        r.requestId(),
+        ts,
+        r.model(),
+        r.sessionKeySource(),
+        r.clientAddr(),
+        r.userAgent(),
+        r.headers(),
+        r.method(),
+        r.path(),
+        r.kind(),
+        r.keyframeReason(),
+        r.body(),
+        r.bodyEncoding(),
+        r.baseSeq(),
+        r.baseSha256(),
+        r.ops(),
+        r.chainDepth(),
+        r.bodyLen(),
+        r.bodySha256(),
+        r.prefixLen(),
+        r.truncated(),
+        prompt,
+        null,
+        null,
+        response);
+  }
+
+  /**
+   * Session a: two turns, the second appending to the first; session b: one turn, then its
+   * tombstone (erased); session c: a body that is not a chat request.
+   */
+  private Path dump() throws IOException {
+    byte[] a1 = chat("system", SYSTEM, "user", "What is a KV cache?");
+    byte[] a2 =
+        chat(
+            "system",
+            SYSTEM,
+            "user",
+            "What is a KV cache?",
+            "assistant",
+            "Keys and values.",
+            "user",
+            "And a prefix cache?");
+    byte[] b1 = chat("system", SYSTEM, "user", SECRET);
+    byte[] c1 = "not json at all".getBytes(StandardCharsets.UTF_8);
+    List<String> lines = new ArrayList<>();
+    lines.add(DeltaDump.envelope("a/1", turn("a", 1, 1_700_000_001_000L, a1, 700L, 30L), 0));
+    lines.add(DeltaDump.envelope("b/1", turn("b", 1, 1_700_000_001_500L, b1, 900L, 40L), 1));
+    lines.add(DeltaDump.envelope("c/1", turn("c", 1, 1_700_000_002_000L, c1, null, null), 2));
+    lines.add(DeltaDump.envelope("a/2", turn("a", 2, 1_700_000_003_250L, a2, null, null), 3));
+    lines.add(DeltaDump.envelope("b/1", null, 4)); // the erasure
+    return Files.write(dir.resolve("deltas.jsonl"), lines, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * An independent reader of Mooncake's trace format, from its published field list: every line one
+   * JSON object of exactly timestamp (ms), input_length, output_length (integers) and hash_ids
+   * (integer block ids, new ids numbered in first-seen order).
+   */
+  private static List<JsonNode> readMooncake(Path file) throws IOException {
+    ObjectMapper mapper = new ObjectMapper();
+    List<JsonNode> lines = new ArrayList<>();
+    Set<Long> seen = new TreeSet<>();
+    long previous = 0;
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      JsonNode node = mapper.readTree(line);
+      assertThat(node.isObject()).isTrue();
+      Set<String> fields = new TreeSet<>();
+      node.fieldNames().forEachRemaining(fields::add);
+      assertThat(fields).containsExactly("hash_ids", "input_length", "output_length", "timestamp");
+      assertThat(node.get("timestamp").isIntegralNumber()).isTrue();
+      assertThat(node.get("input_length").isIntegralNumber()).isTrue();
+      assertThat(node.get("output_length").isIntegralNumber()).isTrue();
+      assertThat(node.get("timestamp").asLong()).isGreaterThanOrEqualTo(previous);
+      previous = node.get("timestamp").asLong();
+      for (Iterator<JsonNode> ids = node.get("hash_ids").elements(); ids.hasNext(); ) {
+        JsonNode id = ids.next();
+        assertThat(id.isIntegralNumber()).isTrue();
+        if (!seen.contains(id.asLong())) {
+          assertThat(id.asLong()).as("a new id is the next integer").isEqualTo(seen.size());
+          seen.add(id.asLong());
+        }
+      }
+      lines.add(node);
+    }
+    return lines;
+  }
+
+  /**
+   * An independent reader of vLLM's custom dataset, from the keys vllm/benchmarks/datasets.py's
+   * CustomDataset reads: a string {@code prompt} on every line, an integer {@code output_tokens}
+   * when given.
+   */
+  private static List<JsonNode> readVllmCustom(Path file) throws IOException {
+    assertThat(file.getFileName().toString()).endsWith(".jsonl");
+    ObjectMapper mapper = new ObjectMapper();
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      JsonNode node = mapper.readTree(line);
+      Set<String> fields = new TreeSet<>();
+      node.fieldNames().forEachRemaining(fields::add);
+      assertThat(fields).containsExactly("output_tokens", "prompt");
+      assertThat(node.get("prompt").isTextual()).isTrue();
+      assertThat(node.get("output_tokens").isIntegralNumber()).isTrue();
+      lines.add(node);
+    }
+    return lines;
+  }
+
+  private static List<Long> ids(JsonNode line) {
+    List<Long> ids = new ArrayList<>();
+    line.get("hash_ids").elements().forEachRemaining(id -> ids.add(id.asLong()));
+    return ids;
+  }
+
+  @Test
+  void shouldExportTheSameRequestsInBothFormatsAndNothingOfAnErasedSession() throws IOException {
+    // Given
+    Path deltas = dump();
+    Path mooncake = dir.resolve("trace.jsonl");
+    Path vllm = dir.resolve("dataset.jsonl");
+
+    // When
+    int first =
+        export(
+            "--file",
+            deltas.toString(),
+            "--format",
+            "mooncake",
+            "--out",
+            mooncake.toString(),
+            "--block-bytes",
+            "64",
+            "--default-output-tokens",
+            "99");
+    String summary = out.toString(StandardCharsets.UTF_8);
+    int second =
+        export(
+            "--file",
+            deltas.toString(),
+            "--format",
+            "vllm-custom",
+            "--out",
+            vllm.toString(),
+            "--default-output-tokens",
+            "99");
+
+    // Then: a1 and a2; b was erased, c is not a chat request
+    assertThat(first).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(second).isEqualTo(Command.OK);
+    assertThat(summary)
+        .contains("3 rebuilt and checked, 1 erased (not exported), 0 failed their check")
+        .contains("wrote 2 requests " + mooncake)
+        .contains("skipped 1 (not a chat or completion request)");
+    List<JsonNode> trace = readMooncake(mooncake);
+    List<JsonNode> dataset = readVllmCustom(vllm);
+    assertThat(trace).hasSize(2);
+    assertThat(dataset).hasSize(2);
+
+    String p1 = dataset.get(0).get("prompt").asText();
+    String p2 = dataset.get(1).get("prompt").asText();
+    int l1 = p1.getBytes(StandardCharsets.UTF_8).length;
+    int l2 = p2.getBytes(StandardCharsets.UTF_8).length;
+    assertThat(p1).contains(SYSTEM).contains("What is a KV cache?");
+    assertThat(p2).startsWith(p1).endsWith("And a prefix cache?<|end|>\n");
+
+    // timestamps relative to the first request; lengths from usage, else estimated / defaulted
+    assertThat(trace.get(0).get("timestamp").asLong()).isZero();
+    assertThat(trace.get(1).get("timestamp").asLong()).isEqualTo(2_250);
+    assertThat(trace.get(0).get("input_length").asLong()).isEqualTo(700);
+    assertThat(trace.get(1).get("input_length").asLong()).isEqualTo((l2 + 3) / 4);
+    assertThat(trace.get(0).get("output_length").asLong()).isEqualTo(30);
+    assertThat(trace.get(1).get("output_length").asLong()).isEqualTo(99);
+    assertThat(dataset.get(0).get("output_tokens").asLong()).isEqualTo(30);
+    assertThat(dataset.get(1).get("output_tokens").asLong()).isEqualTo(99);
+
+    // one id per 64-byte block, the partial last one included; the second request repeats the
+    // first one's full blocks, then goes on with new ids
+    List<Long> ids1 = ids(trace.get(0));
+    List<Long> ids2 = ids(trace.get(1));
+    assertThat(ids1).hasSize((l1 + 63) / 64);
+    assertThat(ids2).hasSize((l2 + 63) / 64);
+    for (int i = 0; i < ids1.size(); i++) {
+      assertThat(ids1.get(i)).isEqualTo(i);
+    }
+    assertThat(ids2.subList(0, l1 / 64)).isEqualTo(ids1.subList(0, l1 / 64));
+    assertThat(ids2.get(l1 / 64)).isEqualTo(ids1.size());
+
+    String written = Files.readString(mooncake, StandardCharsets.UTF_8) + Files.readString(vllm);
+    assertThat(written).doesNotContain(SECRET).doesNotContain("not json");
+  }
+
+  @Test
+  void shouldRefuseAValueOnlyDumpWithTombstonesItCannotPlace() throws IOException {
+    // Given: records without keys and an empty line where a tombstone was
+    List<String> lines =
+        List.of(DeltaDump.line(turn("b", 1, 1_700_000_000_000L, chat("user", SECRET), 9L, 9L)), "");
+    Path deltas = Files.write(dir.resolve("values.jsonl"), lines, StandardCharsets.UTF_8);
+    Path target = dir.resolve("out.jsonl");
+
+    // When
+    int code =
+        export("--file", deltas.toString(), "--format", "vllm-custom", "--out", target.toString());
+
+    // Then
+    assertThat(code).isEqualTo(Command.FAILED);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("dump with kcat -J");
+    assertThat(target).doesNotExist();
+  }
+
+  @Test
+  void shouldNameTheBadOption() {
+    assertThat(export("--out", "x.jsonl")).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--format is required");
+    assertThat(export("--format", "vllm-custom", "--out", "x.json")).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("only from a .jsonl file");
+    assertThat(export("--format", "sharegpt", "--out", "x.jsonl")).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("expected mooncake or vllm-custom");
+  }
+}
