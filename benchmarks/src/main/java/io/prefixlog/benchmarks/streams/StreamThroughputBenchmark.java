@@ -423,7 +423,9 @@ public final class StreamThroughputBenchmark {
             "out B/rec",
             "out sent B/rec",
             "changelog sent B/rec",
+            "changelog / out sent",
             "changelog rec/rec",
+            "repartition sent B/rec",
             "batch B",
             "compression");
     for (Map.Entry<Variant, List<ThroughputRun.Result>> e : byVariant.entrySet()) {
@@ -437,11 +439,14 @@ public final class StreamThroughputBenchmark {
           f0(median(rs, r -> (double) r.outputBytes() / r.records())),
           f0(median(rs, r -> (double) r.outputSentBytes() / r.records())),
           f0(median(rs, r -> (double) r.changelogSentBytes() / r.records())),
+          f2(median(rs, r -> (double) r.changelogSentBytes() / Math.max(1, r.outputSentBytes()))),
           f2(median(rs, r -> (double) r.changelogRecords() / r.records())),
+          f0(median(rs, r -> (double) r.repartitionSentBytes() / r.records())),
           f0(median(rs, ThroughputRun.Result::batchBytes)),
           f2(median(rs, ThroughputRun.Result::compressionRatio)));
     }
     table.print(out);
+    printChangelogsByStore(byVariant);
 
     out.println();
     out.println(
@@ -508,6 +513,34 @@ public final class StreamThroughputBenchmark {
       }
     }
     ratios.print(out);
+  }
+
+  /** Each store's share of the changelog bytes, per input record (medians). */
+  private void printChangelogsByStore(Map<Variant, List<ThroughputRun.Result>> byVariant) {
+    java.util.SortedSet<String> stores = new java.util.TreeSet<>();
+    byVariant
+        .values()
+        .forEach(rs -> rs.forEach(r -> stores.addAll(r.changelogSentByStore().keySet())));
+    if (stores.isEmpty()) {
+      return;
+    }
+    out.println();
+    out.println("Changelog sent B/rec by store (medians):");
+    List<String> header = new ArrayList<>(List.of("variant"));
+    header.addAll(stores);
+    TextTable table = new TextTable(header.toArray(String[]::new));
+    for (Map.Entry<Variant, List<ThroughputRun.Result>> e : byVariant.entrySet()) {
+      List<Object> row = new ArrayList<>(List.of(e.getKey().code() + " " + e.getKey().label()));
+      for (String store : stores) {
+        row.add(
+            f0(
+                median(
+                    e.getValue(),
+                    r -> (double) r.changelogSentByStore().getOrDefault(store, 0L) / r.records())));
+      }
+      table.row(row.toArray());
+    }
+    table.print(out);
   }
 
   private static void ratio(

@@ -99,6 +99,10 @@ final class ThroughputRun {
    *     from its {@code producer-topic-metrics} {@code byte-total})
    * @param changelogSentBytes the same for its changelog topics
    * @param changelogRecords records it sent to its changelog topics (puts and tombstones)
+   * @param repartitionSentBytes the same for its repartition topics (the raw events routed by
+   *     session: not state, but written and read once more)
+   * @param changelogSentByStore {@code changelogSentBytes} by store (the topic's name between the
+   *     application id and {@code -changelog})
    * @param batchBytes the producer's {@code batch-size-avg} (compressed bytes per batch, over its
    *     last two 30 s metric windows)
    * @param compressionRatio its {@code compression-rate-avg}: compressed / uncompressed
@@ -121,6 +125,8 @@ final class ThroughputRun {
       long outputSentBytes,
       long changelogSentBytes,
       long changelogRecords,
+      long repartitionSentBytes,
+      Map<String, Long> changelogSentByStore,
       double batchBytes,
       double compressionRatio,
       List<String> changelogs,
@@ -310,12 +316,19 @@ final class ThroughputRun {
     long outputSent = 0;
     long changelogSent = 0;
     long changelogRecords = 0;
+    long repartitionSent = 0;
+    Map<String, Long> byStore = new java.util.TreeMap<>();
     for (Map.Entry<String, double[]> e : sent.entrySet()) {
-      if (outputs.contains(e.getKey())) {
+      String topic = e.getKey();
+      if (outputs.contains(topic)) {
         outputSent += (long) e.getValue()[0];
-      } else if (e.getKey().startsWith(applicationId + "-")) {
+      } else if (topic.startsWith(applicationId + "-") && topic.endsWith("-repartition")) {
+        repartitionSent += (long) e.getValue()[0];
+      } else if (topic.startsWith(applicationId + "-")) {
         changelogSent += (long) e.getValue()[0];
         changelogRecords += (long) e.getValue()[1];
+        String store = topic.substring(applicationId.length() + 1).replaceFirst("-changelog$", "");
+        byStore.merge(store, (long) e.getValue()[0], Long::sum);
       }
     }
 
@@ -344,6 +357,8 @@ final class ThroughputRun {
         outputSent,
         changelogSent,
         changelogRecords,
+        repartitionSent,
+        byStore,
         batches[0],
         batches[1],
         changelogs,
