@@ -61,6 +61,7 @@ final class CaptureSummary {
   void replay(ReplayPlan plan, CaptureReplay.Outcome outcome, int concurrency) {
     long lastSend = 0;
     long late = 0;
+    long lateAfterAnswer = 0;
     long maxLate = 0;
     Map<String, Long> statuses = new TreeMap<>();
     for (int i = 0; i < outcome.sent(); i++) {
@@ -68,6 +69,9 @@ final class CaptureSummary {
       lastSend = Math.max(lastSend, plan.steps().get(i).dueNanos() + lateness);
       if (lateness > LATE_NANOS) {
         late++;
+        if (plan.steps().get(i).after() >= 0) {
+          lateAfterAnswer++;
+        }
       }
       maxLate = Math.max(maxLate, lateness);
       int status = outcome.status()[i];
@@ -84,8 +88,9 @@ final class CaptureSummary {
         "  sent %s requests of %s sessions to %s, concurrency %d%n"
             + "  schedule: captured over %s, due over %s at --speed %s; last sent at %s, last"
             + " answer at %s%n"
-            + "  late: %s requests went out more than %d ms after their due time (max %.1f ms),"
-            + " waiting for their session's previous answer or a free slot%n"
+            + "  late: %s requests went out more than %d ms after their due time (max %.1f ms); %s"
+            + " of them wait for their session's previous answer, the others waited for a free"
+            + " slot or the client%n"
             + "  status %s%n",
         Units.count(outcome.sent()),
         Units.count(sessions),
@@ -99,6 +104,7 @@ final class CaptureSummary {
         Units.count(late),
         LATE_NANOS / 1_000_000,
         maxLate / 1e6,
+        Units.count(lateAfterAnswer),
         statusLine(statuses));
   }
 
