@@ -89,8 +89,8 @@ final class CaptureSummary {
             + "  schedule: captured over %s, due over %s at --speed %s; last sent at %s, last"
             + " answer at %s%n"
             + "  late: %s requests went out more than %d ms after their due time (max %.1f ms); %s"
-            + " of them wait for their session's previous answer, the others waited for a free"
-            + " slot or the client%n"
+            + " of them waited for their session's previous answer, the others for a free slot"
+            + " or the client%n"
             + "  status %s%n",
         Units.count(outcome.sent()),
         Units.count(sessions),

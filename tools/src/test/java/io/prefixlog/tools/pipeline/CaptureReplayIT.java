@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * --from-capture} then sends the rebuilt requests, four times as fast, through a second capture
  * proxy to a fresh demo engine (an empty prefix cache). Every request is replayed under its
  * session, on the scaled schedule, and the fresh engine's cached-token rate is within 2 points of
- * the captured one.
+ * the captured one. Replayed again straight to an engine with a tiny prefix cache, the rate falls
+ * by more than 10 points: the comparison tells two engine configurations apart.
  */
 @ExtendWith(KafkaExtension.class)
 class CaptureReplayIT {
@@ -181,6 +182,40 @@ class CaptureReplayIT {
                 + tokens(replayed).replace("(", "\\(").replace(")", "\\)")
                 + String.format(Locale.ROOT, "  %+.1f points\\n", replayRate - originalRate)
                     .replace("+", "\\+"));
+
+    // And the comparison tells engine configurations apart: the same capture against an engine
+    // with a 64-chunk (16 KB) prefix cache, where sessions evict each other's prefixes.
+    List<Answer> small = new CopyOnWriteArrayList<>();
+    try (DemoUpstream smallCache =
+        DemoUpstream.start(engineOptions().withCacheChunks(64), answers(small))) {
+      summary =
+          run(
+              "--from-capture",
+              "--bootstrap",
+              kafka.bootstrapServers(),
+              "--topic-prefix",
+              CAPTURED,
+              "--via-proxy",
+              smallCache.baseUrl(),
+              "--speed",
+              Double.toString(SPEED));
+    }
+    double smallRate = rate(small);
+    System.out.printf(
+        Locale.ROOT,
+        "capture replay to a 64-chunk cache: cached-token rate %.2f %%, %+.2f points%n%s",
+        smallRate,
+        smallRate - originalRate,
+        summary);
+    assertThat(small).hasSize(TURNS);
+    assertThat(smallRate).isLessThan(originalRate - 10);
+    assertThat(summary)
+        .containsPattern(
+            "\\n +replay +"
+                + TURNS
+                + " .*"
+                + tokens(small).replace("(", "\\(").replace(")", "\\)")
+                + String.format(Locale.ROOT, "  %+.1f points\\n", smallRate - originalRate));
   }
 
   private static DemoUpstream.Options engineOptions() {
