@@ -3,17 +3,13 @@ package io.prefixlog.tools.reconstruct;
 import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.RebuildReport;
-import io.prefixlog.core.rebuild.RebuildScope;
-import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Progress;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
-import io.prefixlog.tools.reconstruct.TopicReader.ReadException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -114,61 +110,19 @@ public final class ExportCommand implements Command {
       return invocation.exitCode();
     }
     Settings settings = invocation.value();
-    Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
     TraceExport export =
         new TraceExport(settings.format, settings.blockBytes, settings.defaultOutputTokens);
-    String input;
-    DumpReader dump = null;
-    Spool spool = null;
+    CaptureInput input =
+        settings.file != null
+            ? CaptureInput.dump(Path.of(settings.file))
+            : CaptureInput.topic(settings.bootstrap, settings.topicPrefix);
+    CaptureInput.Rebuilt rebuilt;
     try {
-      if (settings.file != null) {
-        try (Progress progress = Progress.bytes(terminal, settings.progress, "read", 0)) {
-          dump = DumpReader.indexFile(Path.of(settings.file), settings.file, rebuilder, progress);
-        }
-        DumpReader.Stats s = dump.stats();
-        if (s.blankLines() > 0) {
-          return failed(
-              settings.file
-                  + " has "
-                  + Units.count(s.blankLines())
-                  + " empty or null lines: tombstones of erased turns whose keys a value-only"
-                  + " dump does not keep, so which turns were erased is unknown and nothing is"
-                  + " exported; dump with kcat -J to keep the keys");
-        }
-        input =
-            String.format(
-                Locale.ROOT,
-                "%s: %s, %s",
-                settings.file,
-                Units.count(s.records(), "record"),
-                Units.count(s.tombstones(), "tombstone"));
-      } else {
-        String topic = Topics.withPrefix(settings.topicPrefix).sessionDeltas().name();
-        spool = Spool.create();
-        TopicReader.Stats s;
-        try (Progress progress =
-            Progress.counting(terminal, settings.progress, "read", 0, "records")) {
-          s = TopicReader.read(settings.bootstrap, topic, rebuilder, spool, progress);
-        }
-        input =
-            String.format(
-                Locale.ROOT,
-                "%s at %s: %s, %s",
-                topic,
-                settings.bootstrap,
-                Units.count(s.records(), "record"),
-                Units.count(s.tombstones(), "tombstone"));
-      }
-      RebuildReport report = rebuilder.run(export);
-      return write(settings, input, report, export);
-    } catch (ReadException e) {
+      rebuilt = input.rebuild(export, terminal, settings.progress);
+    } catch (CaptureInput.InputException e) {
       return failed(e.getMessage());
-    } catch (IOException e) {
-      return failed("cannot read the input: " + e);
-    } finally {
-      close(dump);
-      close(spool);
     }
+    return write(settings, rebuilt.description(), rebuilt.report(), export);
   }
 
   private int write(Settings settings, String input, RebuildReport report, TraceExport export) {
@@ -235,17 +189,6 @@ public final class ExportCommand implements Command {
         Units.count(export.defaultedOutputs()));
     out.flush();
     return OK;
-  }
-
-  private void close(AutoCloseable closeable) {
-    if (closeable == null) {
-      return;
-    }
-    try {
-      closeable.close();
-    } catch (Exception e) {
-      terminal.err().println("prefixlog export: warning: cannot close " + closeable + ": " + e);
-    }
   }
 
   private int failed(String message) {

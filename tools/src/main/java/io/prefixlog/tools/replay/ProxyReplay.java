@@ -1,16 +1,12 @@
 package io.prefixlog.tools.replay;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.prefixlog.schemas.json.Json;
 import io.prefixlog.tools.cli.Progress;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -166,27 +162,10 @@ final class ProxyReplay {
 
   /** Adds the engine's reported usage: the JSON's, or the last SSE event's that carries one. */
   private void usage(byte[] body, boolean stream) {
-    JsonNode usage = null;
-    try {
-      if (!stream) {
-        usage = Json.mapper().readTree(body).path("usage");
-      } else {
-        String text = new String(body, StandardCharsets.UTF_8);
-        for (String event : text.split("\n\n")) {
-          if (event.startsWith("data: {") && event.contains("\"usage\"")) {
-            JsonNode candidate = Json.mapper().readTree(event.substring(6)).path("usage");
-            if (candidate.isObject()) {
-              usage = candidate;
-            }
-          }
-        }
-      }
-    } catch (IOException e) {
-      LOGGER.debug("response without readable usage", e);
-    }
-    if (usage != null && usage.isObject()) {
-      promptTokens.add(usage.path("prompt_tokens").asLong(0));
-      cachedTokens.add(usage.path("prompt_tokens_details").path("cached_tokens").asLong(0));
+    EngineUsage usage = EngineUsage.parse(body, stream);
+    if (usage != null) {
+      promptTokens.add(usage.promptTokens());
+      cachedTokens.add(usage.cachedTokens());
     }
   }
 

@@ -19,15 +19,19 @@ import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.reconstruct.CaptureInput;
 import io.prefixlog.tools.replay.EventSink.SinkException;
 import io.prefixlog.tools.replay.InterleavePlan.Step;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -63,6 +67,7 @@ public final class ReplayCommand implements Command {
   static final String DEFAULT_MODEL = "prefixlog-demo";
   static final int DEFAULT_INTERLEAVE = 8;
   static final int DEFAULT_CONCURRENCY = 8;
+  static final int DEFAULT_CAPTURE_CONCURRENCY = 64;
 
   private static final Logger LOGGER = LoggerFactory.getLogger(ReplayCommand.class);
   private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
@@ -96,12 +101,17 @@ public final class ReplayCommand implements Command {
               "$" + SECRET_ENV + ", else the development secret " + DEV_SESSION_SECRET,
               "Session key secret (at least 16 bytes); must match the stream app's and the"
                   + " bridge's. Prefer the environment variable: arguments show in ps."),
-          Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
+          Option.value(
+              "bootstrap",
+              "HOST:PORT",
+              DEFAULT_BOOTSTRAP,
+              "Kafka bootstrap servers (with --from-capture: where the deltas topic is read)."),
           Option.value(
               "topic-prefix",
               "PREFIX",
               "\"" + Topics.DEFAULT_PREFIX + "\"",
-              "Prefix of every topic name."),
+              "Prefix of every topic name (with --from-capture: the requests are rebuilt from"
+                  + " <prefix>session.deltas)."),
           Option.value(
               "seed",
               "N",
@@ -114,13 +124,17 @@ public final class ReplayCommand implements Command {
               "none (produce to Kafka)",
               "Send every turn as a real HTTP POST to <URL>/v1/chat/completions (the capture"
                   + " proxy, e.g. http://127.0.0.1:8088) instead of producing raw events; the proxy"
-                  + " captures them. --bootstrap and --topic-prefix are then unused."),
+                  + " captures them. --bootstrap and --topic-prefix are then unused. With"
+                  + " --from-capture (required there): the OpenAI-compatible endpoint the captured"
+                  + " requests are sent to, a capture proxy or an engine."),
           Option.value(
               "concurrency",
               "N",
-              Integer.toString(DEFAULT_CONCURRENCY),
+              DEFAULT_CONCURRENCY + " (" + DEFAULT_CAPTURE_CONCURRENCY + " with --from-capture)",
               "With --via-proxy: at most N requests in flight (a session's turns stay"
-                  + " sequential, so at most --interleave)."),
+                  + " sequential, so at most --interleave). With --from-capture: at most N"
+                  + " requests outstanding, counting those waiting for their session's previous"
+                  + " answer; a request finding none free goes out late."),
           Option.value(
               "stream",
               "F",
@@ -128,7 +142,47 @@ public final class ReplayCommand implements Command {
               "With --via-proxy: the fraction of requests sent with \"stream\": true and"
                   + " stream_options.include_usage (SSE answers), spread evenly; 0 or 1 for all"
                   + " JSON or all streamed."),
+          Option.flag(
+              "from-capture",
+              "Send the captured requests again instead of the corpora: their bodies rebuilt from"
+                  + " <prefix>session.deltas (or --file) and checked, at their captured times, to"
+                  + " --via-proxy; then print latency and cached tokens next to the capture's."),
+          Option.value(
+              "file",
+              "PATH",
+              "none (read the topic)",
+              "With --from-capture: read a kcat -J dump of the deltas topic instead of the"
+                  + " topic."),
+          Option.value(
+              "speed",
+              "X",
+              "1",
+              "With --from-capture: divide the captured gaps between requests by X (2: twice as"
+                  + " fast, 0.5: half as fast)."),
+          Option.value(
+              "sample-sessions",
+              "F",
+              "1 (every session)",
+              "With --from-capture: replay the fraction F of the sessions, chosen by a hash of"
+                  + " the session key: a session is replayed whole or not at all, the same ones on"
+                  + " every run."),
           Option.flag("progress", "Show the progress bar even when stderr is not a terminal."));
+
+  /** Options of the corpus replay only, refused with --from-capture. */
+  private static final List<String> CORPUS_ONLY =
+      List.of(
+          "corpus",
+          "conversations",
+          "turns",
+          "interleave",
+          "rate",
+          "model",
+          "secret",
+          "seed",
+          "stream");
+
+  /** Options of the capture replay only, refused without --from-capture. */
+  private static final List<String> CAPTURE_ONLY = List.of("file", "speed", "sample-sessions");
 
   private static final String DESCRIPTION =
       """
@@ -138,9 +192,18 @@ public final class ReplayCommand implements Command {
       X-Session-ID, so session_key is derived from that header with the session key secret, as
       the capture does. Events carry no response. The topic must exist (the stream app creates
       it). With --via-proxy, every turn is instead a real HTTP request to the capture proxy, which
-      captures it (and the engine's answer) as such an event. Exit code 0 when every event was
-      acknowledged (every request answered 2xx), 1 when any send failed or Kafka or the proxy
-      cannot be reached, 2 for a bad command line.
+      captures it (and the engine's answer) as such an event.
+
+      With --from-capture, the captured traffic is sent again instead: every request rebuilt from
+      <prefix>session.deltas (read_committed, to the end offsets at start) or a kcat -J dump of
+      it, and checked against its body_sha256 as reconstruct does, goes to --via-proxy with its
+      captured path, body and session headers, at its captured arrival time (divided by --speed).
+      A turn that was sent after its session's previous answer waits for that answer again.
+      Erased sessions are never rebuilt, so never sent. Then latency (p50/p90/p99) and cached
+      tokens (the engine's usage) are printed per request class and overall, next to the
+      capture's own, with the cached-token rate's difference in points. Exit code 0 when every
+      event was acknowledged (every request answered 2xx), 1 when any send failed, a captured
+      turn failed its check, or Kafka or the proxy cannot be reached, 2 for a bad command line.
       """;
 
   private final Terminal terminal;
@@ -180,6 +243,9 @@ public final class ReplayCommand implements Command {
       return invocation.exitCode();
     }
     Settings settings = invocation.value();
+    if (settings.fromCapture) {
+      return fromCapture(settings);
+    }
     Selection selection;
     try {
       selection = select(settings);
@@ -209,6 +275,82 @@ public final class ReplayCommand implements Command {
     } catch (SinkException e) {
       terminal.err().println("prefixlog replay: " + e.getMessage());
       return FAILED;
+    }
+  }
+
+  private int fromCapture(Settings settings) {
+    CaptureInput input =
+        settings.file != null
+            ? CaptureInput.dump(settings.file)
+            : CaptureInput.topic(settings.bootstrap, settings.topicPrefix);
+    CapturedRequests captured =
+        new CapturedRequests(
+            settings.sampleSessions >= 1
+                ? SessionSample.ALL
+                : new SessionSample(settings.sampleSessions));
+    CaptureInput.Rebuilt rebuilt;
+    try {
+      rebuilt = input.rebuild(captured, terminal, settings.progress);
+    } catch (CaptureInput.InputException e) {
+      terminal.err().println("prefixlog replay: " + e.getMessage());
+      return FAILED;
+    }
+    CaptureSummary summary = new CaptureSummary(terminal.out(), settings.viaProxy);
+    if (!summary.input(rebuilt, captured, settings.sampleSessions)) {
+      terminal
+          .err()
+          .println(
+              "prefixlog replay: some captured turns did not rebuild, nothing was sent; run"
+                  + " reconstruct on the same input to see why");
+      return FAILED;
+    }
+    ReplayPlan plan = ReplayPlan.of(captured.ordered(), settings.speed);
+    if (plan.steps().isEmpty()) {
+      terminal.err().println("prefixlog replay: the capture has no request to replay");
+      return FAILED;
+    }
+    CaptureReplay replay =
+        new CaptureReplay(
+            settings.viaProxy,
+            settings.concurrency,
+            CapturedRequests.REPLAY_AGENT + "/" + Version.current(),
+            HexFormat.of().toHexDigits(new SecureRandom().nextInt()));
+    Interrupt interrupt = Interrupt.install();
+    try {
+      CaptureReplay.Outcome outcome;
+      try (Progress progress =
+          Progress.counting(
+              terminal, settings.progress, "replay", plan.steps().size(), "requests")) {
+        outcome = replay.run(plan, progress, interrupt::requested);
+      }
+      summary.replay(plan, outcome, settings.concurrency);
+      ReplayComparison.of(plan, outcome).print(terminal.out());
+      if (outcome.failed() > 0) {
+        terminal
+            .err()
+            .println(
+                "prefixlog replay: "
+                    + Units.count(outcome.failed())
+                    + " of "
+                    + Units.count(outcome.sent())
+                    + " requests failed; first failure: "
+                    + outcome.firstFailure());
+        return FAILED;
+      }
+      if (interrupt.requested()) {
+        terminal
+            .err()
+            .println(
+                "prefixlog replay: interrupted after " + Units.count(outcome.sent()) + " requests");
+        return FAILED;
+      }
+      return OK;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return FAILED;
+    } finally {
+      terminal.out().flush();
+      interrupt.done();
     }
   }
 
@@ -446,9 +588,25 @@ public final class ReplayCommand implements Command {
     URI viaProxy;
     int concurrency;
     double streamFraction;
+    boolean fromCapture;
+    Path file;
+    double speed;
+    double sampleSessions;
 
     static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
       Settings s = new Settings();
+      s.fromCapture = line.has("from-capture");
+      for (String name : s.fromCapture ? CORPUS_ONLY : CAPTURE_ONLY) {
+        if (line.has(name)) {
+          throw new UsageException(
+              s.fromCapture
+                  ? "--" + name + " replays the corpora; --from-capture replays the capture"
+                  : "--" + name + " needs --from-capture");
+        }
+      }
+      if (s.fromCapture) {
+        return fromCapture(line, s);
+      }
       s.corpus = line.values("corpus");
       s.maxConversations = line.longValue("conversations", Long.MAX_VALUE, 1);
       s.maxTurns = line.longValue("turns", Long.MAX_VALUE, 1);
@@ -492,6 +650,42 @@ public final class ReplayCommand implements Command {
       if (s.streamFraction > 1) {
         throw new UsageException("--stream must be between 0 and 1, got " + s.streamFraction);
       }
+      return s;
+    }
+
+    private static Settings fromCapture(CommandLine line, Settings s) throws UsageException {
+      if (!line.has("via-proxy")) {
+        throw new UsageException(
+            "--from-capture needs --via-proxy URL: the endpoint the captured requests go to, e.g."
+                + " http://127.0.0.1:8088");
+      }
+      s.viaProxy = proxyUrl(line.value("via-proxy").orElseThrow());
+      if (line.has("file") && (line.has("bootstrap") || line.has("topic-prefix"))) {
+        throw new UsageException(
+            "--file reads a dump, --bootstrap and --topic-prefix the topic: give one or the other");
+      }
+      if (line.has("file")) {
+        s.file = Path.of(line.value("file").orElseThrow());
+        if (!Files.isRegularFile(s.file)) {
+          throw new UsageException("--file " + s.file + ": no such file");
+        }
+      }
+      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
+      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.speed = line.doubleValue("speed", 1, 0);
+      if (s.speed == 0) {
+        throw new UsageException("--speed must be more than 0, got " + s.speed);
+      }
+      s.sampleSessions = line.doubleValue("sample-sessions", 1, 0);
+      if (s.sampleSessions == 0 || s.sampleSessions > 1) {
+        throw new UsageException(
+            "--sample-sessions must be more than 0 and at most 1, got " + s.sampleSessions);
+      }
+      s.concurrency = (int) line.longValue("concurrency", DEFAULT_CAPTURE_CONCURRENCY, 1);
+      if (s.concurrency > 10_000) {
+        throw new UsageException("--concurrency must be at most 10000, got " + s.concurrency);
+      }
+      s.progress = line.has("progress");
       return s;
     }
 
