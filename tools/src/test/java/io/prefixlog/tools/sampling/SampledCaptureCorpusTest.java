@@ -59,6 +59,9 @@ class SampledCaptureCorpusTest {
 
   @TempDir Path dir;
 
+  /** The report of the last {@link #analyzeCsv} run. */
+  private String analyzeOut = "";
+
   /** One captured request: the client's session id and the event the bridge published. */
   private record Captured(String sessionId, String sessionKey, String requestId, byte[] event) {}
 
@@ -118,7 +121,19 @@ class SampledCaptureCorpusTest {
     }
 
     // Then: analyze draws the same curves from the hash-only lookups
-    assertThat(analyzeCsv(tenth.lookups(), "tenth")).isEqualTo(analyzeCsv(full.lookups(), "full"));
+    Map<String, String> tenthCurves = analyzeCsv(tenth.lookups(), "tenth");
+    String tenthReport = analyzeOut;
+    assertThat(tenthCurves).isEqualTo(analyzeCsv(full.lookups(), "full"));
+    assertThat(analyzeOut).doesNotContain("hash-only");
+    long hashOnly = all.size() - selectedRequests;
+    assertThat(tenthReport)
+        .contains(
+            String.format(
+                java.util.Locale.ROOT,
+                "%,d of %,d lookup records (%.1f %%) are hash-only",
+                hashOnly,
+                all.size(),
+                100.0 * hashOnly / all.size()));
   }
 
   @Test
@@ -271,6 +286,7 @@ class SampledCaptureCorpusTest {
         new AnalyzeCommand(Terminal.captured(out, err))
             .run(new String[] {"--file", file.toString(), "--csv", csv.toString()});
     assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    analyzeOut = out.toString(StandardCharsets.UTF_8);
     Map<String, String> files = new LinkedHashMap<>();
     try (var list = Files.list(csv)) {
       for (Path p : list.sorted().toList()) {
