@@ -82,7 +82,8 @@ class ContractJsonSchemasTest {
     // Then
     assertThat(rendered)
         .isEqualTo(
-            "cached_tokens: integer\n"
+            "body_omitted: string\n"
+                + "cached_tokens: integer\n"
                 + "chunk_hashes: array<string>\n"
                 + "chunk_size: integer\n"
                 + "chunk_unit: string\n"

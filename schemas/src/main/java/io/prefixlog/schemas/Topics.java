@@ -8,6 +8,7 @@ import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
+import io.prefixlog.schemas.request.RequestMetadata;
 import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.common.serialization.Serdes;
@@ -23,6 +24,7 @@ public record Topics(
     Topic<String, byte[]> kvEvents,
     Topic<String, DeltaRecord> sessionDeltas,
     Topic<String, ChunkLookupRecord> chunkLookups,
+    Topic<String, RequestMetadata> requestsMetadata,
     Topic<String, BlockIndexEntry> blockIndex,
     Topic<String, SourceStats> sourceStats,
     Topic<byte[], DeadLetter> deadLetters,
@@ -35,6 +37,7 @@ public record Topics(
     Objects.requireNonNull(kvEvents, "kvEvents");
     Objects.requireNonNull(sessionDeltas, "sessionDeltas");
     Objects.requireNonNull(chunkLookups, "chunkLookups");
+    Objects.requireNonNull(requestsMetadata, "requestsMetadata");
     Objects.requireNonNull(blockIndex, "blockIndex");
     Objects.requireNonNull(sourceStats, "sourceStats");
     Objects.requireNonNull(deadLetters, "deadLetters");
@@ -58,6 +61,14 @@ public record Topics(
             prefix + "chunk.lookups",
             Serdes.String(),
             JsonSerde.of(ChunkLookupRecord.class),
+            CleanupPolicy.COMPACT_DELETE),
+        // Every request's metadata, bodies kept or sampled out, keyed like the turns (a
+        // sampled-out request by session_key/ts/request_id): compacted so that erasure's
+        // tombstones remove a session's records.
+        new Topic<>(
+            prefix + "requests.metadata",
+            Serdes.String(),
+            JsonSerde.of(RequestMetadata.class),
             CleanupPolicy.COMPACT_DELETE),
         new Topic<>(
             prefix + "kv.block-index",
@@ -90,6 +101,7 @@ public record Topics(
         kvEvents,
         sessionDeltas,
         chunkLookups,
+        requestsMetadata,
         blockIndex,
         sourceStats,
         deadLetters,

@@ -218,6 +218,19 @@ class GoldenExamplesTest {
               "raw-request-event.v1/invalid-response-status-out-of-range.json",
               "maximum $.response.status"),
           entry("raw-request-event.v1/invalid-schema-version-2.json", "const $.schema_version"),
+          entry("raw-request-event.v1/invalid-sampled-out-with-body.json", "not $"),
+          entry(
+              "raw-request-event.v1/invalid-prompt-chunks-with-body.json",
+              "required $ body_omitted"),
+          entry(
+              "raw-request-event.v1/invalid-missing-body-without-body-omitted.json",
+              "required $ body"),
+          entry("request-metadata.v1/invalid-turn-and-body-omitted.json", "not $"),
+          entry(
+              "request-metadata.v1/invalid-neither-turn-nor-body-omitted.json",
+              "required $ body_omitted"),
+          entry("request-metadata.v1/invalid-turn-without-chain.json", "pattern $.turn"),
+          entry("request-metadata.v1/invalid-body-field.json", "additionalProperties $ body"),
           entry("raw-request-event.v1/invalid-session-key-not-hex.json", "pattern $.session_key"),
           entry(
               "raw-request-event.v1/invalid-session-key-source-unknown.json",

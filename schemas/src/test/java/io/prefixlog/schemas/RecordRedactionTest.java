@@ -122,7 +122,9 @@ class RecordRedactionTest {
 
   static Stream<Golden> examplesHoldingContent() {
     return Stream.of("raw-request-event.v1", "delta-record.v2", "delta-record.v3", "dead-letter.v1")
-        .flatMap(name -> WireSchemas.valid(WireSchemas.byName(name)).stream());
+        .flatMap(name -> WireSchemas.valid(WireSchemas.byName(name)).stream())
+        // A metadata-only event holds no content to hide.
+        .filter(golden -> !golden.tree().has("body_omitted"));
   }
 
   @ParameterizedTest(name = "{0}")

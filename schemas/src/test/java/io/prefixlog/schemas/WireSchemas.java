@@ -19,6 +19,7 @@ import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.RequestMetadata;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -62,6 +63,7 @@ final class WireSchemas {
   static final List<WireSchema> ALL =
       List.of(
           new WireSchema("raw-request-event.v1", RawRequestEvent.class),
+          new WireSchema("request-metadata.v1", RequestMetadata.class),
           new WireSchema("delta-record.v2", DeltaRecord.class, false),
           new WireSchema("delta-record.v3", DeltaRecord.class),
           new WireSchema("chunk-lookup.v1", ChunkLookupRecord.class),

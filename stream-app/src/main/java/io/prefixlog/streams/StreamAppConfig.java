@@ -172,10 +172,7 @@ public final class StreamAppConfig {
           .defaultValue(true)
           .doc("emit one chunk-hash lookup record per request to `chunk.lookups`");
 
-  public static final ConfigKey<Long> CHUNK_SIZE_BYTES =
-      ConfigKey.of("PREFIXLOG_CHUNK_SIZE_BYTES", ConfigTypes.size(16, 1 << 20))
-          .defaultValue(256L)
-          .doc("bytes of the rendered prompt per chunk (about 64 tokens)");
+  public static final ConfigKey<Long> CHUNK_SIZE_BYTES = CommonKeys.CHUNK_SIZE_BYTES;
 
   public static final ConfigKey<Boolean> KV_INDEX_ENABLED =
       ConfigKey.of("PREFIXLOG_KV_INDEX_ENABLED", ConfigTypes.bool())

@@ -17,6 +17,7 @@ public final class StreamAppMetrics {
       new java.util.concurrent.atomic.LongAdder();
   private final Counter sessionsEvicted;
   private final Counter duplicates;
+  private final Counter sampledOut;
   private final Counter threadFailures;
   private final Counter rebuildMismatches;
   private final Counter baseRebuildFailures;
@@ -39,6 +40,12 @@ public final class StreamAppMetrics {
             registry,
             "prefixlog_sessions_evicted_total",
             "Idle sessions whose bases were evicted.");
+    this.sampledOut =
+        Meters.counter(
+            registry,
+            "prefixlog_sampled_out_requests_total",
+            "Metadata-only raw events (capture sampling left the body out): a metadata record and"
+                + " a hash-only lookup each, no delta.");
     this.duplicates =
         Meters.counter(
             registry,
@@ -98,6 +105,11 @@ public final class StreamAppMetrics {
 
   public Counter baseRebuildFailures() {
     return baseRebuildFailures;
+  }
+
+  /** Metadata-only requests (capture sampling): written as metadata, never as a turn. */
+  public Counter sampledOut() {
+    return sampledOut;
   }
 
   public Counter duplicates() {

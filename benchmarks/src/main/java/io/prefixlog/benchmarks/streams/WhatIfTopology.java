@@ -40,6 +40,7 @@ final class WhatIfTopology {
             PrefixlogTopology.SESSION_DELTAS_SINK,
             PrefixlogTopology.DEAD_LETTERS_SINK,
             PrefixlogTopology.ERASURES_SINK,
+            PrefixlogTopology.REQUESTS_METADATA_SINK,
             null);
     Topology topology = new Topology();
     topology.addSource(
@@ -56,7 +57,7 @@ final class WhatIfTopology {
         topics.sessionDeltas().name(),
         new StringSerializer(),
         new ByteArraySerializer(),
-        new BySession(),
+        new BySession<>(),
         PrefixlogTopology.SESSION_DELTA_PROCESSOR);
     topology.addSink(
         PrefixlogTopology.DEAD_LETTERS_SINK,
@@ -69,6 +70,13 @@ final class WhatIfTopology {
         topics.erasures().name(),
         new StringSerializer(),
         topics.erasures().valueSerde().serializer(),
+        PrefixlogTopology.SESSION_DELTA_PROCESSOR);
+    topology.addSink(
+        PrefixlogTopology.REQUESTS_METADATA_SINK,
+        topics.requestsMetadata().name(),
+        new StringSerializer(),
+        topics.requestsMetadata().valueSerde().serializer(),
+        new BySession<>(),
         PrefixlogTopology.SESSION_DELTA_PROCESSOR);
     return topology;
   }
@@ -100,10 +108,9 @@ final class WhatIfTopology {
   }
 
   /** As the stream app's SessionPartitioner: murmur2 of the session part of the key. */
-  private static final class BySession implements StreamPartitioner<Object, byte[]> {
+  private static final class BySession<V> implements StreamPartitioner<Object, V> {
     @Override
-    public Optional<Set<Integer>> partitions(
-        String topic, Object key, byte[] value, int numPartitions) {
+    public Optional<Set<Integer>> partitions(String topic, Object key, V value, int numPartitions) {
       String k = (String) key;
       int slash = k.lastIndexOf('/');
       String session = slash < 0 ? k : k.substring(0, slash);

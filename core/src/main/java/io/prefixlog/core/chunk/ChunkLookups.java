@@ -2,9 +2,11 @@ package io.prefixlog.core.chunk;
 
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
+import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -39,9 +41,45 @@ public final class ChunkLookups {
   /** The record of a validated request; a body that is not UTF-8 is chunked as it is. */
   public ChunkLookupRecord of(ValidatedRequest request) {
     Objects.requireNonNull(request, "request");
-    RenderedPrompt prompt =
-        request.utf8() ? PromptRenderer.render(request.body()) : PromptRenderer.raw(request.body());
-    return of(request.event(), prompt);
+    return of(request.event(), prompt(request.body(), request.utf8()));
+  }
+
+  /**
+   * The chunk hashes a metadata-only raw event carries: exactly what {@link #of(ValidatedRequest)}
+   * would hash for the same body (the same rendering and hasher), computed where the body is seen.
+   *
+   * @param utf8 whether the body bytes are well-formed UTF-8 (as the validator would find)
+   */
+  public PromptChunks chunks(byte[] body, boolean utf8) {
+    RenderedPrompt prompt = prompt(Objects.requireNonNull(body, "body"), utf8);
+    return new PromptChunks(
+        hasher.chunkSize(),
+        (long) prompt.length(),
+        ChunkHasher.hex(hasher.hash(prompt.bytes())),
+        ChunkHasher.ALGORITHM,
+        CHUNK_UNIT,
+        prompt.kind().wireName());
+  }
+
+  /**
+   * The hash-only record of a metadata-only event, from the hashes its producer computed ({@code
+   * prompt_chunks}); marked with the event's {@code body_omitted}.
+   */
+  public static ChunkLookupRecord ofChunks(RawRequestEvent event) {
+    Objects.requireNonNull(event, "event");
+    PromptChunks chunks = Objects.requireNonNull(event.promptChunks(), "event.promptChunks");
+    return record(
+        event,
+        chunks.chunkSize(),
+        chunks.seqLen(),
+        chunks.chunkHashes(),
+        chunks.hashAlgo(),
+        chunks.chunkUnit(),
+        chunks.chunked());
+  }
+
+  private static RenderedPrompt prompt(byte[] body, boolean utf8) {
+    return utf8 ? PromptRenderer.render(body) : PromptRenderer.raw(body);
   }
 
   /**
@@ -58,6 +96,24 @@ public final class ChunkLookups {
   public ChunkLookupRecord of(RawRequestEvent event, RenderedPrompt prompt) {
     Objects.requireNonNull(event, "event");
     Objects.requireNonNull(prompt, "prompt");
+    return record(
+        event,
+        hasher.chunkSize(),
+        (long) prompt.length(),
+        ChunkHasher.hex(hasher.hash(prompt.bytes())),
+        ChunkHasher.ALGORITHM,
+        CHUNK_UNIT,
+        prompt.kind().wireName());
+  }
+
+  private static ChunkLookupRecord record(
+      RawRequestEvent event,
+      Integer chunkSize,
+      Long seqLen,
+      List<String> hashes,
+      String algorithm,
+      String unit,
+      String chunked) {
     Objects.requireNonNull(event.requestId(), "event.requestId");
     Objects.requireNonNull(event.ts(), "event.ts");
     Objects.requireNonNull(event.sessionKey(), "event.sessionKey");
@@ -78,14 +134,15 @@ public final class ChunkLookups {
         event.ts() / 1000.0,
         event.requestId(),
         event.model(),
-        hasher.chunkSize(),
-        (long) prompt.length(),
-        ChunkHasher.hex(hasher.hash(prompt.bytes())),
+        chunkSize,
+        seqLen,
+        hashes,
         event.sessionKey(),
-        ChunkHasher.ALGORITHM,
-        CHUNK_UNIT,
-        prompt.kind().wireName(),
+        algorithm,
+        unit,
+        chunked,
         promptTokens,
-        cachedTokens);
+        cachedTokens,
+        event.bodyOmitted());
   }
 }

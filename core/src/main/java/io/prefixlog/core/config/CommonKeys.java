@@ -33,6 +33,17 @@ public final class CommonKeys {
                   + " `all`, `isolation.level=read_uncommitted`) is refused at start, naming the"
                   + " variable, unless this is `true` (then logged at WARN every start)");
 
+  /**
+   * Shared by the stream app (chunk lookups of kept bodies) and the bridge (chunk hashes of
+   * sampled-out bodies): the two must chunk alike for the lookups to compare.
+   */
+  public static final ConfigKey<Long> CHUNK_SIZE_BYTES =
+      ConfigKey.of("PREFIXLOG_CHUNK_SIZE_BYTES", ConfigTypes.size(16, 1 << 20))
+          .defaultValue(256L)
+          .doc(
+              "bytes of the rendered prompt per chunk (about 64 tokens); the same on the bridge"
+                  + " and the stream app");
+
   /** The documentation row of the Kafka client pass-through ({@link KafkaPassThrough}). */
   public static final ConfigDef.Note KAFKA_PASS_THROUGH =
       new ConfigDef.Note(

@@ -12,9 +12,11 @@ import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Checks a raw request event (schema version 1) as it arrives from any producer: the bridge, a
@@ -48,6 +50,9 @@ public final class RawEventValidator {
         .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
     return mapper;
   }
+
+  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+  private static final Pattern CHUNK_HASH = Pattern.compile("0x[0-9a-f]+");
 
   private final long maxBodyBytes;
 
@@ -99,6 +104,9 @@ public final class RawEventValidator {
           Rejection.UNKNOWN_SCHEMA_VERSION,
           "schema_version " + event.schemaVersion() + " is not " + RawRequestEvent.SCHEMA_VERSION);
     }
+    if (event.bodyOmitted() != null) {
+      return validateMetadataOnly(key, event);
+    }
     Optional<Rejection> fieldProblem = checkRequiredFields(event);
     if (fieldProblem.isPresent()) {
       return new Outcome(null, fieldProblem.get());
@@ -142,6 +150,95 @@ public final class RawEventValidator {
     boolean utf8 =
         encoding.get() == BodyEncoding.UTF_8 || BodyEncoding.strictUtf8(body).isPresent();
     return new Outcome(new ValidatedRequest(event, body, utf8), null);
+  }
+
+  /**
+   * A metadata-only event (capture sampling): no body and no encoding, the digest and length of the
+   * body the producer saw, and, when present, chunk hashes that a lookup record can carry as they
+   * are.
+   */
+  private Outcome validateMetadataOnly(String key, RawRequestEvent event) {
+    if (!RawRequestEvent.SAMPLED_OUT.equals(event.bodyOmitted())) {
+      return Outcome.reject(
+          Rejection.INVALID_FIELD,
+          "body_omitted must be "
+              + RawRequestEvent.SAMPLED_OUT
+              + ", got "
+              + quoteShort(event.bodyOmitted()));
+    }
+    if (event.body() != null || event.bodyEncoding() != null) {
+      return Outcome.reject(
+          Rejection.INVALID_FIELD,
+          "a metadata-only event (body_omitted) has no body or body_encoding");
+    }
+    String[][] required = {
+      {"request_id", event.requestId()},
+      {"session_key", event.sessionKey()},
+      {"method", event.method()},
+      {"path", event.path()},
+      {"body_sha256", event.bodySha256()}
+    };
+    for (String[] field : required) {
+      if (field[1] == null) {
+        return Outcome.reject(Rejection.MISSING_FIELD, field[0] + " is missing");
+      }
+    }
+    if (event.sessionKey().isEmpty()) {
+      return Outcome.reject(Rejection.INVALID_FIELD, "session_key must not be empty");
+    }
+    if (event.ts() == null || event.bodyLen() == null) {
+      return Outcome.reject(
+          Rejection.MISSING_FIELD, (event.ts() == null ? "ts" : "body_len") + " is missing");
+    }
+    if (event.ts() < 0 || event.bodyLen() < 0) {
+      return Outcome.reject(
+          Rejection.INVALID_FIELD, "ts and body_len must be non-negative integers");
+    }
+    if (key != null && !key.equals(event.sessionKey())) {
+      return Outcome.reject(
+          Rejection.KEY_MISMATCH,
+          "the record key is not the event's session_key, so the session could span partitions");
+    }
+    if (!SHA256_HEX.matcher(event.bodySha256()).matches()) {
+      return Outcome.reject(
+          Rejection.INVALID_FIELD, "body_sha256 must be 64 lower-case hex digits");
+    }
+    PromptChunks chunks = event.promptChunks();
+    if (chunks != null) {
+      Optional<String> problem = chunkProblem(chunks);
+      if (problem.isPresent()) {
+        return Outcome.reject(Rejection.INVALID_FIELD, "prompt_chunks: " + problem.get());
+      }
+    }
+    return new Outcome(ValidatedRequest.metadataOnly(event), null);
+  }
+
+  private static Optional<String> chunkProblem(PromptChunks chunks) {
+    if (chunks.chunkSize() == null || chunks.chunkSize() < 1) {
+      return Optional.of("chunk_size must be an integer >= 1");
+    }
+    if (chunks.seqLen() == null || chunks.seqLen() < 0) {
+      return Optional.of("seq_len must be a non-negative integer");
+    }
+    if (chunks.chunkHashes() == null
+        || chunks.hashAlgo() == null
+        || chunks.chunkUnit() == null
+        || chunks.chunked() == null) {
+      return Optional.of("chunk_hashes, hash_algo, chunk_unit and chunked are required");
+    }
+    if (chunks.chunkHashes().size() != chunks.seqLen() / chunks.chunkSize()) {
+      return Optional.of(
+          "chunk_hashes has "
+              + chunks.chunkHashes().size()
+              + " entries, seq_len / chunk_size is "
+              + chunks.seqLen() / chunks.chunkSize());
+    }
+    for (String hash : chunks.chunkHashes()) {
+      if (hash == null || !CHUNK_HASH.matcher(hash).matches()) {
+        return Optional.of("every chunk hash must be 0x and lower-case hex");
+      }
+    }
+    return Optional.empty();
   }
 
   private static Optional<Rejection> checkRequiredFields(RawRequestEvent event) {

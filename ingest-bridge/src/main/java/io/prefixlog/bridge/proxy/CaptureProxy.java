@@ -163,7 +163,8 @@ public final class CaptureProxy implements AutoCloseable {
               config.sessionSecret().getBytes(StandardCharsets.UTF_8), config.sessionHeaders());
       ClientAddresses addresses =
           new ClientAddresses(config.clientAddrMode(), config.sessionSecret());
-      EventFactory factory = new EventFactory(deriver, addresses);
+      EventFactory factory =
+          new EventFactory(deriver, addresses, CaptureSampling.of(config), metrics);
       HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
       IngestHandler ingest =
           new IngestHandler(

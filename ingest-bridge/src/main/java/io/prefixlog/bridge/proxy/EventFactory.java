@@ -4,6 +4,7 @@ import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.text.Sha256;
+import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.util.Map;
 
@@ -15,13 +16,28 @@ import java.util.Map;
 final class EventFactory {
   private final SessionKeyDeriver deriver;
   private final ClientAddresses clientAddresses;
+  private final CaptureSampling sampling;
+  private final ProxyMetrics metrics;
 
   /** One reusable JSON writer per thread that encodes (the publisher's). */
   private final ThreadLocal<EventWriter> writers = ThreadLocal.withInitial(EventWriter::new);
 
   EventFactory(SessionKeyDeriver deriver, ClientAddresses clientAddresses) {
+    this(deriver, clientAddresses, CaptureSampling.keepAll(), null);
+  }
+
+  /**
+   * @param metrics counts the sampling decisions, or null (tests)
+   */
+  EventFactory(
+      SessionKeyDeriver deriver,
+      ClientAddresses clientAddresses,
+      CaptureSampling sampling,
+      ProxyMetrics metrics) {
     this.deriver = deriver;
     this.clientAddresses = clientAddresses;
+    this.sampling = sampling;
+    this.metrics = metrics;
   }
 
   /**
@@ -51,25 +67,55 @@ final class EventFactory {
             x.usage,
             x.responseId,
             x.error);
+    String model = fields.model() == null || fields.model().isEmpty() ? null : fields.model();
+    CaptureSampling.Decision decision =
+        sampling.decide(key.key(), model, x.path, x.status, x.error);
+    if (metrics != null) {
+      metrics.sampled(decision).increment();
+    }
+    EventWriter writer = writers.get();
+    if (decision == CaptureSampling.Decision.SAMPLED_OUT) {
+      // Stage two: the metadata and the chunk hashes, never the body. Hashing here, on the
+      // publisher thread, keeps it off the request path (the proxy benchmark measures both).
+      boolean utf8 = Utf8.isStrict(x.body, 0, x.body.length);
+      byte[] json =
+          writer.writeMetadataOnly(
+              x.requestId,
+              x.ts,
+              key.key(),
+              key.source(),
+              clientAddresses.record(x.clientAddr),
+              x.userAgent,
+              capturedHeaders.isEmpty() ? null : capturedHeaders,
+              x.method,
+              x.path,
+              model,
+              x.body.length,
+              Sha256.hex(x.body),
+              x.truncated,
+              x.originalBodyLen,
+              response,
+              RawRequestEvent.SAMPLED_OUT,
+              sampling.chunks(x.body, utf8));
+      return new EncodedEvent(key.key(), json, x.requestId);
+    }
     byte[] json =
-        writers
-            .get()
-            .write(
-                x.requestId,
-                x.ts,
-                key.key(),
-                key.source(),
-                clientAddresses.record(x.clientAddr),
-                x.userAgent,
-                capturedHeaders.isEmpty() ? null : capturedHeaders,
-                x.method,
-                x.path,
-                fields.model() == null || fields.model().isEmpty() ? null : fields.model(),
-                x.body,
-                Sha256.hex(x.body),
-                x.truncated,
-                x.originalBodyLen,
-                response);
+        writer.write(
+            x.requestId,
+            x.ts,
+            key.key(),
+            key.source(),
+            clientAddresses.record(x.clientAddr),
+            x.userAgent,
+            capturedHeaders.isEmpty() ? null : capturedHeaders,
+            x.method,
+            x.path,
+            model,
+            x.body,
+            Sha256.hex(x.body),
+            x.truncated,
+            x.originalBodyLen,
+            response);
     return new EncodedEvent(key.key(), json, x.requestId);
   }
 

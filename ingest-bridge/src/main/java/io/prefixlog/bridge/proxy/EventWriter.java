@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.io.IOException;
@@ -84,6 +85,69 @@ final class EventWriter {
       if (response != null) {
         g.writeFieldName("response");
         g.writeObject(response);
+      }
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory does not fail", e);
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * A metadata-only event's JSON (capture sampling): no {@code body} and no {@code body_encoding};
+   * {@code body_len} and {@code body_sha256} of the body left out, then {@code body_omitted} and
+   * {@code prompt_chunks}, in the record's field order.
+   */
+  byte[] writeMetadataOnly(
+      String requestId,
+      long ts,
+      String sessionKey,
+      String sessionKeySource,
+      String clientAddr,
+      String userAgent,
+      Map<String, String> headers,
+      String method,
+      String path,
+      String model,
+      long bodyLen,
+      String bodySha256,
+      boolean truncated,
+      long originalBodyLen,
+      ResponseInfo response,
+      String bodyOmitted,
+      PromptChunks promptChunks) {
+    out.reset();
+    try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
+      g.setCodec(Json.mapper());
+      g.writeStartObject();
+      g.writeNumberField("schema_version", RawRequestEvent.SCHEMA_VERSION);
+      stringField(g, "request_id", requestId);
+      g.writeNumberField("ts", ts);
+      stringField(g, "session_key", sessionKey);
+      stringField(g, "session_key_source", sessionKeySource);
+      stringField(g, "client_addr", clientAddr);
+      stringField(g, "user_agent", userAgent);
+      if (headers != null) {
+        g.writeFieldName("headers");
+        g.writeObject(headers);
+      }
+      stringField(g, "method", method);
+      stringField(g, "path", path);
+      stringField(g, "model", model);
+      g.writeNumberField("body_len", bodyLen);
+      stringField(g, "body_sha256", bodySha256);
+      if (truncated) {
+        g.writeBooleanField("truncated", true);
+        g.writeNumberField("original_body_len", originalBodyLen);
+      }
+      if (response != null) {
+        g.writeFieldName("response");
+        g.writeObject(response);
+      }
+      stringField(g, "body_omitted", bodyOmitted);
+      if (promptChunks != null) {
+        g.writeFieldName("prompt_chunks");
+        g.writeObject(promptChunks);
       }
       g.writeEndObject();
     } catch (IOException e) {

@@ -296,7 +296,9 @@ final class IngestHandler {
             event.bodySha256(),
             event.truncated(),
             event.originalBodyLen(),
-            event.response());
+            event.response(),
+            event.bodyOmitted(),
+            event.promptChunks());
     return Json.mapper().writeValueAsBytes(recorded);
   }
 

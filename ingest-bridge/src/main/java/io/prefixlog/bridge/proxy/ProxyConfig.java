@@ -11,6 +11,7 @@ import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.config.UnsafeDefaults;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.session.SessionSampler;
 import io.prefixlog.schemas.Topics;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -119,6 +120,52 @@ public final class ProxyConfig {
                   + " `X-Real-IP`, `Forwarded`'s `for=`/`by=`, `True-Client-IP`,"
                   + " `CF-Connecting-IP`, …; `omit` drops them). Events posted to the ingest"
                   + " endpoint are stored as the middleware wrote them");
+
+  public static final ConfigKey<Double> SAMPLE_SESSIONS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_SESSIONS", ConfigTypes.decimal(0, 1))
+          .defaultValue(1.0)
+          .doc(
+              "share of sessions whose request bodies are kept (1: every body). A session is kept"
+                  + " when the first 53 bits of HMAC-SHA-256(`PREFIXLOG_SAMPLE_SEED`, session key),"
+                  + " divided by 2^53, are below the share: every bridge and restart decides the"
+                  + " same, a session is whole or absent. The other requests are sent as"
+                  + " metadata-only events (`body_omitted: sampled_out`) with their chunk hashes");
+
+  public static final ConfigKey<String> SAMPLE_SEED =
+      ConfigKey.of("PREFIXLOG_SAMPLE_SEED", ConfigTypes.text())
+          .defaultValue(SessionSampler.DEFAULT_SEED)
+          .doc(
+              "HMAC key of the session sampling draw; the same on every bridge (another seed"
+                  + " draws another sample of the same share)");
+
+  public static final ConfigKey<Boolean> SAMPLE_KEEP_ERRORS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_ERRORS", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc(
+              "keep the body of every failed request (status ≥ 400, or no response) whatever its"
+                  + " session's draw");
+
+  public static final ConfigKey<List<String>> SAMPLE_KEEP_MODELS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_MODELS", new Items())
+          .defaultValue(List.of())
+          .documentedDefault("none")
+          .doc("models whose request bodies are always kept (the body's `model`, exact match)");
+
+  public static final ConfigKey<List<String>> SAMPLE_KEEP_PATHS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_PATHS", new Items())
+          .defaultValue(List.of())
+          .documentedDefault("none")
+          .doc("request path prefixes whose bodies are always kept (`/v1/completions`)");
+
+  public static final ConfigKey<Boolean> SAMPLE_HASH_CHUNKS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_HASH_CHUNKS", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc(
+              "hash a sampled-out body into chunk hashes on the publisher thread (not the"
+                  + " request path), so `chunk.lookups` still covers every request; `false` sends"
+                  + " metadata only");
+
+  public static final ConfigKey<Long> CHUNK_SIZE_BYTES = CommonKeys.CHUNK_SIZE_BYTES;
 
   public static final ConfigKey<Boolean> SET_SESSION_HEADER =
       ConfigKey.of("PREFIXLOG_PROXY_SET_SESSION_HEADER", ConfigTypes.bool())
@@ -309,6 +356,13 @@ public final class ProxyConfig {
               SESSION_HEADERS,
               CAPTURE_HEADERS,
               CLIENT_ADDR,
+              SAMPLE_SESSIONS,
+              SAMPLE_SEED,
+              SAMPLE_KEEP_ERRORS,
+              SAMPLE_KEEP_MODELS,
+              SAMPLE_KEEP_PATHS,
+              SAMPLE_HASH_CHUNKS,
+              CHUNK_SIZE_BYTES,
               SET_SESSION_HEADER,
               FORWARDED_HEADERS,
               CONNECT_TIMEOUT,
@@ -479,6 +533,34 @@ public final class ProxyConfig {
     return values.get(EVENT_LOOPS);
   }
 
+  public double sampleSessions() {
+    return values.get(SAMPLE_SESSIONS);
+  }
+
+  public String sampleSeed() {
+    return values.get(SAMPLE_SEED);
+  }
+
+  public boolean sampleKeepErrors() {
+    return values.get(SAMPLE_KEEP_ERRORS);
+  }
+
+  public List<String> sampleKeepModels() {
+    return values.get(SAMPLE_KEEP_MODELS);
+  }
+
+  public List<String> sampleKeepPaths() {
+    return values.get(SAMPLE_KEEP_PATHS);
+  }
+
+  public boolean sampleHashChunks() {
+    return values.get(SAMPLE_HASH_CHUNKS);
+  }
+
+  public int chunkSizeBytes() {
+    return values.get(CHUNK_SIZE_BYTES).intValue();
+  }
+
   public boolean setSessionHeader() {
     return values.get(SET_SESSION_HEADER);
   }
@@ -633,6 +715,9 @@ public final class ProxyConfig {
           "Set it to a random value (openssl rand -hex 32), leave it unset to turn the ingest"
               + " endpoint off, or listen on 127.0.0.1.");
     }
+    if (sampleSeed().isEmpty()) {
+      throw new ConfigException(SAMPLE_SEED.name() + " must not be empty");
+    }
     if (metricsHost().isBlank()) {
       throw new ConfigException(METRICS_HOST.name() + " must not be empty");
     }
@@ -680,6 +765,29 @@ public final class ProxyConfig {
     @Override
     public String describe() {
       return "http(s) URL";
+    }
+  }
+
+  /** Plain comma-separated items (model names, path prefixes), trimmed, empty ones dropped. */
+  private static final class Items implements ConfigType<List<String>> {
+    @Override
+    public List<String> parse(String key, String raw) {
+      return check(key, ConfigTypes.items(raw));
+    }
+
+    @Override
+    public List<String> check(String key, List<String> items) {
+      return items.stream().map(String::trim).filter(item -> !item.isEmpty()).toList();
+    }
+
+    @Override
+    public String format(List<String> value) {
+      return String.join(",", value);
+    }
+
+    @Override
+    public String describe() {
+      return "items, comma separated";
     }
   }
 

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.prefixlog.core.metrics.Meters;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.DoubleSupplier;
 
@@ -24,6 +26,7 @@ final class ProxyMetrics {
   static final String CAPTURE_TO_PUBLISH = "prefixlog_capture_publish_latency";
   static final String QUEUE_WAIT = "prefixlog_proxy_publish_queue_wait";
   static final String UNREADABLE_USAGE = "prefixlog_proxy_unreadable_responses_total";
+  static final String SAMPLING = "prefixlog_proxy_sampling_decisions_total";
   static final String INGEST_REQUESTS = "prefixlog_ingest_requests_total";
   static final String INGEST_LINES = "prefixlog_ingest_lines_total";
   static final String INGEST_REJECTIONS = "prefixlog_ingest_rejections_total";
@@ -41,12 +44,19 @@ final class ProxyMetrics {
   final Timer captureToPublish;
   final Timer queueWait;
   final Counter unreadable;
+  private final Map<CaptureSampling.Decision, Counter> sampling =
+      new EnumMap<>(CaptureSampling.Decision.class);
 
   /**
    * The two response counters of each status code below 600 once looked up: counting a response on
    * the event loop then builds no label string and looks nothing up.
    */
   private final AtomicReferenceArray<Counter[]> byStatus = new AtomicReferenceArray<>(600);
+
+  /** The counter of one capture-sampling decision. */
+  Counter sampled(CaptureSampling.Decision decision) {
+    return sampling.get(decision);
+  }
 
   /** Counters and gauges, with the latency histograms recording. */
   ProxyMetrics(MeterRegistry registry) {
@@ -112,6 +122,17 @@ final class ProxyMetrics {
             registry,
             UNREADABLE_USAGE,
             "JSON or SSE responses whose id and usage could not be read.");
+    for (CaptureSampling.Decision decision : CaptureSampling.Decision.values()) {
+      sampling.put(
+          decision,
+          Meters.counter(
+              registry,
+              SAMPLING,
+              "Events by capture-sampling decision: session_selected and forced keep the body,"
+                  + " sampled_out sends metadata and chunk hashes only (PREFIXLOG_SAMPLE_SESSIONS).",
+              "decision",
+              decision.name().toLowerCase(java.util.Locale.ROOT)));
+    }
     for (String reason :
         new String[] {"queue_full", "kafka", "rejected", "spill_full", "spill_error", "shutdown"}) {
       dropped(reason);

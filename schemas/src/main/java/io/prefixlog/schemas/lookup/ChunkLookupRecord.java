@@ -12,7 +12,8 @@ import java.util.List;
  * (the tail, {@code seq_len mod chunk_size}, is an implicit miss). Hashes are prefix-chained: hash
  * i covers chunks 0..i. {@code chunk_unit} states what {@code chunk_size} and {@code seq_len} count
  * ({@code bytes} of the rendered prompt when no tokenizer is used; {@code tokens} in LMCache's own
- * files).
+ * files). {@code body_omitted} marks the hash-only lookup of a request whose body the capture
+ * sampling left out: its hashes come from the bridge, keyed {@code session_key/ts/request_id}.
  */
 public record ChunkLookupRecord(
     @JsonProperty("timestamp") Double timestamp,
@@ -26,9 +27,40 @@ public record ChunkLookupRecord(
     @JsonProperty("chunk_unit") String chunkUnit,
     @JsonProperty("chunked") String chunked,
     @JsonProperty("prompt_tokens") Long promptTokens,
-    @JsonProperty("cached_tokens") Long cachedTokens) {
+    @JsonProperty("cached_tokens") Long cachedTokens,
+    @JsonProperty("body_omitted") String bodyOmitted) {
 
   public ChunkLookupRecord {
     chunkHashes = chunkHashes == null ? null : List.copyOf(chunkHashes);
+  }
+
+  /** The lookup of a request whose body was kept (no {@code body_omitted}). */
+  public ChunkLookupRecord(
+      Double timestamp,
+      String requestId,
+      String modelName,
+      Integer chunkSize,
+      Long seqLen,
+      List<String> chunkHashes,
+      String sessionKey,
+      String hashAlgo,
+      String chunkUnit,
+      String chunked,
+      Long promptTokens,
+      Long cachedTokens) {
+    this(
+        timestamp,
+        requestId,
+        modelName,
+        chunkSize,
+        seqLen,
+        chunkHashes,
+        sessionKey,
+        hashAlgo,
+        chunkUnit,
+        chunked,
+        promptTokens,
+        cachedTokens,
+        null);
   }
 }

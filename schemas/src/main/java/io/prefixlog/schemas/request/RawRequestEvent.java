@@ -12,6 +12,12 @@ import java.util.TreeMap;
  * says so); {@code body_len} and {@code body_sha256} describe those captured bytes. When {@code
  * truncated} is true the request was longer than the capture limit and {@code original_body_len}
  * gives its full length when known. {@link #toString()} never shows the body.
+ *
+ * <p>A <em>metadata-only</em> event ({@code body_omitted} set, today always {@value #SAMPLED_OUT})
+ * carries no body: {@code body} and {@code body_encoding} are absent, {@code body_len} and {@code
+ * body_sha256} still describe the bytes the producer saw, and {@code prompt_chunks} holds their
+ * chunk hashes, computed by the producer exactly as the stream app would have, so that the chunk
+ * lookups still cover every request.
  */
 public record RawRequestEvent(
     @JsonProperty("schema_version") Integer schemaVersion,
@@ -31,13 +37,69 @@ public record RawRequestEvent(
     @JsonProperty("body_sha256") String bodySha256,
     @JsonProperty("truncated") Boolean truncated,
     @JsonProperty("original_body_len") Long originalBodyLen,
-    @JsonProperty("response") ResponseInfo response) {
+    @JsonProperty("response") ResponseInfo response,
+    @JsonProperty("body_omitted") String bodyOmitted,
+    @JsonProperty("prompt_chunks") PromptChunks promptChunks) {
 
   public static final int SCHEMA_VERSION = 1;
+
+  /**
+   * {@code body_omitted} of a request whose session the capture sampling did not select
+   * (PREFIXLOG_SAMPLE_SESSIONS).
+   */
+  public static final String SAMPLED_OUT = "sampled_out";
 
   public RawRequestEvent {
     // Sorted, so that the same event always serialises to the same bytes.
     headers = headers == null ? null : Collections.unmodifiableSortedMap(new TreeMap<>(headers));
+  }
+
+  /** An event with its body (no {@code body_omitted}, no {@code prompt_chunks}). */
+  public RawRequestEvent(
+      Integer schemaVersion,
+      String requestId,
+      Long ts,
+      String sessionKey,
+      String sessionKeySource,
+      String clientAddr,
+      String userAgent,
+      Map<String, String> headers,
+      String method,
+      String path,
+      String model,
+      String body,
+      String bodyEncoding,
+      Long bodyLen,
+      String bodySha256,
+      Boolean truncated,
+      Long originalBodyLen,
+      ResponseInfo response) {
+    this(
+        schemaVersion,
+        requestId,
+        ts,
+        sessionKey,
+        sessionKeySource,
+        clientAddr,
+        userAgent,
+        headers,
+        method,
+        path,
+        model,
+        body,
+        bodyEncoding,
+        bodyLen,
+        bodySha256,
+        truncated,
+        originalBodyLen,
+        response,
+        null,
+        null);
+  }
+
+  /** True when the event carries no body, only metadata (and possibly its chunk hashes). */
+  public boolean metadataOnly() {
+    return bodyOmitted != null;
   }
 
   @Override
@@ -50,6 +112,6 @@ public record RawRequestEvent(
         + model
         + ", bodyLen="
         + bodyLen
-        + ", body=<redacted>]";
+        + (bodyOmitted == null ? ", body=<redacted>]" : ", bodyOmitted=" + bodyOmitted + "]");
   }
 }

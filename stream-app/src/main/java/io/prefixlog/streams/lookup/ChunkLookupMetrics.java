@@ -18,6 +18,7 @@ final class ChunkLookupMetrics {
       new EnumMap<>(RenderedPrompt.Kind.class);
   private final Counter chunks;
   private final Counter bytes;
+  private final Counter chunkSizeMismatches;
 
   ChunkLookupMetrics(MeterRegistry registry) {
     for (RenderedPrompt.Kind kind : RenderedPrompt.Kind.values()) {
@@ -34,6 +35,18 @@ final class ChunkLookupMetrics {
     this.bytes =
         Meters.counter(
             registry, BYTES, "Bytes of rendered prompts chunked (the records' seq_len).");
+    this.chunkSizeMismatches =
+        Meters.counter(
+            registry,
+            "prefixlog_chunk_lookups_skipped_total",
+            "Hash-only lookups not written: the bridge hashed with another chunk size"
+                + " (PREFIXLOG_CHUNK_SIZE_BYTES differs between bridge and stream app).",
+            "reason",
+            "chunk_size_mismatch");
+  }
+
+  void chunkSizeMismatch() {
+    chunkSizeMismatches.increment();
   }
 
   /** Counts one emitted record. */

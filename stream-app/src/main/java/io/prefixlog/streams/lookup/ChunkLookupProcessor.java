@@ -11,6 +11,10 @@ import org.apache.kafka.streams.processor.api.Record;
  * Writes the chunk-hash lookup record of every request that became a turn: render the body, hash
  * its full chunks ({@link ChunkLookups}), forward the record under the turn's key.
  *
+ * <p>A metadata-only request (capture sampling) arrives keyed {@code session_key/ts/request_id}
+ * with the chunk hashes its bridge computed: its record is built from those, marked {@code
+ * body_omitted}, unless they were hashed with another chunk size (counted, not written).
+ *
  * <p>It is a child of the session-delta processor, which has already validated and deduplicated the
  * request: a duplicate delivery gets no second lookup, a rejected input none at all (its dead
  * letter is written once, by the parent), and the key {@code session_key/chain/seq} is unique
@@ -41,7 +45,19 @@ final class ChunkLookupProcessor
       context.forward(new Record<>(record.key(), null, record.timestamp()));
       return;
     }
-    ChunkLookupRecord lookup = lookups.of(record.value());
+    ChunkLookupRecord lookup;
+    if (record.value().metadataOnly()) {
+      // Sampled out: the bridge hashed the body it saw, with the same renderer and hasher.
+      lookup = ChunkLookups.ofChunks(record.value().event());
+      if (lookup.chunkSize() != lookups.chunkSize()) {
+        // Hashes of another chunk size never match this app's: a record of them would read as
+        // misses in every analysis. PREFIXLOG_CHUNK_SIZE_BYTES differs between bridge and app.
+        metrics.chunkSizeMismatch();
+        return;
+      }
+    } else {
+      lookup = lookups.of(record.value());
+    }
     context.forward(new Record<>(record.key(), lookup, record.timestamp()));
     metrics.emitted(lookup);
   }

@@ -15,6 +15,8 @@ import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.streams.errors.DeadLetters;
 import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
@@ -114,6 +116,10 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       return;
     }
     ValidatedRequest request = outcome.accepted();
+    if (request.metadataOnly()) {
+      forwardMetadataOnly(request, record.timestamp());
+      return;
+    }
     String session = request.event().sessionKey();
     String requestIdKey = SessionStores.requestIdKey(session, request.event().requestId());
     SeenRequest seen = seenWithinWindow(requestIdKey, session, record.timestamp());
@@ -159,6 +165,10 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     }
     context.forward(
         new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
+    context.forward(
+        new Record<Object, Object>(
+            turnKey, RequestMetadata.of(request.event(), turnKey), record.timestamp()),
+        wiring.metadataSink());
     if (wiring.lookupChild() != null) {
       context.forward(
           new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
@@ -167,9 +177,29 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   }
 
   /**
-   * An erase order for this session (see {@link SessionErasure}): the current chain's delta and
-   * lookup keys are tombstoned and the acknowledgement written, all in this task's transaction. The
-   * session's next turn finds no state and starts a new chain.
+   * A metadata-only event (capture sampling left its body out): its metadata record and, when the
+   * bridge sent chunk hashes, its hash-only lookup, both keyed {@code session_key/ts/request_id}.
+   * No delta, no state, no dedup entry: the session's turns and chain are not touched, so a
+   * sampled-out request is never a missing turn. The key is a function of the event, so a duplicate
+   * delivery rewrites the same records under the same key. {@code prefixlog erase} tombstones these
+   * keys from what the topics hold.
+   */
+  private void forwardMetadataOnly(ValidatedRequest request, long timestamp) {
+    RawRequestEvent event = request.event();
+    String key = RequestMetadata.sampledOutKey(event);
+    context.forward(
+        new Record<Object, Object>(key, RequestMetadata.of(event, null), timestamp),
+        wiring.metadataSink());
+    if (wiring.lookupChild() != null && event.promptChunks() != null) {
+      context.forward(new Record<Object, Object>(key, request, timestamp), wiring.lookupChild());
+    }
+    wiring.metrics().sampledOut().increment();
+  }
+
+  /**
+   * An erase order for this session (see {@link SessionErasure}): the current chain's delta,
+   * metadata and lookup keys are tombstoned and the acknowledgement written, all in this task's
+   * transaction. The session's next turn finds no state and starts a new chain.
    */
   private void obeyErase(Record<String, byte[]> record, String key, byte[] keyBytes) {
     EraseOrders.Outcome outcome = EraseOrders.session(key, record.value());
@@ -190,6 +220,8 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     for (String turnKey : result.tombstoneKeys()) {
       context.forward(
           new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.deltaSink());
+      context.forward(
+          new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.metadataSink());
       if (wiring.lookupChild() != null) {
         context.forward(
             new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.lookupChild());

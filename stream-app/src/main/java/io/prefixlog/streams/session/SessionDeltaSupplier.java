@@ -17,6 +17,7 @@ public final class SessionDeltaSupplier
    * @param deltaSink the sink node the delta records go to
    * @param deadLetterSink the sink node the dead letters go to
    * @param erasureSink the sink node the erasure acknowledgements go to
+   * @param metadataSink the sink node every request's metadata record goes to
    * @param lookupChild the processor each stored turn's {@code ValidatedRequest} goes to, keyed by
    *     its turn key, or null when there is none
    */
@@ -26,6 +27,7 @@ public final class SessionDeltaSupplier
       String deltaSink,
       String deadLetterSink,
       String erasureSink,
+      String metadataSink,
       String lookupChild) {
     this.wiring =
         new Wiring(
@@ -34,6 +36,7 @@ public final class SessionDeltaSupplier
             deltaSink,
             deadLetterSink,
             erasureSink,
+            metadataSink,
             lookupChild,
             new BaseCache(config.baseCacheBytes()));
   }
@@ -57,6 +60,7 @@ public final class SessionDeltaSupplier
       String deltaSink,
       String deadLetterSink,
       String erasureSink,
+      String metadataSink,
       String lookupChild,
       BaseCache baseCache) {
     Wiring {
@@ -65,6 +69,7 @@ public final class SessionDeltaSupplier
       Objects.requireNonNull(deltaSink, "deltaSink");
       Objects.requireNonNull(deadLetterSink, "deadLetterSink");
       Objects.requireNonNull(erasureSink, "erasureSink");
+      Objects.requireNonNull(metadataSink, "metadataSink");
       Objects.requireNonNull(baseCache, "baseCache");
     }
   }

@@ -1,6 +1,7 @@
 package io.prefixlog.streams.topology;
 
 import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.errors.SourcePosition;
@@ -24,6 +25,8 @@ import org.apache.kafka.streams.kstream.Repartitioned;
  * <pre>
  * requests.raw ─▶ requests-by-session (internal, PREFIXLOG_STATE_PARTITIONS partitions)
  *   ─▶ session-delta ─┬─▶ session.deltas  (key session_key/chain/seq, partitioned by session)
+ *                     ├─▶ requests.metadata (every request: its turn key, or session_key/ts/request_id
+ *                     │                      when capture sampling left the body out)
  *                     ├─▶ dlq             (key as it arrived)
  *                     └─▶ chunk-lookup ─▶ chunk.lookups (key session_key/chain/seq)
  * kv.events ─▶ kv-events-by-source (internal) ─▶ kv-block-index ─┬─▶ kv.block-index, dlq
@@ -59,6 +62,7 @@ public final class PrefixlogTopology {
   public static final String SESSION_DELTAS_SINK = "session-deltas-sink";
   public static final String DEAD_LETTERS_SINK = "dead-letters-sink";
   public static final String ERASURES_SINK = "erasures-sink";
+  public static final String REQUESTS_METADATA_SINK = "requests-metadata-sink";
 
   private PrefixlogTopology() {}
 
@@ -83,6 +87,7 @@ public final class PrefixlogTopology {
                 SESSION_DELTAS_SINK,
                 DEAD_LETTERS_SINK,
                 ERASURES_SINK,
+                REQUESTS_METADATA_SINK,
                 lookupChild),
             Named.as(SESSION_DELTA_PROCESSOR));
     KvIndexTopology kv = config.kvIndexEnabled() ? new KvIndexTopology(config, metrics) : null;
@@ -112,6 +117,13 @@ public final class PrefixlogTopology {
         topics.erasures().name(),
         new StringSerializer(),
         topics.erasures().valueSerde().serializer(),
+        SESSION_DELTA_PROCESSOR);
+    topology.addSink(
+        REQUESTS_METADATA_SINK,
+        topics.requestsMetadata().name(),
+        new StringSerializer(),
+        topics.requestsMetadata().valueSerde().serializer(),
+        new SessionPartitioner<RequestMetadata>(),
         SESSION_DELTA_PROCESSOR);
     if (lookupChild != null) {
       ChunkLookupTopology.addTo(

@@ -438,6 +438,18 @@ public final class AnalyzeCommand implements Command {
               Units.count(lookups.size()),
               Units.count(trace.filteredOut())));
     }
+    if (trace.sampledOut() > 0) {
+      // Capture sampling kept these requests' metadata and chunk hashes, not their bodies: they
+      // are analysed like every other lookup, so the hit rates below cover all traffic.
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "  %s of %s (%.1f %%) are hash-only lookups of requests whose bodies capture sampling"
+                  + " left out; analysed like the others (hashed by the bridge), hit rates exact%n",
+              Units.count(trace.sampledOut()),
+              Units.count(trace.records(), "lookup record"),
+              100.0 * trace.sampledOut() / Math.max(1, trace.records())));
+    }
     if (trace.blankLines() > 0) {
       s.append("  ").append(Units.count(trace.blankLines(), "blank line")).append(" skipped\n");
     }

@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param kvBytesPerChunk KV-cache bytes of one chunk from LMCache's shapes × dtypes, or 0
  * @param sessionKey {@code session_key}, or {@code ""} when the record has none (LMCache's lines):
  *     only the routing what-if uses it, for session affinity
+ * @param sampledOut whether the record says {@code body_omitted}: a hash-only lookup of a request
+ *     whose body capture sampling left out (its hashes are the bridge's, as exact as any other)
  */
 record Lookup(
     double timestamp,
@@ -32,7 +34,8 @@ record Lookup(
     long promptTokens,
     long cachedTokens,
     long kvBytesPerChunk,
-    String sessionKey) {
+    String sessionKey,
+    boolean sampledOut) {
 
   /** What {@code chunk_size} and {@code seq_len} count ({@code chunk_unit}). */
   enum ChunkUnit {

@@ -209,6 +209,7 @@ final class LookupParser {
     Long promptTokens;
     Long cachedTokens;
     String sessionKey;
+    String bodyOmitted;
     String badField;
 
     void readObject(JsonParser parser) throws IOException, BadLineException {
@@ -229,6 +230,8 @@ final class LookupParser {
         }
         case "session_key" ->
             sessionKey = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+        case "body_omitted" ->
+            bodyOmitted = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "model_name" -> model = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "chunk_size" -> chunkSize = integer(name, value, parser);
         case "seq_len" -> seqLen = integer(name, value, parser);
@@ -316,7 +319,8 @@ final class LookupParser {
           prompt,
           cached,
           kvBytes(),
-          sessionKey == null ? "" : sessionKey);
+          sessionKey == null ? "" : sessionKey,
+          bodyOmitted != null);
     }
 
     /** LMCache's bytes per chunk: Σ shape product × dtype size; 0 when unknown. */

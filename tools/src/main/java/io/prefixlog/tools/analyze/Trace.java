@@ -36,6 +36,7 @@ final class Trace {
   private long problemCount;
   private long records;
   private long lmcacheRecords;
+  private long sampledOut;
   private long blank;
   private long filteredOut;
   private long tombstones;
@@ -54,6 +55,9 @@ final class Trace {
     records++;
     if (lookup.lmcache()) {
       lmcacheRecords++;
+    }
+    if (lookup.sampledOut()) {
+      sampledOut++;
     }
     if (modelFilter != null && !modelFilter.equals(lookup.model())) {
       filteredOut++;
@@ -108,6 +112,15 @@ final class Trace {
 
   long records() {
     return records;
+  }
+
+  /**
+   * Hash-only lookups of requests whose bodies capture sampling left out: analysed like every other
+   * (their hashes are the bridge's), counted so the report can say how much traffic they are. A
+   * record later replaced under its key still counts, as the record count does.
+   */
+  long sampledOut() {
+    return sampledOut;
   }
 
   long lmcacheRecords() {

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -126,14 +127,26 @@ public final class EraseCommand implements Command {
 
     TurnScan deltas;
     TurnScan lookups;
+    TurnScan metadata;
     try (Progress bar = bar("read " + topics.sessionDeltas().name())) {
       deltas = TurnScan.read(s.bootstrap, topics.sessionDeltas().name(), selection, false, bar);
     }
     try (Progress bar = bar("read " + topics.chunkLookups().name())) {
       lookups = TurnScan.read(s.bootstrap, topics.chunkLookups().name(), selection, true, bar);
     }
+    try (Progress bar = bar("read " + topics.requestsMetadata().name())) {
+      metadata =
+          TurnScan.read(s.bootstrap, topics.requestsMetadata().name(), selection, false, bar);
+    }
     Map<String, Map<String, Boolean>> chains = deltas.chains(selection);
     report.chains(chains);
+    // A request whose body capture sampling left out has no turn: its metadata and lookup keys
+    // are session_key/ts/request_id, so the TurnScan "chain" is its ts, judged against --before
+    // from the metadata record's ts. The turns' chains decide for their own keys.
+    Map<String, Map<String, Boolean>> withSampledOut = metadata.chains(selection);
+    chains.forEach(
+        (session, its) ->
+            withSampledOut.computeIfAbsent(session, k -> new TreeMap<>()).putAll(its));
     Set<String> sources = kvSources(s, topics);
 
     int expectedAcks = selection.keys().size() + sources.size();
@@ -156,7 +169,10 @@ public final class EraseCommand implements Command {
           tombstone(producer, topics.sessionDeltas().name(), deltas, chains));
       report.tombstoned(
           topics.chunkLookups().name(),
-          tombstone(producer, topics.chunkLookups().name(), lookups, chains));
+          tombstone(producer, topics.chunkLookups().name(), lookups, withSampledOut));
+      report.tombstoned(
+          topics.requestsMetadata().name(),
+          tombstone(producer, topics.requestsMetadata().name(), metadata, withSampledOut));
       producer.confirm();
       terminal.err().println("prefixlog erase: orders sent; waiting for the stream app");
       acks = collector.await(expectedAcks, s.ackTimeout);
@@ -219,6 +235,7 @@ public final class EraseCommand implements Command {
     if (turnTombstones > 0) {
       changed.add(topics.sessionDeltas().name());
       changed.add(topics.chunkLookups().name());
+      changed.add(topics.requestsMetadata().name());
     }
     if (sessionState) {
       for (String store : List.of("session-state", "session-bases", "session-request-ids")) {

@@ -20,7 +20,8 @@ class TraceTest {
         LookupRequest.UNKNOWN,
         LookupRequest.UNKNOWN,
         0,
-        "");
+        "",
+        false);
   }
 
   @Test

@@ -1,0 +1,92 @@
+package io.prefixlog.bridge.proxy;
+
+import io.prefixlog.core.chunk.ChunkLookups;
+import io.prefixlog.core.session.SessionSampler;
+import io.prefixlog.schemas.request.PromptChunks;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Two-stage capture sampling, decided on the publisher thread once the exchange is over: stage one
+ * keeps the bodies of the sessions {@link SessionSampler} selects (PREFIXLOG_SAMPLE_SESSIONS); the
+ * force rules keep a body whatever its session's draw (an error response, a listed model, a path
+ * under a listed prefix); every other request becomes a metadata-only event whose body is reduced
+ * to its chunk hashes (stage two: metadata for everything).
+ *
+ * <p>A forced body of an unselected session is a turn of its own (the stream app saw no earlier
+ * body of the session, so it is a keyframe, or a delta against another forced turn): it always
+ * rebuilds, and a selected session is never missing a turn. Thread-safe.
+ */
+final class CaptureSampling {
+  private final SessionSampler sampler;
+  private final boolean keepErrors;
+  private final List<String> keepModels;
+  private final List<String> keepPaths;
+  private final ChunkLookups hasher;
+
+  /**
+   * @param hasher computes the chunk hashes of a sampled-out body, or null to send none (then the
+   *     request has no chunk lookup)
+   */
+  CaptureSampling(
+      SessionSampler sampler,
+      boolean keepErrors,
+      List<String> keepModels,
+      List<String> keepPaths,
+      ChunkLookups hasher) {
+    this.sampler = Objects.requireNonNull(sampler, "sampler");
+    this.keepErrors = keepErrors;
+    this.keepModels = List.copyOf(keepModels);
+    this.keepPaths = List.copyOf(keepPaths);
+    this.hasher = hasher;
+  }
+
+  /** Keeps every body: the default (PREFIXLOG_SAMPLE_SESSIONS=1). */
+  static CaptureSampling keepAll() {
+    return new CaptureSampling(
+        new SessionSampler(1.0, SessionSampler.DEFAULT_SEED), true, List.of(), List.of(), null);
+  }
+
+  static CaptureSampling of(ProxyConfig config) {
+    return new CaptureSampling(
+        new SessionSampler(config.sampleSessions(), config.sampleSeed()),
+        config.sampleKeepErrors(),
+        config.sampleKeepModels(),
+        config.sampleKeepPaths(),
+        config.sampleHashChunks() ? new ChunkLookups(config.chunkSizeBytes()) : null);
+  }
+
+  /** Why a body is kept, or {@link Decision#SAMPLED_OUT}. */
+  enum Decision {
+    SESSION_SELECTED,
+    FORCED,
+    SAMPLED_OUT
+  }
+
+  /**
+   * @param status the response status, null when none arrived
+   * @param error the exchange's failure classification, null when it completed
+   */
+  Decision decide(String sessionKey, String model, String path, Integer status, String error) {
+    if (sampler.keeps(sessionKey)) {
+      return Decision.SESSION_SELECTED;
+    }
+    if (keepErrors && (error != null || status == null || status >= 400)) {
+      return Decision.FORCED;
+    }
+    if (model != null && keepModels.contains(model)) {
+      return Decision.FORCED;
+    }
+    for (String prefix : keepPaths) {
+      if (path.startsWith(prefix)) {
+        return Decision.FORCED;
+      }
+    }
+    return Decision.SAMPLED_OUT;
+  }
+
+  /** The chunk hashes of a body left out, or null when this bridge sends none. */
+  PromptChunks chunks(byte[] body, boolean utf8) {
+    return hasher == null ? null : hasher.chunks(body, utf8);
+  }
+}
