@@ -122,7 +122,14 @@ public final class NaiveMin {
   }
 
   public long accesses() {
+    checkFinished();
     return accesses;
+  }
+
+  /** Σ seq_len. */
+  public long units() {
+    checkFinished();
+    return units;
   }
 
   public long hits(Semantics semantics) {

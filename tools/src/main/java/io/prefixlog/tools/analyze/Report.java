@@ -19,6 +19,9 @@ import java.util.TreeMap;
 
 /** The text summary of an analysis: per subject, the curve at a few capacities and the rest. */
 final class Report {
+  /** Log-spaced capacities searched for the largest gap between OPT and LRU. */
+  static final int GAP_POINTS = 200;
+
   private Report() {}
 
   /**
@@ -219,6 +222,79 @@ final class Report {
       }
       s.append(row.toString().stripTrailing()).append('\n');
     }
+    if (subject.optimal() != null) {
+      optimal(s, subject, rows.keySet());
+    }
+  }
+
+  /**
+   * The optimal (Belady/MIN) bound at the table's capacities next to LRU's headline rate, and where
+   * the gap between them is largest.
+   */
+  private static void optimal(StringBuilder s, Subject subject, Iterable<Long> capacities) {
+    Curve lru = subject.curve();
+    Curve opt = subject.optimal();
+    Weighting w = subject.headlineWeighting();
+    String unit = subject.headlineUnit();
+    List<String[]> lines = new ArrayList<>();
+    lines.add(
+        new String[] {
+          "capacity", "LRU prefix " + unit, "LRU per-chunk " + unit, "OPT " + unit, "gap"
+        });
+    for (long capacity : capacities) {
+      double prefix = lru.hitRate(Semantics.PREFIX, w, capacity);
+      double bound = opt.hitRate(Semantics.PER_CHUNK, w, capacity);
+      lines.add(
+          new String[] {
+            subject.capacity(capacity),
+            Quantities.percent(prefix),
+            Quantities.percent(lru.hitRate(Semantics.PER_CHUNK, w, capacity)),
+            Quantities.percent(bound),
+            points(bound - prefix)
+          });
+    }
+    s.append(
+        "  optimal bound     OPT = Belady/MIN, per chunk: no eviction policy of a cache of that"
+            + " capacity gets more (prefix caches included); gap = OPT - LRU prefix:\n");
+    int[] widths = new int[5];
+    for (String[] line : lines) {
+      for (int i = 0; i < line.length; i++) {
+        widths[i] = Math.max(widths[i], line[i].length());
+      }
+    }
+    for (String[] line : lines) {
+      StringBuilder row = new StringBuilder("    ");
+      row.append(pad(line[0], widths[0], false));
+      for (int i = 1; i < line.length; i++) {
+        row.append("  ").append(pad(line[i], widths[i], true));
+      }
+      s.append(row.toString().stripTrailing()).append('\n');
+    }
+    long widest = 0;
+    double gap = 0;
+    long workingSet = Math.max(1, lru.workingSet());
+    for (long c : Curve.logSpaced(GAP_POINTS, workingSet)) {
+      double g = opt.hitRate(Semantics.PER_CHUNK, w, c) - lru.hitRate(Semantics.PREFIX, w, c);
+      if (g > gap) {
+        gap = g;
+        widest = c;
+      }
+    }
+    if (widest > 0) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "    largest gap: %s at %s (LRU %s, OPT %s)%n",
+              points(gap),
+              subject.capacity(widest),
+              Quantities.percent(lru.hitRate(Semantics.PREFIX, w, widest)),
+              Quantities.percent(opt.hitRate(Semantics.PER_CHUNK, w, widest))));
+    }
+  }
+
+  /** A difference of rates in percentage points: {@code +12.3 pts}. */
+  static String points(double difference) {
+    return String.format(Locale.ROOT, "%+.1f pts", difference * 100);
   }
 
   private static void rolling(StringBuilder s, Analysis analysis, Subject subject) {

@@ -3,6 +3,7 @@ package io.prefixlog.tools.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.core.mrc.NaiveLru;
+import io.prefixlog.core.mrc.NaiveMin;
 import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.tools.Command;
@@ -82,11 +83,11 @@ class AnalyzeCommandTest {
     assertThat(Files.readString(dir.resolve("csv/curve.csv")))
         .isEqualTo(
             """
-model,unit,capacity_chunks,capacity_bytes,prefix_units,prefix_chunks,per_chunk_units,per_chunk_chunks
-m,tokens,1,1024,0.000000,0.000000,0.000000,0.000000
-m,tokens,2,2048,0.258065,0.285714,0.258065,0.285714
-m,tokens,3,3072,0.258065,0.285714,0.258065,0.285714
-m,tokens,4,4096,0.258065,0.285714,0.387097,0.428571
+model,unit,capacity_chunks,capacity_bytes,prefix_units,prefix_chunks,per_chunk_units,per_chunk_chunks,opt_units,opt_chunks,opt_prefix_units,opt_prefix_chunks
+m,tokens,1,1024,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000
+m,tokens,2,2048,0.258065,0.285714,0.258065,0.285714,0.387097,0.428571,0.258065,0.285714
+m,tokens,3,3072,0.258065,0.285714,0.258065,0.285714,0.387097,0.428571,0.258065,0.285714
+m,tokens,4,4096,0.258065,0.285714,0.387097,0.428571,0.387097,0.428571,0.258065,0.285714
 """);
     assertThat(Files.readString(dir.resolve("csv/rolling.csv")))
         .isEqualTo(
@@ -257,13 +258,20 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
       String[] f = row.split(",");
       long capacity = Long.parseLong(f[2]);
       Map<String, NaiveLru> naive = new HashMap<>();
+      Map<String, NaiveMin> naiveMin = new HashMap<>();
       for (Req r : sorted) {
         naive
             .computeIfAbsent(r.model(), m -> new NaiveLru(capacity))
             .accept(r.keys(), 0, r.keys().length, r.chunkSize(), r.seqLen());
+        naiveMin
+            .computeIfAbsent(r.model(), m -> new NaiveMin(capacity))
+            .accept(r.keys(), 0, r.keys().length, r.chunkSize(), r.seqLen());
       }
+      naiveMin.values().forEach(NaiveMin::finish);
       List<NaiveLru> scope =
           f[0].equals("*") ? List.copyOf(naive.values()) : List.of(naive.get(f[0]));
+      List<NaiveMin> minScope =
+          f[0].equals("*") ? List.copyOf(naiveMin.values()) : List.of(naiveMin.get(f[0]));
       assertThat(row)
           .as("capacity %d", capacity)
           .isEqualTo(
@@ -276,7 +284,11 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
                   rate(scope, Semantics.PREFIX, Weighting.UNITS),
                   rate(scope, Semantics.PREFIX, Weighting.CHUNKS),
                   rate(scope, Semantics.PER_CHUNK, Weighting.UNITS),
-                  rate(scope, Semantics.PER_CHUNK, Weighting.CHUNKS)));
+                  rate(scope, Semantics.PER_CHUNK, Weighting.CHUNKS),
+                  minRate(minScope, Semantics.PER_CHUNK, Weighting.UNITS),
+                  minRate(minScope, Semantics.PER_CHUNK, Weighting.CHUNKS),
+                  minRate(minScope, Semantics.PREFIX, Weighting.UNITS),
+                  minRate(minScope, Semantics.PREFIX, Weighting.CHUNKS)));
       checked++;
     }
     assertThat(checked).isGreaterThan(300);
@@ -551,6 +563,16 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     for (NaiveLru lru : scope) {
       hits += weighting == Weighting.CHUNKS ? lru.hits(semantics) : lru.unitHits(semantics);
       total += weighting == Weighting.CHUNKS ? lru.accesses() : lru.units();
+    }
+    return String.format(Locale.ROOT, "%.6f", total == 0 ? 0 : (double) hits / total);
+  }
+
+  private static String minRate(List<NaiveMin> scope, Semantics semantics, Weighting weighting) {
+    long hits = 0;
+    long total = 0;
+    for (NaiveMin min : scope) {
+      hits += weighting == Weighting.CHUNKS ? min.hits(semantics) : min.unitHits(semantics);
+      total += weighting == Weighting.CHUNKS ? min.accesses() : min.units();
     }
     return String.format(Locale.ROOT, "%.6f", total == 0 ? 0 : (double) hits / total);
   }
