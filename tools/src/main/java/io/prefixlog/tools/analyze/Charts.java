@@ -82,6 +82,7 @@ final class Charts {
 
   static HitRateChart curve(Subject subject, Analysis analysis, Map<Long, String> asked) {
     Curve curve = subject.curve();
+    Curve opt = subject.optimal();
     Totals totals = curve.totals();
     long workingSet = Math.max(1, curve.workingSet());
     double xMax = Math.max(10, workingSet * 2.0);
@@ -113,11 +114,11 @@ final class Charts {
                 : "",
             analysis.sampling().isExact()
                 ? "exact for every capacity (one pass over stack distances)"
+                    + (opt != null ? "; OPT exact too (Mattson's OPT stack)" : "")
                 : String.format(
                     Locale.ROOT,
                     "SHARDS estimate from %.2f%% of chunk hashes",
                     analysis.sampling().rate() * 100));
-    Curve opt = subject.optimal();
     HitRateChart chart =
         HitRateChart.overCapacity(
             (opt == null ? "LRU hit rate" : "LRU and optimal (Belady/MIN) hit rate")
@@ -148,14 +149,7 @@ final class Charts {
         }
       }
     }
-    if (opt != null) {
-      chart.line(
-          "OPT (Belady/MIN), per chunk: the most any eviction policy gets",
-          HitRateChart.PALETTE[3],
-          HitRateChart.Style.SOLID,
-          xs,
-          optimal);
-    }
+
     chart.line(
         "prefix cache: a request hits its leading run of cached chunks",
         HitRateChart.PALETTE[0],
@@ -168,6 +162,14 @@ final class Charts {
         HitRateChart.Style.DASHED,
         xs,
         perChunk);
+    if (opt != null) {
+      chart.line(
+          "OPT (Belady/MIN), per chunk: the most any eviction policy gets",
+          HitRateChart.PALETTE[3],
+          HitRateChart.Style.SOLID,
+          xs,
+          optimal);
+    }
     EngineUsage engine = subject.analysis().engine();
     if (engine.known() && !Double.isNaN(engine.hitRate())) {
       chart.horizontal(

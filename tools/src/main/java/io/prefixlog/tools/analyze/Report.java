@@ -254,8 +254,9 @@ final class Report {
           });
     }
     s.append(
-        "  optimal bound     OPT = Belady/MIN, per chunk: no eviction policy of a cache of that"
-            + " capacity gets more (prefix caches included); gap = OPT - LRU prefix:\n");
+        "  optimal bound     OPT = Belady/MIN per chunk: no eviction policy of a cache of that"
+            + " capacity\n                    gets more (prefix caches included); gap = OPT - LRU"
+            + " prefix:\n");
     int[] widths = new int[5];
     for (String[] line : lines) {
       for (int i = 0; i < line.length; i++) {
