@@ -202,8 +202,8 @@ public final class MrcBenchmark {
       out.println();
       out.println(
           "Table 4: OPT (Belady/MIN) for every capacity in one pass (backward next-use pass +"
-              + " OPT stack), against the exact LRU pass and a naive MIN at one capacity; hit rates"
-              + " per chunk, LRU vs OPT at log-spaced capacities");
+              + " OPT stack), against the exact LRU pass and a naive MIN at one capacity; the"
+              + " per-chunk hit rates of LRU and OPT at that capacity");
       tables.get("opt").print(out);
     }
     out.println();
