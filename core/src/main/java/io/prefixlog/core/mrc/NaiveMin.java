@@ -1,6 +1,7 @@
 package io.prefixlog.core.mrc;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ public final class NaiveMin {
     }
     LookupRequest.checkShape(
         to - from, chunkWeight, seqLen, LookupRequest.UNKNOWN, LookupRequest.UNKNOWN);
-    requests.add(java.util.Arrays.copyOfRange(chunkKeys, from, to));
+    requests.add(Arrays.copyOfRange(chunkKeys, from, to));
     shapes.add(new long[] {chunkWeight, seqLen});
   }
 

@@ -12,7 +12,7 @@ import java.util.Objects;
 /**
  * The optimal (Belady/MIN) hit rate at every capacity, next to {@link MrcAnalyzer}'s LRU curve,
  * from the same requests. MIN needs each key's next use, so requests are kept (8 bytes per chunk
- * lookup, plus 16 per request) until {@link #finish()}, which computes next uses in a backward pass
+ * lookup, plus 12 per request) until {@link #finish()}, which computes next uses in a backward pass
  * and the OPT stack distances of every lookup in one forward pass ({@link OptStack}).
  *
  * <p><b>The cache being bounded.</b> The same as {@link MrcAnalyzer}'s, except for the eviction

@@ -39,6 +39,7 @@ final class OptStack {
    * The OPT stack distance of every access.
    *
    * @param ids dense key ids in access order, 0..distinct−1
+   * @param length the accesses: {@code ids[0..length)}
    * @param distinct the number of distinct ids
    * @return distances, {@link StackDistances#COLD} for a first access
    */
