@@ -155,6 +155,11 @@ final class Report {
           "  engine actual     not reported (no prompt_tokens/cached_tokens in the records)\n");
     }
     table(s, subject, asked, byFraction, workingSet, min);
+    if (subject.optimal() == null && !analysis.sampling().isExact()) {
+      s.append(
+          "  optimal bound     not computed: MIN cannot be estimated from a sample of chunk"
+              + " hashes\n");
+    }
     rolling(s, analysis, subject);
   }
 

@@ -137,6 +137,56 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
   }
 
   @Test
+  void shouldPutTheOptimalBoundAndItsGapToLruBesideTheLruTable() throws IOException {
+    // Given: a b | a b c | d a. MIN with 2 chunks evicts b for c (b is never used again) and c
+    // for d, so the last a hits too: 3 of 7 lookups, 12 of 31 tokens; LRU hits 2 (8 tokens).
+    Path file =
+        write("tiny.jsonl", tiny().stream().map(r -> TraceLines.prefixlog(r, "tokens")).toList());
+
+    // When
+    int code = analyze("--file", file.toString(), "--capacity", "3");
+
+    // Then
+    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(out())
+        .contains(
+            "  optimal bound     OPT = Belady/MIN per chunk: no eviction policy of a cache of that"
+                + " capacity\n"
+                + "                    gets more (prefix caches included); gap = OPT - LRU"
+                + " prefix:\n"
+                + "    capacity  LRU prefix tokens  LRU per-chunk tokens  OPT tokens        gap\n"
+                + "    2 chunks              25.8%                 25.8%       38.7%  +12.9 pts\n"
+                + "    3 chunks              25.8%                 25.8%       38.7%  +12.9 pts\n"
+                + "    4 chunks              25.8%                 38.7%       38.7%  +12.9 pts\n"
+                + "    largest gap: +12.9 pts at 2 chunks (LRU 25.8%, OPT 38.7%)\n");
+  }
+
+  @Test
+  void shouldLeaveTheOptimalBoundOutWithNoOptAndSayWhyWhenSampling() throws IOException {
+    // Given
+    Path file =
+        write("tiny.jsonl", tiny().stream().map(r -> TraceLines.prefixlog(r, "tokens")).toList());
+
+    // When
+    int skipped =
+        analyze("--file", file.toString(), "--no-opt", "--csv", dir.resolve("a").toString());
+    String skippedOut = out();
+    int sampled = analyze("--file", file.toString(), "--sample", "0.5");
+    String sampledOut = out();
+
+    // Then
+    assertThat(skipped).as(err()).isEqualTo(Command.OK);
+    assertThat(skippedOut).doesNotContain("optimal bound");
+    assertThat(Files.readAllLines(dir.resolve("a/curve.csv")))
+        .allMatch(row -> row.startsWith("model,") || row.endsWith(",,,,"));
+    assertThat(sampled).as(err()).isEqualTo(Command.OK);
+    assertThat(sampledOut)
+        .contains(
+            "  optimal bound     not computed: MIN cannot be estimated from a sample of chunk"
+                + " hashes\n");
+  }
+
+  @Test
   void shouldGiveTheSameResultForLmcacheFilesAsForTheEquivalentPrefixlogRecords()
       throws IOException {
     // Given: one random trace, as two LMCache log files (out of order) and as a prefixlog dump
