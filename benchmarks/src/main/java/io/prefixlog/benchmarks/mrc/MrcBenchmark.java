@@ -71,7 +71,7 @@ public final class MrcBenchmark {
                   "opt",
                   "Also time the OPT (Belady/MIN) curve for every capacity and a naive MIN at the"
                       + " naive capacity (slow: minutes per 10 M lookups)."),
-              Option.value("repeat", "R", "1", "Exact passes per key space (median)."),
+              Option.value("repeat", "R", "1", "Exact (and OPT) passes per key space (median)."),
               Option.value("seed", "S", "20261121", "Trace seed."),
               Option.value("csv", "FILE", "none", "Also write the tables as CSV.")));
 
@@ -129,14 +129,23 @@ public final class MrcBenchmark {
 
   /** The OPT figures of one key space (null when {@code --opt} is off). */
   private record OptResult(
-      double optSeconds,
-      double optCpuSeconds,
+      List<Double> optSeconds,
+      List<Double> optCpuSeconds,
       double minSeconds,
       double minCpuSeconds,
       long minHits,
       long minPrefixHits,
       boolean matches,
-      Curve curve) {}
+      Curve curve) {
+
+    double optMedian() {
+      return Medians.of(optSeconds);
+    }
+
+    double optCpuMedian() {
+      return Medians.of(optCpuSeconds);
+    }
+  }
 
   private int run() {
     out.println(
@@ -403,22 +412,30 @@ public final class MrcBenchmark {
   }
 
   private OptResult measureOpt(int keySpace, ZipfTrace trace, long capacity) {
-    Machine.usedHeapAfterGcMiB();
-    OptAnalyzer analyzer = new OptAnalyzer();
+    List<Double> optSeconds = new ArrayList<>();
+    List<Double> optCpu = new ArrayList<>();
+    Curve curve = null;
+    for (int rep = 0; rep < options.repeat(); rep++) {
+      Machine.usedHeapAfterGcMiB();
+      OptAnalyzer analyzer = new OptAnalyzer();
+      long start = System.nanoTime();
+      long cpuStart = cpuNanos();
+      trace.feed(analyzer);
+      curve = analyzer.finish().overall();
+      optSeconds.add(seconds(start));
+      optCpu.add((cpuNanos() - cpuStart) / 1e9);
+      progress(
+          "%,d keys: OPT pass %d, every capacity: %.2f s wall (%.0f ns/lookup), %.2f s CPU",
+          keySpace,
+          rep + 1,
+          optSeconds.get(rep),
+          optSeconds.get(rep) * 1e9 / trace.lookups(),
+          optCpu.get(rep));
+    }
+    Machine.usedHeapAfterGcMiB(); // the OPT buffers go before the naive pass
+    NaiveMin min = new NaiveMin(capacity);
     long start = System.nanoTime();
     long cpuStart = cpuNanos();
-    trace.feed(analyzer);
-    Curve curve = analyzer.finish().overall();
-    double optSeconds = seconds(start);
-    double optCpu = (cpuNanos() - cpuStart) / 1e9;
-    progress(
-        "%,d keys: OPT pass, every capacity: %.2f s wall (%.0f ns/lookup), %.2f s CPU",
-        keySpace, optSeconds, optSeconds * 1e9 / trace.lookups(), optCpu);
-    analyzer = null; // let the buffers go before the naive pass
-    Machine.usedHeapAfterGcMiB();
-    NaiveMin min = new NaiveMin(capacity);
-    start = System.nanoTime();
-    cpuStart = cpuNanos();
     trace.feed(min);
     min.finish();
     double minSeconds = seconds(start);
@@ -456,10 +473,11 @@ public final class MrcBenchmark {
         new TextTable(
             "distinct chunks",
             "lookups",
-            "LRU all capacities wall s",
-            "OPT all capacities wall s",
+            "LRU all capacities wall s (median)",
+            "OPT all capacities wall s (median)",
             "OPT ns/lookup",
             "OPT CPU s",
+            "OPT runs (wall s)",
             "naive MIN 1 capacity wall s",
             "naive MIN CPU s",
             "capacity",
@@ -472,9 +490,10 @@ public final class MrcBenchmark {
           String.format(Locale.ROOT, "%,d", r.keySpace()),
           String.format(Locale.ROOT, "%,d", r.lookups()),
           f(2, r.exactMedian()),
-          f(2, o.optSeconds()),
-          f(0, o.optSeconds() * 1e9 / r.lookups()),
-          f(2, o.optCpuSeconds()),
+          f(2, o.optMedian()),
+          f(0, o.optMedian() * 1e9 / r.lookups()),
+          f(2, o.optCpuMedian()),
+          o.optSeconds().stream().map(x -> f(1, x)).toList().toString(),
           f(2, o.minSeconds()),
           f(2, o.minCpuSeconds()),
           String.format(Locale.ROOT, "%,d", c),
