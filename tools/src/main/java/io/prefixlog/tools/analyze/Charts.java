@@ -133,8 +133,6 @@ final class Charts {
     double[] prefix = new double[CURVE_POINTS];
     double[] perChunk = new double[CURVE_POINTS];
     double[] optimal = new double[CURVE_POINTS];
-    double gap = 0;
-    long widest = 0;
     for (int i = 0; i < CURVE_POINTS; i++) {
       double c = xMin * Math.exp(Math.log(xMax / xMin) * i / (CURVE_POINTS - 1));
       long capacity = (long) Math.floor(c);
@@ -143,13 +141,8 @@ final class Charts {
       perChunk[i] = curve.hitRate(Semantics.PER_CHUNK, w, capacity);
       if (opt != null) {
         optimal[i] = opt.hitRate(Semantics.PER_CHUNK, w, capacity);
-        if (optimal[i] - prefix[i] > gap) {
-          gap = optimal[i] - prefix[i];
-          widest = capacity;
-        }
       }
     }
-
     chart.line(
         "prefix cache: a request hits its leading run of cached chunks",
         HitRateChart.PALETTE[0],
@@ -192,7 +185,10 @@ final class Charts {
             curve.hitRate(Semantics.PREFIX, w, c));
       }
     }
+    long widest = opt == null ? 0 : Report.widestGap(subject);
     if (widest > 0) {
+      double gap =
+          opt.hitRate(Semantics.PER_CHUNK, w, widest) - curve.hitRate(Semantics.PREFIX, w, widest);
       chart.mark(
           String.format(
               Locale.ROOT,

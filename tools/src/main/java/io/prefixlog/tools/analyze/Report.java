@@ -276,17 +276,10 @@ final class Report {
       }
       s.append(row.toString().stripTrailing()).append('\n');
     }
-    long widest = 0;
-    double gap = 0;
-    long workingSet = Math.max(1, lru.workingSet());
-    for (long c : Curve.logSpaced(GAP_POINTS, workingSet)) {
-      double g = opt.hitRate(Semantics.PER_CHUNK, w, c) - lru.hitRate(Semantics.PREFIX, w, c);
-      if (g > gap) {
-        gap = g;
-        widest = c;
-      }
-    }
+    long widest = widestGap(subject);
     if (widest > 0) {
+      double gap =
+          opt.hitRate(Semantics.PER_CHUNK, w, widest) - lru.hitRate(Semantics.PREFIX, w, widest);
       s.append(
           String.format(
               Locale.ROOT,
@@ -296,6 +289,26 @@ final class Report {
               Quantities.percent(lru.hitRate(Semantics.PREFIX, w, widest)),
               Quantities.percent(opt.hitRate(Semantics.PER_CHUNK, w, widest))));
     }
+  }
+
+  /**
+   * The capacity where OPT's headline rate exceeds LRU's prefix rate most, searched over {@value
+   * #GAP_POINTS} log-spaced capacities up to the working set; 0 when OPT is nowhere above.
+   */
+  static long widestGap(Subject subject) {
+    Curve lru = subject.curve();
+    Curve opt = subject.optimal();
+    Weighting w = subject.headlineWeighting();
+    long widest = 0;
+    double gap = 0;
+    for (long c : Curve.logSpaced(GAP_POINTS, Math.max(1, lru.workingSet()))) {
+      double g = opt.hitRate(Semantics.PER_CHUNK, w, c) - lru.hitRate(Semantics.PREFIX, w, c);
+      if (g > gap) {
+        gap = g;
+        widest = c;
+      }
+    }
+    return widest;
   }
 
   /** A difference of rates in percentage points: {@code +12.3 pts}. */
