@@ -2,8 +2,13 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.core.mrc.Analysis;
+import io.prefixlog.core.mrc.Curve;
+import io.prefixlog.core.mrc.LookupRequest;
+import io.prefixlog.core.mrc.MrcAnalyzer;
 import io.prefixlog.core.mrc.NaiveLru;
 import io.prefixlog.core.mrc.NaiveMin;
+import io.prefixlog.core.mrc.OptAnalyzer;
 import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.tools.Command;
@@ -436,6 +441,33 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
       assertThat(image.getWidth()).isEqualTo(HitRateChart.WIDTH);
       assertThat(image.getHeight()).isEqualTo(HitRateChart.HEIGHT);
     }
+  }
+
+  @Test
+  void shouldDrawTheOptimalLineAndMarkItsLargestGapOnlyWhenComputed() {
+    // Given: the tiny trace, whose OPT curve lies above LRU's at 2 and 3 chunks
+    MrcAnalyzer lru = MrcAnalyzer.exact();
+    OptAnalyzer opt = new OptAnalyzer();
+    for (Req r : tiny()) {
+      LookupRequest request = LookupRequest.of(0, r.model(), r.keys(), r.chunkSize(), r.seqLen());
+      lru.accept(request);
+      opt.accept(request);
+    }
+    Analysis analysis = lru.finish();
+    Curve optimal = opt.finish().overall();
+    Subject with = new Subject(analysis.overall(), "m", "tokens", 4, 0, null, optimal);
+    Subject without = new Subject(analysis.overall(), "m", "tokens", 4, 0, null, null);
+
+    // When
+    List<String> withSeries = Charts.curve(with, analysis, Map.of()).seriesNames();
+    List<String> withoutSeries = Charts.curve(without, analysis, Map.of()).seriesNames();
+
+    // Then: one more line and one more mark (the largest gap, at 2 chunks)
+    assertThat(Report.widestGap(with)).isEqualTo(2);
+    assertThat(withSeries)
+        .contains("OPT (Belady/MIN), per chunk: the most any eviction policy gets")
+        .hasSize(withoutSeries.size() + 2);
+    assertThat(withoutSeries).noneMatch(name -> name.startsWith("OPT"));
   }
 
   @Test
