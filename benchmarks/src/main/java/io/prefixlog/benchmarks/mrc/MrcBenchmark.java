@@ -8,6 +8,8 @@ import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.Curve;
 import io.prefixlog.core.mrc.MrcAnalyzer;
 import io.prefixlog.core.mrc.NaiveLru;
+import io.prefixlog.core.mrc.NaiveMin;
+import io.prefixlog.core.mrc.OptAnalyzer;
 import io.prefixlog.core.mrc.Sampling;
 import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.mrc.Weighting;
@@ -38,7 +40,11 @@ import java.util.Map;
  *   <li>naive: {@link NaiveLru} at one capacity, the reference that LMCache's simulator re-runs per
  *       capacity point; its hits must equal the exact curve's at that capacity (exit 1 if not);
  *   <li>sampled: SHARDS at {@code --sample-rate}, and its mean absolute error against the exact
- *       curve over {@code --points} log-spaced capacities.
+ *       curve over {@code --points} log-spaced capacities;
+ *   <li>with {@code --opt}: {@link OptAnalyzer}, the optimal (Belady/MIN) curve for every capacity,
+ *       and {@link NaiveMin}, a direct MIN simulation of the naive capacity, whose hits must equal
+ *       the OPT curve's there (exit 1 if not). Off by default: the OPT pass is far slower than the
+ *       LRU one (see benchmarks/README.md).
  * </ol>
  *
  * <p>{@code MrcBenchmark --help} lists the options. Heap: the trace is 8 bytes per lookup (800 MB
@@ -61,7 +67,11 @@ public final class MrcBenchmark {
               Option.value("naive-capacity", "C", "a tenth of the keys", "Naive LRU's capacity."),
               Option.flag("no-naive", "Skip the naive LRU."),
               Option.flag("no-windows", "Skip the hourly windows."),
-              Option.value("repeat", "R", "1", "Exact passes per key space (median)."),
+              Option.flag(
+                  "opt",
+                  "Also time the OPT (Belady/MIN) curve for every capacity and a naive MIN at the"
+                      + " naive capacity (slow: minutes per 10 M lookups)."),
+              Option.value("repeat", "R", "1", "Exact (and OPT) passes per key space (median)."),
               Option.value("seed", "S", "20261121", "Trace seed."),
               Option.value("csv", "FILE", "none", "Also write the tables as CSV.")));
 
@@ -105,7 +115,8 @@ public final class MrcBenchmark {
       double maxErrorChunks,
       double maeResolvable,
       Curve exact,
-      Curve sampled) {
+      Curve sampled,
+      OptResult opt) {
 
     double exactMedian() {
       return Medians.of(exactSeconds);
@@ -113,6 +124,26 @@ public final class MrcBenchmark {
 
     double exactCpuMedian() {
       return Medians.of(exactCpuSeconds);
+    }
+  }
+
+  /** The OPT figures of one key space (null when {@code --opt} is off). */
+  private record OptResult(
+      List<Double> optSeconds,
+      List<Double> optCpuSeconds,
+      double minSeconds,
+      double minCpuSeconds,
+      long minHits,
+      long minPrefixHits,
+      boolean matches,
+      Curve curve) {
+
+    double optMedian() {
+      return Medians.of(optSeconds);
+    }
+
+    double optCpuMedian() {
+      return Medians.of(optCpuSeconds);
     }
   }
 
@@ -152,6 +183,9 @@ public final class MrcBenchmark {
     for (Result result : results) {
       tables.put("curve-" + result.keySpace(), curveTable(result));
     }
+    if (options.opt()) {
+      tables.put("opt", optTable(results));
+    }
     out.println();
     out.println(
         "Table 1: time of one pass over the in-memory trace, one thread (wall clock and that"
@@ -173,6 +207,14 @@ public final class MrcBenchmark {
           result.keySpace());
       tables.get("curve-" + result.keySpace()).print(out);
     }
+    if (options.opt()) {
+      out.println();
+      out.println(
+          "Table 4: OPT (Belady/MIN) for every capacity in one pass (backward next-use pass +"
+              + " OPT stack), against the exact LRU pass and a naive MIN at one capacity; the"
+              + " per-chunk hit rates of LRU and OPT at that capacity");
+      tables.get("opt").print(out);
+    }
     out.println();
     Machine.footer(out);
     out.printf(Locale.ROOT, "GC time in all: %.1f s%n", Machine.gcSeconds());
@@ -183,6 +225,11 @@ public final class MrcBenchmark {
     if (!allMatch) {
       out.println("FAILED: the naive LRU's hits differ from the exact curve's");
     }
+    boolean optMatch = results.stream().allMatch(r -> r.opt() == null || r.opt().matches());
+    if (!optMatch) {
+      out.println("FAILED: the naive MIN's hits differ from the OPT curve's");
+    }
+    allMatch &= optMatch;
     return allMatch ? 0 : 1;
   }
 
@@ -336,6 +383,7 @@ public final class MrcBenchmark {
         sampled.totals().sampledAccesses(),
         sampled.totals().accesses(),
         mae[0] / points.length);
+    OptResult opt = options.opt() ? measureOpt(keySpace, trace, naiveCapacity) : null;
     return new Result(
         keySpace,
         trace.lookups(),
@@ -359,7 +407,102 @@ public final class MrcBenchmark {
         maxError,
         maeResolvable,
         exact,
-        sampled);
+        sampled,
+        opt);
+  }
+
+  private OptResult measureOpt(int keySpace, ZipfTrace trace, long capacity) {
+    List<Double> optSeconds = new ArrayList<>();
+    List<Double> optCpu = new ArrayList<>();
+    Curve curve = null;
+    for (int rep = 0; rep < options.repeat(); rep++) {
+      Machine.usedHeapAfterGcMiB();
+      OptAnalyzer analyzer = new OptAnalyzer();
+      long start = System.nanoTime();
+      long cpuStart = cpuNanos();
+      trace.feed(analyzer);
+      curve = analyzer.finish().overall();
+      optSeconds.add(seconds(start));
+      optCpu.add((cpuNanos() - cpuStart) / 1e9);
+      progress(
+          "%,d keys: OPT pass %d, every capacity: %.2f s wall (%.0f ns/lookup), %.2f s CPU",
+          keySpace,
+          rep + 1,
+          optSeconds.get(rep),
+          optSeconds.get(rep) * 1e9 / trace.lookups(),
+          optCpu.get(rep));
+    }
+    Machine.usedHeapAfterGcMiB(); // the OPT buffers go before the naive pass
+    NaiveMin min = new NaiveMin(capacity);
+    long start = System.nanoTime();
+    long cpuStart = cpuNanos();
+    trace.feed(min);
+    min.finish();
+    double minSeconds = seconds(start);
+    double minCpu = (cpuNanos() - cpuStart) / 1e9;
+    boolean matches =
+        min.hits(Semantics.PER_CHUNK) == curve.hits(Semantics.PER_CHUNK, capacity)
+            && min.hits(Semantics.PREFIX) == curve.hits(Semantics.PREFIX, capacity)
+            && min.unitHits(Semantics.PER_CHUNK) == curve.unitHits(Semantics.PER_CHUNK, capacity)
+            && min.unitHits(Semantics.PREFIX) == curve.unitHits(Semantics.PREFIX, capacity);
+    progress(
+        "%,d keys: naive MIN at capacity %,d: %.2f s wall, %.2f s CPU; hits per chunk %,d /"
+            + " prefix %,d; OPT curve at that capacity: %,d / %,d -> %s",
+        keySpace,
+        capacity,
+        minSeconds,
+        minCpu,
+        min.hits(Semantics.PER_CHUNK),
+        min.hits(Semantics.PREFIX),
+        curve.hits(Semantics.PER_CHUNK, capacity),
+        curve.hits(Semantics.PREFIX, capacity),
+        matches ? "identical" : "DIFFERENT");
+    return new OptResult(
+        optSeconds,
+        optCpu,
+        minSeconds,
+        minCpu,
+        min.hits(Semantics.PER_CHUNK),
+        min.hits(Semantics.PREFIX),
+        matches,
+        curve);
+  }
+
+  private TextTable optTable(List<Result> results) {
+    TextTable table =
+        new TextTable(
+            "distinct chunks",
+            "lookups",
+            "LRU all capacities wall s (median)",
+            "OPT all capacities wall s (median)",
+            "OPT ns/lookup",
+            "OPT CPU s",
+            "OPT runs (wall s)",
+            "naive MIN 1 capacity wall s",
+            "naive MIN CPU s",
+            "capacity",
+            "naive MIN = OPT",
+            "LRU / OPT per chunk at capacity");
+    for (Result r : results) {
+      OptResult o = r.opt();
+      long c = r.naiveCapacity();
+      table.row(
+          String.format(Locale.ROOT, "%,d", r.keySpace()),
+          String.format(Locale.ROOT, "%,d", r.lookups()),
+          f(2, r.exactMedian()),
+          f(2, o.optMedian()),
+          f(0, o.optMedian() * 1e9 / r.lookups()),
+          f(2, o.optCpuMedian()),
+          o.optSeconds().stream().map(x -> f(1, x)).toList().toString(),
+          f(2, o.minSeconds()),
+          f(2, o.minCpuSeconds()),
+          String.format(Locale.ROOT, "%,d", c),
+          o.matches() ? "yes" : "NO",
+          f(4, r.exact().hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c))
+              + " / "
+              + f(4, o.curve().hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c)));
+    }
+    return table;
   }
 
   private TextTable timeTable(List<Result> results) {
@@ -483,6 +626,7 @@ public final class MrcBenchmark {
       long naiveCapacity,
       boolean noNaive,
       boolean noWindows,
+      boolean opt,
       int repeat,
       long seed,
       Path csv) {
@@ -513,6 +657,7 @@ public final class MrcBenchmark {
           line.longValue("naive-capacity", 0, 1),
           line.has("no-naive"),
           line.has("no-windows"),
+          line.has("opt"),
           (int) Benchmark.atMost("repeat", line.longValue("repeat", 1, 1), 100),
           line.longValue("seed", 20261121, 0),
           line.value("csv").map(Path::of).orElse(null));

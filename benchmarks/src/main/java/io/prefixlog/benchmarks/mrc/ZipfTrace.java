@@ -2,6 +2,8 @@ package io.prefixlog.benchmarks.mrc;
 
 import io.prefixlog.core.mrc.MrcAnalyzer;
 import io.prefixlog.core.mrc.NaiveLru;
+import io.prefixlog.core.mrc.NaiveMin;
+import io.prefixlog.core.mrc.OptAnalyzer;
 
 /**
  * A deterministic synthetic lookup trace: every chunk key drawn independently from Zipf(α) over
@@ -122,6 +124,24 @@ final class ZipfTrace {
     for (int r = 0; r < requests; r++) {
       int to = ends[r];
       lru.accept(keys, from, to, CHUNK_TOKENS, seqLen(r, to - from));
+      from = to;
+    }
+  }
+
+  void feed(OptAnalyzer opt) {
+    int from = 0;
+    for (int r = 0; r < requests; r++) {
+      int to = ends[r];
+      opt.accept(MODEL, keys, from, to, CHUNK_TOKENS, seqLen(r, to - from), -1, -1);
+      from = to;
+    }
+  }
+
+  void feed(NaiveMin min) {
+    int from = 0;
+    for (int r = 0; r < requests; r++) {
+      int to = ends[r];
+      min.accept(keys, from, to, CHUNK_TOKENS, seqLen(r, to - from));
       from = to;
     }
   }

@@ -2,6 +2,8 @@ package io.prefixlog.tools.analyze;
 
 import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.MrcAnalyzer;
+import io.prefixlog.core.mrc.OptAnalyzer;
+import io.prefixlog.core.mrc.OptimalCurves;
 import io.prefixlog.core.mrc.Sampling;
 import io.prefixlog.core.mrc.Windowing;
 import io.prefixlog.core.routing.RoutingPolicy;
@@ -140,6 +142,10 @@ public final class AnalyzeCommand implements Command {
               "N",
               "1",
               "With --replicas: the seed of the random policy (the same seed, the same routing)."),
+          Option.flag(
+              "no-opt",
+              "Skip the optimal (Belady/MIN) bound: a second pass that keeps every lookup in"
+                  + " memory and, on large traces, takes far longer than the LRU pass."),
           Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
 
   private static final String DESCRIPTION =
@@ -153,12 +159,14 @@ public final class AnalyzeCommand implements Command {
       Each model has its own cache; with several models, all models together are reported too.
       Also: the hit rate in windows over time at chosen capacities beside the cumulative one
       (LMCache's "rolling" rate), and the engine's actual hit rate (cached / prompt tokens) when
-      the records carry it. Reads the lookups topic (<prefix>chunk.lookups, read_committed, from
-      the beginning to the end offsets at start; the latest record of a request_id wins), or
-      files (--file): prefixlog's dumps and LMCache's lookup_hashes_*.jsonl logs unchanged.
-      Requests are ordered by timestamp. A bad line is reported as file:line, counted and
-      skipped. Exit code 0 when the analysis ran; 1 when there was nothing to analyse or an
-      input or output failed; 2 for a bad command line.
+      the records carry it. Next to LRU, the optimal (Belady/MIN) hit rate at every capacity
+      from the same lookups: the most any eviction policy could get from a cache of that
+      capacity, and the gap to LRU (exact analyses only; --no-opt skips it). Reads the lookups
+      topic (<prefix>chunk.lookups, read_committed, from the beginning to the end offsets at
+      start; the latest record of a request_id wins), or files (--file): prefixlog's dumps and
+      LMCache's lookup_hashes_*.jsonl logs unchanged. Requests are ordered by timestamp. A bad
+      line is reported as file:line, counted and skipped. Exit code 0 when the analysis ran; 1
+      when there was nothing to analyse or an input or output failed; 2 for a bad command line.
       """;
 
   private final Terminal terminal;
@@ -263,7 +271,11 @@ public final class AnalyzeCommand implements Command {
       long[] capacities = asked.keySet().stream().mapToLong(Long::longValue).toArray();
       analysis = pass(settings, lookups, cacheOf, windowing, capacities, "analyze");
     }
-    List<Subject> subjects = Subject.of(analysis, caches, bytesPerChunk);
+    OptimalCurves optimal = null;
+    if (!settings.noOpt && settings.sampling.isExact()) {
+      optimal = optimal(settings, lookups, cacheOf);
+    }
+    List<Subject> subjects = Subject.of(analysis, optimal, caches, bytesPerChunk);
     out.print(Report.summary(header.toString(), analysis, subjects, asked));
     out.flush();
     RoutingWhatIf.Plan routing = null;
@@ -340,6 +352,33 @@ public final class AnalyzeCommand implements Command {
         long[] keys = lookup.keys();
         analyzer.accept(
             lookup.timestampMs(),
+            cacheOf.apply(lookup),
+            keys,
+            0,
+            keys.length,
+            lookup.chunkSize(),
+            lookup.seqLen(),
+            lookup.promptTokens(),
+            lookup.cachedTokens());
+        if ((++done & 1023) == 0) {
+          progress.update(done);
+        }
+      }
+      progress.update(done);
+    }
+    return analyzer.finish();
+  }
+
+  /** The optimal curves: a second pass, since MIN needs every lookup's next use. */
+  private OptimalCurves optimal(
+      Settings settings, List<Lookup> lookups, Function<Lookup, String> cacheOf) {
+    OptAnalyzer analyzer = new OptAnalyzer();
+    try (Progress progress =
+        Progress.counting(terminal, settings.progress, "optimal", lookups.size(), "requests")) {
+      long done = 0;
+      for (Lookup lookup : lookups) {
+        long[] keys = lookup.keys();
+        analyzer.accept(
             cacheOf.apply(lookup),
             keys,
             0,
@@ -510,6 +549,7 @@ public final class AnalyzeCommand implements Command {
     List<RoutingPolicy> policies;
     Duration loadWindow;
     long routingSeed;
+    boolean noOpt;
     boolean progress;
 
     static Settings from(CommandLine line) throws UsageException {
@@ -569,6 +609,7 @@ public final class AnalyzeCommand implements Command {
       s.csv = line.value("csv").map(Path::of).orElse(null);
       s.png = line.value("png").map(Path::of).orElse(null);
       s.points = (int) Math.min(100_000, line.longValue("points", DEFAULT_POINTS, 2));
+      s.noOpt = line.has("no-opt");
       s.progress = line.has("progress");
       routing(line, s);
       return s;

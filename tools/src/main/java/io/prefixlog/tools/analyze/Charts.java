@@ -23,10 +23,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The PNG charts: {@code curve.png} (hit rate vs capacity, log x axis, both semantics, the engine's
- * actual hit rate as a horizontal line) and {@code rolling.png} (windowed vs cumulative hit rate
- * over time) of the first subject (all models, or the only model), and {@code curve-<model>.png},
- * {@code rolling-<model>.png} per model when there are several.
+ * The PNG charts: {@code curve.png} (hit rate vs capacity, log x axis, both semantics, the optimal
+ * (Belady/MIN) bound and its largest gap to LRU when computed, the engine's actual hit rate as a
+ * horizontal line) and {@code rolling.png} (windowed vs cumulative hit rate over time) of the first
+ * subject (all models, or the only model), and {@code curve-<model>.png}, {@code
+ * rolling-<model>.png} per model when there are several.
  */
 final class Charts {
   static final String CURVE = "curve.png";
@@ -81,6 +82,7 @@ final class Charts {
 
   static HitRateChart curve(Subject subject, Analysis analysis, Map<Long, String> asked) {
     Curve curve = subject.curve();
+    Curve opt = subject.optimal();
     Totals totals = curve.totals();
     long workingSet = Math.max(1, curve.workingSet());
     double xMax = Math.max(10, workingSet * 2.0);
@@ -112,13 +114,16 @@ final class Charts {
                 : "",
             analysis.sampling().isExact()
                 ? "exact for every capacity (one pass over stack distances)"
+                    + (opt != null ? "; OPT exact too (Mattson's OPT stack)" : "")
                 : String.format(
                     Locale.ROOT,
                     "SHARDS estimate from %.2f%% of chunk hashes",
                     analysis.sampling().rate() * 100));
     HitRateChart chart =
         HitRateChart.overCapacity(
-            "LRU hit rate vs cache capacity: " + subject.name(),
+            (opt == null ? "LRU hit rate" : "LRU and optimal (Belady/MIN) hit rate")
+                + " vs cache capacity: "
+                + subject.name(),
             subtitle,
             xTitle,
             "hit rate (% of " + unit + ")",
@@ -127,12 +132,16 @@ final class Charts {
     double[] xs = new double[CURVE_POINTS];
     double[] prefix = new double[CURVE_POINTS];
     double[] perChunk = new double[CURVE_POINTS];
+    double[] optimal = new double[CURVE_POINTS];
     for (int i = 0; i < CURVE_POINTS; i++) {
       double c = xMin * Math.exp(Math.log(xMax / xMin) * i / (CURVE_POINTS - 1));
       long capacity = (long) Math.floor(c);
       xs[i] = c;
       prefix[i] = curve.hitRate(Semantics.PREFIX, w, capacity);
       perChunk[i] = curve.hitRate(Semantics.PER_CHUNK, w, capacity);
+      if (opt != null) {
+        optimal[i] = opt.hitRate(Semantics.PER_CHUNK, w, capacity);
+      }
     }
     chart.line(
         "prefix cache: a request hits its leading run of cached chunks",
@@ -146,6 +155,14 @@ final class Charts {
         HitRateChart.Style.DASHED,
         xs,
         perChunk);
+    if (opt != null) {
+      chart.line(
+          "OPT (Belady/MIN), per chunk: the most any eviction policy gets",
+          HitRateChart.PALETTE[3],
+          HitRateChart.Style.SOLID,
+          xs,
+          optimal);
+    }
     EngineUsage engine = subject.analysis().engine();
     if (engine.known() && !Double.isNaN(engine.hitRate())) {
       chart.horizontal(
@@ -168,6 +185,20 @@ final class Charts {
             curve.hitRate(Semantics.PREFIX, w, c));
       }
     }
+    long widest = opt == null ? 0 : Report.widestGap(subject);
+    if (widest > 0) {
+      double gap =
+          opt.hitRate(Semantics.PER_CHUNK, w, widest) - curve.hitRate(Semantics.PREFIX, w, widest);
+      chart.mark(
+          String.format(
+              Locale.ROOT,
+              "largest gap %s at %s",
+              Report.points(gap),
+              shortCapacity(subject, widest)),
+          HitRateChart.PALETTE[3],
+          widest,
+          opt.hitRate(Semantics.PER_CHUNK, w, widest));
+    }
     asked.forEach(
         (c, text) ->
             chart.mark(
@@ -183,6 +214,11 @@ final class Charts {
             + "Achievable with an unbounded cache: "
             + Quantities.percent(curve.maxHitRate(Semantics.PREFIX, w))
             + " (prefix). Partial last chunks of requests are never cached: they count as misses."
+            + (opt != null
+                ? " OPT: Belady's MIN, every missed chunk inserted, the chunk used farthest in the"
+                    + " future evicted; the gap to LRU is what a better eviction policy could gain"
+                    + " at most."
+                : "")
             + (subject.analysis().engine().known() && "bytes".equals(subject.unit())
                 ? " The engine counts tokens."
                 : ""));

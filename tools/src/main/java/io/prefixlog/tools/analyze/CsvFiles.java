@@ -23,7 +23,8 @@ import java.util.TreeSet;
  * window and window capacity. Rates are fractions with six decimals; a rate that means nothing (no
  * lookups in a window, weighted rates over mixed units, an engine that reported nothing) is empty.
  * The overall analysis is the model {@code *}. With SHARDS sampling at rate R the curve starts at
- * ⌈1/R⌉ chunks, the smallest capacity it resolves.
+ * ⌈1/R⌉ chunks, the smallest capacity it resolves. The {@code opt_*} columns are the optimal
+ * (Belady/MIN) curve's, empty when it was not computed ({@code --no-opt}, or sampling).
  */
 final class CsvFiles {
   static final String CURVE = "curve.csv";
@@ -31,7 +32,7 @@ final class CsvFiles {
 
   static final String CURVE_HEADER =
       "model,unit,capacity_chunks,capacity_bytes,prefix_units,prefix_chunks,per_chunk_units,"
-          + "per_chunk_chunks";
+          + "per_chunk_chunks,opt_units,opt_chunks,opt_prefix_units,opt_prefix_chunks";
   static final String ROLLING_HEADER =
       "model,unit,window_start,window_end,requests,chunk_lookups,capacity_chunks,capacity_bytes,"
           + "window_prefix_units,cumulative_prefix_units,window_prefix_chunks,"
@@ -109,6 +110,25 @@ final class CsvFiles {
     row.append(',');
     row.append(weighted(subject, curve.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity)));
     row.append(',').append(rate(curve.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, capacity)));
+    // The optimal (Belady/MIN) bound is its per-chunk rate; MIN's leading runs (opt_prefix_*) are
+    // what that cache would give as a prefix cache, not a bound (see docs/analyze.md).
+    Curve opt = subject.optimal();
+    row.append(',');
+    if (opt != null) {
+      row.append(weighted(subject, opt.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity)));
+    }
+    row.append(',');
+    if (opt != null) {
+      row.append(rate(opt.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, capacity)));
+    }
+    row.append(',');
+    if (opt != null) {
+      row.append(weighted(subject, opt.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity)));
+    }
+    row.append(',');
+    if (opt != null) {
+      row.append(rate(opt.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)));
+    }
     out.write(row.append('\n').toString());
   }
 

@@ -19,6 +19,9 @@ import java.util.TreeMap;
 
 /** The text summary of an analysis: per subject, the curve at a few capacities and the rest. */
 final class Report {
+  /** Log-spaced capacities searched for the largest gap between OPT and LRU. */
+  static final int GAP_POINTS = 200;
+
   private Report() {}
 
   /**
@@ -152,6 +155,11 @@ final class Report {
           "  engine actual     not reported (no prompt_tokens/cached_tokens in the records)\n");
     }
     table(s, subject, asked, byFraction, workingSet, min);
+    if (subject.optimal() == null && !analysis.sampling().isExact()) {
+      s.append(
+          "  optimal bound     not computed: MIN cannot be estimated from a sample of chunk"
+              + " hashes\n");
+    }
     rolling(s, analysis, subject);
   }
 
@@ -219,6 +227,93 @@ final class Report {
       }
       s.append(row.toString().stripTrailing()).append('\n');
     }
+    if (subject.optimal() != null) {
+      optimal(s, subject, rows.keySet());
+    }
+  }
+
+  /**
+   * The optimal (Belady/MIN) bound at the table's capacities next to LRU's headline rate, and where
+   * the gap between them is largest.
+   */
+  private static void optimal(StringBuilder s, Subject subject, Iterable<Long> capacities) {
+    Curve lru = subject.curve();
+    Curve opt = subject.optimal();
+    Weighting w = subject.headlineWeighting();
+    String unit = subject.headlineUnit();
+    List<String[]> lines = new ArrayList<>();
+    lines.add(
+        new String[] {
+          "capacity", "LRU prefix " + unit, "LRU per-chunk " + unit, "OPT " + unit, "gap"
+        });
+    for (long capacity : capacities) {
+      double prefix = lru.hitRate(Semantics.PREFIX, w, capacity);
+      double bound = opt.hitRate(Semantics.PER_CHUNK, w, capacity);
+      lines.add(
+          new String[] {
+            subject.capacity(capacity),
+            Quantities.percent(prefix),
+            Quantities.percent(lru.hitRate(Semantics.PER_CHUNK, w, capacity)),
+            Quantities.percent(bound),
+            points(bound - prefix)
+          });
+    }
+    s.append(
+        "  optimal bound     OPT = Belady/MIN per chunk: no eviction policy of a cache of that"
+            + " capacity\n                    gets more (prefix caches included); gap = OPT - LRU"
+            + " prefix:\n");
+    int[] widths = new int[5];
+    for (String[] line : lines) {
+      for (int i = 0; i < line.length; i++) {
+        widths[i] = Math.max(widths[i], line[i].length());
+      }
+    }
+    for (String[] line : lines) {
+      StringBuilder row = new StringBuilder("    ");
+      row.append(pad(line[0], widths[0], false));
+      for (int i = 1; i < line.length; i++) {
+        row.append("  ").append(pad(line[i], widths[i], true));
+      }
+      s.append(row.toString().stripTrailing()).append('\n');
+    }
+    long widest = widestGap(subject);
+    if (widest > 0) {
+      double gap =
+          opt.hitRate(Semantics.PER_CHUNK, w, widest) - lru.hitRate(Semantics.PREFIX, w, widest);
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "    largest gap: %s at %s (LRU %s, OPT %s)%n",
+              points(gap),
+              subject.capacity(widest),
+              Quantities.percent(lru.hitRate(Semantics.PREFIX, w, widest)),
+              Quantities.percent(opt.hitRate(Semantics.PER_CHUNK, w, widest))));
+    }
+  }
+
+  /**
+   * The capacity where OPT's headline rate exceeds LRU's prefix rate most, searched over {@value
+   * #GAP_POINTS} log-spaced capacities up to the working set; 0 when OPT is nowhere above.
+   */
+  static long widestGap(Subject subject) {
+    Curve lru = subject.curve();
+    Curve opt = subject.optimal();
+    Weighting w = subject.headlineWeighting();
+    long widest = 0;
+    double gap = 0;
+    for (long c : Curve.logSpaced(GAP_POINTS, Math.max(1, lru.workingSet()))) {
+      double g = opt.hitRate(Semantics.PER_CHUNK, w, c) - lru.hitRate(Semantics.PREFIX, w, c);
+      if (g > gap) {
+        gap = g;
+        widest = c;
+      }
+    }
+    return widest;
+  }
+
+  /** A difference of rates in percentage points: {@code +12.3 pts}. */
+  static String points(double difference) {
+    return String.format(Locale.ROOT, "%+.1f pts", difference * 100);
   }
 
   private static void rolling(StringBuilder s, Analysis analysis, Subject subject) {

@@ -3,6 +3,7 @@ package io.prefixlog.tools.analyze;
 import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.Curve;
 import io.prefixlog.core.mrc.ModelAnalysis;
+import io.prefixlog.core.mrc.OptimalCurves;
 import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.mrc.Weighting;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import java.util.Objects;
  * @param chunkSize units per chunk, or 0 when the records disagree
  * @param kvBytesPerChunk KV-cache bytes of one chunk, or 0 when unknown
  * @param kvBytesSource where {@code kvBytesPerChunk} comes from
+ * @param optimal the optimal (Belady/MIN) curve of the same cache, or null when not computed
  */
 record Subject(
     ModelAnalysis analysis,
@@ -29,7 +31,8 @@ record Subject(
     String unit,
     int chunkSize,
     long kvBytesPerChunk,
-    String kvBytesSource) {
+    String kvBytesSource,
+    Curve optimal) {
 
   /** The name of the analysis of all models together. */
   static final String OVERALL = "all models";
@@ -49,6 +52,16 @@ record Subject(
    * @param bytesPerChunk {@code --bytes-per-chunk}, or 0 to take LMCache's shapes × dtypes
    */
   static List<Subject> of(Analysis analysis, Map<String, CacheInfo> caches, long bytesPerChunk) {
+    return of(analysis, null, caches, bytesPerChunk);
+  }
+
+  /**
+   * The subjects, each with its optimal curve from {@code optimal} (null: none computed).
+   *
+   * @param bytesPerChunk {@code --bytes-per-chunk}, or 0 to take LMCache's shapes × dtypes
+   */
+  static List<Subject> of(
+      Analysis analysis, OptimalCurves optimal, Map<String, CacheInfo> caches, long bytesPerChunk) {
     List<Subject> models = new ArrayList<>();
     for (ModelAnalysis model : analysis.models()) {
       CacheInfo info = caches.get(model.model());
@@ -67,7 +80,8 @@ record Subject(
               info.unit().wireName(),
               info.mixedChunkSizes() ? 0 : info.chunkSize(),
               kv,
-              source));
+              source,
+              optimal == null ? null : optimal.curve(model.model()).orElse(null)));
     }
     if (models.size() <= 1) {
       return models;
@@ -85,7 +99,15 @@ record Subject(
       }
     }
     List<Subject> all = new ArrayList<>();
-    all.add(new Subject(analysis.overall(), OVERALL, unit, chunkSize, kv, source));
+    all.add(
+        new Subject(
+            analysis.overall(),
+            OVERALL,
+            unit,
+            chunkSize,
+            kv,
+            source,
+            optimal == null ? null : optimal.overall()));
     all.addAll(models);
     return all;
   }

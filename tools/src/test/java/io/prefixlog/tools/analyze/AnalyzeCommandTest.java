@@ -2,7 +2,13 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.core.mrc.Analysis;
+import io.prefixlog.core.mrc.Curve;
+import io.prefixlog.core.mrc.LookupRequest;
+import io.prefixlog.core.mrc.MrcAnalyzer;
 import io.prefixlog.core.mrc.NaiveLru;
+import io.prefixlog.core.mrc.NaiveMin;
+import io.prefixlog.core.mrc.OptAnalyzer;
 import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.tools.Command;
@@ -82,11 +88,11 @@ class AnalyzeCommandTest {
     assertThat(Files.readString(dir.resolve("csv/curve.csv")))
         .isEqualTo(
             """
-model,unit,capacity_chunks,capacity_bytes,prefix_units,prefix_chunks,per_chunk_units,per_chunk_chunks
-m,tokens,1,1024,0.000000,0.000000,0.000000,0.000000
-m,tokens,2,2048,0.258065,0.285714,0.258065,0.285714
-m,tokens,3,3072,0.258065,0.285714,0.258065,0.285714
-m,tokens,4,4096,0.258065,0.285714,0.387097,0.428571
+model,unit,capacity_chunks,capacity_bytes,prefix_units,prefix_chunks,per_chunk_units,per_chunk_chunks,opt_units,opt_chunks,opt_prefix_units,opt_prefix_chunks
+m,tokens,1,1024,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000
+m,tokens,2,2048,0.258065,0.285714,0.258065,0.285714,0.387097,0.428571,0.258065,0.285714
+m,tokens,3,3072,0.258065,0.285714,0.258065,0.285714,0.387097,0.428571,0.258065,0.285714
+m,tokens,4,4096,0.258065,0.285714,0.387097,0.428571,0.387097,0.428571,0.258065,0.285714
 """);
     assertThat(Files.readString(dir.resolve("csv/rolling.csv")))
         .isEqualTo(
@@ -133,6 +139,56 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
                 + " 28.6%  --capacity 3\n"
                 + "    4 chunks          25.8%          28.6%             38.7%            "
                 + " 42.9%  working set\n");
+  }
+
+  @Test
+  void shouldPutTheOptimalBoundAndItsGapToLruBesideTheLruTable() throws IOException {
+    // Given: a b | a b c | d a. MIN with 2 chunks evicts b for c (b is never used again) and c
+    // for d, so the last a hits too: 3 of 7 lookups, 12 of 31 tokens; LRU hits 2 (8 tokens).
+    Path file =
+        write("tiny.jsonl", tiny().stream().map(r -> TraceLines.prefixlog(r, "tokens")).toList());
+
+    // When
+    int code = analyze("--file", file.toString(), "--capacity", "3");
+
+    // Then
+    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(out())
+        .contains(
+            "  optimal bound     OPT = Belady/MIN per chunk: no eviction policy of a cache of that"
+                + " capacity\n"
+                + "                    gets more (prefix caches included); gap = OPT - LRU"
+                + " prefix:\n"
+                + "    capacity  LRU prefix tokens  LRU per-chunk tokens  OPT tokens        gap\n"
+                + "    2 chunks              25.8%                 25.8%       38.7%  +12.9 pts\n"
+                + "    3 chunks              25.8%                 25.8%       38.7%  +12.9 pts\n"
+                + "    4 chunks              25.8%                 38.7%       38.7%  +12.9 pts\n"
+                + "    largest gap: +12.9 pts at 2 chunks (LRU 25.8%, OPT 38.7%)\n");
+  }
+
+  @Test
+  void shouldLeaveTheOptimalBoundOutWithNoOptAndSayWhyWhenSampling() throws IOException {
+    // Given
+    Path file =
+        write("tiny.jsonl", tiny().stream().map(r -> TraceLines.prefixlog(r, "tokens")).toList());
+
+    // When
+    int skipped =
+        analyze("--file", file.toString(), "--no-opt", "--csv", dir.resolve("a").toString());
+    String skippedOut = out();
+    int sampled = analyze("--file", file.toString(), "--sample", "0.5");
+    String sampledOut = out();
+
+    // Then
+    assertThat(skipped).as(err()).isEqualTo(Command.OK);
+    assertThat(skippedOut).doesNotContain("optimal bound");
+    assertThat(Files.readAllLines(dir.resolve("a/curve.csv")))
+        .allMatch(row -> row.startsWith("model,") || row.endsWith(",,,,"));
+    assertThat(sampled).as(err()).isEqualTo(Command.OK);
+    assertThat(sampledOut)
+        .contains(
+            "  optimal bound     not computed: MIN cannot be estimated from a sample of chunk"
+                + " hashes\n");
   }
 
   @Test
@@ -257,13 +313,20 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
       String[] f = row.split(",");
       long capacity = Long.parseLong(f[2]);
       Map<String, NaiveLru> naive = new HashMap<>();
+      Map<String, NaiveMin> naiveMin = new HashMap<>();
       for (Req r : sorted) {
         naive
             .computeIfAbsent(r.model(), m -> new NaiveLru(capacity))
             .accept(r.keys(), 0, r.keys().length, r.chunkSize(), r.seqLen());
+        naiveMin
+            .computeIfAbsent(r.model(), m -> new NaiveMin(capacity))
+            .accept(r.keys(), 0, r.keys().length, r.chunkSize(), r.seqLen());
       }
+      naiveMin.values().forEach(NaiveMin::finish);
       List<NaiveLru> scope =
           f[0].equals("*") ? List.copyOf(naive.values()) : List.of(naive.get(f[0]));
+      List<NaiveMin> minScope =
+          f[0].equals("*") ? List.copyOf(naiveMin.values()) : List.of(naiveMin.get(f[0]));
       assertThat(row)
           .as("capacity %d", capacity)
           .isEqualTo(
@@ -276,7 +339,11 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
                   rate(scope, Semantics.PREFIX, Weighting.UNITS),
                   rate(scope, Semantics.PREFIX, Weighting.CHUNKS),
                   rate(scope, Semantics.PER_CHUNK, Weighting.UNITS),
-                  rate(scope, Semantics.PER_CHUNK, Weighting.CHUNKS)));
+                  rate(scope, Semantics.PER_CHUNK, Weighting.CHUNKS),
+                  minRate(minScope, Semantics.PER_CHUNK, Weighting.UNITS),
+                  minRate(minScope, Semantics.PER_CHUNK, Weighting.CHUNKS),
+                  minRate(minScope, Semantics.PREFIX, Weighting.UNITS),
+                  minRate(minScope, Semantics.PREFIX, Weighting.CHUNKS)));
       checked++;
     }
     assertThat(checked).isGreaterThan(300);
@@ -374,6 +441,33 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
       assertThat(image.getWidth()).isEqualTo(HitRateChart.WIDTH);
       assertThat(image.getHeight()).isEqualTo(HitRateChart.HEIGHT);
     }
+  }
+
+  @Test
+  void shouldDrawTheOptimalLineAndMarkItsLargestGapOnlyWhenComputed() {
+    // Given: the tiny trace, whose OPT curve lies above LRU's at 2 and 3 chunks
+    MrcAnalyzer lru = MrcAnalyzer.exact();
+    OptAnalyzer opt = new OptAnalyzer();
+    for (Req r : tiny()) {
+      LookupRequest request = LookupRequest.of(0, r.model(), r.keys(), r.chunkSize(), r.seqLen());
+      lru.accept(request);
+      opt.accept(request);
+    }
+    Analysis analysis = lru.finish();
+    Curve optimal = opt.finish().overall();
+    Subject with = new Subject(analysis.overall(), "m", "tokens", 4, 0, null, optimal);
+    Subject without = new Subject(analysis.overall(), "m", "tokens", 4, 0, null, null);
+
+    // When
+    List<String> withSeries = Charts.curve(with, analysis, Map.of()).seriesNames();
+    List<String> withoutSeries = Charts.curve(without, analysis, Map.of()).seriesNames();
+
+    // Then: one more line and one more mark (the largest gap, at 2 chunks)
+    assertThat(Report.widestGap(with)).isEqualTo(2);
+    assertThat(withSeries)
+        .contains("OPT (Belady/MIN), per chunk: the most any eviction policy gets")
+        .hasSize(withoutSeries.size() + 2);
+    assertThat(withoutSeries).noneMatch(name -> name.startsWith("OPT"));
   }
 
   @Test
@@ -551,6 +645,16 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     for (NaiveLru lru : scope) {
       hits += weighting == Weighting.CHUNKS ? lru.hits(semantics) : lru.unitHits(semantics);
       total += weighting == Weighting.CHUNKS ? lru.accesses() : lru.units();
+    }
+    return String.format(Locale.ROOT, "%.6f", total == 0 ? 0 : (double) hits / total);
+  }
+
+  private static String minRate(List<NaiveMin> scope, Semantics semantics, Weighting weighting) {
+    long hits = 0;
+    long total = 0;
+    for (NaiveMin min : scope) {
+      hits += weighting == Weighting.CHUNKS ? min.hits(semantics) : min.unitHits(semantics);
+      total += weighting == Weighting.CHUNKS ? min.accesses() : min.units();
     }
     return String.format(Locale.ROOT, "%.6f", total == 0 ? 0 : (double) hits / total);
   }
