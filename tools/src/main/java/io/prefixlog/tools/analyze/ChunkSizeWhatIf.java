@@ -141,26 +141,37 @@ final class ChunkSizeWhatIf implements RebuildListener {
     return renderedBytes;
   }
 
-  /** One exact analysis per size, in the plan's order. */
-  List<SizeResult> analyze() {
+  /**
+   * The lookups at the {@code index}-th size, in the order the analysis reads them: by timestamp,
+   * ties in rebuild order (as analyze orders lookup records).
+   */
+  List<LookupRequest> requests(int index) {
     List<Turn> ordered = new ArrayList<>(turns);
     ordered.sort(Comparator.comparingLong(Turn::tsMs).thenComparingLong(Turn::order));
+    int size = plan.sizes()[index];
+    List<LookupRequest> requests = new ArrayList<>(ordered.size());
+    for (Turn turn : ordered) {
+      requests.add(
+          new LookupRequest(
+              turn.tsMs(),
+              turn.model(),
+              turn.hashes()[index],
+              size,
+              turn.length(),
+              turn.promptTokens(),
+              turn.cachedTokens()));
+    }
+    return requests;
+  }
+
+  /** One exact analysis per size, in the plan's order. */
+  List<SizeResult> analyze() {
     List<SizeResult> results = new ArrayList<>();
     int[] sizes = plan.sizes();
     for (int i = 0; i < sizes.length; i++) {
       MrcAnalyzer analyzer = MrcAnalyzer.exact();
-      for (Turn turn : ordered) {
-        long[] keys = turn.hashes()[i];
-        analyzer.accept(
-            turn.tsMs(),
-            turn.model(),
-            keys,
-            0,
-            keys.length,
-            sizes[i],
-            turn.length(),
-            turn.promptTokens(),
-            turn.cachedTokens());
+      for (LookupRequest request : requests(i)) {
+        analyzer.accept(request);
       }
       results.add(new SizeResult(sizes[i], analyzer.finish()));
     }
