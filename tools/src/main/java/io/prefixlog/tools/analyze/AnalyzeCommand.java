@@ -1,5 +1,7 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.MrcAnalyzer;
 import io.prefixlog.core.mrc.OptAnalyzer;
@@ -9,6 +11,7 @@ import io.prefixlog.core.mrc.Windowing;
 import io.prefixlog.core.routing.RoutingPolicy;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.archive.ArchiveOptions;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Progress;
@@ -51,7 +54,7 @@ public final class AnalyzeCommand implements Command {
   /** Each replica costs a few arrays and a column in the per-replica table. */
   static final int MAX_REPLICAS = 4096;
 
-  static final List<Option> OPTIONS =
+  private static final List<Option> BASE_OPTIONS =
       List.of(
           Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
           Option.value(
@@ -146,7 +149,49 @@ public final class AnalyzeCommand implements Command {
               "no-opt",
               "Skip the optimal (Belady/MIN) bound: a second pass that keeps every lookup in"
                   + " memory and, on large traces, takes far longer than the LRU pass."),
+          Option.value(
+              "chunk-sizes",
+              "LIST",
+              "none (analyse lookup records)",
+              "Chunk-size what-if: rebuild every captured request body from the deltas topic"
+                  + " (<prefix>session.deltas), --deltas-file or --archive, re-render it as the"
+                  + " stream app does, re-hash it at each size (bytes of the rendering, or tokens"
+                  + " with --tokenizer; comma-separated, e.g. 64,256,1024) and draw one LRU curve"
+                  + " per size at equal capacity."),
+          Option.value(
+              "tokenizer",
+              "FILE",
+              "none (chunks count bytes)",
+              "With --chunk-sizes: a HuggingFace tokenizer.json read from disk (never fetched);"
+                  + " chunks then count token ids of the rendered prompt, as vLLM's blocks do."),
+          Option.value(
+              "kv-bytes-per-token",
+              "SIZE",
+              "none (capacities in units of prompt held)",
+              "With --chunk-sizes: KV-cache bytes one token occupies (Llama-3.1-8B in bf16: 32"
+                  + " layers x 2 x 8 heads x 128 x 2 B = 128KiB); byte chunks count "
+                  + ChunkSizeWhatIf.BYTES_PER_TOKEN
+                  + " bytes a token."),
+          Option.value(
+              "deltas-file",
+              "PATH",
+              "none (read the deltas topic)",
+              "With --chunk-sizes: a kcat -J dump of the deltas topic instead of the topic."),
+          Option.value(
+              "table",
+              "NS.NAME",
+              ArchivedTopic.NAMESPACE + ".session_deltas",
+              "With --chunk-sizes --archive: the archived delta table."),
           Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
+
+  static final List<Option> OPTIONS =
+      java.util.stream.Stream.concat(
+              BASE_OPTIONS.stream(),
+              ArchiveOptions.options(
+                  "With --chunk-sizes: rebuild the bodies from the archived delta table (Iceberg"
+                      + " in S3, via its JDBC catalog) instead of the topic.")
+                  .stream())
+          .toList();
 
   private static final String DESCRIPTION =
       """
@@ -165,8 +210,11 @@ public final class AnalyzeCommand implements Command {
       topic (<prefix>chunk.lookups, read_committed, from the beginning to the end offsets at
       start; the latest record of a request_id wins), or files (--file): prefixlog's dumps and
       LMCache's lookup_hashes_*.jsonl logs unchanged. Requests are ordered by timestamp. A bad
-      line is reported as file:line, counted and skipped. Exit code 0 when the analysis ran; 1
-      when there was nothing to analyse or an input or output failed; 2 for a bad command line.
+      line is reported as file:line, counted and skipped. With --chunk-sizes the input is the
+      capture itself: every body is rebuilt from the session deltas (topic, kcat -J dump or
+      archive), re-rendered and re-hashed at each size, and the sizes are compared at equal
+      capacity. Exit code 0 when the analysis ran; 1 when there was nothing to analyse or an
+      input or output failed; 2 for a bad command line.
       """;
 
   private final Terminal terminal;
@@ -186,11 +234,15 @@ public final class AnalyzeCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<Settings> invocation = invoke(args, terminal, Settings::from);
+    CommandLine.Invocation<Settings> invocation =
+        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
     Settings settings = invocation.value();
+    if (settings.chunkSizes != null) {
+      return ChunkSizeCommand.run(terminal, settings);
+    }
     Trace trace = new Trace(settings.model);
     String input;
     try {
@@ -551,8 +603,14 @@ public final class AnalyzeCommand implements Command {
     long routingSeed;
     boolean noOpt;
     boolean progress;
+    int[] chunkSizes;
+    Path tokenizer;
+    long kvBytesPerToken;
+    Path deltasFile;
+    ArchiveSettings archive;
+    String table;
 
-    static Settings from(CommandLine line) throws UsageException {
+    static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
       Settings s = new Settings();
       s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
       s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
@@ -612,6 +670,7 @@ public final class AnalyzeCommand implements Command {
       s.noOpt = line.has("no-opt");
       s.progress = line.has("progress");
       routing(line, s);
+      ChunkSizeCommand.settings(line, env, s);
       return s;
     }
 

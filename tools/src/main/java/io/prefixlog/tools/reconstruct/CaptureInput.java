@@ -1,5 +1,6 @@
 package io.prefixlog.tools.reconstruct;
 
+import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
@@ -15,7 +16,8 @@ import java.util.Objects;
 
 /**
  * The captured turns as the readers of a whole capture ({@code export}, {@code replay
- * --from-capture}) get them: every session of the deltas topic, or of a kcat {@code -J} dump of it,
+ * --from-capture}, {@code analyze --chunk-sizes}) get them: every session of the deltas topic, of a
+ * kcat {@code -J} dump of it, or of the archived delta table (as {@code reconstruct --archive}),
  * rebuilt and checked against {@code body_sha256}, each verified turn passed to a {@link
  * RebuildListener} with its record. An erased turn (a tombstone newer than its record) is never
  * rebuilt. A value-only dump with tombstones is refused: its empty lines have no keys, so which
@@ -25,11 +27,16 @@ public final class CaptureInput {
   private final String bootstrap;
   private final String topicPrefix;
   private final Path file;
+  private final ArchiveSettings archive;
+  private final String table;
 
-  private CaptureInput(String bootstrap, String topicPrefix, Path file) {
+  private CaptureInput(
+      String bootstrap, String topicPrefix, Path file, ArchiveSettings archive, String table) {
     this.bootstrap = bootstrap;
     this.topicPrefix = topicPrefix;
     this.file = file;
+    this.archive = archive;
+    this.table = table;
   }
 
   /** {@code <prefix>session.deltas} at {@code bootstrap}, read to the end offsets at start. */
@@ -37,12 +44,26 @@ public final class CaptureInput {
     return new CaptureInput(
         Objects.requireNonNull(bootstrap, "bootstrap"),
         Objects.requireNonNull(topicPrefix, "topicPrefix"),
+        null,
+        null,
         null);
   }
 
   /** A kcat dump of the deltas topic. */
   public static CaptureInput dump(Path file) {
-    return new CaptureInput(null, null, Objects.requireNonNull(file, "file"));
+    return new CaptureInput(null, null, Objects.requireNonNull(file, "file"), null, null);
+  }
+
+  /**
+   * The archived delta table {@code table} (namespace.name), read as reconstruct --archive does.
+   */
+  public static CaptureInput archive(ArchiveSettings archive, String table) {
+    return new CaptureInput(
+        null,
+        null,
+        null,
+        Objects.requireNonNull(archive, "archive"),
+        Objects.requireNonNull(table, "table"));
   }
 
   /** The input could not be used: the message says why and what to do. */
@@ -70,6 +91,9 @@ public final class CaptureInput {
     try {
       if (file != null) {
         return fromDump(rebuilder, listener, terminal, showProgress);
+      }
+      if (archive != null) {
+        return fromArchive(rebuilder, listener, terminal, showProgress);
       }
       return fromTopic(rebuilder, listener, terminal, showProgress);
     } catch (IOException e) {
@@ -104,6 +128,29 @@ public final class CaptureInput {
               name,
               Units.count(s.records(), "record"),
               Units.count(s.tombstones(), "tombstone"));
+      return new Rebuilt(description, rebuilder.run(listener));
+    }
+  }
+
+  private Rebuilt fromArchive(
+      Rebuilder rebuilder, RebuildListener listener, Terminal terminal, boolean showProgress)
+      throws IOException, InputException {
+    try (Spool spool = Spool.create()) {
+      ArchiveSource.Stats s;
+      try (Progress progress = Progress.counting(terminal, showProgress, "read", 0, "rows")) {
+        s = ArchiveSource.read(archive, table, rebuilder, spool, progress);
+      } catch (TopicReader.ReadException e) {
+        throw new InputException(e.getMessage(), e);
+      }
+      String description =
+          String.format(
+              Locale.ROOT,
+              "archived table %s (%s, %s): %s, %s of values",
+              s.table(),
+              archive.catalogUri(),
+              archive.warehouse(),
+              Units.count(s.rows(), "row"),
+              Units.bytes(s.bytes()));
       return new Rebuilt(description, rebuilder.run(listener));
     }
   }

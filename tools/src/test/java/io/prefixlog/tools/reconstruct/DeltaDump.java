@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /** Delta records as the stream app writes them (core DeltaEncoder), over real corpus turns. */
-final class DeltaDump {
+public final class DeltaDump {
   static final String TAU = "agentic/tau_bench_gpt4o_airline.jsonl";
   static final String TAU_ID = "tau-airline-gpt4o-task0-trial0";
   static final String HH = "chat/hh_rlhf_harmless_base_test.jsonl";
@@ -115,7 +115,7 @@ final class DeltaDump {
     return records;
   }
 
-  static DeltaRecord keyframe(String session, long seq, byte[] body) {
+  public static DeltaRecord keyframe(String session, long seq, byte[] body) {
     BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
     return record(
         session,
@@ -129,7 +129,8 @@ final class DeltaDump {
         body);
   }
 
-  static DeltaRecord delta(String session, long seq, long baseSeq, byte[] base, byte[] body) {
+  public static DeltaRecord delta(
+      String session, long seq, long baseSeq, byte[] base, byte[] body) {
     return record(
         session,
         seq,
@@ -185,6 +186,40 @@ final class DeltaDump {
         null);
   }
 
+  /** The same record at another time, of another model. */
+  public static DeltaRecord at(DeltaRecord r, long ts, String model) {
+    return new DeltaRecord(
+        r.schemaVersion(),
+        r.sessionKey(),
+        r.seq(),
+        r.chain(),
+        r.requestId(),
+        ts,
+        model,
+        r.sessionKeySource(),
+        r.clientAddr(),
+        r.userAgent(),
+        r.headers(),
+        r.method(),
+        r.path(),
+        r.kind(),
+        r.keyframeReason(),
+        r.body(),
+        r.bodyEncoding(),
+        r.baseSeq(),
+        r.baseSha256(),
+        r.ops(),
+        r.chainDepth(),
+        r.bodyLen(),
+        r.bodySha256(),
+        r.prefixLen(),
+        r.truncated(),
+        r.promptTokens(),
+        r.cachedTokens(),
+        r.prefixCacheHitRate(),
+        r.response());
+  }
+
   /** The record as one line of a {@code kcat -f '%s\n'} dump. */
   static String line(DeltaRecord record) {
     try {
@@ -195,7 +230,7 @@ final class DeltaDump {
   }
 
   /** The record as a kcat {@code -J} envelope line; a null record is a tombstone. */
-  static String envelope(String key, DeltaRecord record, long offset) {
+  public static String envelope(String key, DeltaRecord record, long offset) {
     ObjectNode node = Json.mapper().createObjectNode();
     node.put("topic", "prefixlog.session.deltas");
     node.put("partition", 0);
