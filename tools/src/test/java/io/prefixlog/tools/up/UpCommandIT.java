@@ -70,6 +70,12 @@ class UpCommandIT {
         .contains("demo: OK, 0 rebuild mismatches.\n")
         .contains("demo: prefixlog analyze (charts and CSV in " + dataDir.resolve("analysis"))
         .contains("  LRU hit rate by capacity:\n")
+        // The optimal bound beside LRU, and the routing what-if over the demo's small fleet
+        .contains("  optimal bound     OPT = Belady/MIN per chunk")
+        .containsPattern("    largest gap: \\+[\\d.]+ pts at [\\d,]+ chunks")
+        .contains("== routing what-if: 4 replicas x 100 chunks each")
+        .containsPattern("\\n    prefix-load +[\\d.]+% +[\\d.]+% ")
+        .contains("wrote " + dataDir.resolve("analysis/routing.csv") + "\n")
         .endsWith("wrote " + dataDir.resolve("analysis/rolling.png") + "\n");
     assertThat(javax.imageio.ImageIO.read(dataDir.resolve("analysis/curve.png").toFile()))
         .isNotNull();
