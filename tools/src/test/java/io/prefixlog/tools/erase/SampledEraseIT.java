@@ -17,6 +17,7 @@ import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -46,7 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * events (its event factory at {@code PREFIXLOG_SAMPLE_SESSIONS=0.5}) for two sessions the rule
  * leaves out and one it keeps; {@code prefixlog erase} of one sampled-out session tombstones every
  * metadata record and hash-only lookup of that session, and leaves the other sessions' records,
- * kept turns included, exactly as they were.
+ * kept turns included, exactly as they were; {@code reconstruct} on the topics then reports the
+ * other sampled-out session's requests as sampled out, not missing.
  */
 @ExtendWith(KafkaExtension.class)
 class SampledEraseIT {
@@ -141,6 +143,30 @@ class SampledEraseIT {
       assertThat(metadataAfter).isEqualTo(without(metadataBefore, erasedKey));
       assertThat(lookupsAfter).isEqualTo(without(lookupsBefore, erasedKey));
       assertThat(view(kafka, topics.sessionDeltas().name())).isEqualTo(deltasBefore);
+
+      // When: reconstruct reads the topics
+      ByteArrayOutputStream summary = new ByteArrayOutputStream();
+      int rebuilt =
+          new ReconstructCommand(
+                  new Terminal(
+                      new PrintStream(summary, true, StandardCharsets.UTF_8),
+                      new PrintStream(err, true, StandardCharsets.UTF_8),
+                      Map.of(),
+                      false))
+              .run(
+                  new String[] {"--bootstrap", kafka.bootstrapServers(), "--topic-prefix", PREFIX});
+
+      // Then: C's turns rebuild, and B's requests are reported sampled out, not missing
+      String text = summary.toString(StandardCharsets.UTF_8);
+      assertThat(rebuilt).as(text + err()).isEqualTo(Command.OK);
+      assertThat(text)
+          .contains("  missing turns (gaps)             0\n")
+          .contains(
+              "sampled out: "
+                  + TURNS
+                  + " requests of "
+                  + 2 * TURNS
+                  + " (50.0 %) in 1 session: metadata only, not missing\n");
     }
   }
 
