@@ -62,8 +62,8 @@ public final class SamplingCostBenchmark {
   /** The command line's values. */
   private record Settings(int conversations, double share, int rounds, int warmup) {
     static Settings of(CommandLine line) throws UsageException {
-      double share = Double.parseDouble(line.string("share", "0.1"));
-      if (!(share > 0 && share < 1)) {
+      double share = line.doubleValue("share", 0.1, 0);
+      if (share <= 0 || share >= 1) {
         throw new UsageException("--share must be above 0 and below 1, got " + share);
       }
       return new Settings(
