@@ -20,7 +20,7 @@ CONNECT_URL="${CONNECT_URL:-http://connect:8083}"
 CONNECTOR_TEMPLATE="${CONNECTOR_TEMPLATE:-/etc/prefixlog/iceberg-sink.properties}"
 CONNECT_WAIT_SECONDS="${CONNECT_WAIT_SECONDS:-300}"
 CONNECT_POLL_SECONDS="${CONNECT_POLL_SECONDS:-2}"
-ARCHIVED_TOPICS="${ARCHIVED_TOPICS:-deltas:session.deltas:session_deltas lookups:chunk.lookups:chunk_lookups kv-events:kv.events:kv_events}"
+ARCHIVED_TOPICS="${ARCHIVED_TOPICS:-deltas:session.deltas:session_deltas lookups:chunk.lookups:chunk_lookups kv-events:kv.events:kv_events requests:requests.metadata:requests_metadata}"
 TOPIC_PREFIX="${TOPIC_PREFIX:-prefixlog.}"
 ARCHIVE_NAMESPACE="${ARCHIVE_NAMESPACE:-prefixlog}"
 

@@ -4,6 +4,7 @@ import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
+import io.prefixlog.schemas.request.RequestMetadata;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,6 +97,7 @@ public final class ArchiveCatalog {
       case "session_deltas" -> ContractSchemas.tableOf(DeltaRecord.class, Set.of());
       case "chunk_lookups" -> ContractSchemas.tableOf(ChunkLookupRecord.class, Set.of());
       case "kv_events" -> ContractSchemas.tableOf(KvEventBatch.class, KV_EVENTS_OMITTED);
+      case "requests_metadata" -> ContractSchemas.tableOf(RequestMetadata.class, Set.of());
       default -> throw new IllegalArgumentException("no archive table named " + table);
     };
   }

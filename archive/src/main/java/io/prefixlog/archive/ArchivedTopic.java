@@ -38,9 +38,11 @@ public record ArchivedTopic(String connector, String topic, String table, String
   }
 
   /**
-   * The three archived topics for a topic prefix: session deltas, chunk lookups and KV event
-   * batches (DESIGN §3), as tables {@code prefixlog.session_deltas}, {@code
-   * prefixlog.chunk_lookups} and {@code prefixlog.kv_events}.
+   * The four archived topics for a topic prefix: session deltas, chunk lookups and KV event batches
+   * (DESIGN §3), and the request metadata records (issue 19: every request's metadata, whether or
+   * not its body was sampled), as tables {@code prefixlog.session_deltas}, {@code
+   * prefixlog.chunk_lookups}, {@code prefixlog.kv_events} and {@code prefixlog.requests_metadata}.
+   * New entries go at the end: {@link #deltas} is the first.
    */
   public static List<ArchivedTopic> all(String topicPrefix) {
     Objects.requireNonNull(topicPrefix, "topicPrefix");
@@ -48,7 +50,8 @@ public record ArchivedTopic(String connector, String topic, String table, String
     return List.of(
         of("deltas", topicPrefix, topics.sessionDeltas().name(), "session_deltas"),
         of("lookups", topicPrefix, topics.chunkLookups().name(), "chunk_lookups"),
-        of("kv-events", topicPrefix, topics.kvEvents().name(), "kv_events"));
+        of("kv-events", topicPrefix, topics.kvEvents().name(), "kv_events"),
+        of("requests", topicPrefix, topics.requestsMetadata().name(), "requests_metadata"));
   }
 
   /** The archived deltas topic, the one bodies are rebuilt from. */

@@ -63,6 +63,25 @@ class ArchiveCatalogSchemaTest {
           + "24: kv_cache_spec_sliding_window: optional long, 25: locality: optional string, "
           + "26: session_id: optional string>>, 28: kafka_ts: optional timestamptz>";
 
+  /**
+   * {@code schemaOf("requests_metadata").asStruct()}: the table issue 19 added, derived from {@link
+   * io.prefixlog.schemas.request.RequestMetadata} from the start. Pinned so that a change to the
+   * record is a deliberate change of the table.
+   */
+  private static final String REQUESTS_METADATA =
+      "struct<1: schema_version: optional long, 2: request_id: optional string, "
+          + "3: ts: optional long, 4: session_key: optional string, "
+          + "5: session_key_source: optional string, 6: method: optional string, "
+          + "7: path: optional string, 8: model: optional string, 9: body_len: optional long, "
+          + "10: body_sha256: optional string, 11: truncated: optional boolean, "
+          + "12: turn: optional string, 13: body_omitted: optional string, "
+          + "23: response: optional struct<14: status: optional long, "
+          + "15: latency_ms: optional double, 16: ttfb_ms: optional double, "
+          + "20: usage: optional struct<17: prompt_tokens: optional long, "
+          + "18: completion_tokens: optional long, 19: cached_tokens: optional long>, "
+          + "21: id: optional string, 22: error: optional string>, "
+          + "24: kafka_ts: optional timestamptz>";
+
   @Test
   void shouldKeepTheSessionDeltasColumnsOfTheHandWrittenSchema() {
     // Given
@@ -97,6 +116,18 @@ class ArchiveCatalogSchemaTest {
 
     // Then
     assertThat(schema).isEqualTo(KV_EVENTS);
+  }
+
+  @Test
+  void shouldKeepTheRequestsMetadataColumnsOfTheRequestMetadataRecord() {
+    // Given
+    String table = "requests_metadata";
+
+    // When
+    String schema = ArchiveCatalog.schemaOf(table).asStruct().toString();
+
+    // Then
+    assertThat(schema).isEqualTo(REQUESTS_METADATA);
   }
 
   @Test

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  */
 class ArchivedTopicTest {
   @Test
-  void shouldArchiveTheDeltasLookupsAndKvEventsTopicsOfAPrefix() {
+  void shouldArchiveTheDeltasLookupsKvEventsAndRequestMetadataTopicsOfAPrefix() {
     // Given
     String prefix = "p.";
 
@@ -35,7 +35,12 @@ class ArchivedTopicTest {
                 "prefixlog-archive-kv-events",
                 "p.kv.events",
                 "prefixlog.kv_events",
-                "p.archive.control.kv-events"));
+                "p.archive.control.kv-events"),
+            new ArchivedTopic(
+                "prefixlog-archive-requests",
+                "p.requests.metadata",
+                "prefixlog.requests_metadata",
+                "p.archive.control.requests"));
   }
 
   @Test
@@ -47,7 +52,8 @@ class ArchivedTopicTest {
     List<String> topics = ArchivedTopic.all(prefix).stream().map(ArchivedTopic::topic).toList();
 
     // Then
-    assertThat(topics).containsExactly("session.deltas", "chunk.lookups", "kv.events");
+    assertThat(topics)
+        .containsExactly("session.deltas", "chunk.lookups", "kv.events", "requests.metadata");
   }
 
   @Test

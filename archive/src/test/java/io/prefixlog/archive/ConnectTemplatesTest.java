@@ -87,10 +87,14 @@ class ConnectTemplatesTest {
   }
 
   @Test
-  void shouldArchiveDeltasLookupsAndKvEvents() {
+  void shouldArchiveDeltasLookupsKvEventsAndRequestMetadata() {
     assertThat(ArchivedTopic.all("prefixlog.").stream().map(ArchivedTopic::table).toList())
         .isEqualTo(
-            List.of("prefixlog.session_deltas", "prefixlog.chunk_lookups", "prefixlog.kv_events"));
+            List.of(
+                "prefixlog.session_deltas",
+                "prefixlog.chunk_lookups",
+                "prefixlog.kv_events",
+                "prefixlog.requests_metadata"));
   }
 
   @Test

@@ -57,6 +57,18 @@ class ContractJsonSchemasTest {
   }
 
   @Test
+  void shouldGiveRequestsMetadataTheFieldsOfTheRequestMetadataSchema() throws IOException {
+    // Given
+    JsonNode contract = jsonSchema("request-metadata.v1");
+
+    // When
+    String table = render(ArchiveCatalog.schemaOf("requests_metadata").asStruct());
+
+    // Then
+    assertThat(table).isEqualTo(render(contract, Set.of()));
+  }
+
+  @Test
   void shouldGiveKvEventsTheFieldsOfTheKvEventBatchSchemaButTheOpaqueExtraKeys()
       throws IOException {
     // Given: the one field the table leaves out, on purpose (ArchiveCatalog says why)

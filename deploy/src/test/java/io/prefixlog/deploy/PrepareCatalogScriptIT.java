@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * deploy/connect/prepare-catalog.sh (compose's catalog-init) run as compose runs it — the plugin
  * directory {@code mvn -pl archive package} assembled as its class path, plus an SLF4J API jar from
  * a Connect worker's libs (the Kafka image's {@code /opt/kafka/libs}) — against a real PostgreSQL
- * (a throwaway cluster of Debian's server) and s3proxy standing in for MinIO: the three tables of
+ * (a throwaway cluster of Debian's server) and s3proxy standing in for MinIO: the four tables of
  * {@link ArchivedTopic#all} are created in the PostgreSQL catalog with their metadata in the
  * bucket, and a second run (every {@code docker compose up}) finds them and changes nothing.
  * Skipped without the PostgreSQL server binaries, except under {@code CI=true}
@@ -106,7 +106,7 @@ class PrepareCatalogScriptIT {
       assertThat(first.exitCode()).as(first.output()).isZero();
       List<String> tables =
           ArchivedTopic.all(TOPIC_PREFIX).stream().map(ArchivedTopic::table).toList();
-      assertThat(tables).hasSize(3);
+      assertThat(tables).hasSize(4);
       assertThat(first.output()).contains("created " + String.join(", ", tables));
       for (String table : tables) {
         Path metadata =

@@ -105,7 +105,8 @@ class RegisterConnectorsScriptTest {
         .containsExactlyInAnyOrder(
             "PUT /connectors/prefixlog-archive-deltas/config",
             "PUT /connectors/prefixlog-archive-lookups/config",
-            "PUT /connectors/prefixlog-archive-kv-events/config");
+            "PUT /connectors/prefixlog-archive-kv-events/config",
+            "PUT /connectors/prefixlog-archive-requests/config");
     JsonNode deltas = JSON.readTree(bodies.get("/connectors/prefixlog-archive-deltas/config"));
     assertThat(deltas.get("name").asText()).isEqualTo("prefixlog-archive-deltas");
     assertThat(deltas.get("topics").asText()).isEqualTo("test.session.deltas");
@@ -137,7 +138,7 @@ class RegisterConnectorsScriptTest {
       assertThat(JSON.readTree(body).get("connector.class").asText())
           .isEqualTo("org.apache.iceberg.connect.IcebergSinkConnector");
     }
-    assertThat(result.output()).contains("3 connectors registered");
+    assertThat(result.output()).contains("4 connectors registered");
   }
 
   @Test
@@ -168,7 +169,7 @@ class RegisterConnectorsScriptTest {
     assertThat(Files.readString(ARCHIVE_TEMPLATE, StandardCharsets.UTF_8))
         .isEqualTo(ConnectTemplates.read(ConnectTemplates.SINK));
     List<ArchivedTopic> topics = ArchivedTopic.all("test.");
-    assertThat(topics).hasSize(3);
+    assertThat(topics).hasSize(4);
     for (ArchivedTopic topic : topics) {
       Properties expected = new Properties();
       expected.load(new StringReader(ConnectTemplates.sink(topic, archive, "kafka:9092", 2)));

@@ -143,6 +143,14 @@ public final class ArchiveEraser implements AutoCloseable {
                   selection.sessionKeys(),
                   row -> erasedRequestIds.contains(String.valueOf(row.getField("request_id"))));
       case "kv_events" -> RowRule.scrubbingKv(selection.kvSessionIds());
+      case "requests_metadata" ->
+          selection.before() == null
+              ? RowRule.deleting(selection.sessionKeys(), row -> true)
+              : RowRule.deleting(
+                  selection.sessionKeys(),
+                  row ->
+                      erasedRequestIds.contains(String.valueOf(row.getField("request_id")))
+                          || sampledOutBefore(row, selection.before().toEpochMilli()));
       default -> throw new IllegalArgumentException("not an archive table: " + name);
     };
   }
@@ -172,6 +180,18 @@ public final class ArchiveEraser implements AutoCloseable {
           }
         });
     return old;
+  }
+
+  /**
+   * A metadata row of a request whose body was not kept has no turn, so no chain to judge it by: it
+   * goes when its own {@code ts} is before the cut, as the topic's tombstones do.
+   */
+  private static boolean sampledOutBefore(Record row, long before) {
+    Object ts = row.getField("ts");
+    return row.getField("turn") == null
+        && row.getField("body_omitted") != null
+        && ts != null
+        && (Long) ts < before;
   }
 
   private static String chainOf(Record row) {

@@ -90,7 +90,8 @@ class ArchiveEraserIT {
   @ParameterizedTest
   @ValueSource(strings = {"sqlite", "postgresql"})
   void shouldEraseSessionsFromEveryTableAndLeaveNoFileHoldingThem(String kind) throws Exception {
-    // Given: three tables with sessions A (two chains), B, C, D (two chains of different age)
+    // Given: four tables with sessions A (two chains), B, C, D (two chains of different age, and
+    // two requests capture sampling kept no body of, one before the cut and one after)
     ArchiveSettings settings = settings(kind);
     String prefix = kind + ".";
     List<ArchivedTopic> topics = topics(prefix);
@@ -99,6 +100,7 @@ class ArchiveEraserIT {
       Table deltas = catalog.loadTable(TableIdentifier.parse(topics.get(0).table()));
       Table lookups = catalog.loadTable(TableIdentifier.parse(topics.get(1).table()));
       Table kv = catalog.loadTable(TableIdentifier.parse(topics.get(2).table()));
+      Table requests = catalog.loadTable(TableIdentifier.parse(topics.get(3).table()));
       // Two appends per table: the rows of a session spread over files and snapshots.
       append(
           deltas,
@@ -124,6 +126,18 @@ class ArchiveEraserIT {
       append(lookups, List.of(lookup("A", "A-a1-2"), lookup("C", "C-c1-2"), lookup("D", "D-d2-1")));
       append(kv, List.of(kvBatch(1, "A", "C"), kvBatch(2, "C")));
       append(kv, List.of(kvBatch(3, "B")));
+      append(
+          requests,
+          List.of(
+              request("A", "A-a1-1", 100, key("A") + "/a1/1"),
+              request("B", "B-sampled", 110, null),
+              request("C", "C-c1-1", 120, key("C") + "/c1/1")));
+      append(
+          requests,
+          List.of(
+              request("D", "D-d1-1", 100, key("D") + "/d1/1"),
+              request("D", "D-sampled-early", 150, null),
+              request("D", "D-sampled-late", 400, null)));
       List<String> markersOfErased =
           List.of(marker("A", "a1", 1), marker("A", "a2", 1), marker("B", "b1", 1));
       assertThat(bucketHolding(markersOfErased)).isNotEmpty(); // the scan sees them
@@ -157,8 +171,10 @@ class ArchiveEraserIT {
           .containsExactlyInAnyOrder("C-c1-1", "C-c1-2", "D-d1-1", "D-d2-1");
       assertThat(kvSessionIds(catalog, topics.get(2).table()))
           .containsExactlyInAnyOrder(key("C"), key("C"), "(none)", "(none)");
-      assertThat(results).extracting(TableErasure::rowsDeleted).containsExactly(4L, 3L, 0L);
-      assertThat(results).extracting(TableErasure::rowsScrubbed).containsExactly(0L, 0L, 2L);
+      assertThat(rowsOf(catalog, topics.get(3).table(), "request_id"))
+          .containsExactlyInAnyOrder("C-c1-1", "D-d1-1", "D-sampled-early", "D-sampled-late");
+      assertThat(results).extracting(TableErasure::rowsDeleted).containsExactly(4L, 3L, 0L, 2L);
+      assertThat(results).extracting(TableErasure::rowsScrubbed).containsExactly(0L, 0L, 2L, 0L);
       assertThat(results).allMatch(r -> r.snapshotsExpired() > 0 && r.filesRemoved() > 0);
       assertThat(progress).anyMatch(l -> l.contains("snapshots expired"));
       // and no object in the bucket holds an erased row's marker, while others' still show
@@ -200,6 +216,9 @@ class ArchiveEraserIT {
       assertThat(rowsOf(catalog, topics.get(1).table(), "request_id"))
           .contains("D-d2-1")
           .doesNotContain("D-d1-1");
+      // and the metadata of d1's turn and of the sampled-out request before the cut went too
+      assertThat(rowsOf(catalog, topics.get(3).table(), "request_id"))
+          .containsExactlyInAnyOrder("C-c1-1", "D-sampled-late");
       assertThat(bucketHolding(List.of(marker("D", "d1", 1)))).isEmpty();
     }
   }
@@ -279,6 +298,19 @@ class ArchiveEraserIT {
     row.setField("session_key", key(session));
     row.setField("request_id", requestId);
     row.setField("chunk_hashes", List.of("0x" + requestId.hashCode()));
+    row.setField("kafka_ts", OffsetDateTime.of(2026, 11, 20, 0, 0, 0, 0, ZoneOffset.UTC));
+    return row;
+  }
+
+  /** A request metadata row: of a kept turn, or sampled out ({@code turn} null). */
+  private static Record request(String session, String requestId, long ts, String turn) {
+    Record row = GenericRecord.create(ArchiveCatalog.schemaOf("requests_metadata"));
+    row.setField("schema_version", 1L);
+    row.setField("session_key", key(session));
+    row.setField("request_id", requestId);
+    row.setField("ts", ts);
+    row.setField("turn", turn);
+    row.setField("body_omitted", turn == null ? "sampled_out" : null);
     row.setField("kafka_ts", OffsetDateTime.of(2026, 11, 20, 0, 0, 0, 0, ZoneOffset.UTC));
     return row;
   }

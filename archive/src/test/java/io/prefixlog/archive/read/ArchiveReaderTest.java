@@ -52,7 +52,8 @@ class ArchiveReaderTest {
 
   @Test
   void shouldPartitionEveryArchiveTableByTheKafkaTimestamp() {
-    for (String table : List.of("session_deltas", "chunk_lookups", "kv_events")) {
+    for (String table :
+        List.of("session_deltas", "chunk_lookups", "kv_events", "requests_metadata")) {
       assertThat(ArchiveCatalog.schemaOf(table).findField("kafka_ts").type())
           .isEqualTo(Types.TimestampType.withZone());
     }

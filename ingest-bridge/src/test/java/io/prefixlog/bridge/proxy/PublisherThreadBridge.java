@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
  * CaptureSampling} that {@link CaptureProxy} builds from a {@link ProxyConfig}, fed completed
  * exchanges, returning the exact event bytes the publisher thread would send. Public for the tools'
  * pipeline tests (through this module's test-jar): they check what the stream app and the tools
- * make of the bridge's own output.
+ * make of the bridge's own output; and for the benchmarks' SamplingCostBenchmark, which times it.
  */
 public final class PublisherThreadBridge {
   private final ProxyConfig config;

@@ -17,6 +17,7 @@ import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Progress;
 import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.TopicScan;
 import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
 import io.prefixlog.tools.reconstruct.TopicReader.ReadException;
@@ -59,7 +60,14 @@ public final class ReconstructCommand implements Command {
                   "none (read the topic)",
                   "Read a JSONL dump instead of the topic ('-' for stdin): one record value per line"
                       + " (kcat -C -e -t <topic> -f '%s\\n'), or kcat -J envelopes, whose null"
-                      + " payloads are tombstones.")),
+                      + " payloads are tombstones."),
+              Option.value(
+                  "metadata-file",
+                  "PATH",
+                  "none (with --file and --archive); the topic otherwise",
+                  "A dump of <prefix>requests.metadata in the same line forms, to report the"
+                      + " requests capture sampling kept no body of. Without it, reading the"
+                      + " topics also reads <prefix>requests.metadata.")),
           ArchiveOptions.options(
               "Read the archived delta table (Iceberg in S3, via its JDBC catalog) instead of"
                   + " the topic: no Kafka needed."),
@@ -113,7 +121,9 @@ public final class ReconstructCommand implements Command {
       JSONL dump of it, and checks every one: a keyframe's body is decoded, a delta's ops are
       applied to its base turn as rebuilt (after checking base_sha256), and every result must
       match body_len and body_sha256. Reading the topic takes every partition from the beginning
-      to the end offsets at start (read_committed), then stops. Reports per kind: checksum
+      to the end offsets at start (read_committed), then stops. Requests whose bodies capture
+      sampling left out have no turn: they are counted from <prefix>requests.metadata (or
+      --metadata-file) and reported as sampled out, never as missing. Reports per kind: checksum
       mismatches, broken chains (base missing, erased or broken; ops out of range), malformed
       records and gaps (missing turns), listing the first problems with session_key and seq.
       Exit code 0 only when every turn examined was rebuilt and checked; 1 otherwise (also when
@@ -162,6 +172,7 @@ public final class ReconstructCommand implements Command {
       return FAILED;
     }
     String input;
+    String sampling = null;
     DumpReader dump = null;
     Spool spool = null;
     try {
@@ -215,6 +226,7 @@ public final class ReconstructCommand implements Command {
                 Units.count(s.tombstones(), "tombstone"),
                 Units.bytes(s.bytes()));
       }
+      sampling = sampling(settings);
       RebuildReport result;
       try (Progress progress =
           Progress.counting(
@@ -234,7 +246,7 @@ public final class ReconstructCommand implements Command {
         }
       }
       terminal.out().flush();
-      return finish(settings, input, result, report);
+      return finish(settings, input, sampling, result, report);
     } catch (ReadException e) {
       terminal.err().println("prefixlog reconstruct: " + e.getMessage());
       return FAILED;
@@ -263,14 +275,39 @@ public final class ReconstructCommand implements Command {
     }
   }
 
-  private int finish(Settings settings, String input, RebuildReport result, PrintStream report) {
+  /**
+   * The sampled-out line: from {@code --metadata-file}, else from the metadata topic when the
+   * deltas came from the topic; null when neither. A metadata topic that cannot be read (a stream
+   * app from before capture sampling has none) gives a line saying so and fails nothing.
+   */
+  private String sampling(Settings settings) throws IOException {
+    SampledOut sampled = new SampledOut(settings.scope.sessionKey());
+    if (settings.metadataFile != null) {
+      sampled.addDump(Path.of(settings.metadataFile));
+      return sampled.tally().line();
+    }
+    if (settings.archive != null || settings.file != null) {
+      return null;
+    }
+    String topic = Topics.withPrefix(settings.topicPrefix).requestsMetadata().name();
+    try (Progress progress =
+        Progress.counting(terminal, settings.progress, "read", 0, "metadata records")) {
+      sampled.addTopic(settings.bootstrap, topic, progress);
+    } catch (TopicScan.ScanException e) {
+      return "sampled out: unknown (" + e.getMessage() + ")\n";
+    }
+    return sampled.tally().line();
+  }
+
+  private int finish(
+      Settings settings, String input, String sampling, RebuildReport result, PrintStream report) {
     Counts c = result.counts();
     boolean empty = c.turns() == 0 && result.problemCount() == 0;
     boolean passed = result.passed(settings.allowGaps) && !empty;
     if (!(settings.quiet && passed)) {
       // --quiet: silent on success, the summary on stderr on failure.
       PrintStream to = settings.quiet ? terminal.err() : report;
-      to.print(summary(input, result, settings.allowGaps));
+      to.print(summary(input, sampling, result, settings.allowGaps));
       if (empty) {
         to.println("FAILED: no delta records in the input");
       }
@@ -301,8 +338,11 @@ public final class ReconstructCommand implements Command {
     return d.toString();
   }
 
-  /** The summary: what was read, counts per outcome, the first problems, the verdict. */
-  static String summary(String input, RebuildReport result, boolean allowGaps) {
+  /**
+   * The summary: what was read, counts per outcome, the sampled-out line ({@link
+   * SampledOut.Tally#line}) when there is one, the first problems, the verdict.
+   */
+  static String summary(String input, String sampling, RebuildReport result, boolean allowGaps) {
     Counts c = result.counts();
     StringBuilder s = new StringBuilder();
     s.append("reconstruct: ").append(input).append('\n');
@@ -324,6 +364,9 @@ public final class ReconstructCommand implements Command {
     row(s, "not found", c.notFound(), null);
     row(s, "erased (tombstones)", c.erased(), null);
     row(s, "superseded", result.superseded(), null);
+    if (sampling != null) {
+      s.append(sampling);
+    }
     List<Problem> problems = result.problems();
     if (result.problemCount() > 0) {
       int shown = Math.min(problems.size(), PROBLEMS_SHOWN);
@@ -419,6 +462,7 @@ public final class ReconstructCommand implements Command {
     String bootstrap;
     String topicPrefix;
     String file;
+    String metadataFile;
     ArchiveSettings archive;
     String table;
     RebuildScope scope;
@@ -448,6 +492,15 @@ public final class ReconstructCommand implements Command {
       }
       if (s.file != null && !s.file.equals("-") && !Files.isRegularFile(Path.of(s.file))) {
         throw new UsageException("--file " + s.file + ": no such file");
+      }
+      s.metadataFile = line.value("metadata-file").orElse(null);
+      if (s.metadataFile != null && s.archive != null) {
+        throw new UsageException(
+            "--metadata-file goes with --file or the topics: the archive's requests_metadata"
+                + " table is not read yet");
+      }
+      if (s.metadataFile != null && !Files.isRegularFile(Path.of(s.metadataFile))) {
+        throw new UsageException("--metadata-file " + s.metadataFile + ": no such file");
       }
       String session = line.value("session").orElse(null);
       if (session != null && session.isEmpty()) {

@@ -41,8 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The archive end to end, all real and on loopback: a broker, the stream app, s3proxy and a Connect
  * worker running the assembled Iceberg sink plugin. Agentic sessions are replayed; the delta,
- * lookup and KV-event tables appear in the bucket as Parquet with committed snapshots; then the
- * broker is stopped and every body is rebuilt from the archived delta table alone.
+ * lookup, KV-event and request-metadata tables appear in the bucket as Parquet with committed
+ * snapshots; then the broker is stopped and every body is rebuilt from the archived delta table
+ * alone.
  */
 class ArchiveIT {
   private static final String PREFIX = "archive-it.";
@@ -124,12 +125,14 @@ class ArchiveIT {
         publishKvBatches(broker.bootstrapServers());
         publishTombstone(broker.bootstrapServers(), PREFIX + "session.deltas", "erased-session/1");
 
-        // Then: all three tables hold every record in committed snapshots
+        // Then: all four tables hold every record in committed snapshots (a metadata record per
+        // request: every body was kept here, so one per turn)
         Map<String, Long> expected =
             Map.of(
                 ArchivedTopic.NAMESPACE + ".session_deltas", turns,
                 ArchivedTopic.NAMESPACE + ".chunk_lookups", turns,
-                ArchivedTopic.NAMESPACE + ".kv_events", (long) KV_BATCHES);
+                ArchivedTopic.NAMESPACE + ".kv_events", (long) KV_BATCHES,
+                ArchivedTopic.NAMESPACE + ".requests_metadata", turns);
         try (ArchiveReader reader = ArchiveReader.open(archive.settings())) {
           for (Map.Entry<String, Long> table : expected.entrySet()) {
             ArchiveReader.TableInfo info =
@@ -145,7 +148,8 @@ class ArchiveIT {
         }
         assertThat(archive.connect().states().values()).containsOnly("RUNNING");
         Path warehouse = archive.s3().bucketDir().resolve("warehouse");
-        for (String table : List.of("session_deltas", "chunk_lookups", "kv_events")) {
+        for (String table :
+            List.of("session_deltas", "chunk_lookups", "kv_events", "requests_metadata")) {
           Path tableDir = warehouse.resolve(ArchivedTopic.NAMESPACE).resolve(table);
           assertThat(filesEndingWith(tableDir.resolve("data"), ".parquet"))
               .as("Parquet files of " + table)

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayInputStream;
@@ -109,6 +112,102 @@ class ReconstructCommandTest {
                 + "  superseded                       0\n"
                 + "OK: every turn was rebuilt and matched body_len and body_sha256\n");
     assertThat(err()).isEmpty();
+  }
+
+  /** A request metadata record as the stream app writes it: kept ({@code turn} set) or not. */
+  private static String metadata(String session, long ts, String requestId, String turn)
+      throws IOException {
+    return Json.mapper()
+        .writeValueAsString(
+            new RequestMetadata(
+                RequestMetadata.SCHEMA_VERSION,
+                requestId,
+                ts,
+                session,
+                "header:x-session-id",
+                "POST",
+                "/v1/chat/completions",
+                "m",
+                10L,
+                "0".repeat(64),
+                null,
+                turn,
+                turn == null ? RawRequestEvent.SAMPLED_OUT : null,
+                null));
+  }
+
+  @Test
+  void shouldReportSampledOutRequestsApartAndNeverAsMissing() throws IOException {
+    // Given: the deltas of two kept sessions, and a metadata dump with a record for each of their
+    // turns, three sampled-out requests of s-out-1 and two of s-out-2, one of which was then
+    // erased (a kcat -J tombstone of its key), and a record of s-out-1 repeated (compaction had
+    // not run yet)
+    List<String> lines = lines(DeltaDump.encode("emoji", emoji, 10));
+    lines.addAll(lines(DeltaDump.encode("tau", tau, 3)));
+    Path deltas = dump(lines);
+    List<String> meta = new ArrayList<>();
+    for (int i = 0; i < emoji.size(); i++) {
+      meta.add(metadata("emoji", 100 + i, "e" + i, "emoji/00000000/" + (i + 1)));
+    }
+    for (int i = 0; i < tau.size(); i++) {
+      meta.add(metadata("tau", 200 + i, "t" + i, "tau/00000000/" + (i + 1)));
+    }
+    for (int i = 0; i < 3; i++) {
+      meta.add(metadata("s-out-1", 300 + i, "o1-" + i, null));
+    }
+    meta.add(metadata("s-out-1", 300, "o1-0", null));
+    meta.add(
+        "{\"key\":\"s-out-2/400/o2-0\",\"payload\":"
+            + Json.mapper().writeValueAsString(metadata("s-out-2", 400, "o2-0", null))
+            + "}");
+    meta.add(metadata("s-out-2", 401, "o2-1", null));
+    meta.add("{\"key\":\"s-out-2/401/o2-1\",\"payload\":null}");
+    Path metadataFile = Files.write(dir.resolve("metadata.jsonl"), meta, StandardCharsets.UTF_8);
+    int kept = emoji.size() + tau.size();
+
+    // When
+    int code = reconstruct("--file", deltas.toString(), "--metadata-file", metadataFile.toString());
+    String all = out();
+    out.reset();
+    int oneSession =
+        reconstruct(
+            "--file",
+            deltas.toString(),
+            "--metadata-file",
+            metadataFile.toString(),
+            "--session",
+            "tau");
+
+    // Then: 4 requests sampled out in 2 sessions, reported apart; none missing; the verdict OK
+    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(all)
+        .contains(
+            "  missing turns (gaps)             0\n",
+            "  superseded                       0\n"
+                + "sampled out: 4 requests of "
+                + (kept + 4)
+                + String.format(java.util.Locale.ROOT, " (%.1f %%)", 100.0 * 4 / (kept + 4))
+                + " in 2 sessions: metadata only, not missing\n"
+                + "OK: every turn was rebuilt and matched body_len and body_sha256\n");
+    assertThat(oneSession).as(err()).isEqualTo(Command.OK);
+    assertThat(out())
+        .contains(
+            "sampled out: 0 requests of "
+                + tau.size()
+                + " (0.0 %) in 0 sessions: metadata only, not missing\n");
+  }
+
+  @Test
+  void shouldSayNothingOfSamplingWithoutMetadata() throws IOException {
+    // Given
+    Path deltas = dump(lines(DeltaDump.encode("tau", tau, 3)));
+
+    // When
+    int code = reconstruct("--file", deltas.toString());
+
+    // Then
+    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(out()).doesNotContain("sampled out");
   }
 
   @Test
@@ -337,6 +436,7 @@ class ReconstructCommandTest {
             "bootstrap",
             "topic-prefix",
             "file",
+            "metadata-file",
             "session",
             "seq",
             "out",
