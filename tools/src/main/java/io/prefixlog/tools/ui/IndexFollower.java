@@ -121,11 +121,13 @@ final class IndexFollower implements AutoCloseable {
       }
       problem =
           "waiting for topic " + topic + " (is the stream app running? is --topic-prefix right?)";
-      try {
-        Thread.sleep(2000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return List.of();
+      for (int i = 0; i < 20 && !closed; i++) {
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return List.of();
+        }
       }
     }
     return List.of();
@@ -137,8 +139,9 @@ final class IndexFollower implements AutoCloseable {
       return;
     }
     closed = true;
+    // Not an interrupt: the consumer's own close would be interrupted and leave its fetch
+    // sessions open on the broker. A wakeup ends a poll; the waits for the topic check closed.
     consumer.wakeup();
-    thread.interrupt();
     try {
       thread.join(10_000);
     } catch (InterruptedException e) {

@@ -100,8 +100,6 @@ final class TurnPage {
     }
     b.append("</section>");
 
-    commands(b, sessionKey, chain, seq, source);
-
     b.append("<section aria-labelledby=\"diff-h\"><h2 id=\"diff-h\">What this turn added</h2>");
     if (r.isKeyframe()) {
       b.append("<p>A keyframe holds the whole body; it has no base to differ from.</p>");
@@ -132,6 +130,7 @@ final class TurnPage {
     }
     b.append("</section>");
 
+    commands(b, sessionKey, chain, seq, source);
     if (result.body() != null) {
       body(b, result.body());
     }

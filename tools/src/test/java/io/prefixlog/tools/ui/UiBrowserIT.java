@@ -47,6 +47,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -178,6 +179,9 @@ class UiBrowserIT {
           // and the diff highlights the new message's text, which no copy carries
           assertThat(String.join("", texts(browser, ".diff ins"))).contains(added);
           assertThat(String.join("", texts(browser, ".diff .copy"))).doesNotContain(added);
+          ((JavascriptExecutor) browser)
+              .executeScript("document.getElementById('diff-h').scrollIntoView()");
+          screenshot(browser, "3-turn-diff.png");
           // and the copy buttons carry the commands that rebuild it
           assertThat(browser.findElement(By.id("cmd-reconstruct")).getText())
               .isEqualTo(
@@ -238,7 +242,44 @@ class UiBrowserIT {
           browser.quit();
         }
       }
+
+      // When: the UI is started with a token
+      String token = "ui-it-token-0123456789";
+      try (UiServer server =
+          UiServer.start(new UiSettings(kafka.bootstrapServers(), PREFIX, "127.0.0.1", 0, token))) {
+        HttpClient http = HttpClient.newHttpClient();
+        URI list = URI.create(server.url());
+
+        // Then: a request without it is refused, with the bearer header or the cookie it passes
+        assertThat(get(http, HttpRequest.newBuilder(list)).statusCode()).isEqualTo(401);
+        assertThat(
+                get(
+                        http,
+                        HttpRequest.newBuilder(list)
+                            .header("Authorization", "Bearer wrong-token-0123456789"))
+                    .statusCode())
+            .isEqualTo(401);
+        assertThat(
+                get(http, HttpRequest.newBuilder(list).header("Authorization", "Bearer " + token))
+                    .statusCode())
+            .isEqualTo(200);
+        HttpResponse<byte[]> login =
+            get(
+                http,
+                HttpRequest.newBuilder(
+                    URI.create(server.url() + "?token=" + token + "&sort=turns")));
+        assertThat(login.statusCode()).isEqualTo(303);
+        assertThat(login.headers().firstValue("Location")).hasValue("/?sort=turns");
+        String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+        assertThat(get(http, HttpRequest.newBuilder(list).header("Cookie", cookie)).statusCode())
+            .isEqualTo(200);
+      }
     }
+  }
+
+  private static HttpResponse<byte[]> get(HttpClient http, HttpRequest.Builder request)
+      throws Exception {
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
   }
 
   private static long indexedTurns(UiServer server) {
