@@ -83,17 +83,19 @@ record TurnInfo(
       prompt = prompt != null ? prompt : r.usage().promptTokens();
       cached = cached != null ? cached : r.usage().cachedTokens();
     }
+    // Interned: a million turns share a handful of models, paths, addresses and reasons, and a
+    // chain id is shared by every turn of its chain.
     return new TurnInfo(
-        chain,
+        chain.intern(),
         seq,
         partition,
         offset,
         h.ts() == null ? 0 : h.ts(),
-        h.model() == null ? "" : h.model(),
-        h.path() == null ? "" : h.path(),
-        h.clientAddr() == null ? "" : h.clientAddr(),
+        h.model() == null ? "" : h.model().intern(),
+        h.path() == null ? "" : h.path().intern(),
+        h.clientAddr() == null ? "" : h.clientAddr().intern(),
         keyframe,
-        h.keyframeReason() == null ? "" : h.keyframeReason(),
+        h.keyframeReason() == null ? "" : h.keyframeReason().intern(),
         keyframe || h.baseSeq() == null ? 0 : h.baseSeq(),
         h.bodyLen() == null ? 0 : h.bodyLen(),
         value.length,

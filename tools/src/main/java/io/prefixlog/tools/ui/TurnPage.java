@@ -119,11 +119,11 @@ final class TurnPage {
           .append(r.baseSeq())
           .append("</a>: ")
           .append(Html.count(st.inserts()))
-          .append(" inserts (")
+          .append(st.inserts() == 1 ? " insert (" : " inserts (")
           .append(Html.count(st.insertedCodePoints()))
           .append(" characters, <ins>highlighted</ins>), ")
           .append(Html.count(st.copies()))
-          .append(" copies (")
+          .append(st.copies() == 1 ? " copy (" : " copies (")
           .append(Html.count(st.copiedCodePoints()))
           .append(" characters, plain; long ones collapsed).</p>");
       b.append(DiffHtml.render(result.base(), r.ops(), r.baseSeq()));

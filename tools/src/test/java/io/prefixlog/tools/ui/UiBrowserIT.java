@@ -54,6 +54,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The session explorer in a real browser (Debian's chromium, headless, through its chromedriver)
@@ -159,8 +161,10 @@ class UiBrowserIT {
           WebElement search = browser.findElement(By.id("q"));
           search.sendKeys(shown.substring(0, 6));
           search.submit();
+          awaitPage(browser, "/?q=");
           assertThat(texts(browser, "#sessions tbody a.session")).containsExactly(shown);
           browser.findElement(By.cssSelector("#sessions tbody a.session")).click();
+          awaitPage(browser, "/session?key=" + shown);
 
           // Then: its timeline has every turn, the first a keyframe, the second a delta on it
           screenshot(browser, "2-session.png");
@@ -171,6 +175,7 @@ class UiBrowserIT {
 
           // When: its second turn is opened
           rows.get(1).findElement(By.cssSelector("a.turn")).click();
+          awaitPage(browser, "&seq=2");
 
           // Then: the page shows the digest of the bytes the client sent, and says it matches
           screenshot(browser, "3-turn.png");
@@ -328,6 +333,12 @@ class UiBrowserIT {
     ChromeDriver driver = new ChromeDriver(service, options);
     driver.manage().window().setSize(new Dimension(1440, 1000));
     return driver;
+  }
+
+  /** Navigation after a click or a submit is asynchronous: waits for the new page's address. */
+  private static void awaitPage(WebDriver browser, String urlPart) {
+    new WebDriverWait(browser, Duration.ofSeconds(20))
+        .until(ExpectedConditions.urlContains(urlPart));
   }
 
   private static List<String> texts(WebDriver browser, String css) {
