@@ -140,7 +140,8 @@ public final class UiBenchmark {
       t0 = System.nanoTime();
       ui.start();
       String base = "http://127.0.0.1:" + port;
-      HttpClient http = HttpClient.newHttpClient();
+      // HTTP/1.1, which the UI serves (no h2c upgrade attempt on every new connection).
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       String expected =
           String.format(
               Locale.ROOT,

@@ -25,8 +25,16 @@ final class RecordFetcher implements AutoCloseable {
     Map<String, Object> config = new HashMap<>();
     IndexFollower.config(bootstrap, "prefixlog-ui-fetch", maxRecordBytes)
         .forEach((k, v) -> config.put((String) k, v));
-    // One turn at a time: no need to pull hundreds of records behind it.
+    // One turn at a time: no need to pull hundreds of records behind it. The follower's fetch
+    // sizes (the largest record) would make every seek fetch up to 33 MiB of the records after
+    // it, and decompress them, to use one: seconds per turn page over a large topic. The broker
+    // returns the first batch whole even when it is larger than these, so big records still come.
     config.put("max.poll.records", "50");
+    config.put("max.partition.fetch.bytes", Integer.toString(64 * 1024));
+    config.put("fetch.max.bytes", Integer.toString(64 * 1024));
+    // After each poll the consumer already has the next fetch in flight; a seek waits for it, and
+    // the broker holds a fetch that finds nothing new for fetch.max.wait.ms (500 ms by default).
+    config.put("fetch.max.wait.ms", "5");
     this.consumer = new KafkaConsumer<>(config);
   }
 

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * and style are served from here); the referrer is never sent. With a token, every request but
  * {@code /health} must carry it.
  */
-final class UiServer implements AutoCloseable {
+public final class UiServer implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(UiServer.class);
   static final String COOKIE = "prefixlog_ui_token";
   static final int PAGE_SIZE = 50;
@@ -69,6 +69,7 @@ final class UiServer implements AutoCloseable {
   private final ExecutorService pool;
   private final Analysis analysis;
   private final Path workDir;
+  private boolean closed;
 
   private UiServer(UiSettings settings, SessionIndex index, Path workDir) throws IOException {
     this.settings = settings;
@@ -108,12 +109,23 @@ final class UiServer implements AutoCloseable {
     return server;
   }
 
+  /**
+   * Starts the UI on 127.0.0.1 without a token, as {@code up} runs it next to the stack it started
+   * (public for that one caller; everything else in this package stays package-private).
+   *
+   * @param port the port; 0 picks a free one
+   */
+  public static UiServer startOnLoopback(String bootstrap, String topicPrefix, int port)
+      throws IOException {
+    return start(new UiSettings(bootstrap, topicPrefix, UiSettings.DEFAULT_HOST, port, null));
+  }
+
   int port() {
     return http.getAddress().getPort();
   }
 
   /** The URL to open (with the token when there is one, so that the link logs in). */
-  String url() {
+  public String url() {
     String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
     return "http://" + host + ":" + port() + "/";
   }
@@ -561,7 +573,11 @@ final class UiServer implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     http.stop(0);
     pool.shutdownNow();
     follower.close();
