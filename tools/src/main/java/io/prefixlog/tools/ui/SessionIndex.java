@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -144,6 +145,11 @@ final class SessionIndex {
 
   private final ReadWriteLock lock = new ReentrantReadWriteLock();
   private final NavigableMap<String, Session> sessions = new TreeMap<>();
+
+  /** Sessions per model and per path (of their newest turn), kept as summaries change. */
+  private final NavigableMap<String, Integer> models = new TreeMap<>();
+
+  private final NavigableMap<String, Integer> paths = new TreeMap<>();
   private long records;
   private long unreadable;
   private String lastProblem = "";
@@ -180,17 +186,31 @@ final class SessionIndex {
         if (s != null && s.turns.remove(turnId) != null) {
           if (s.turns.isEmpty()) {
             sessions.remove(k.sessionKey());
+            replace(s, null);
           } else {
-            s.summary = summarize(k.sessionKey(), s.turns.values());
+            replace(s, summarize(k.sessionKey(), s.turns.values()));
           }
         }
         return;
       }
       Session s = sessions.computeIfAbsent(k.sessionKey(), x -> new Session());
       s.turns.put(turnId, info);
-      s.summary = summarize(k.sessionKey(), s.turns.values());
+      replace(s, summarize(k.sessionKey(), s.turns.values()));
     } finally {
       lock.writeLock().unlock();
+    }
+  }
+
+  /** Sets a session's summary (null: the session is gone), keeping the model and path counts. */
+  private void replace(Session s, Summary next) {
+    if (s.summary != null) {
+      models.computeIfPresent(s.summary.model(), (k, n) -> n == 1 ? null : n - 1);
+      paths.computeIfPresent(s.summary.path(), (k, n) -> n == 1 ? null : n - 1);
+    }
+    s.summary = next;
+    if (next != null) {
+      models.merge(next.model(), 1, Integer::sum);
+      paths.merge(next.path(), 1, Integer::sum);
     }
   }
 
@@ -239,9 +259,20 @@ final class SessionIndex {
         cached);
   }
 
-  /** The sessions that match, sorted and paged. */
+  /**
+   * The sessions that match, sorted and paged, in one pass over the sessions (the prefix's range of
+   * them): the first pages (the usual request) are selected with a heap bounded by the page's end,
+   * so a page of 50 out of a million sessions costs a pass, not a sort; deep pages sort what
+   * matched.
+   */
   Page query(Query q) {
+    Comparator<Summary> order = q.ascending() ? q.sort().order : q.sort().order.reversed();
+    long end = (long) (q.page() + 1) * q.size();
+    boolean select = end <= 4096;
+    PriorityQueue<Summary> heap =
+        new PriorityQueue<>((int) Math.min(end, 4096) + 1, order.reversed());
     List<Summary> matched = new ArrayList<>();
+    long count = 0;
     long total;
     lock.readLock().lock();
     try {
@@ -250,45 +281,29 @@ final class SessionIndex {
           q.keyPrefix().isEmpty()
               ? sessions
               : sessions.subMap(q.keyPrefix(), true, q.keyPrefix() + Character.MAX_VALUE, false);
-      for (Session s : range.values()) {
-        if (q.matches(s.summary)) {
-          matched.add(s.summary);
+      for (Session session : range.values()) {
+        Summary s = session.summary;
+        if (!q.matches(s)) {
+          continue;
+        }
+        count++;
+        if (!select) {
+          matched.add(s);
+        } else if (heap.size() < end) {
+          heap.add(s);
+        } else if (order.compare(s, heap.peek()) < 0) {
+          heap.poll();
+          heap.add(s);
         }
       }
     } finally {
       lock.readLock().unlock();
     }
-    Comparator<Summary> order = q.ascending() ? q.sort().order : q.sort().order.reversed();
-    int from = (int) Math.min((long) q.page() * q.size(), matched.size());
-    int to = Math.min(from + q.size(), matched.size());
-    return new Page(matched.size(), total, top(matched, order, from, to));
-  }
-
-  /**
-   * Rows {@code from} to {@code to} of {@code all} in {@code order}: a full sort only when the page
-   * is deep; the first pages (the usual request) select with a bounded heap, so a page of 50 out of
-   * a million sessions costs a pass, not a sort.
-   */
-  private static List<Summary> top(List<Summary> all, Comparator<Summary> order, int from, int to) {
-    if (from >= to) {
-      return List.of();
-    }
-    if (to > 4096) {
-      all.sort(order);
-      return List.copyOf(all.subList(from, to));
-    }
-    java.util.PriorityQueue<Summary> heap = new java.util.PriorityQueue<>(to + 1, order.reversed());
-    for (Summary s : all) {
-      if (heap.size() < to) {
-        heap.add(s);
-      } else if (order.compare(s, heap.peek()) < 0) {
-        heap.poll();
-        heap.add(s);
-      }
-    }
-    List<Summary> best = new ArrayList<>(heap);
-    best.sort(order);
-    return List.copyOf(best.subList(from, to));
+    List<Summary> rows = select ? new ArrayList<>(heap) : matched;
+    rows.sort(order);
+    int from = (int) Math.min((long) q.page() * q.size(), rows.size());
+    int to = (int) Math.min(end, rows.size());
+    return new Page(count, total, List.copyOf(rows.subList(from, to)));
   }
 
   Optional<Summary> summary(String sessionKey) {
@@ -329,30 +344,23 @@ final class SessionIndex {
     }
   }
 
-  /** Distinct values of the sessions' models and paths, for the filters' suggestions. */
+  /** The sessions' models and paths (of their newest turns), for the filters' suggestions. */
   List<String> models() {
-    return distinct(true);
+    return distinct(models);
   }
 
   List<String> paths() {
-    return distinct(false);
+    return distinct(paths);
   }
 
-  private List<String> distinct(boolean model) {
-    TreeSet<String> values = new TreeSet<>();
+  private List<String> distinct(NavigableMap<String, Integer> counts) {
     lock.readLock().lock();
     try {
-      for (Session s : sessions.values()) {
-        values.add(model ? s.summary.model() : s.summary.path());
-        if (values.size() >= 200) {
-          break; // suggestions, not a report
-        }
-      }
+      // Suggestions, not a report: the first 200 in order.
+      return counts.keySet().stream().filter(v -> !v.isEmpty()).limit(200).toList();
     } finally {
       lock.readLock().unlock();
     }
-    values.remove("");
-    return List.copyOf(values);
   }
 
   /** Records applied so far, tombstones and unreadable ones included. */

@@ -53,6 +53,8 @@ class SessionIndexTest {
     keyframe("b001", 1, 9000, "m1", 0, 0);
 
     // When / Then
+    assertThat(index.models()).containsExactly("m1", "m2");
+    assertThat(index.paths()).containsExactly("/v1/chat/completions");
     assertThat(keys(query("ab", "", Long.MIN_VALUE, Long.MAX_VALUE, Sort.LAST, false, 0, 50)))
         .containsExactly("ab02", "ab01");
     assertThat(keys(query("", "m1", Long.MIN_VALUE, Long.MAX_VALUE, Sort.LAST, false, 0, 50)))
@@ -102,8 +104,8 @@ class SessionIndexTest {
   @Test
   void shouldForgetErasedTurnsAndSessionsWithoutTurns() {
     // Given
-    keyframe("e1", 1, 1000, "m", 0, 0);
-    delta("e1", 2, 1, 2000, "m", 0, 0);
+    keyframe("e1", 1, 1000, "gone", 0, 0);
+    delta("e1", 2, 1, 2000, "gone", 0, 0);
     keyframe("k1", 1, 1000, "m", 0, 0);
 
     // When: the stream app's tombstones for e1 arrive, one a turn
@@ -119,6 +121,7 @@ class SessionIndexTest {
     assertThat(index.summary("e1")).isEmpty();
     assertThat(index.turns("e1")).isEmpty();
     assertThat(keys(index.query(Query.all()))).containsExactly("k1");
+    assertThat(index.models()).containsExactly("m");
   }
 
   @Test
