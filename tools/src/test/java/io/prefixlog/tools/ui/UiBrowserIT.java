@@ -210,6 +210,27 @@ class UiBrowserIT {
               .hasValue("application/octet-stream");
           assertThat(body.body()).isEqualTo(turn2);
 
+          // When: the cache page runs analyze over the captured chunk lookups
+          browser.get(server.url() + "cache");
+          assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Cache");
+          browser.findElement(By.cssSelector("form[action='/cache/analyze'] button")).click();
+          new WebDriverWait(browser, Duration.ofSeconds(120))
+              .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("figure img")));
+
+          // Then: it shows analyze's report and its charts, served from the UI
+          screenshot(browser, "5-cache.png");
+          assertThat(browser.findElement(By.cssSelector("details pre.raw")).getText())
+              .contains("LRU hit rate by capacity");
+          String chart =
+              browser
+                  .findElement(By.cssSelector("img[src='/cache/curve.png']"))
+                  .getDomProperty("src");
+          assertThat(
+                  get(HttpClient.newHttpClient(), HttpRequest.newBuilder(URI.create(chart)))
+                      .headers()
+                      .firstValue("Content-Type"))
+              .hasValue("image/png");
+
           // When: a session is erased
           int code =
               new EraseCommand(terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
