@@ -296,6 +296,12 @@ public final class UiServer implements AutoCloseable {
               + " is not on the topic: erased, or never captured.");
     }
     TurnRebuild.Result result = rebuild(key, chain, seq);
+    if (result == null) {
+      return Response.error(
+          404,
+          "No such turn",
+          "Turn " + seq + " of session " + key + " was erased since it was listed.");
+    }
     if (bytes) {
       if (!result.verified()) {
         return Response.error(
@@ -318,7 +324,10 @@ public final class UiServer implements AutoCloseable {
             new TurnPage.Source(settings.bootstrap(), settings.topicPrefix())));
   }
 
-  /** Fetches the turn's records and its bases' by offset and rebuilds it. */
+  /**
+   * Fetches the turn's records and its bases' by offset and rebuilds it; null when the turn's own
+   * record is no longer there.
+   */
   TurnRebuild.Result rebuild(String key, String chain, long seq)
       throws RecordFetcher.FetchException {
     Map<Long, TurnInfo> chainTurns = new HashMap<>();
@@ -357,8 +366,7 @@ public final class UiServer implements AutoCloseable {
       }
     }
     if (!records.containsKey(seq)) {
-      throw new IllegalStateException(
-          "turn " + seq + " of " + key + " is no longer on the topic at its offset");
+      return null; // a tombstone or compaction since the index located it
     }
     return TurnRebuild.rebuild(records, seq);
   }
