@@ -12,6 +12,8 @@
 #                 with the third-party images built offline from a debootstrap base (deploy/standins)
 #   prometheus    promtool: `promtool check rules`/`test rules` on deploy/prometheus, `promtool check
 #                 metrics` on every /metrics endpoint in the tests
+#   chromium, chromium-driver   the session explorer's browser test (tools' UiBrowserIT) drives
+#                 headless Debian chromium through /usr/bin/chromedriver with Selenium
 set -euo pipefail
 
 packages=(jq zstd python3-zmq python3-msgpack)
@@ -19,6 +21,7 @@ packages+=(docker-compose curl)
 packages+=(postgresql)
 packages+=(docker.io debootstrap)
 packages+=(prometheus)
+packages+=(chromium chromium-driver)
 # shellcheck source=lib/apt-install.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/apt-install.sh"
 prefixlog_apt_install_missing "${packages[@]}"

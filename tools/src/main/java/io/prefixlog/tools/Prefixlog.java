@@ -10,6 +10,7 @@ import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.settings.SettingsCommand;
 import io.prefixlog.tools.smoke.ComposeSmokeCommand;
+import io.prefixlog.tools.ui.UiCommand;
 import io.prefixlog.tools.up.UpCommand;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -64,6 +65,7 @@ public final class Prefixlog {
         new AnalyzeCommand(terminal),
         new ExportCommand(terminal),
         new EraseCommand(terminal),
+        new UiCommand(terminal),
         new SettingsCommand(terminal),
         new ComposeSmokeCommand(terminal));
   }

@@ -128,6 +128,7 @@ class PrefixlogTest {
             "analyze",
             "export",
             "erase",
+            "ui",
             "settings",
             "compose-smoke");
   }

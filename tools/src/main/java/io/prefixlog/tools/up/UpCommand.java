@@ -76,7 +76,13 @@ public final class UpCommand implements Command {
               "Also start the archive: s3proxy and a Kafka Connect worker with the Iceberg sink"
                   + " (deltas, chunk lookups and KV events into Parquet tables)."),
           Option.value(
-              "s3-port", "PORT", "9000", "With --archive: s3proxy's port (0: any free port)."));
+              "s3-port", "PORT", "9000", "With --archive: s3proxy's port (0: any free port)."),
+          Option.value(
+              "ui-port",
+              "PORT",
+              "8470",
+              "The session explorer's port on 127.0.0.1 (prefixlog ui; 0: any free port, -1: no"
+                  + " UI)."));
 
   /** The options above, then the bridge's (capture proxy and demo engine). */
   private static final List<Option> ALL_OPTIONS =
@@ -111,13 +117,15 @@ public final class UpCommand implements Command {
       Path dataDir,
       int kafkaPort,
       int metricsPort,
+      int uiPort,
       int chatConversations,
       BridgePart.Options bridge) {
     static UpOptions of(CommandLine line) throws UsageException {
       Path home = ProjectHome.find().orElse(Path.of("").toAbsolutePath());
       int kafkaPort = (int) line.longValue("kafka-port", 9092, 0);
       int metricsPort = (int) line.longValue("metrics-port", 9464, 0);
-      if (kafkaPort > 65535 || metricsPort > 65535) {
+      int uiPort = (int) line.longValue("ui-port", 8470, -1);
+      if (kafkaPort > 65535 || metricsPort > 65535 || uiPort > 65535) {
         throw new UsageException("ports go up to 65535");
       }
       if (line.has("kv-replay") && !line.has("kv-endpoint")) {
@@ -129,6 +137,7 @@ public final class UpCommand implements Command {
           Path.of(line.string("data-dir", home.resolve("var/up").toString())).toAbsolutePath(),
           kafkaPort,
           metricsPort,
+          uiPort,
           (int) line.longValue("demo-chat-conversations", 300, 1),
           BridgePart.Options.from(line));
     }
@@ -251,6 +260,11 @@ public final class UpCommand implements Command {
                     terminal.env(),
                     bootstrap,
                     config.topicPrefix()));
+    Optional<UiPart> ui =
+        options.uiPort() < 0
+            ? Optional.empty()
+            : Optional.of(
+                parts.start(() -> UiPart.start(bootstrap, config.topicPrefix(), options.uiPort())));
     Topics topics = config.topics();
     out.printf(
         Locale.ROOT,
@@ -272,6 +286,7 @@ public final class UpCommand implements Command {
         topics.sessionDeltas().name(),
         topics.deadLetters().name(),
         bridge.describe());
+    ui.ifPresent(u -> out.print(u.banner()));
     archive.ifPresent(a -> out.print(a.banner()));
     out.print(demo.describeKv());
     if (!line.has("demo")) {

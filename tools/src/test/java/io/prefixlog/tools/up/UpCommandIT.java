@@ -45,6 +45,8 @@ class UpCommandIT {
                   "--proxy-port",
                   "0",
                   "--proxy-metrics-port",
+                  "0",
+                  "--ui-port",
                   "0"
                 });
 
@@ -59,6 +61,8 @@ class UpCommandIT {
         .containsPattern(
             "  block index   [\\d,]+ resident blocks in prefixlog.kv.block-index; the engine holds")
         .contains("demo: KV OK, the block index equals the engine's cache.\n")
+        .containsPattern(
+            "  ui            http://127\\.0\\.0\\.1:\\d+/   \\(the session explorer; prefixlog ui\\)\\n")
         .containsPattern(
             "  bridge        http://127\\.0\\.0\\.1:\\d+  ->  http://127\\.0\\.0\\.1:\\d+"
                 + " \\(bundled demo engine\\) \\(capture proxy\\)\\n")

@@ -1,0 +1,599 @@
+package io.prefixlog.tools.ui;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.prefixlog.schemas.RecordLimits;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.kv.SourceStats;
+import io.prefixlog.tools.analyze.AnalyzeCommand;
+import io.prefixlog.tools.cli.CompactedView;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.TopicScan;
+import io.prefixlog.tools.ui.SessionIndex.Query;
+import io.prefixlog.tools.ui.SessionIndex.Sort;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The session explorer's HTTP server: the pages, a turn's exact bytes, the static CSS and script.
+ *
+ * <p>Why the JDK's {@code com.sun.net.httpserver} and not Vert.x (which the capture proxy uses):
+ * every page blocks (a fetch by offset from Kafka, a rebuild, a SHA-256), so on Vert.x each would
+ * be an {@code executeBlocking} around the whole handler, and an event loop would buy nothing for a
+ * handful of people looking at pages; the JDK server with a small pool of worker threads is that
+ * model directly, costs no dependency, and core's {@code MetricsServer} already uses it.
+ *
+ * <p>Privacy: bodies are only ever written to the response, never logged; pages carry {@code
+ * no-store} and a content security policy that allows nothing from elsewhere (no CDN: the script
+ * and style are served from here); the referrer is never sent. With a token, every request but
+ * {@code /health} must carry it.
+ */
+public final class UiServer implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(UiServer.class);
+  static final String COOKIE = "prefixlog_ui_token";
+  static final int PAGE_SIZE = 50;
+  private static final int THREADS = 4;
+
+  private final UiSettings settings;
+  private final Topics topics;
+  private final SessionIndex index;
+  private final IndexFollower follower;
+  private final RecordFetcher fetcher;
+  private final HttpServer http;
+  private final ExecutorService pool;
+  private final Analysis analysis;
+  private final Path workDir;
+  private boolean closed;
+
+  private UiServer(UiSettings settings, SessionIndex index, Path workDir) throws IOException {
+    this.settings = settings;
+    this.topics = Topics.withPrefix(settings.topicPrefix());
+    this.index = index;
+    this.workDir = workDir;
+    int maxRecord = RecordLimits.maxRecordBytesInt(RecordLimits.DEFAULT_MAX_BODY_BYTES);
+    String deltas = topics.sessionDeltas().name();
+    this.follower = new IndexFollower(settings.bootstrap(), deltas, index, maxRecord);
+    this.fetcher = new RecordFetcher(settings.bootstrap(), deltas, maxRecord);
+    this.analysis = new Analysis(workDir.resolve("analysis"));
+    this.http = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 64);
+    AtomicInteger n = new AtomicInteger();
+    this.pool =
+        Executors.newFixedThreadPool(
+            THREADS,
+            r -> {
+              Thread t = new Thread(r, "prefixlog-ui-http-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    http.setExecutor(pool);
+    http.createContext("/", this::handle);
+  }
+
+  /** Starts following the topic and serving. */
+  static UiServer start(UiSettings settings) throws IOException {
+    Path work = Files.createTempDirectory("prefixlog-ui-");
+    UiServer server = new UiServer(settings, new SessionIndex(), work);
+    server.follower.start();
+    server.http.start();
+    LOGGER.info(
+        "Serving host={} port={} topic={}",
+        settings.host(),
+        server.port(),
+        server.topics.sessionDeltas().name());
+    return server;
+  }
+
+  /**
+   * Starts the UI on 127.0.0.1 without a token, as {@code up} runs it next to the stack it started
+   * (public for that one caller; everything else in this package stays package-private).
+   *
+   * @param port the port; 0 picks a free one
+   */
+  public static UiServer startOnLoopback(String bootstrap, String topicPrefix, int port)
+      throws IOException {
+    return start(new UiSettings(bootstrap, topicPrefix, UiSettings.DEFAULT_HOST, port, null));
+  }
+
+  int port() {
+    return http.getAddress().getPort();
+  }
+
+  /** The URL to open (with the token when there is one, so that the link logs in). */
+  public String url() {
+    String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
+    return "http://" + host + ":" + port() + "/";
+  }
+
+  boolean awaitIndexed(long timeout, TimeUnit unit) throws InterruptedException {
+    return follower.awaitCaughtUp(timeout, unit);
+  }
+
+  SessionIndex index() {
+    return index;
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    long started = System.nanoTime();
+    try (exchange) {
+      URI uri = exchange.getRequestURI();
+      String path = uri.getPath();
+      Map<String, String> params = params(uri.getRawQuery());
+      if (!path.equals("/health") && !authorized(exchange, params, uri)) {
+        return;
+      }
+      Response response;
+      try {
+        response = route(exchange.getRequestMethod(), path, params);
+      } catch (RecordFetcher.FetchException e) {
+        response = Response.error(503, "Kafka did not answer", e.getMessage());
+      } catch (RuntimeException e) {
+        LOGGER.error("Page failed path={}", path, e);
+        response = Response.error(500, "This page failed", e.toString());
+      }
+      send(exchange, response, started);
+    }
+  }
+
+  /** The response of one request: status, type, bytes, and extra headers. */
+  record Response(int status, String type, byte[] body, Map<String, String> headers) {
+    static Response html(String html) {
+      return new Response(
+          200, "text/html; charset=utf-8", html.getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    static Response error(int status, String title, String detail) {
+      String html =
+          Html.page(title, "<h1>" + Html.text(title) + "</h1><p>" + Html.text(detail) + "</p>");
+      return new Response(
+          status, "text/html; charset=utf-8", html.getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    static Response redirect(String location) {
+      return new Response(
+          303, "text/plain; charset=utf-8", new byte[0], Map.of("Location", location));
+    }
+  }
+
+  Response route(String method, String path, Map<String, String> params)
+      throws RecordFetcher.FetchException {
+    if (method.equals("POST") && path.equals("/cache/analyze")) {
+      analysis.run(settings.bootstrap(), settings.topicPrefix());
+      return Response.redirect("/cache");
+    }
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      return new Response(
+          405,
+          "text/plain; charset=utf-8",
+          "GET only\n".getBytes(StandardCharsets.UTF_8),
+          Map.of("Allow", "GET, HEAD"));
+    }
+    return switch (path) {
+      case "/" -> sessions(params);
+      case "/session" -> session(params);
+      case "/turn" -> turn(params, false);
+      case "/turn/body" -> turn(params, true);
+      case "/cache" -> cache();
+      case "/cache/curve.png" -> analysis.chart("curve.png");
+      case "/cache/rolling.png" -> analysis.chart("rolling.png");
+      case "/static/ui.css" -> resource("ui.css", "text/css; charset=utf-8");
+      case "/static/ui.js" -> resource("ui.js", "text/javascript; charset=utf-8");
+      case "/health" -> health();
+      default -> Response.error(404, "Not found", "There is no page " + path + ".");
+    };
+  }
+
+  private SessionPages.IndexState state() {
+    return new SessionPages.IndexState(
+        follower.caughtUp(),
+        index.records(),
+        index.unreadable(),
+        index.lastProblem(),
+        follower.problem());
+  }
+
+  Response sessions(Map<String, String> p) {
+    Optional<Sort> sort = Sort.parse(p.getOrDefault("sort", "last"));
+    if (sort.isEmpty()) {
+      return Response.error(400, "Bad sort", "sort is one of last, turns, bytes, cached.");
+    }
+    long from;
+    long to;
+    try {
+      from = p.getOrDefault("from", "").isEmpty() ? Long.MIN_VALUE : epochMs(p.get("from"));
+      to = p.getOrDefault("to", "").isEmpty() ? Long.MAX_VALUE : epochMs(p.get("to")) + 59_999;
+    } catch (DateTimeParseException e) {
+      return Response.error(400, "Bad time", "from and to are times like 2026-11-26T13:39 (UTC).");
+    }
+    int page;
+    try {
+      page = Math.max(0, Integer.parseInt(p.getOrDefault("page", "0")));
+    } catch (NumberFormatException e) {
+      return Response.error(400, "Bad page", "page is a whole number.");
+    }
+    Query q =
+        new Query(
+            p.getOrDefault("q", "").strip(),
+            p.getOrDefault("model", "").strip(),
+            p.getOrDefault("path", "").strip(),
+            from,
+            to,
+            sort.get(),
+            "asc".equals(p.get("order")),
+            page,
+            PAGE_SIZE);
+    return Response.html(
+        SessionPages.list(
+            q,
+            index.query(q),
+            index.models(),
+            index.paths(),
+            state(),
+            p.getOrDefault("from", ""),
+            p.getOrDefault("to", "")));
+  }
+
+  private static long epochMs(String localTime) {
+    return LocalDateTime.parse(localTime).toInstant(ZoneOffset.UTC).toEpochMilli();
+  }
+
+  Response session(Map<String, String> p) {
+    String key = p.getOrDefault("key", "");
+    Optional<SessionIndex.Summary> summary = index.summary(key);
+    List<TurnInfo> turns = index.turns(key);
+    if (summary.isEmpty() || turns.isEmpty()) {
+      return Response.error(
+          404,
+          "No such session",
+          "No session " + key + " on the topic: it was erased, or never captured.");
+    }
+    return Response.html(SessionPages.session(summary.get(), turns, state()));
+  }
+
+  Response turn(Map<String, String> p, boolean bytes) throws RecordFetcher.FetchException {
+    String key = p.getOrDefault("key", "");
+    String chain = p.getOrDefault("chain", "");
+    long seq;
+    try {
+      seq = Long.parseLong(p.getOrDefault("seq", ""));
+    } catch (NumberFormatException e) {
+      return Response.error(400, "Bad turn", "seq is a whole number.");
+    }
+    Optional<TurnInfo> info = index.turn(key, chain, seq);
+    if (info.isEmpty()) {
+      return Response.error(
+          404,
+          "No such turn",
+          "Turn "
+              + seq
+              + " of session "
+              + key
+              + " is not on the topic: erased, or never captured.");
+    }
+    TurnRebuild.Result result = rebuild(key, chain, seq);
+    if (result == null) {
+      return Response.error(
+          404,
+          "No such turn",
+          "Turn " + seq + " of session " + key + " was erased since it was listed.");
+    }
+    if (bytes) {
+      if (!result.verified()) {
+        return Response.error(
+            409, "Not verified", "The rebuilt body does not match its record: " + result.problem());
+      }
+      String name =
+          (key + "-" + (chain.isEmpty() ? "" : chain + "-") + seq + ".body")
+              .replaceAll("[^A-Za-z0-9._-]", "_");
+      return new Response(
+          200,
+          "application/octet-stream",
+          result.body(),
+          Map.of("Content-Disposition", "attachment; filename=\"" + name + "\""));
+    }
+    return Response.html(
+        TurnPage.render(
+            key,
+            info.get(),
+            result,
+            new TurnPage.Source(settings.bootstrap(), settings.topicPrefix())));
+  }
+
+  /**
+   * Fetches the turn's records and its bases' by offset and rebuilds it; null when the turn's own
+   * record is no longer there.
+   */
+  TurnRebuild.Result rebuild(String key, String chain, long seq)
+      throws RecordFetcher.FetchException {
+    Map<Long, TurnInfo> chainTurns = new HashMap<>();
+    for (TurnInfo t : index.turns(key)) {
+      if (t.chain().equals(chain)) {
+        chainTurns.put(t.seq(), t);
+      }
+    }
+    Map<Integer, List<Long>> offsets = new TreeMap<>();
+    Map<Integer, Map<Long, Long>> seqAt = new HashMap<>();
+    for (long s : TurnRebuild.ancestry(chainTurns, seq)) {
+      TurnInfo t = chainTurns.get(s);
+      if (t != null) {
+        offsets.computeIfAbsent(t.partition(), x -> new ArrayList<>()).add(t.offset());
+        seqAt.computeIfAbsent(t.partition(), x -> new HashMap<>()).put(t.offset(), s);
+      }
+    }
+    Map<Long, DeltaRecord> records = new HashMap<>();
+    for (Map.Entry<Integer, List<Long>> e : offsets.entrySet()) {
+      for (Map.Entry<Long, RecordFetcher.Located> r :
+          fetcher.fetch(e.getKey(), e.getValue()).entrySet()) {
+        long s = seqAt.get(e.getKey()).get(r.getKey());
+        if (r.getValue().value() == null
+            || !(DeltaRecord.key(key, chain, s)).equals(r.getValue().key())) {
+          continue; // erased since it was indexed: the rebuild names the missing turn
+        }
+        try {
+          records.put(s, Json.mapper().readValue(r.getValue().value(), DeltaRecord.class));
+        } catch (IOException ex) {
+          LOGGER.warn(
+              "Unreadable record sessionKey={} partition={} offset={}",
+              key,
+              e.getKey(),
+              r.getKey());
+        }
+      }
+    }
+    if (!records.containsKey(seq)) {
+      return null; // a tombstone or compaction since the index located it
+    }
+    return TurnRebuild.rebuild(records, seq);
+  }
+
+  private Response cache() {
+    String topic = topics.sourceStats().name();
+    List<SourceStats> stats = new ArrayList<>();
+    String problem = "";
+    try {
+      for (byte[] v : CompactedView.read(settings.bootstrap(), topic, "prefixlog-ui-kv").values()) {
+        stats.add(Json.mapper().readValue(v, SourceStats.class));
+      }
+    } catch (TopicScan.ScanException | IOException e) {
+      stats = null;
+      problem = "Cannot read " + topic + ": " + e.getMessage();
+    }
+    return Response.html(
+        CachePage.render(
+            stats, problem, topic, analysis.report(), analysis.hasCharts(), analysis.running()));
+  }
+
+  private Response health() {
+    String problem = follower.problem();
+    return problem.isEmpty()
+        ? new Response(
+            200, "text/plain; charset=utf-8", "ok\n".getBytes(StandardCharsets.UTF_8), Map.of())
+        : new Response(
+            503,
+            "text/plain; charset=utf-8",
+            (problem + "\n").getBytes(StandardCharsets.UTF_8),
+            Map.of());
+  }
+
+  private static Response resource(String name, String type) {
+    try (InputStream in = UiServer.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("resource " + name + " is missing from the build");
+      }
+      return new Response(200, type, in.readAllBytes(), Map.of("Cache-Control", "max-age=300"));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Whether the request may proceed; when not, the response is sent. The token may come as a bearer
+   * header, as the cookie, or once as {@code ?token=} (answered with the cookie and a redirect to
+   * the same page without it, so that it leaves the address bar and the history).
+   */
+  private boolean authorized(HttpExchange exchange, Map<String, String> params, URI uri)
+      throws IOException {
+    String token = settings.token();
+    if (token == null) {
+      return true;
+    }
+    String given = params.get("token");
+    if (given != null && matches(token, given)) {
+      String rest =
+          uri.getRawQuery() == null
+              ? ""
+              : uri.getRawQuery().replaceAll("(^|&)token=[^&]*", "").replaceFirst("^&", "");
+      exchange
+          .getResponseHeaders()
+          .add("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+      send(
+          exchange,
+          Response.redirect(uri.getPath() + (rest.isEmpty() ? "" : "?" + rest)),
+          System.nanoTime());
+      return false;
+    }
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    if (header != null
+        && header.startsWith("Bearer ")
+        && matches(token, header.substring(7).strip())) {
+      return true;
+    }
+    for (String cookies : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
+      for (String c : cookies.split(";")) {
+        String[] kv = c.strip().split("=", 2);
+        if (kv.length == 2 && kv[0].equals(COOKIE) && matches(token, kv[1])) {
+          return true;
+        }
+      }
+    }
+    send(
+        exchange,
+        new Response(
+            401,
+            "text/html; charset=utf-8",
+            Html.page(
+                    "Token required",
+                    "<h1>Token required</h1><p>This prefixlog ui needs its token: open it as"
+                        + " <code>/?token=…</code> once, or send <code>Authorization: Bearer …</code>.</p>")
+                .getBytes(StandardCharsets.UTF_8),
+            Map.of("WWW-Authenticate", "Bearer")),
+        System.nanoTime());
+    return false;
+  }
+
+  /** Compares in constant time, so that response times say nothing about the token. */
+  private static boolean matches(String token, String given) {
+    return MessageDigest.isEqual(
+        token.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(HttpExchange exchange, Response r, long started) throws IOException {
+    var h = exchange.getResponseHeaders();
+    h.set("Content-Type", r.type());
+    h.set("X-Content-Type-Options", "nosniff");
+    h.set("Referrer-Policy", "no-referrer");
+    h.set(
+        "Content-Security-Policy",
+        "default-src 'self'; frame-ancestors 'none'; form-action 'self'");
+    h.putIfAbsent("Cache-Control", List.of("no-store"));
+    r.headers().forEach(h::set);
+    h.set(
+        "Server-Timing",
+        String.format(java.util.Locale.ROOT, "app;dur=%.1f", (System.nanoTime() - started) / 1e6));
+    boolean head = exchange.getRequestMethod().equals("HEAD");
+    exchange.sendResponseHeaders(r.status(), head || r.body().length == 0 ? -1 : r.body().length);
+    if (!head && r.body().length > 0) {
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(r.body());
+      }
+    }
+  }
+
+  static Map<String, String> params(String rawQuery) {
+    Map<String, String> params = new HashMap<>();
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return params;
+    }
+    for (String pair : rawQuery.split("&")) {
+      String[] kv = pair.split("=", 2);
+      try {
+        params.put(
+            URLDecoder.decode(kv[0], StandardCharsets.UTF_8),
+            kv.length == 2 ? URLDecoder.decode(kv[1], StandardCharsets.UTF_8) : "");
+      } catch (IllegalArgumentException e) {
+        // A malformed %-escape: the parameter is left out, and the page says what it misses.
+      }
+    }
+    return params;
+  }
+
+  /**
+   * {@code analyze} run on demand, one run at a time; its report and charts are kept in the UI's
+   * work directory until the next run.
+   */
+  static final class Analysis {
+    private final Path dir;
+    private String report;
+    private boolean running;
+
+    Analysis(Path dir) {
+      this.dir = dir;
+    }
+
+    void run(String bootstrap, String topicPrefix) {
+      synchronized (this) {
+        if (running) {
+          return;
+        }
+        running = true;
+      }
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int code;
+      try {
+        Files.createDirectories(dir);
+        code =
+            new AnalyzeCommand(Terminal.captured(out, err))
+                .run(
+                    new String[] {
+                      "--bootstrap",
+                      bootstrap,
+                      "--topic-prefix",
+                      topicPrefix,
+                      "--png",
+                      dir.toString()
+                    });
+      } catch (IOException e) {
+        code = -1;
+        err.writeBytes(("cannot create " + dir + ": " + e).getBytes(StandardCharsets.UTF_8));
+      }
+      String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+      synchronized (this) {
+        report = (code == 0 ? "" : "analyze failed (exit " + code + "):\n") + text;
+        running = false;
+      }
+    }
+
+    synchronized String report() {
+      return report;
+    }
+
+    synchronized boolean running() {
+      return running;
+    }
+
+    boolean hasCharts() {
+      return Files.exists(dir.resolve("curve.png"));
+    }
+
+    Response chart(String name) {
+      try {
+        return new Response(200, "image/png", Files.readAllBytes(dir.resolve(name)), Map.of());
+      } catch (IOException e) {
+        return Response.error(404, "No chart", "Run analyze on the cache page first.");
+      }
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    http.stop(0);
+    pool.shutdownNow();
+    follower.close();
+    fetcher.close();
+    try (var files = Files.walk(workDir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException e) {
+      LOGGER.warn("Cannot remove the work directory {}: {}", workDir, e.toString());
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package io.prefixlog.tools.ui;
+
+import io.prefixlog.core.config.CommonKeys;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What {@code prefixlog ui} runs with.
+ *
+ * @param token the token every request must carry, or null (allowed on loopback only)
+ */
+record UiSettings(String bootstrap, String topicPrefix, String host, int port, String token) {
+  static final String DEFAULT_HOST = "127.0.0.1";
+  static final int DEFAULT_PORT = 8470;
+  static final String TOKEN_ENV = "PREFIXLOG_UI_TOKEN";
+
+  /** A token shorter than this is refused: it would be guessed. */
+  static final int MIN_TOKEN_LENGTH = 16;
+
+  static final List<Option> OPTIONS =
+      List.of(
+          Option.value(
+              "bootstrap", "HOST:PORT", CommonKeys.DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
+          Option.value(
+              "topic-prefix",
+              "PREFIX",
+              "\"" + Topics.DEFAULT_PREFIX + "\"",
+              "Prefix of every topic name."),
+          Option.value(
+              "host",
+              "ADDRESS",
+              DEFAULT_HOST,
+              "The address to serve on. Anything but loopback needs a token (--token or "
+                  + TOKEN_ENV
+                  + "): the pages show captured prompts."),
+          Option.value(
+              "port", "PORT", Integer.toString(DEFAULT_PORT), "The port (0: any free port)."),
+          Option.value(
+              "token",
+              "TOKEN",
+              "$" + TOKEN_ENV + ", else none",
+              "Require this token on every request (at least "
+                  + MIN_TOKEN_LENGTH
+                  + " characters): an Authorization: Bearer header, or the cookie that opening"
+                  + " /?token=TOKEN once sets. Prefer the environment variable: a command line is"
+                  + " visible to other users of the machine."));
+
+  UiSettings {
+    Objects.requireNonNull(bootstrap, "bootstrap");
+    Objects.requireNonNull(topicPrefix, "topicPrefix");
+    Objects.requireNonNull(host, "host");
+  }
+
+  static UiSettings from(CommandLine line, Map<String, String> env) throws UsageException {
+    String token = line.value("token").orElse(env.get(TOKEN_ENV));
+    if (token != null && token.isBlank()) {
+      token = null;
+    }
+    if (token != null && token.length() < MIN_TOKEN_LENGTH) {
+      throw new UsageException(
+          "the token must be at least " + MIN_TOKEN_LENGTH + " characters, got " + token.length());
+    }
+    String host = line.string("host", DEFAULT_HOST);
+    if (token == null && !loopback(host)) {
+      throw new UsageException(
+          "--host "
+              + host
+              + " is reachable beyond this machine: give a token (--token, or "
+              + TOKEN_ENV
+              + ") so that only its holders see the captured prompts");
+    }
+    int port = (int) line.longValue("port", DEFAULT_PORT, 0);
+    if (port > 65535) {
+      throw new UsageException("--port must be at most 65535, got " + port);
+    }
+    return new UiSettings(
+        line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
+        line.string("topic-prefix", Topics.DEFAULT_PREFIX),
+        host,
+        port,
+        token);
+  }
+
+  /** Whether every address {@code host} names is a loopback address. */
+  static boolean loopback(String host) throws UsageException {
+    try {
+      InetAddress[] all = InetAddress.getAllByName(host);
+      for (InetAddress a : all) {
+        if (!a.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return all.length > 0;
+    } catch (UnknownHostException e) {
+      throw new UsageException("--host " + host + " is not an address of this machine");
+    }
+  }
+}

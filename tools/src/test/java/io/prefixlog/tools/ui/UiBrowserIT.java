@@ -1,0 +1,400 @@
+package io.prefixlog.tools.ui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.demo.DemoUpstream;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.schemas.json.Json;
+import io.prefixlog.streams.StreamApp;
+import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.ProjectHome;
+import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.corpus.ChatRequests;
+import io.prefixlog.tools.corpus.Conversation;
+import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.erase.EraseCommand;
+import io.prefixlog.tools.replay.ReplayCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The session explorer in a real browser (Debian's chromium, headless, through its chromedriver)
+ * over sessions captured as {@code up --demo} captures them: the capture proxy in front of the demo
+ * engine, the stream app, a broker. It lists the sessions, searches one, opens it and a turn,
+ * checks the SHA-256 the page shows against the digest of the body the client sent, that the diff
+ * highlights the turn's new message and that the download is the exact bytes; then erases a session
+ * with {@code prefixlog erase} and checks it is gone from the list. Screenshots go to {@code
+ * target/ui-screenshots}.
+ */
+@ExtendWith(KafkaExtension.class)
+class UiBrowserIT {
+  private static final String PREFIX = "ui-it.";
+  private static final String APP = "ui-it-app";
+  private static final String SECRET = "ui-it-session-secret-0123456789ab";
+  private static final int CONVERSATIONS = 4;
+  private static final Path SCREENSHOTS = Path.of("target/ui-screenshots");
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  @Test
+  @Timeout(value = 400, unit = TimeUnit.SECONDS)
+  void shouldBrowseSessionsShowVerifiedTurnsWithTheirNewTextAndForgetErasedSessions(
+      KafkaCluster kafka) throws Exception {
+    // Given: four conversations' requests, what their sessions are called and their bodies
+    Path root = ProjectHome.findFrom(Path.of("")).orElseThrow();
+    Path corpus = root.resolve("corpora/agentic/tau_bench_gpt4o_airline.jsonl");
+    List<Conversation> conversations = CorpusFile.read(corpus).subList(0, CONVERSATIONS);
+    ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    SessionKeyDeriver keys =
+        new SessionKeyDeriver(
+            SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+    Map<String, List<byte[]>> bodiesByKey = new LinkedHashMap<>();
+    for (Conversation c : conversations) {
+      for (ChatRequests.ChatRequest r : requests.of(c)) {
+        bodiesByKey
+            .computeIfAbsent(keys.keyOfSessionId(r.conversationId()), k -> new ArrayList<>())
+            .add(r.body());
+      }
+    }
+    List<String> sessionKeys = List.copyOf(bodiesByKey.keySet());
+    String shown = sessionKeys.get(0);
+    String erased = sessionKeys.get(2);
+    byte[] turn1 = bodiesByKey.get(shown).get(0);
+    byte[] turn2 = bodiesByKey.get(shown).get(1);
+    // A window of turn 2's new message that turn 1 does not hold: it can only come as an insert.
+    String added = newText(turn1, turn2);
+    long turns = bodiesByKey.values().stream().mapToLong(List::size).sum();
+
+    Map<String, String> settings = new java.util.HashMap<>();
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
+    settings.put("PREFIXLOG_APPLICATION_ID", APP);
+    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    StreamAppConfig config = StreamAppConfig.defaults(settings);
+    try (StreamApp app = new StreamApp(config);
+        DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults())) {
+      app.start();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+      try (CaptureProxy proxy = startProxy(kafka.bootstrapServers(), engine)) {
+        assertThat(
+                new ReplayCommand(terminal(Map.of()))
+                    .run(
+                        new String[] {
+                          "--corpus",
+                          corpus.toString(),
+                          "--conversations",
+                          Integer.toString(CONVERSATIONS),
+                          "--interleave",
+                          "2",
+                          "--stream",
+                          "0",
+                          "--via-proxy",
+                          "http://127.0.0.1:" + proxy.port()
+                        }))
+            .as(err.toString(StandardCharsets.UTF_8))
+            .isEqualTo(Command.OK);
+      }
+      UiSettings ui = new UiSettings(kafka.bootstrapServers(), PREFIX, "127.0.0.1", 0, null);
+      try (UiServer server = UiServer.start(ui)) {
+        await()
+            .alias(turns + " turns in the index")
+            .atMost(Duration.ofSeconds(120))
+            .until(() -> indexedTurns(server), n -> n == turns);
+        WebDriver browser = chromium();
+        try {
+          // When: the sessions list is opened
+          browser.get(server.url());
+
+          // Then: it lists every session
+          screenshot(browser, "1-sessions.png");
+          assertThat(texts(browser, "#sessions tbody a.session"))
+              .containsExactlyInAnyOrderElementsOf(sessionKeys);
+          assertThat(browser.findElement(By.id("matched")).getText())
+              .startsWith(CONVERSATIONS + " of " + CONVERSATIONS + " sessions match");
+
+          // When: one session is searched by the start of its key and opened
+          WebElement search = browser.findElement(By.id("q"));
+          search.sendKeys(shown.substring(0, 6));
+          search.submit();
+          awaitPage(browser, "/?q=");
+          assertThat(texts(browser, "#sessions tbody a.session")).containsExactly(shown);
+          browser.findElement(By.cssSelector("#sessions tbody a.session")).click();
+          awaitPage(browser, "/session?key=" + shown);
+
+          // Then: its timeline has every turn, the first a keyframe, the second a delta on it
+          screenshot(browser, "2-session.png");
+          List<WebElement> rows = browser.findElements(By.cssSelector("#timeline tbody tr"));
+          assertThat(rows).hasSize(bodiesByKey.get(shown).size());
+          assertThat(rows.get(0).getText()).contains("keyframe").contains("first turn");
+          assertThat(rows.get(1).getText()).contains("delta").contains("turn 1");
+
+          // When: its second turn is opened
+          rows.get(1).findElement(By.cssSelector("a.turn")).click();
+          awaitPage(browser, "&seq=2");
+
+          // Then: the page shows the digest of the bytes the client sent, and says it matches
+          screenshot(browser, "3-turn.png");
+          assertThat(browser.findElement(By.id("sha")).getText()).isEqualTo(sha256(turn2));
+          assertThat(browser.findElement(By.id("verdict")).getText()).isEqualTo("SHA-256 matches");
+          // and the diff highlights the new message's text, which no copy carries
+          assertThat(String.join("", texts(browser, ".diff ins"))).contains(added);
+          assertThat(String.join("", texts(browser, ".diff .copy"))).doesNotContain(added);
+          ((JavascriptExecutor) browser)
+              .executeScript("document.getElementById('diff-h').scrollIntoView()");
+          screenshot(browser, "3-turn-diff.png");
+          // and the copy buttons carry the commands that rebuild it
+          assertThat(browser.findElement(By.id("cmd-reconstruct")).getText())
+              .isEqualTo(
+                  "bin/prefixlog reconstruct --bootstrap "
+                      + kafka.bootstrapServers()
+                      + " --topic-prefix "
+                      + PREFIX
+                      + " --session "
+                      + shown
+                      + " --chain "
+                      + chainOf(browser)
+                      + " --seq 2 --print > turn.body");
+          // and the download is the exact bytes
+          String download = browser.findElement(By.id("download")).getDomProperty("href");
+          HttpResponse<byte[]> body =
+              HttpClient.newHttpClient()
+                  .send(
+                      HttpRequest.newBuilder(URI.create(download)).build(),
+                      HttpResponse.BodyHandlers.ofByteArray());
+          assertThat(body.headers().firstValue("Content-Type"))
+              .hasValue("application/octet-stream");
+          assertThat(body.body()).isEqualTo(turn2);
+
+          // When: the cache page runs analyze over the captured chunk lookups
+          browser.get(server.url() + "cache");
+          assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Cache");
+          browser.findElement(By.cssSelector("form[action='/cache/analyze'] button")).click();
+          new WebDriverWait(browser, Duration.ofSeconds(120))
+              .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("figure img")));
+
+          // Then: it shows analyze's report and its charts, served from the UI
+          screenshot(browser, "5-cache.png");
+          assertThat(browser.findElement(By.cssSelector("details pre.raw")).getText())
+              .contains("LRU hit rate by capacity");
+          String chart =
+              browser
+                  .findElement(By.cssSelector("img[src='/cache/curve.png']"))
+                  .getDomProperty("src");
+          assertThat(
+                  get(HttpClient.newHttpClient(), HttpRequest.newBuilder(URI.create(chart)))
+                      .headers()
+                      .firstValue("Content-Type"))
+              .hasValue("image/png");
+
+          // When: a session is erased
+          int code =
+              new EraseCommand(terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
+                  .run(
+                      new String[] {
+                        "--session",
+                        erased,
+                        "--bootstrap",
+                        kafka.bootstrapServers(),
+                        "--topic-prefix",
+                        PREFIX,
+                        "--application-id",
+                        APP
+                      });
+          assertThat(code).as(out + "\n" + err).isEqualTo(Command.OK);
+
+          // Then: the list no longer has it, and its page says so
+          await()
+              .alias("erased session gone from the list")
+              .atMost(Duration.ofSeconds(60))
+              .pollInterval(Duration.ofMillis(500))
+              .until(
+                  () -> {
+                    browser.get(server.url());
+                    return texts(browser, "#sessions tbody a.session");
+                  },
+                  keysShown -> keysShown.size() == CONVERSATIONS - 1);
+          screenshot(browser, "4-after-erase.png");
+          assertThat(texts(browser, "#sessions tbody a.session"))
+              .doesNotContain(erased)
+              .contains(shown);
+          browser.get(server.url() + "session?key=" + erased);
+          assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("No such session");
+        } finally {
+          browser.quit();
+        }
+      }
+
+      // When: the UI is started with a token
+      String token = "ui-it-token-0123456789";
+      try (UiServer server =
+          UiServer.start(new UiSettings(kafka.bootstrapServers(), PREFIX, "127.0.0.1", 0, token))) {
+        HttpClient http = HttpClient.newHttpClient();
+        URI list = URI.create(server.url());
+
+        // Then: a request without it is refused, with the bearer header or the cookie it passes
+        assertThat(get(http, HttpRequest.newBuilder(list)).statusCode()).isEqualTo(401);
+        assertThat(
+                get(
+                        http,
+                        HttpRequest.newBuilder(list)
+                            .header("Authorization", "Bearer wrong-token-0123456789"))
+                    .statusCode())
+            .isEqualTo(401);
+        assertThat(
+                get(http, HttpRequest.newBuilder(list).header("Authorization", "Bearer " + token))
+                    .statusCode())
+            .isEqualTo(200);
+        HttpResponse<byte[]> login =
+            get(
+                http,
+                HttpRequest.newBuilder(
+                    URI.create(server.url() + "?token=" + token + "&sort=turns")));
+        assertThat(login.statusCode()).isEqualTo(303);
+        assertThat(login.headers().firstValue("Location")).hasValue("/?sort=turns");
+        String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+        assertThat(get(http, HttpRequest.newBuilder(list).header("Cookie", cookie)).statusCode())
+            .isEqualTo(200);
+      }
+    }
+  }
+
+  private static HttpResponse<byte[]> get(HttpClient http, HttpRequest.Builder request)
+      throws Exception {
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  private static long indexedTurns(UiServer server) {
+    return server.index().query(SessionIndex.Query.all()).rows().stream()
+        .mapToLong(SessionIndex.Summary::turns)
+        .sum();
+  }
+
+  private static String chainOf(WebDriver browser) {
+    return browser.findElement(By.cssSelector("h1 small code")).getText();
+  }
+
+  /**
+   * 24 characters of turn 2's last message as its JSON holds them, found nowhere in turn 1: text a
+   * delta can only insert.
+   */
+  private static String newText(byte[] turn1, byte[] turn2) throws Exception {
+    String base = new String(turn1, StandardCharsets.UTF_8);
+    JsonNode messages = Json.mapper().readTree(turn2).get("messages");
+    String content = messages.get(messages.size() - 1).get("content").asText();
+    String encoded = Json.mapper().writeValueAsString(content);
+    encoded = encoded.substring(1, encoded.length() - 1);
+    for (int i = 0; i + 24 <= encoded.length(); i++) {
+      String window = encoded.substring(i, i + 24);
+      if (!base.contains(window) && window.strip().equals(window)) {
+        return window;
+      }
+    }
+    throw new AssertionError("turn 2's last message has no text turn 1 lacks: pick another turn");
+  }
+
+  private static WebDriver chromium() {
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary("/usr/bin/chromium");
+    options.addArguments(
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1440,1000");
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
+            .usingAnyFreePort()
+            .build();
+    ChromeDriver driver = new ChromeDriver(service, options);
+    driver.manage().window().setSize(new Dimension(1440, 1000));
+    return driver;
+  }
+
+  /** Navigation after a click or a submit is asynchronous: waits for the new page's address. */
+  private static void awaitPage(WebDriver browser, String urlPart) {
+    new WebDriverWait(browser, Duration.ofSeconds(20))
+        .until(ExpectedConditions.urlContains(urlPart));
+  }
+
+  private static List<String> texts(WebDriver browser, String css) {
+    return browser.findElements(By.cssSelector(css)).stream()
+        .map(e -> e.getDomProperty("textContent"))
+        .toList();
+  }
+
+  private static void screenshot(WebDriver browser, String name) throws Exception {
+    Files.createDirectories(SCREENSHOTS);
+    byte[] png = ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES);
+    Files.write(SCREENSHOTS.resolve(name), png);
+  }
+
+  private static String sha256(byte[] bytes) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+  }
+
+  private static CaptureProxy startProxy(String bootstrap, DemoUpstream engine) throws Exception {
+    Map<String, String> settings = new java.util.HashMap<>();
+    settings.put("PREFIXLOG_PROXY_UPSTREAM", engine.baseUrl());
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
+    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
+    settings.put("PREFIXLOG_PROXY_HOST", "127.0.0.1");
+    settings.put("PREFIXLOG_PROXY_PORT", "0");
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    settings.put("PREFIXLOG_SESSION_SECRET", SECRET);
+    return CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings)));
+  }
+
+  private Terminal terminal(Map<String, String> env) {
+    return new Terminal(
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        env,
+        false);
+  }
+}

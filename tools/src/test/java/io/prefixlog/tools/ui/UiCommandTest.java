@@ -1,0 +1,69 @@
+package io.prefixlog.tools.ui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.Terminal;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** What {@code prefixlog ui} refuses before it serves anything. */
+class UiCommandTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  @Test
+  void shouldRefuseToServeBeyondLoopbackWithoutAToken() {
+    // When
+    int code = run(Map.of(), "--host", "0.0.0.0");
+
+    // Then
+    assertThat(code).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            "prefixlog ui: --host 0.0.0.0 is reachable beyond this machine: give a token (--token,"
+                + " or PREFIXLOG_UI_TOKEN) so that only its holders see the captured prompts\n");
+  }
+
+  @Test
+  void shouldRefuseAShortToken() {
+    // When
+    int code = run(Map.of("PREFIXLOG_UI_TOKEN", "short"), "--host", "0.0.0.0");
+
+    // Then
+    assertThat(code).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("prefixlog ui: the token must be at least 16 characters, got 5\n");
+  }
+
+  @Test
+  void shouldTakeTheTokenFromTheEnvironmentAndServeOnLoopbackByDefault() throws Exception {
+    // When
+    UiSettings settings =
+        UiSettings.from(
+            io.prefixlog.tools.cli.CommandLine.parse(
+                "prefixlog ui", UiSettings.OPTIONS, "--host", "0.0.0.0"),
+            Map.of("PREFIXLOG_UI_TOKEN", "a-token-of-20-chars!"));
+    UiSettings defaults =
+        UiSettings.from(
+            io.prefixlog.tools.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS), Map.of());
+
+    // Then
+    assertThat(settings.token()).isEqualTo("a-token-of-20-chars!");
+    assertThat(defaults)
+        .isEqualTo(new UiSettings("127.0.0.1:9092", "prefixlog.", "127.0.0.1", 8470, null));
+  }
+
+  private int run(Map<String, String> env, String... args) {
+    Terminal terminal =
+        new Terminal(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            env,
+            false);
+    return new UiCommand(terminal).run(args);
+  }
+}
