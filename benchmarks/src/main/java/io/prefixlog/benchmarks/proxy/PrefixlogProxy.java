@@ -227,9 +227,14 @@ final class PrefixlogProxy implements AutoCloseable {
   }
 
   private String scrape() throws IOException, InterruptedException {
-    return HttpClient.newHttpClient()
+    // HTTP/1.1: the JDK client's default h2c upgrade attempt hung once against the proxy's
+    // metrics server, and a benchmark must not wait for ever.
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .build()
         .send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                .timeout(Duration.ofSeconds(10))
                 .build(),
             HttpResponse.BodyHandlers.ofString())
         .body();

@@ -39,7 +39,9 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--burst 60] [--burst-connections 64]
  * [--warmup 15] [--connections 10] [--delay-ms 50] [--body-bytes 20480] [--targets
- * direct,nginx,prefixlog]}
+ * direct,nginx,prefixlog] [--cold-start [--cold-rounds 5] [--window 60] [--interval 10] [--variants
+ * name=flags;…]]}; {@code --cold-start} first measures the window after fresh starts ({@link
+ * ColdStart}), then the warm rounds, and prints both regimes side by side.
  */
 public final class ProxyBenchmark {
   private static final Duration PIECE = Duration.ofSeconds(5);
