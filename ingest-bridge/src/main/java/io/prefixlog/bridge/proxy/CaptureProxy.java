@@ -200,6 +200,10 @@ public final class CaptureProxy implements AutoCloseable {
             .addKeyValue("failures", warmUp.failures())
             .addKeyValue("millis", warmUp.took().toMillis())
             .log();
+        // Collect now what start-up and warm-up left, before traffic: otherwise the first young
+        // collection under traffic copies every start-up object that survived (ProxyBenchmark
+        // --cold-start measured 75-130 ms for it on 2 loaded cores, later ones 2-3 ms).
+        System.gc();
         warmedUp.accept(warmUp);
       }
       // One deployment of one instance per event loop: Vert.x binds the port once and hands
