@@ -43,12 +43,25 @@ final class PrefixlogProxy implements AutoCloseable {
    * -XX:StartFlightRecording=filename=proxy.jfr,settings=profile}.
    */
   static List<String> jvmFlags() {
-    String extra = System.getProperty("prefixlog.bench.proxyJvmFlags", "").trim();
-    if (extra.isEmpty()) {
-      return JVM_FLAGS;
-    }
+    return jvmFlags(List.of());
+  }
+
+  /**
+   * {@link #jvmFlags()} and then {@code variant}'s (a cold-start variant's, such as a collector, a
+   * heap size or a class-data archive). A variant that names a collector ({@code -XX:+Use…GC})
+   * replaces the serial collector and its young-generation size, which would clash with it.
+   */
+  static List<String> jvmFlags(List<String> variant) {
     List<String> flags = new java.util.ArrayList<>(JVM_FLAGS);
-    flags.addAll(List.of(extra.split("\\s+")));
+    String extra = System.getProperty("prefixlog.bench.proxyJvmFlags", "").trim();
+    if (!extra.isEmpty()) {
+      flags.addAll(List.of(extra.split("\\s+")));
+    }
+    if (variant.stream().anyMatch(f -> f.startsWith("-XX:+Use") && f.endsWith("GC"))) {
+      flags.remove("-XX:+UseSerialGC");
+      flags.remove("-Xmn384m");
+    }
+    flags.addAll(variant);
     return flags;
   }
 
@@ -78,7 +91,27 @@ final class PrefixlogProxy implements AutoCloseable {
    */
   static PrefixlogProxy start(Path dir, String upstream, KafkaBroker broker, boolean histograms)
       throws IOException, InterruptedException {
-    String prefix = histograms ? TOPIC_PREFIX : TOPIC_PREFIX + "nohist.";
+    return start(
+        dir,
+        upstream,
+        broker,
+        histograms ? TOPIC_PREFIX : TOPIC_PREFIX + "nohist.",
+        histograms,
+        List.of());
+  }
+
+  /**
+   * A proxy publishing to its own topic ({@code prefix} + requests.raw, created here) with {@code
+   * variantFlags} after the usual JVM flags.
+   */
+  static PrefixlogProxy start(
+      Path dir,
+      String upstream,
+      KafkaBroker broker,
+      String prefix,
+      boolean histograms,
+      List<String> variantFlags)
+      throws IOException, InterruptedException {
     String topic = Topics.withPrefix(prefix).requestsRaw().name();
     try (Admin admin = Admin.create(adminProps(broker.bootstrapServers()))) {
       admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
@@ -89,7 +122,7 @@ final class PrefixlogProxy implements AutoCloseable {
     Path portFile = dir.resolve("ports");
     ChildProcess child =
         ChildProcess.builder(ProxyChild.class.getName())
-            .jvmFlags(jvmFlags())
+            .jvmFlags(jvmFlags(variantFlags))
             .args(
                 List.of(
                     upstream,
@@ -124,6 +157,10 @@ final class PrefixlogProxy implements AutoCloseable {
 
   long cpuNanos() {
     return ProcCpu.nanos(child.pid());
+  }
+
+  long pid() {
+    return child.pid();
   }
 
   Map<String, Long> threadGroupNanos() {
@@ -169,6 +206,38 @@ final class PrefixlogProxy implements AutoCloseable {
               .collect(Collectors.joining("; "));
     }
     return records + " raw events in " + topic + (counters.isEmpty() ? "" : "; " + counters);
+  }
+
+  /** Events published and dropped (every reason), from the proxy's metrics. */
+  record Capture(long published, long dropped) {}
+
+  /** The proxy's published and dropped counters, once the producer flushed. */
+  Capture capture() throws IOException, InterruptedException {
+    Thread.sleep(1000); // linger and acks
+    long published = 0;
+    long dropped = 0;
+    for (String line : scrape().lines().toList()) {
+      if (line.startsWith("prefixlog_proxy_events_published_total")) {
+        published += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      } else if (line.startsWith("prefixlog_proxy_events_dropped_total")) {
+        dropped += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return new Capture(published, dropped);
+  }
+
+  private String scrape() throws IOException, InterruptedException {
+    // HTTP/1.1: the JDK client's default h2c upgrade attempt hung once against the proxy's
+    // metrics server, and a benchmark must not wait for ever.
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .build()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   private static Properties adminProps(String bootstrap) {

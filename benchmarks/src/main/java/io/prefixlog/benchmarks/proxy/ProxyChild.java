@@ -53,6 +53,11 @@ public final class ProxyChild {
         config.with(
             ProxyConfig.EVENT_LOOPS,
             Integer.getInteger("prefixlog.bench.eventLoops", config.eventLoops()));
+    // -Dprefixlog.bench.warmupMs=N: the warm-up before the listener opens (PREFIXLOG_PROXY_WARMUP).
+    String warmup = System.getProperty("prefixlog.bench.warmupMs");
+    if (warmup != null) {
+      config = config.with(ProxyConfig.WARMUP, Duration.ofMillis(Long.parseLong(warmup)));
+    }
     String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
     if (interval != null) {
       config =

@@ -6,9 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -47,6 +50,12 @@ final class Wrk {
                 io.write(string.format("RESULT p%%s %%d\\n", p, latency:percentile(p)))
               end
               io.write(string.format("RESULT max %%d\\n", latency.max))
+              -- The whole distribution (distinct values in µs and their counts): runs merge
+              -- into one window's percentiles.
+              for i = 1, #latency do
+                local value, count = latency(i)
+                io.write(string.format("HIST %%d %%d\\n", value, count))
+              end
             end
             """
                 .formatted(bodyFile.toAbsolutePath()),
@@ -55,11 +64,43 @@ final class Wrk {
     this.connections = connections;
   }
 
-  /** One run's figures; latencies in microseconds. */
+  /**
+   * One run's figures; latencies in microseconds, {@code histogram} every distinct latency and how
+   * many requests took it.
+   */
   record Result(
-      long requests, long durationMicros, long errors, long p50, long p90, long p99, long p999) {
+      long requests,
+      long durationMicros,
+      long errors,
+      long p50,
+      long p90,
+      long p99,
+      long p999,
+      NavigableMap<Long, Long> histogram) {
     double rps() {
       return requests * 1e6 / durationMicros;
+    }
+
+    /** The latency at percentile {@code p} of several runs' requests together, in µs. */
+    static long percentile(List<Result> runs, double p) {
+      NavigableMap<Long, Long> merged = new TreeMap<>();
+      long total = 0;
+      for (Result run : runs) {
+        for (Map.Entry<Long, Long> e : run.histogram().entrySet()) {
+          merged.merge(e.getKey(), e.getValue(), Long::sum);
+          total += e.getValue();
+        }
+      }
+      // wrk's rule: the first value at or above the wanted rank.
+      long rank = (long) Math.ceil(p / 100 * total);
+      long seen = 0;
+      for (Map.Entry<Long, Long> e : merged.entrySet()) {
+        seen += e.getValue();
+        if (seen >= rank) {
+          return e.getKey();
+        }
+      }
+      return merged.isEmpty() ? 0 : merged.lastKey();
     }
   }
 
@@ -85,9 +126,13 @@ final class Wrk {
       throw new IOException("wrk did not finish: " + command);
     }
     Map<String, Long> values = new HashMap<>();
+    NavigableMap<Long, Long> histogram = new TreeMap<>();
     List<String> other = new ArrayList<>();
     for (String line : output.split("\n")) {
-      if (line.startsWith("RESULT ")) {
+      if (line.startsWith("HIST ")) {
+        String[] parts = line.trim().split(" ");
+        histogram.merge(Long.parseLong(parts[1]), Long.parseLong(parts[2]), Long::sum);
+      } else if (line.startsWith("RESULT ")) {
         String[] parts = line.split(" ");
         values.put(parts[1], Long.parseLong(parts[2].trim()));
       } else {
@@ -104,6 +149,7 @@ final class Wrk {
         values.get("p50"),
         values.get("p90"),
         values.get("p99"),
-        values.get("p99.9"));
+        values.get("p99.9"),
+        Collections.unmodifiableNavigableMap(histogram));
   }
 }

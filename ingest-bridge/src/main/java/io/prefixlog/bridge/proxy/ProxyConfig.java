@@ -245,6 +245,17 @@ public final class ProxyConfig {
               "under load the publisher wakes this often to encode and send what queued meanwhile"
                   + " (0: at every event); events reach Kafka up to this (+ 5 ms linger) later");
 
+  public static final ConfigKey<Duration> WARMUP =
+      ConfigKey.of(
+              "PREFIXLOG_PROXY_WARMUP",
+              ConfigTypes.duration(Duration.ZERO, Duration.ofSeconds(30), "from 0 (none) to 30s"))
+          .defaultValue(Duration.ofSeconds(2))
+          .doc(
+              "before the listener opens, synthetic exchanges run through the proxy's own handler"
+                  + " against a loopback upstream for this long, so that the first clients after a"
+                  + " start meet compiled code; they are captured and discarded (never published,"
+                  + " never counted in the metrics); 0: none");
+
   public static final ConfigKey<Path> SPILL_DIR =
       ConfigKey.of("PREFIXLOG_SPILL_DIR", ConfigTypes.path())
           .documentedDefault("none (drop)")
@@ -373,6 +384,7 @@ public final class ProxyConfig {
               QUEUE_EVENTS,
               QUEUE_BYTES,
               PUBLISH_INTERVAL,
+              WARMUP,
               SPILL_DIR,
               SPILL_MAX_BYTES,
               SPILL_SEGMENT_BYTES,
@@ -575,6 +587,11 @@ public final class ProxyConfig {
 
   public long queueBytes() {
     return values.get(QUEUE_BYTES);
+  }
+
+  /** See {@link #WARMUP}; zero: none. */
+  public Duration warmup() {
+    return values.get(WARMUP);
   }
 
   /** See {@link #PUBLISH_INTERVAL}; zero: at every event. */

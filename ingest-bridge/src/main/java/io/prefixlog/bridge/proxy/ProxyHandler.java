@@ -11,10 +11,13 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One event loop's share of the proxy: its listener (all instances share the port) and its own
- * upstream connection pool, so that an exchange never changes threads.
+ * upstream connection pool, so that an exchange never changes threads. Captures go to {@code
+ * captures} (the publisher's queue; the warm-up's discarding sink), requests under {@link
+ * #OWN_PREFIX} to the ingest endpoint (none in the warm-up: 404).
  *
  * <p>TCP_NODELAY on both sides: a head and a body written as two segments must never wait for a
  * delayed ACK (the 40 ms stall measured in performance-anchors §(a)).
@@ -30,7 +33,7 @@ final class ProxyHandler extends VerticleBase {
   private final EventFactory factory;
   private final HeaderPolicy headerPolicy;
   private final ProxyMetrics metrics;
-  private final EventPublisher publisher;
+  private final Consumer<CapturedExchange> captures;
   private final IngestHandler ingest;
   private final AtomicInteger inFlight;
   private final AtomicInteger openClients;
@@ -45,7 +48,7 @@ final class ProxyHandler extends VerticleBase {
       EventFactory factory,
       HeaderPolicy headerPolicy,
       ProxyMetrics metrics,
-      EventPublisher publisher,
+      Consumer<CapturedExchange> captures,
       IngestHandler ingest,
       AtomicInteger inFlight,
       AtomicInteger openClients,
@@ -54,7 +57,7 @@ final class ProxyHandler extends VerticleBase {
     this.factory = factory;
     this.headerPolicy = headerPolicy;
     this.metrics = metrics;
-    this.publisher = publisher;
+    this.captures = captures;
     this.ingest = ingest;
     this.inFlight = inFlight;
     this.openClients = openClients;
@@ -132,6 +135,11 @@ final class ProxyHandler extends VerticleBase {
       return;
     }
     if (request.path().startsWith(OWN_PREFIX)) {
+      if (ingest == null) {
+        // The warm-up's listener: it has no endpoints of its own.
+        request.response().setStatusCode(404).end();
+        return;
+      }
       ingest.handle(request);
       return;
     }
@@ -157,10 +165,13 @@ final class ProxyHandler extends VerticleBase {
         .onComplete(done -> request.connection().close());
   }
 
-  /** An exchange is over: its capture goes to the queue (never blocking). */
+  /**
+   * An exchange is over: its capture goes to the queue (never blocking), or, in the warm-up, to the
+   * warm-up's discarding sink.
+   */
   void completed(CapturedExchange captured) {
     inFlight.decrementAndGet();
-    publisher.offer(captured);
+    captures.accept(captured);
   }
 
   /** Exchanges this instance (one event loop) has started. */

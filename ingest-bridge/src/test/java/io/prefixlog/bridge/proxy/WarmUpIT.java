@@ -1,0 +1,127 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The warm-up before serving ({@code PREFIXLOG_PROXY_WARMUP}): its exchanges run through the proxy
+ * but reach neither the configured upstream nor Kafka nor the proxy's metrics, and the listener
+ * opens only after it.
+ */
+@ExtendWith(KafkaExtension.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class WarmUpIT {
+  private static final String PREFIX = "warmup.";
+  private static final String TOPIC = PREFIX + "requests.raw";
+
+  @Test
+  void shouldPublishNothingOfTheWarmUpAndListenOnlyAfterIt(KafkaCluster kafka) throws Exception {
+    // Given
+    TopicReader.createTopic(kafka.bootstrapServers(), TOPIC);
+    int port;
+    try (ServerSocket free = new ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    ProxyConfig config;
+    try (TestUpstream upstream = new TestUpstream()) {
+      config =
+          ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
+              .withListen("127.0.0.1", port)
+              .with(ProxyConfig.METRICS_PORT, 0)
+              .with(ProxyConfig.TOPIC_PREFIX, PREFIX)
+              .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
+              .with(ProxyConfig.WARMUP, Duration.ofSeconds(2));
+      AtomicReference<WarmUp.Result> warmUp = new AtomicReference<>();
+      AtomicLong warmUpEnded = new AtomicLong();
+
+      // When: the proxy starts while a client keeps trying its port
+      CompletableFuture<CaptureProxy> starting =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return CaptureProxy.start(
+                      config,
+                      null,
+                      () -> true,
+                      result -> {
+                        warmUpEnded.set(System.nanoTime());
+                        warmUp.set(result);
+                      });
+                } catch (IOException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      long firstAccepted = 0;
+      while (firstAccepted == 0) {
+        if (accepts(port)) {
+          firstAccepted = System.nanoTime();
+        } else {
+          Thread.sleep(5);
+        }
+      }
+      try (CaptureProxy proxy = starting.get(60, TimeUnit.SECONDS);
+          TopicReader reader = new TopicReader(kafka.bootstrapServers(), TOPIC)) {
+        // Then: the warm-up ran exchanges, and ended before the port first accepted
+        assertThat(warmUp.get()).isNotNull();
+        assertThat(warmUp.get().exchanges()).isPositive();
+        assertThat(warmUp.get().failures()).isZero();
+        assertThat(warmUpEnded.get()).isLessThan(firstAccepted);
+        // None of it reached the engine, the topic or the proxy's counters
+        assertThat(upstream.received()).isEmpty();
+        assertThat(reader.settle(Duration.ofSeconds(2))).isEmpty();
+        assertThat(counter(proxy, ProxyMetrics.CAPTURE_BYTES)).isZero();
+        assertThat(counter(proxy, ProxyMetrics.PUBLISHED)).isZero();
+        assertThat(proxy.metrics().find(ProxyMetrics.RESPONSES).counters()).isEmpty();
+
+        // And a real request after it is forwarded and published, once
+        HttpResponse<String> response =
+            HttpClient.newHttpClient()
+                .send(
+                    HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                        .header("Content-Type", "application/json")
+                        .POST(
+                            HttpRequest.BodyPublishers.ofString(
+                                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+                                    + "\"content\":\"hi\"}]}"))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(upstream.received()).hasSize(1);
+        assertThat(reader.await(1, Duration.ofSeconds(30))).hasSize(1);
+        assertThat(reader.settle(Duration.ofSeconds(1))).hasSize(1);
+      }
+    }
+  }
+
+  private static double counter(CaptureProxy proxy, String name) {
+    return proxy.metrics().find(name).counters().stream().mapToDouble(c -> c.count()).sum();
+  }
+
+  private static boolean accepts(int port) {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
