@@ -58,6 +58,12 @@ public final class ProxyChild {
     if (warmup != null) {
       config = config.with(ProxyConfig.WARMUP, Duration.ofMillis(Long.parseLong(warmup)));
     }
+    // -Dprefixlog.bench.sampleSessions=S: the share of sessions whose bodies are kept
+    // (PREFIXLOG_SAMPLE_SESSIONS), so that issue 19's decision is measured on the request path.
+    String sample = System.getProperty("prefixlog.bench.sampleSessions");
+    if (sample != null) {
+      config = config.with(ProxyConfig.SAMPLE_SESSIONS, Double.parseDouble(sample));
+    }
     String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
     if (interval != null) {
       config =
