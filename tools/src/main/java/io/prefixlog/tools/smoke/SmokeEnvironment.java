@@ -49,8 +49,20 @@ record SmokeEnvironment(Path file, Map<String, String> values) {
     values.put("PREFIXLOG_KV_ENDPOINTS", "tcp://demo-engine:5557");
     values.put("PREFIXLOG_KV_REPLAY_ENDPOINTS", "tcp://demo-engine:5558");
     values.put("ARCHIVE_COMMIT_INTERVAL_MS", "5000");
-    for (String port : PORTS) {
-      values.put(port, Integer.toString(freePort()));
+    // Every listening socket is held until all ports are picked: a port released at once can be
+    // handed out again for the next one, and two services publishing one host port fail `up`
+    // ("port is already allocated": it happened in a CI run).
+    List<ServerSocket> held = new java.util.ArrayList<>();
+    try {
+      for (String port : PORTS) {
+        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        held.add(socket);
+        values.put(port, Integer.toString(socket.getLocalPort()));
+      }
+    } finally {
+      for (ServerSocket socket : held) {
+        socket.close();
+      }
     }
     StringBuilder text = new StringBuilder("# prefixlog compose-smoke\n");
     values.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
@@ -75,11 +87,5 @@ record SmokeEnvironment(Path file, Map<String, String> values) {
 
   int port(String name) {
     return Integer.parseInt(get(name));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 }
