@@ -51,21 +51,18 @@ final class EventWriter {
     out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
-      g.writeStartObject();
-      g.writeNumberField("schema_version", RawRequestEvent.SCHEMA_VERSION);
-      stringField(g, "request_id", requestId);
-      g.writeNumberField("ts", ts);
-      stringField(g, "session_key", sessionKey);
-      stringField(g, "session_key_source", sessionKeySource);
-      stringField(g, "client_addr", clientAddr);
-      stringField(g, "user_agent", userAgent);
-      if (headers != null) {
-        g.writeFieldName("headers");
-        g.writeObject(headers);
-      }
-      stringField(g, "method", method);
-      stringField(g, "path", path);
-      stringField(g, "model", model);
+      writeRequestFields(
+          g,
+          requestId,
+          ts,
+          sessionKey,
+          sessionKeySource,
+          clientAddr,
+          userAgent,
+          headers,
+          method,
+          path,
+          model);
       g.writeFieldName("body");
       boolean utf8 = Utf8.isStrict(body, 0, body.length);
       if (utf8) {
@@ -76,16 +73,7 @@ final class EventWriter {
       }
       g.writeStringField(
           "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
-      g.writeNumberField("body_len", (long) body.length);
-      stringField(g, "body_sha256", bodySha256);
-      if (truncated) {
-        g.writeBooleanField("truncated", true);
-        g.writeNumberField("original_body_len", originalBodyLen);
-      }
-      if (response != null) {
-        g.writeFieldName("response");
-        g.writeObject(response);
-      }
+      writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory does not fail", e);
@@ -119,31 +107,19 @@ final class EventWriter {
     out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
-      g.writeStartObject();
-      g.writeNumberField("schema_version", RawRequestEvent.SCHEMA_VERSION);
-      stringField(g, "request_id", requestId);
-      g.writeNumberField("ts", ts);
-      stringField(g, "session_key", sessionKey);
-      stringField(g, "session_key_source", sessionKeySource);
-      stringField(g, "client_addr", clientAddr);
-      stringField(g, "user_agent", userAgent);
-      if (headers != null) {
-        g.writeFieldName("headers");
-        g.writeObject(headers);
-      }
-      stringField(g, "method", method);
-      stringField(g, "path", path);
-      stringField(g, "model", model);
-      g.writeNumberField("body_len", bodyLen);
-      stringField(g, "body_sha256", bodySha256);
-      if (truncated) {
-        g.writeBooleanField("truncated", true);
-        g.writeNumberField("original_body_len", originalBodyLen);
-      }
-      if (response != null) {
-        g.writeFieldName("response");
-        g.writeObject(response);
-      }
+      writeRequestFields(
+          g,
+          requestId,
+          ts,
+          sessionKey,
+          sessionKeySource,
+          clientAddr,
+          userAgent,
+          headers,
+          method,
+          path,
+          model);
+      writeBodyFacts(g, bodyLen, bodySha256, truncated, originalBodyLen, response);
       stringField(g, "body_omitted", bodyOmitted);
       if (promptChunks != null) {
         g.writeFieldName("prompt_chunks");
@@ -154,6 +130,58 @@ final class EventWriter {
       throw new UncheckedIOException("writing to memory does not fail", e);
     }
     return out.toByteArray();
+  }
+
+  /** The fields both kinds of event start with, {@code schema_version} to {@code model}. */
+  private static void writeRequestFields(
+      JsonGenerator g,
+      String requestId,
+      long ts,
+      String sessionKey,
+      String sessionKeySource,
+      String clientAddr,
+      String userAgent,
+      Map<String, String> headers,
+      String method,
+      String path,
+      String model)
+      throws IOException {
+    g.writeStartObject();
+    g.writeNumberField("schema_version", RawRequestEvent.SCHEMA_VERSION);
+    stringField(g, "request_id", requestId);
+    g.writeNumberField("ts", ts);
+    stringField(g, "session_key", sessionKey);
+    stringField(g, "session_key_source", sessionKeySource);
+    stringField(g, "client_addr", clientAddr);
+    stringField(g, "user_agent", userAgent);
+    if (headers != null) {
+      g.writeFieldName("headers");
+      g.writeObject(headers);
+    }
+    stringField(g, "method", method);
+    stringField(g, "path", path);
+    stringField(g, "model", model);
+  }
+
+  /** What both kinds of event say of the body and the response, after the body itself if any. */
+  private static void writeBodyFacts(
+      JsonGenerator g,
+      long bodyLen,
+      String bodySha256,
+      boolean truncated,
+      long originalBodyLen,
+      ResponseInfo response)
+      throws IOException {
+    g.writeNumberField("body_len", bodyLen);
+    stringField(g, "body_sha256", bodySha256);
+    if (truncated) {
+      g.writeBooleanField("truncated", true);
+      g.writeNumberField("original_body_len", originalBodyLen);
+    }
+    if (response != null) {
+      g.writeFieldName("response");
+      g.writeObject(response);
+    }
   }
 
   /**
