@@ -3,10 +3,16 @@ package io.prefixlog.benchmarks.streams;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -25,13 +31,18 @@ import org.apache.kafka.streams.state.Stores;
  *   <li>{@link #passThroughWithStore}: one processor between them that puts every value into a
  *       logged RocksDB store under its record key (the latest body of each session), built like
  *       prefixlog's stores ({@code persistentKeyValueStore}, changelog with the same {@code
- *       max.message.bytes}, no record cache), then forwards it.
+ *       max.message.bytes}, no record cache), then forwards it;
+ *   <li>{@link #routedPassThrough}: the pass-through behind the routing step prefixlog's state sits
+ *       behind (a repartition topic with the stream app's fixed partition count, written and read
+ *       again in the same transactions), counting what reaches the sink.
  * </ul>
  */
 final class ReferenceTopologies {
   static final String STORE = "bench-bodies";
   static final String STORE_PROCESSOR = "bench-store";
   static final String SINK = "bench-sink";
+  static final String ROUTING = "bench-by-session";
+  static final String ROUTED_COUNTER = "bench-routed";
 
   private ReferenceTopologies() {}
 
@@ -60,6 +71,22 @@ final class ReferenceTopologies {
     topology.addSink(
         SINK, outputTopic, new StringSerializer(), new ByteArraySerializer(), STORE_PROCESSOR);
     return topology;
+  }
+
+  static Topology routedPassThrough(StreamAppConfig config, String outputTopic, LongAdder routed) {
+    StreamsBuilder builder = new StreamsBuilder();
+    builder.stream(
+            config.topics().requestsRaw().name(),
+            Consumed.with(Serdes.String(), Serdes.ByteArray())
+                .withName(PrefixlogTopology.RAW_REQUESTS_SOURCE))
+        .repartition(
+            Repartitioned.<String, byte[]>as(ROUTING)
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.ByteArray())
+                .withNumberOfPartitions(config.statePartitions()))
+        .peek((key, value) -> routed.increment(), Named.as(ROUTED_COUNTER))
+        .to(outputTopic, Produced.with(Serdes.String(), Serdes.ByteArray()).withName(SINK));
+    return builder.build();
   }
 
   private static Topology source(StreamAppConfig config) {

@@ -53,10 +53,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * with N synthetic agent-session events ({@link SyntheticSessions}); then rounds of runs, each
  * variant once per round in a rotating order, every run with a fresh application id and state
  * directory over the same input ({@link ThroughputRun} defines the rate). Variants: A prefixlog's
- * topology ({@code StreamApp}), B pass-through, C pass-through + one logged store, and on request
- * the ideas D to K ({@link Variant}). Round 1 is a warm-up (JIT, page cache) and is printed but not
- * counted. Then the processor's work is timed stage by stage in this JVM ({@link StageProfile}) and
- * one more run of each variant is recorded with JFR ({@link JfrProfile}).
+ * topology ({@code StreamApp}), B pass-through, C pass-through + one logged store, L B behind
+ * prefixlog's routing step, and on request the ideas D to K ({@link Variant}). Round 1 is a warm-up
+ * (JIT, page cache) and is printed but not counted. Then the processor's work is timed stage by
+ * stage in this JVM ({@link StageProfile}) and one more run of each variant is recorded with JFR
+ * ({@link JfrProfile}).
  *
  * <p>Usage: {@code StreamThroughputBenchmark [--records N] [--rounds R] [--warmup-rounds W]
  * [--variants A,B,C,…] [--concurrent-sessions K] [--seed S] [--corpora DIR] [--kafka KEY=VALUE]…
@@ -77,8 +78,9 @@ public final class StreamThroughputBenchmark {
               Option.value(
                   "variants",
                   "A,B,...",
-                  "A,B,C",
-                  "Variants measured, by code (A prefixlog, B pass-through, C pass+store, ...)."),
+                  "A,B,C,L",
+                  "Variants measured, by code (A prefixlog, B pass-through, C pass+store, L routed"
+                      + " pass-through, ...)."),
               Option.value("concurrent-sessions", "K", "256", "Sessions interleaved in the input."),
               Option.value("seed", "S", "20261121", "Input seed."),
               Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
@@ -507,8 +509,10 @@ public final class StreamThroughputBenchmark {
     ratio(ratios, byVariant, Variant.PREFIXLOG, Variant.PASS_THROUGH);
     ratio(ratios, byVariant, Variant.PREFIXLOG, Variant.STORE);
     ratio(ratios, byVariant, Variant.STORE, Variant.PASS_THROUGH);
+    ratio(ratios, byVariant, Variant.ROUTED_PASS_THROUGH, Variant.PASS_THROUGH);
+    ratio(ratios, byVariant, Variant.PREFIXLOG, Variant.ROUTED_PASS_THROUGH);
     for (Variant idea : Variant.values()) {
-      if (idea.ordinal() > Variant.STORE.ordinal()) {
+      if (idea.ordinal() > Variant.STORE.ordinal() && idea != Variant.ROUTED_PASS_THROUGH) {
         ratio(ratios, byVariant, idea, Variant.PREFIXLOG);
       }
     }
@@ -880,7 +884,12 @@ public final class StreamThroughputBenchmark {
       if (!Files.isDirectory(corpora.resolve("agentic"))) {
         throw new UsageException("--corpora " + corpora + " has no agentic/ directory");
       }
-      List<Variant> variants = List.of(Variant.PREFIXLOG, Variant.PASS_THROUGH, Variant.STORE);
+      List<Variant> variants =
+          List.of(
+              Variant.PREFIXLOG,
+              Variant.PASS_THROUGH,
+              Variant.STORE,
+              Variant.ROUTED_PASS_THROUGH);
       if (line.value("variants").isPresent()) {
         try {
           variants = variants(line.value("variants").get());
