@@ -12,9 +12,11 @@ import java.util.Arrays;
  * paging: every missed key is inserted, the cached key used farthest in the future is evicted,
  * never the key being inserted); MIN is a stack algorithm (Mattson et al. 1970), so it hits at
  * every C ≥ distance. A first access is {@link StackDistances#COLD}. No next-use times are needed:
- * whether MIN of capacity C hits an access is decided by the accesses up to it (keeping a key from
- * its previous access to this one is the greedy choice of intervals in order of their end), which
- * is why the paper can compute it on line.
+ * whether MIN of capacity C hits an access is decided by the accesses up to it, which is why the
+ * paper can compute it on line. (In interval terms: a hit keeps its key over the interval from its
+ * previous use, during which the other C − 1 slots may hold at most C − 1 such intervals at any
+ * time; MIN's set of hits is what choosing the intervals greedily in the order they end gives, and
+ * the order they end is the order of the accesses.)
  *
  * <p><b>The state</b> (the paper's, renamed). The LRU stack: the keys by last access, most recent
  * first. One critical marker per capacity c + 1 for c = 1..V−1: a boundary in the LRU stack, "the
@@ -29,9 +31,12 @@ import java.util.Arrays;
  * and the update is: the key goes to the top of the LRU stack, every marker with M(c) ≤ D moves one
  * down with the keys above it (M(c) + 1), and the chosen marker is set to 1 (just under the key). A
  * first access puts the key on top, moves every marker one down, and adds the marker of the next
- * capacity at 1. (The paper's equations; its proofs show that after every access, for each
- * capacity, the keys above the marker and β determine which keys the MIN cache of that capacity
- * holds. With D = 0, the top key again, nothing changes and the distance is 1.)
+ * capacity at 1. With D = 0, the top key again, nothing changes and the distance is 1. The marker
+ * set to 1 belongs to the smallest capacity that hits the access, so from the top the markers are
+ * in the order in which their capacities last were the smallest to hit. Why these equations give
+ * exactly the OPT stack distances is the paper's theorem; this class does not re-prove it: it
+ * implements the equations, and the tests check them access by access against Mattson's stack
+ * (below).
  *
  * <p><b>This implementation.</b> A key's place in the LRU stack is the timeline position of its
  * last access (positions grow with time; a key's old position is cleared when it is accessed
