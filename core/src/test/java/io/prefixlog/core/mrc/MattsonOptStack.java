@@ -21,13 +21,13 @@ import java.util.Arrays;
  * are found with a max tree over positions (next use per position), each in O(log V) by a descent
  * that skips the runs that cannot beat the carry.
  *
- * <p>Cost: O((1 + m) log V) per access, where m is the number of entries that move. m is not
- * bounded by a constant: on Zipf traces it grows with the stack (hundreds to thousands per access,
- * see benchmarks/README.md), which makes this pass far slower than the LRU one. The O(log V)
- * algorithm of Bilardi, Ekanadham and Pattnaik (CF 2017, "critical stack") would remove that
- * factor; it is not implemented here. Ties: keys never used again all have priority "never"; none
- * of them beats another, which keeps the result independent of their order (no later access can
- * tell which of them a cache holds).
+ * <p>The previous production pass, kept as a second reference for {@link OptStack}: it computes the
+ * same distances from a different definition (next-use priorities, not critical markers), so the
+ * tests compare the two access by access. Cost: O((1 + m) log V) per access, where m is the number
+ * of entries that move, which on Zipf traces grows with the stack (hundreds to thousands per
+ * access): too slow for production, fine for tests. Ties: keys never used again all have priority
+ * "never"; none of them beats another, which keeps the result independent of their order (no later
+ * access can tell which of them a cache holds).
  */
 final class MattsonOptStack {
   /** The next use of a key never accessed again. */
