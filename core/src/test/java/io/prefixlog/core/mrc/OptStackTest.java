@@ -2,6 +2,7 @@ package io.prefixlog.core.mrc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -66,8 +67,8 @@ class OptStackTest {
   /** Renumbers ids densely in order of first use, as {@link OptAnalyzer} does. */
   private static final class Dense {
     static int renumber(int[] ids) {
-      int[] map = new int[1 << 16];
-      java.util.Arrays.fill(map, -1);
+      int[] map = new int[Arrays.stream(ids).max().orElse(0) + 1];
+      Arrays.fill(map, -1);
       int distinct = 0;
       for (int i = 0; i < ids.length; i++) {
         if (map[ids[i]] < 0) {
