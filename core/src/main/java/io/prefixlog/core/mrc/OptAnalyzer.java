@@ -11,9 +11,9 @@ import java.util.Objects;
 
 /**
  * The optimal (Belady/MIN) hit rate at every capacity, next to {@link MrcAnalyzer}'s LRU curve,
- * from the same requests. MIN needs each key's next use, so requests are kept (8 bytes per chunk
- * lookup, plus 12 per request) until {@link #finish()}, which computes next uses in a backward pass
- * and the OPT stack distances of every lookup in one forward pass ({@link OptStack}).
+ * from the same requests. Requests are kept (8 bytes per chunk lookup, plus 12 per request) until
+ * {@link #finish()}, which numbers the keys densely and computes the OPT stack distances of every
+ * lookup in one forward pass ({@link OptStack}: O(log V) per lookup, V distinct keys).
  *
  * <p><b>The cache being bounded.</b> The same as {@link MrcAnalyzer}'s, except for the eviction
  * choice: per model a cache of C chunks, each chunk one slot, every chunk of a request accessed in

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class OptAnalyzerTest {
@@ -137,6 +138,42 @@ class OptAnalyzerTest {
     traces.add(Traces.chained(4, 150, 6));
     for (int i = 0; i < traces.size(); i++) {
       assertMatchesNaiveAtEveryCapacity(analyze(traces.get(i)), traces.get(i), "trace " + i);
+    }
+  }
+
+  @Test
+  void shouldEqualTheNaiveMinSimulatorAtEveryCapacityOnManySmallTraces() {
+    Random random = new Random(2017);
+    for (int t = 0; t < 1500; t++) {
+      // Given: a few requests over a handful of keys, two models, chunk weights that differ;
+      // chunks used once (ties in next use: never), a chunk repeated inside its request, empty
+      // requests
+      List<LookupRequest> trace = new ArrayList<>();
+      int requests = 1 + random.nextInt(12);
+      int keys = 1 + random.nextInt(6);
+      long unique = 1_000;
+      for (int r = 0; r < requests; r++) {
+        long[] chunks = new long[random.nextInt(6)];
+        for (int i = 0; i < chunks.length; i++) {
+          int kind = random.nextInt(8);
+          if (kind == 0) {
+            chunks[i] = unique++; // never used again
+          } else if (kind == 1 && i > 0) {
+            chunks[i] = chunks[random.nextInt(i)]; // repeated within the request
+          } else {
+            chunks[i] = random.nextInt(keys);
+          }
+        }
+        long weight = 1 + random.nextInt(4);
+        long seqLen = chunks.length * weight + random.nextInt(3);
+        trace.add(LookupRequest.of(r, random.nextInt(4) == 0 ? "b" : "a", chunks, weight, seqLen));
+      }
+
+      // When
+      OptimalCurves curves = analyze(trace);
+
+      // Then
+      assertMatchesNaiveAtEveryCapacity(curves, trace, "small trace " + t);
     }
   }
 
