@@ -114,7 +114,7 @@ final class Charts {
                 : "",
             analysis.sampling().isExact()
                 ? "exact for every capacity (one pass over stack distances)"
-                    + (opt != null ? "; OPT exact too (Mattson's OPT stack)" : "")
+                    + (opt != null ? "; OPT exact too (OPT stack distances)" : "")
                 : String.format(
                     Locale.ROOT,
                     "SHARDS estimate from %.2f%% of chunk hashes",
