@@ -31,7 +31,8 @@ final class CachePage {
         .append("<p>The latest statistics of each engine source, from <code>")
         .append(Html.text(statsTopic))
         .append("</code>: blocks the engine holds, stores and removals per minute of engine time,")
-        .append(" gaps in its event sequence and restarts.</p>");
+        .append(" gaps in its event sequence and restarts. The blocks themselves, by hash:")
+        .append(" <a id=\"blocks-link\" href=\"/blocks\">KV block index</a>.</p>");
     if (stats == null) {
       b.append("<p class=\"bad\">").append(Html.text(statsProblem)).append("</p>");
     } else if (stats.isEmpty()) {
