@@ -3,6 +3,7 @@ package io.prefixlog.tools.ui;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The KV block index page ({@code /blocks}): each engine source's resident blocks from {@code
@@ -41,6 +42,7 @@ final class BlockPage {
 
   /**
    * @param sources resident blocks per source
+   * @param known whether a session key is on the deltas topic (its id is then linked to its page)
    * @param source the source shown, or {@code ""} when there is none
    * @param query the hash prefix searched, or {@code ""}
    */
@@ -51,7 +53,8 @@ final class BlockPage {
       int page,
       BlockIndex.Page blocks,
       State state,
-      String topic) {
+      String topic,
+      Predicate<String> known) {
     StringBuilder b = new StringBuilder("<h1>KV block index</h1>").append(state.html(topic));
     b.append(
         "<p>The blocks each engine holds now, as its KV-cache events say (a block leaves when its"
@@ -103,7 +106,7 @@ final class BlockPage {
           .append(", in hash order");
     }
     b.append(".</p>");
-    table(b, "blocks", "Resident blocks of " + source, blocks.rows(), true);
+    table(b, "blocks", "Resident blocks of " + source, blocks.rows(), known);
     b.append("<nav class=\"pager\" aria-label=\"Pages\">");
     if (page > 0) {
       b.append("<a rel=\"prev\" href=\"")
@@ -156,7 +159,7 @@ final class BlockPage {
           "session-blocks",
           "Resident blocks stored by this session",
           blocks.subList(0, Math.min(blocks.size(), PAGE_SIZE)),
-          false);
+          null);
       if (blocks.size() > PAGE_SIZE) {
         b.append("<p>The first ").append(PAGE_SIZE).append(" are shown.</p>");
       }
@@ -164,8 +167,17 @@ final class BlockPage {
     return b.append("</section>").toString();
   }
 
+  /**
+   * @param known for one source's table, whether a session id is a captured session (linked); null
+   *     for a session's own table, which shows the source instead
+   */
   private static void table(
-      StringBuilder b, String id, String caption, List<BlockIndex.Block> rows, boolean bySource) {
+      StringBuilder b,
+      String id,
+      String caption,
+      List<BlockIndex.Block> rows,
+      Predicate<String> known) {
+    boolean bySource = known != null;
     b.append("<table id=\"")
         .append(id)
         .append("\" class=\"data\"><caption>")
@@ -209,12 +221,15 @@ final class BlockPage {
           .append("</td>");
       if (bySource) {
         b.append("<td>");
-        if (!x.session().isEmpty()) {
+        if (known.test(x.session())) {
           b.append("<a href=\"/session?key=")
               .append(Html.url(x.session()))
               .append("\"><code>")
               .append(Html.text(x.session()))
               .append("</code></a>");
+        } else if (!x.session().isEmpty()) {
+          // The engine's own id, not a session prefixlog captured: shown, not linked.
+          b.append("<code>").append(Html.text(x.session())).append("</code>");
         } else {
           b.append("–");
         }

@@ -345,7 +345,8 @@ public final class UiServer implements AutoCloseable {
                 blocks.unreadable(),
                 blocks.lastProblem(),
                 blockFollower.problem()),
-            topics.blockIndex().name()));
+            topics.blockIndex().name(),
+            k -> !k.isEmpty() && index.summary(k).isPresent()));
   }
 
   Response turn(Map<String, String> p, boolean bytes) throws RecordFetcher.FetchException {

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.bridge.kv.KvBridge;
+import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.demo.DemoKvEngine;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -15,6 +18,7 @@ import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.corpus.ChatRequests;
@@ -39,6 +43,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
@@ -56,15 +62,18 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import org.zeromq.ZContext;
 
 /**
  * The session explorer in a real browser (Debian's chromium, headless, through its chromedriver)
  * over sessions captured as {@code up --demo} captures them: the capture proxy in front of the demo
  * engine, the stream app, a broker. It lists the sessions, searches one, opens it and a turn,
  * checks the SHA-256 the page shows against the digest of the body the client sent, that the diff
- * highlights the turn's new message and that the download is the exact bytes; then erases a session
- * with {@code prefixlog erase} and checks it is gone from the list. Screenshots go to {@code
- * target/ui-screenshots}.
+ * highlights the turn's new message and that the download is the exact bytes; opens the KV block
+ * index a demo KV engine's events built and finds one of the engine's blocks by its hash; checks a
+ * turn's chunk-prefix figure against the longest common prefix of the two turns' chunk hashes and
+ * the turn tree; then erases a session with {@code prefixlog erase} and checks it is gone from the
+ * list. Screenshots go to {@code target/ui-screenshots}.
  */
 @ExtendWith(KafkaExtension.class)
 class UiBrowserIT {
@@ -115,7 +124,8 @@ class UiBrowserIT {
     settings.put("PREFIXLOG_METRICS_PORT", "-1");
     StreamAppConfig config = StreamAppConfig.defaults(settings);
     try (StreamApp app = new StreamApp(config);
-        DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults())) {
+        DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
+        ZContext zmq = new ZContext()) {
       app.start();
       await()
           .atMost(Duration.ofSeconds(90))
@@ -139,12 +149,57 @@ class UiBrowserIT {
             .as(err.toString(StandardCharsets.UTF_8))
             .isEqualTo(Command.OK);
       }
+      // and a demo engine's KV-cache events, through the bridge's subscriber, into the block index
+      DemoKvEngine kvEngine = new DemoKvEngine(zmq, KV_BATCHES);
+      KvBridgeConfig kvConfig = kvConfig(kafka.bootstrapServers(), kvEngine);
+      String kvSource = kvConfig.subscriptions().get(0).source().id();
+      Set<String> resident;
+      try (KvBridge kv = new KvBridge(kvConfig)) {
+        kv.start();
+        kvEngine.start();
+        assertThat(kvEngine.awaitPublished(120)).as(kvEngine.failure()).isTrue();
+        resident = new TreeSet<>(kvEngine.residentHashes());
+      } finally {
+        kvEngine.close();
+      }
+      // the chunk hashes the stream app wrote for the shown session's first two turns
+      List<String> lookup1 = new ArrayList<>();
+      List<String> lookup2 = new ArrayList<>();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                lookup1.clear();
+                lookup2.clear();
+                Map<String, byte[]> lookups =
+                    CompactedView.read(
+                        kafka.bootstrapServers(), PREFIX + "chunk.lookups", "ui-it-lookups");
+                for (Map.Entry<String, byte[]> e : lookups.entrySet()) {
+                  String k = e.getKey();
+                  if (k.startsWith(shown + "/") && (k.endsWith("/1") || k.endsWith("/2"))) {
+                    (k.endsWith("/1") ? lookup1 : lookup2).addAll(hashes(e.getValue()));
+                  }
+                }
+                return !lookup1.isEmpty() && !lookup2.isEmpty();
+              });
+      int sharedChunks = 0;
+      while (sharedChunks < Math.min(lookup1.size(), lookup2.size())
+          && lookup1.get(sharedChunks).equals(lookup2.get(sharedChunks))) {
+        sharedChunks++;
+      }
       UiSettings ui = new UiSettings(kafka.bootstrapServers(), PREFIX, "127.0.0.1", 0, null);
       try (UiServer server = UiServer.start(ui)) {
         await()
             .alias(turns + " turns in the index")
             .atMost(Duration.ofSeconds(120))
             .until(() -> indexedTurns(server), n -> n == turns);
+        await()
+            .alias("the demo engine's blocks and the lookups in the UI's indexes")
+            .atMost(Duration.ofSeconds(120))
+            .until(
+                () ->
+                    server.blocks().sources().getOrDefault(kvSource, 0) == resident.size()
+                        && server.chunks().of(shown).size() == bodiesByKey.get(shown).size());
         WebDriver browser = chromium();
         try {
           // When: the sessions list is opened
@@ -172,6 +227,24 @@ class UiBrowserIT {
           assertThat(rows).hasSize(bodiesByKey.get(shown).size());
           assertThat(rows.get(0).getText()).contains("keyframe").contains("first turn");
           assertThat(rows.get(1).getText()).contains("delta").contains("turn 1");
+          // and each turn's chunk-prefix figure: none seen for the first, for the second the
+          // chunks it shares with the first (the longest common prefix of their hashes)
+          List<WebElement> chunkCells =
+              browser.findElements(By.cssSelector("#timeline tbody td.chunk-prefix"));
+          assertThat(sharedChunks).isPositive();
+          assertThat(chunkCells.get(0).getDomAttribute("data-seen")).isEqualTo("0");
+          assertThat(chunkCells.get(0).getDomAttribute("data-chunks"))
+              .isEqualTo(Integer.toString(lookup1.size()));
+          assertThat(chunkCells.get(1).getText())
+              .startsWith(sharedChunks + " / " + lookup2.size() + " chunks");
+          // and the turn tree has a dot per turn, and says in text what it draws
+          assertThat(browser.findElements(By.cssSelector("#tree svg circle")))
+              .hasSize(bodiesByKey.get(shown).size());
+          assertThat(
+                  browser
+                      .findElement(By.cssSelector("#tree .tree-text li"))
+                      .getDomProperty("textContent"))
+              .startsWith("turn 1 (keyframe)");
 
           // When: its second turn is opened
           rows.get(1).findElement(By.cssSelector("a.turn")).click();
@@ -230,6 +303,26 @@ class UiBrowserIT {
                       .headers()
                       .firstValue("Content-Type"))
               .hasValue("image/png");
+
+          // When: the block index is opened from the cache page, and one block searched by hash
+          browser.findElement(By.id("blocks-link")).click();
+          awaitPage(browser, "/blocks");
+          screenshot(browser, "6-blocks.png");
+
+          // Then: it lists the engine's resident blocks, and finds the one searched
+          assertThat(browser.findElement(By.id("blocks-matched")).getText())
+              .startsWith(
+                  String.format(
+                      java.util.Locale.ROOT, "%,d blocks in %s", resident.size(), kvSource));
+          String block = resident.iterator().next();
+          WebElement hash = browser.findElement(By.id("hash"));
+          hash.sendKeys(block.substring(0, 12));
+          hash.submit();
+          awaitPage(browser, "hash=");
+          screenshot(browser, "7-block-search.png");
+          assertThat(texts(browser, "#blocks tbody th code.hash")).contains(block);
+          assertThat(texts(browser, "#blocks tbody th code.hash"))
+              .allSatisfy(h -> assertThat(h).startsWith(block.substring(0, 12)));
 
           // When: a session is erased
           int code =
@@ -301,6 +394,27 @@ class UiBrowserIT {
             .isEqualTo(200);
       }
     }
+  }
+
+  private static final int KV_BATCHES = 60;
+
+  /** The bridge's KV subscriber on the demo engine's endpoints, publishing to the test's topics. */
+  private static KvBridgeConfig kvConfig(String bootstrap, DemoKvEngine engine) {
+    Map<String, String> settings = new java.util.HashMap<>();
+    settings.put("PREFIXLOG_KV_ENDPOINTS", engine.pubEndpoint());
+    settings.put("PREFIXLOG_KV_REPLAY_ENDPOINTS", engine.replayEndpoint());
+    settings.put("PREFIXLOG_KV_TOPIC", "");
+    settings.put("PREFIXLOG_KV_DP_RANKS", "0");
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
+    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    return KvBridgeConfig.fromSettings(Settings.of(settings));
+  }
+
+  private static List<String> hashes(byte[] lookup) throws java.io.IOException {
+    List<String> hashes = new ArrayList<>();
+    Json.mapper().readTree(lookup).get("chunk_hashes").forEach(h -> hashes.add(h.asText()));
+    return hashes;
   }
 
   private static HttpResponse<byte[]> get(HttpClient http, HttpRequest.Builder request)
