@@ -114,6 +114,16 @@ class UiBrowserIT {
     byte[] turn2 = bodiesByKey.get(shown).get(1);
     // A window of turn 2's new message that turn 1 does not hold: it can only come as an insert.
     String added = newText(turn1, turn2);
+    // and, sent after the replay, turn 2 with its last message edited, then the last turn's exact
+    // request again: the edit (newest) no longer holds the last turn's text, so the regeneration's
+    // base is the last turn of the replay, not the turn before it: a branch
+    String shownConversation = requests.of(conversations.get(0)).get(0).conversationId();
+    int lastReplayed = bodiesByKey.get(shown).size();
+    byte[] edited = edited(turn2);
+    byte[] regenerated = bodiesByKey.get(shown).get(lastReplayed - 1);
+    bodiesByKey.get(shown).add(edited);
+    bodiesByKey.get(shown).add(regenerated);
+    int regeneration = bodiesByKey.get(shown).size();
     long turns = bodiesByKey.values().stream().mapToLong(List::size).sum();
 
     Map<String, String> settings = new java.util.HashMap<>();
@@ -148,6 +158,17 @@ class UiBrowserIT {
                         }))
             .as(err.toString(StandardCharsets.UTF_8))
             .isEqualTo(Command.OK);
+        for (byte[] body : List.of(edited, regenerated)) {
+          HttpResponse<byte[]> answer =
+              get(
+                  HttpClient.newHttpClient(),
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + proxy.port() + "/v1/chat/completions"))
+                      .header("Content-Type", "application/json")
+                      .header("X-Session-ID", shownConversation)
+                      .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+          assertThat(answer.statusCode()).isEqualTo(200);
+        }
       }
       // and a demo engine's KV-cache events, through the bridge's subscriber, into the block index
       DemoKvEngine kvEngine = new DemoKvEngine(zmq, KV_BATCHES);
@@ -245,6 +266,23 @@ class UiBrowserIT {
                       .findElement(By.cssSelector("#tree .tree-text li"))
                       .getDomProperty("textContent"))
               .startsWith("turn 1 (keyframe)");
+          // and the regeneration is a branch from the last replayed turn, drawn as one, every
+          // chunk of it seen
+          WebElement last = rows.get(regeneration - 1);
+          assertThat(last.getText()).contains("branch").contains("turn " + lastReplayed);
+          assertThat(last.findElement(By.cssSelector("a.turn")).getText())
+              .endsWith("/" + regeneration);
+          assertThat(chunkCells.get(regeneration - 1).getDomAttribute("data-seen"))
+              .isEqualTo(chunkCells.get(regeneration - 1).getDomAttribute("data-chunks"))
+              .isNotEqualTo("0");
+          List<WebElement> dots = browser.findElements(By.cssSelector("#tree svg circle"));
+          assertThat(dots.get(regeneration - 1).getDomAttribute("class")).isEqualTo("node branch");
+          assertThat(
+                  browser
+                      .findElement(By.cssSelector("#tree .tree-text"))
+                      .getDomProperty("textContent"))
+              .contains("turn " + regeneration + " (branch from turn " + lastReplayed + ")");
+          screenshot(browser, "2-session-tree.png", "tree");
 
           // When: its second turn is opened
           rows.get(1).findElement(By.cssSelector("a.turn")).click();
@@ -480,6 +518,26 @@ class UiBrowserIT {
     return browser.findElements(By.cssSelector(css)).stream()
         .map(e -> e.getDomProperty("textContent"))
         .toList();
+  }
+
+  /** Turn 2 with its last message changed, as a user who edits and resends it. */
+  private static byte[] edited(byte[] turn) throws Exception {
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(turn);
+    com.fasterxml.jackson.databind.node.ArrayNode messages =
+        (com.fasterxml.jackson.databind.node.ArrayNode) body.get("messages");
+    com.fasterxml.jackson.databind.node.ObjectNode last =
+        (com.fasterxml.jackson.databind.node.ObjectNode) messages.get(messages.size() - 1);
+    last.put("content", "Edited: which flights leave tomorrow morning instead?");
+    return Json.mapper().writeValueAsBytes(body);
+  }
+
+  /** A screenshot of one element, scrolled into view. */
+  private static void screenshot(WebDriver browser, String name, String id) throws Exception {
+    WebElement element = browser.findElement(By.id(id));
+    ((JavascriptExecutor) browser).executeScript("arguments[0].scrollIntoView()", element);
+    Files.createDirectories(SCREENSHOTS);
+    Files.write(SCREENSHOTS.resolve(name), element.getScreenshotAs(OutputType.BYTES));
   }
 
   private static void screenshot(WebDriver browser, String name) throws Exception {
