@@ -92,7 +92,7 @@ final class TurnTree {
     int lanes = nodes.stream().mapToInt(Node::lane).max().orElse(0) + 1;
     int branches = (int) turns.stream().filter(TurnInfo::branches).count();
     int roots = (int) turns.stream().filter(TurnInfo::keyframe).count();
-    int width = PAD * 2 + lanes * LANE + 120;
+    int width = PAD * 2 + lanes * LANE + 110;
     int height = PAD + nodes.size() * ROW;
     String summary =
         turns.size()
@@ -139,9 +139,11 @@ final class TurnTree {
       }
       b.append(" L").append(cx).append(' ').append(cy).append("\"/>");
     }
+    // The chain only when the session has more than one: one chain is the common case.
+    boolean chains = turns.stream().map(TurnInfo::chain).distinct().count() > 1;
     for (Node n : nodes) {
       TurnInfo t = n.turn();
-      String label = (t.chain().isEmpty() ? "" : shortChain(t.chain()) + "/") + t.seq();
+      String label = (chains ? shortChain(t.chain()) + "/" : "") + t.seq();
       b.append("<a href=\"")
           .append(SessionPages.turnUrl(sessionKey, t.chain(), t.seq()))
           .append("\"><title>turn ")

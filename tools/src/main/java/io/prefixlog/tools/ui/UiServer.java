@@ -293,7 +293,7 @@ public final class UiServer implements AutoCloseable {
     return LocalDateTime.parse(localTime).toInstant(ZoneOffset.UTC).toEpochMilli();
   }
 
-  Response session(Map<String, String> p) throws RecordFetcher.FetchException {
+  Response session(Map<String, String> p) {
     String key = p.getOrDefault("key", "");
     Optional<SessionIndex.Summary> summary = index.summary(key);
     List<TurnInfo> turns = index.turns(key);
@@ -303,16 +303,23 @@ public final class UiServer implements AutoCloseable {
           "No such session",
           "No session " + key + " on the topic: it was erased, or never captured.");
     }
-    Map<String, ChunkPrefix.Hit> hits =
-        chunkPrefix.of(key, turns, chunks.of(key), chunkFetcher::fetch);
+    SessionPages.Lookups lookups;
+    try {
+      lookups =
+          new SessionPages.Lookups(
+              chunkPrefix.of(key, turns, chunks.of(key), chunkFetcher::fetch),
+              chunkFollower.caughtUp(),
+              chunkFollower.problem());
+    } catch (RecordFetcher.FetchException e) {
+      // The timeline needs no lookup: it is shown, and says why the figures are missing.
+      lookups =
+          new SessionPages.Lookups(
+              Map.of(),
+              chunkFollower.caughtUp(),
+              "cannot read the chunk lookups: " + e.getMessage());
+    }
     String blocksHtml = BlockPage.ofSession(blocks.ofSession(key), blockFollower.caughtUp());
-    return Response.html(
-        SessionPages.session(
-            summary.get(),
-            turns,
-            state(),
-            new SessionPages.Lookups(hits, chunkFollower.caughtUp(), chunkFollower.problem()),
-            blocksHtml));
+    return Response.html(SessionPages.session(summary.get(), turns, state(), lookups, blocksHtml));
   }
 
   Response blocks(Map<String, String> p) {
