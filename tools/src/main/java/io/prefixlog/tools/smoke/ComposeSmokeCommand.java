@@ -83,6 +83,7 @@ public final class ComposeSmokeCommand implements Command {
   private final HttpClient http = HttpClient.newHttpClient();
   private long started;
   private int step;
+  private double uiGoneSeconds;
 
   public ComposeSmokeCommand(Terminal terminal) {
     this.terminal = terminal;
@@ -187,9 +188,21 @@ public final class ComposeSmokeCommand implements Command {
     step = 1;
     long t = System.nanoTime();
     project.runOrThrow("up", "-d");
+    // The UI last, timed on its own: what the ui service adds to the wait.
+    Set<String> beforeUi = new TreeSet<>(SERVICES);
+    beforeUi.remove("ui");
+    project.awaitReady(beforeUi, beforeUi.size(), READY_TIMEOUT);
+    long uiStarted = System.nanoTime();
     Map<String, ComposeProject.Container> up =
         project.awaitReady(SERVICES, SERVICES.size(), READY_TIMEOUT);
-    report("up", up.size() + " containers healthy or done", t);
+    report(
+        "up",
+        String.format(
+            Locale.ROOT,
+            "%d containers healthy or done (ui healthy %.1f s after the others)",
+            up.size(),
+            (System.nanoTime() - uiStarted) / 1e9),
+        t);
 
     step = 2;
     t = System.nanoTime();
@@ -271,7 +284,13 @@ public final class ComposeSmokeCommand implements Command {
             .count();
     String prometheus =
         new PrometheusCheck(env.port("PROMETHEUS_PORT")).await(streamApps, requests, CHECK_TIMEOUT);
-    String ui = ui(env).await(turnsBySession(bootstrap, topics), CHECK_TIMEOUT);
+    long uiCheckStarted = System.nanoTime();
+    String ui =
+        String.format(
+            Locale.ROOT,
+            "%s (%.1f s)",
+            ui(env).await(turnsBySession(bootstrap, topics), CHECK_TIMEOUT),
+            (System.nanoTime() - uiCheckStarted) / 1e9);
     report(
         "check",
         String.format(
@@ -291,7 +310,12 @@ public final class ComposeSmokeCommand implements Command {
     long kept = erase(env, bootstrap, topics, deltas);
     report(
         "erase",
-        "the session with the most turns erased (gone from the UI too); " + kept + " turns kept",
+        String.format(
+            Locale.ROOT,
+            "the session with the most turns erased (gone from the UI %.1f s after the archive);"
+                + " %d turns kept",
+            uiGoneSeconds,
+            kept),
         t);
 
     step = 6;
@@ -430,7 +454,9 @@ public final class ComposeSmokeCommand implements Command {
       throw new SmokeFailure(left + " deltas of the erased session are still the latest values");
     }
     awaitArchive(env, Map.of("prefixlog.session_deltas", kept));
+    long uiStarted = System.nanoTime();
     ui(env).awaitGone(session, turns.size() - 1, CHECK_TIMEOUT);
+    uiGoneSeconds = (System.nanoTime() - uiStarted) / 1e9;
     return kept;
   }
 

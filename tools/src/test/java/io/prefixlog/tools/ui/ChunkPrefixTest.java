@@ -100,6 +100,26 @@ class ChunkPrefixTest {
     assertThat(index.of("s1")).isEmpty();
   }
 
+  @Test
+  void shouldKeepTheLatestLookupOfEachTurnWhateverOrderTheyArriveIn() {
+    // Given: turns 3, 1, 2 of one session, then turn 1 written again at a later offset
+    lookup(3, "0xa1", "0xa2", "0xa3");
+    lookup(1, "0xa1");
+    lookup(2, "0xa1", "0xa2");
+    index.put(
+        "s1/c/1",
+        "{\"chunk_size\":128,\"chunk_unit\":\"tokens\",\"chunk_hashes\":[\"0x1\",\"0x2\"]}"
+            .getBytes(StandardCharsets.UTF_8),
+        1,
+        99);
+
+    // Then
+    assertThat(index.of("s1"))
+        .containsOnlyKeys("c/1", "c/2", "c/3")
+        .containsEntry("c/1", new ChunkIndex.Lookup("c", 1, 1, 99, 2, 128, "tokens"))
+        .containsEntry("c/3", new ChunkIndex.Lookup("c", 3, 0, 2, 3, 256, "bytes"));
+  }
+
   private final Map<Long, RecordFetcher.Located> records = new HashMap<>();
   private int fetches;
 
