@@ -18,6 +18,7 @@ import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.BlockIndexView;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
@@ -180,6 +181,20 @@ class UiBrowserIT {
         kvEngine.start();
         assertThat(kvEngine.awaitPublished(120)).as(kvEngine.failure()).isTrue();
         resident = new TreeSet<>(kvEngine.residentHashes());
+        // The subscriber stays open until the stream app's block index holds the engine's cache:
+        // batches still in its socket when it closes would be lost.
+        await()
+            .alias("the block index equal to the demo engine's cache")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () ->
+                    BlockIndexView.residentHashes(
+                        kafka.bootstrapServers(),
+                        PREFIX + "kv.block-index",
+                        "ui-it-blocks",
+                        kvSource::equals),
+                resident::equals);
       } finally {
         kvEngine.close();
       }
@@ -215,12 +230,15 @@ class UiBrowserIT {
             .atMost(Duration.ofSeconds(120))
             .until(() -> indexedTurns(server), n -> n == turns);
         await()
-            .alias("the demo engine's blocks and the lookups in the UI's indexes")
-            .atMost(Duration.ofSeconds(120))
+            .alias("the demo engine's blocks in the UI's block index")
+            .atMost(Duration.ofSeconds(60))
             .until(
-                () ->
-                    server.blocks().sources().getOrDefault(kvSource, 0) == resident.size()
-                        && server.chunks().of(shown).size() == bodiesByKey.get(shown).size());
+                () -> server.blocks().sources().getOrDefault(kvSource, 0),
+                n -> n == resident.size());
+        await()
+            .alias("the shown session's lookups in the UI's index")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> server.chunks().of(shown).size(), n -> n == bodiesByKey.get(shown).size());
         WebDriver browser = chromium();
         try {
           // When: the sessions list is opened
