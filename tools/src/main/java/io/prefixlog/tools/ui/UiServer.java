@@ -466,7 +466,13 @@ public final class UiServer implements AutoCloseable {
     }
     return Response.html(
         CachePage.render(
-            stats, problem, topic, analysis.report(), analysis.hasCharts(), analysis.running()));
+            stats,
+            problem,
+            topic,
+            analysis.report(),
+            analysis.hasCharts(),
+            analysis.running(),
+            k -> index.summary(k).isPresent()));
   }
 
   private Response health() {
