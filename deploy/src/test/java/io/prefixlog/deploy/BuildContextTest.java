@@ -29,7 +29,7 @@ class BuildContextTest {
     // Given
     DockerCompose.require();
     Assumptions.assumeTrue(Files.isExecutable(PYTHON), PYTHON + " is missing");
-    for (String module : List.of("stream-app", "ingest-bridge", "demo-engine")) {
+    for (String module : List.of("stream-app", "ingest-bridge", "demo-engine", "tools")) {
       assertThat(ROOT.resolve(module).resolve("target/lib"))
           .as("%s/target/lib: run `mvn package` first", module)
           .isDirectoryContaining(p -> p.getFileName().toString().endsWith(".jar"));
@@ -47,7 +47,8 @@ class BuildContextTest {
             "stream-app/target/lib/prefixlog-core-0.1.0-SNAPSHOT.jar",
             "ingest-bridge/target/prefixlog-ingest-bridge-0.1.0-SNAPSHOT.jar",
             "ingest-bridge/target/lib/jeromq-0.6.0.jar",
-            "demo-engine/target/prefixlog-demo-engine-0.1.0-SNAPSHOT.jar")
+            "demo-engine/target/prefixlog-demo-engine-0.1.0-SNAPSHOT.jar",
+            "tools/target/prefixlog-tools-0.1.0-SNAPSHOT.jar")
         .anySatisfy(f -> assertThat(f).startsWith("stream-app/target/lib/rocksdbjni-"))
         .noneSatisfy(f -> assertThat(f).endsWith("-tests.jar"))
         .allSatisfy(
@@ -55,8 +56,8 @@ class BuildContextTest {
                 assertThat(f)
                     .matches(
                         "\\.dockerignore|deploy/docker/Dockerfile"
-                            + "|(stream-app|ingest-bridge|demo-engine)/target/lib(/[^/]+\\.jar)?"
-                            + "|(stream-app|ingest-bridge|demo-engine)/target/prefixlog-[\\w.-]+"
+                            + "|(stream-app|ingest-bridge|demo-engine|tools)/target/lib(/[^/]+\\.jar)?"
+                            + "|(stream-app|ingest-bridge|demo-engine|tools)/target/prefixlog-[\\w.-]+"
                             + "\\.jar"));
   }
 

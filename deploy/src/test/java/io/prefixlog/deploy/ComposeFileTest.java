@@ -55,6 +55,7 @@ class ComposeFileTest {
             "connect-init",
             "prometheus",
             "demo-engine",
+            "ui",
             "vllm");
     assertThat(normalized.imageProblems()).isEmpty();
     assertThat(services.stdout().lines().toList())
@@ -79,11 +80,13 @@ class ComposeFileTest {
     // Then
     assertThat(problems).isEmpty();
     assertThat(file.serviceNames().stream().filter(file::builds))
-        .containsExactlyInAnyOrder("stream-app", "ingest-bridge", "demo-engine");
+        .containsExactlyInAnyOrder("stream-app", "ingest-bridge", "demo-engine", "ui");
     assertThat(file.image("stream-app")).hasValue("prefixlog/stream-app:0.1.0-SNAPSHOT");
     assertThat(file.image("ingest-bridge")).hasValue("prefixlog/ingest-bridge:0.1.0-SNAPSHOT");
     // The demo engine has an image of its own: it is not in the bridge's jar.
     assertThat(file.image("demo-engine")).hasValue("prefixlog/demo-engine:0.1.0-SNAPSHOT");
+    // The session explorer runs from the tools module, which holds prefixlog ui.
+    assertThat(file.image("ui")).hasValue("prefixlog/tools:0.1.0-SNAPSHOT");
     assertThat(file.image("kafka")).hasValue("apache/kafka:4.3.1");
     assertThat(file.image("connect")).hasValue("apache/kafka:4.3.1");
   }

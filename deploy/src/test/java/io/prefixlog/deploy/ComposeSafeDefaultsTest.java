@@ -125,7 +125,7 @@ class ComposeSafeDefaultsTest {
         published++;
       }
     }
-    assertThat(published).isEqualTo(10);
+    assertThat(published).isEqualTo(11);
   }
 
   @Test
@@ -140,8 +140,8 @@ class ComposeSafeDefaultsTest {
           .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("0.0.0.0"));
     }
     // Kafka's PLAINTEXT listener, Connect's REST API and the demo engine's status authenticate
-    // nobody: loopback only
-    for (String service : List.of("kafka", "connect", "demo-engine")) {
+    // nobody; the UI checks a token but has no TLS: loopback only
+    for (String service : List.of("kafka", "connect", "demo-engine", "ui")) {
       assertThat(compose.ports(service))
           .isNotEmpty()
           .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("127.0.0.1"));

@@ -26,7 +26,11 @@ final class DockerCompose {
 
   /** The variables docker-compose.yml requires, with no default. */
   static final List<String> COMPOSE_SECRETS =
-      List.of("PREFIXLOG_SESSION_SECRET", "MINIO_ROOT_PASSWORD", "POSTGRES_PASSWORD");
+      List.of(
+          "PREFIXLOG_SESSION_SECRET",
+          "MINIO_ROOT_PASSWORD",
+          "POSTGRES_PASSWORD",
+          "PREFIXLOG_UI_TOKEN");
 
   private static Path deploymentEnv;
 

@@ -75,13 +75,15 @@ public final class ComposeSmokeCommand implements Command {
           "connect",
           "connect-init",
           "prometheus",
-          "demo-engine");
+          "demo-engine",
+          "ui");
   private static final String ARCHIVE_WAREHOUSE = "s3://prefixlog-archive/warehouse";
 
   private final Terminal terminal;
   private final HttpClient http = HttpClient.newHttpClient();
   private long started;
   private int step;
+  private double uiGoneSeconds;
 
   public ComposeSmokeCommand(Terminal terminal) {
     this.terminal = terminal;
@@ -156,9 +158,10 @@ public final class ComposeSmokeCommand implements Command {
           + " 2 OpenAI requests through the bridge's published port to the demo engine, streamed"
           + " and not, with its KV events; 3 --scale stream-app=3 and a SIGKILL of one while"
           + " traffic flows; 4 one delta per request, every body rebuilt from the deltas topic,"
-          + " the block index equal to the engine's cache, the three Iceberg tables complete;"
-          + " 5 erase --archive of the session with the most turns (topics, stream app,"
-          + " PostgreSQL catalog, object store); 6 Kafka stopped, every kept body rebuilt from the"
+          + " the block index equal to the engine's cache, the three Iceberg tables complete, the"
+          + " session explorer (ui) refusing requests without its token and listing every session"
+          + " with it; 5 erase --archive of the session with the most turns (topics, stream app,"
+          + " PostgreSQL catalog, object store, gone from the UI); 6 Kafka stopped, every kept body rebuilt from the"
           + " archive; 7 down -v with no container, network or volume left. Exit code 0 when every"
           + " step passed.";
 
@@ -185,9 +188,21 @@ public final class ComposeSmokeCommand implements Command {
     step = 1;
     long t = System.nanoTime();
     project.runOrThrow("up", "-d");
+    // The UI last, timed on its own: what the ui service adds to the wait.
+    Set<String> beforeUi = new TreeSet<>(SERVICES);
+    beforeUi.remove("ui");
+    project.awaitReady(beforeUi, beforeUi.size(), READY_TIMEOUT);
+    long uiStarted = System.nanoTime();
     Map<String, ComposeProject.Container> up =
         project.awaitReady(SERVICES, SERVICES.size(), READY_TIMEOUT);
-    report("up", up.size() + " containers healthy or done", t);
+    report(
+        "up",
+        String.format(
+            Locale.ROOT,
+            "%d containers healthy or done (ui healthy %.1f s after the others)",
+            up.size(),
+            (System.nanoTime() - uiStarted) / 1e9),
+        t);
 
     step = 2;
     t = System.nanoTime();
@@ -269,23 +284,39 @@ public final class ComposeSmokeCommand implements Command {
             .count();
     String prometheus =
         new PrometheusCheck(env.port("PROMETHEUS_PORT")).await(streamApps, requests, CHECK_TIMEOUT);
+    long uiCheckStarted = System.nanoTime();
+    String ui =
+        String.format(
+            Locale.ROOT,
+            "%s (%.1f s)",
+            ui(env).await(turnsBySession(bootstrap, topics), CHECK_TIMEOUT),
+            (System.nanoTime() - uiCheckStarted) / 1e9);
     report(
         "check",
         String.format(
             Locale.ROOT,
             "%d deltas for %d requests, all rebuilt from the topic; block index = engine cache"
-                + " (%d blocks); archive rows %s; %s",
+                + " (%d blocks); archive rows %s; %s; %s",
             deltas,
             requests,
             cache.size(),
             archived,
-            prometheus),
+            prometheus,
+            ui),
         t);
 
     step = 5;
     t = System.nanoTime();
     long kept = erase(env, bootstrap, topics, deltas);
-    report("erase", "the session with the most turns erased; " + kept + " turns kept", t);
+    report(
+        "erase",
+        String.format(
+            Locale.ROOT,
+            "the session with the most turns erased (gone from the UI %.1f s after the archive);"
+                + " %d turns kept",
+            uiGoneSeconds,
+            kept),
+        t);
 
     step = 6;
     t = System.nanoTime();
@@ -391,10 +422,7 @@ public final class ComposeSmokeCommand implements Command {
    */
   private long erase(SmokeEnvironment env, String bootstrap, Topics topics, long deltas)
       throws IOException, InterruptedException {
-    Map<String, Long> turns = new TreeMap<>();
-    for (String key : latestKeys(bootstrap, topics.sessionDeltas().name())) {
-      turns.merge(key.substring(0, key.indexOf('/')), 1L, Long::sum);
-    }
+    Map<String, Long> turns = turnsBySession(bootstrap, topics);
     String session =
         turns.entrySet().stream()
             .max(
@@ -426,7 +454,25 @@ public final class ComposeSmokeCommand implements Command {
       throw new SmokeFailure(left + " deltas of the erased session are still the latest values");
     }
     awaitArchive(env, Map.of("prefixlog.session_deltas", kept));
+    long uiStarted = System.nanoTime();
+    ui(env).awaitGone(session, turns.size() - 1, CHECK_TIMEOUT);
+    uiGoneSeconds = (System.nanoTime() - uiStarted) / 1e9;
     return kept;
+  }
+
+  /** The session explorer on its published port, with the token compose gave it. */
+  private static UiCheck ui(SmokeEnvironment env) {
+    return new UiCheck(env.port("UI_PORT"), env.get("PREFIXLOG_UI_TOKEN"));
+  }
+
+  /** Turns per session key among the deltas topic's latest values. */
+  private static Map<String, Long> turnsBySession(String bootstrap, Topics topics)
+      throws IOException {
+    Map<String, Long> turns = new TreeMap<>();
+    for (String key : latestKeys(bootstrap, topics.sessionDeltas().name())) {
+      turns.merge(key.substring(0, key.indexOf('/')), 1L, Long::sum);
+    }
+    return turns;
   }
 
   private static Set<String> latestKeys(String bootstrap, String topic) throws IOException {

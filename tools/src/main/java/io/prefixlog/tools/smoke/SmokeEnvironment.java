@@ -31,6 +31,7 @@ record SmokeEnvironment(Path file, Map<String, String> values) {
           "CONNECT_PORT",
           "DEMO_STATUS_PORT",
           "PROMETHEUS_PORT",
+          "UI_PORT",
           "VLLM_PORT");
 
   static SmokeEnvironment write(Path root, Path file) throws IOException, InterruptedException {

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /** The cache page: the engines' KV source statistics and the last {@code analyze} run. */
 final class CachePage {
@@ -18,6 +19,8 @@ final class CachePage {
    * @param statsProblem why not, or {@code ""}
    * @param analysis the last analyze run's report, or null when none ran
    * @param charts whether that run wrote its charts
+   * @param known whether an engine's session id is a captured session key (then it is linked to
+   *     that session's page; an engine's own ids are shown as text)
    */
   static String render(
       List<SourceStats> stats,
@@ -25,13 +28,15 @@ final class CachePage {
       String statsTopic,
       String analysis,
       boolean charts,
-      boolean running) {
+      boolean running,
+      Predicate<String> known) {
     StringBuilder b = new StringBuilder("<h1>Cache</h1>");
     b.append("<section aria-labelledby=\"kv-h\"><h2 id=\"kv-h\">KV cache per engine</h2>")
         .append("<p>The latest statistics of each engine source, from <code>")
         .append(Html.text(statsTopic))
         .append("</code>: blocks the engine holds, stores and removals per minute of engine time,")
-        .append(" gaps in its event sequence and restarts.</p>");
+        .append(" gaps in its event sequence and restarts. The blocks themselves, by hash:")
+        .append(" <a id=\"blocks-link\" href=\"/blocks\">KV block index</a>.</p>");
     if (stats == null) {
       b.append("<p class=\"bad\">").append(Html.text(statsProblem)).append("</p>");
     } else if (stats.isEmpty()) {
@@ -87,14 +92,19 @@ final class CachePage {
                     .thenComparing(Map.Entry.comparingByKey()))
             .limit(TOP_SESSIONS)
             .forEach(
-                e ->
-                    b.append("<li><a href=\"/session?key=")
+                e -> {
+                  b.append("<li>");
+                  if (known.test(e.getKey())) {
+                    b.append("<a href=\"/session?key=")
                         .append(Html.url(e.getKey()))
                         .append("\"><code>")
                         .append(Html.text(e.getKey()))
-                        .append("</code></a>: ")
-                        .append(Html.count(e.getValue()))
-                        .append(" blocks</li>"));
+                        .append("</code></a>");
+                  } else {
+                    b.append("<code>").append(Html.text(e.getKey())).append("</code>");
+                  }
+                  b.append(": ").append(Html.count(e.getValue())).append(" blocks</li>");
+                });
         b.append("</ol>");
       }
     }

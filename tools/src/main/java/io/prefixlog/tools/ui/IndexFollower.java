@@ -19,9 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps a {@link SessionIndex} up to date: reads the delta topic from the beginning, then follows
- * it, on one thread. Every partition is assigned (no consumer group, nothing committed): each UI
- * instance reads the whole topic, so instances behind a load balancer agree. {@code
+ * Keeps an index up to date ({@link SessionIndex} for the deltas, {@link ChunkIndex} for the chunk
+ * lookups, {@link BlockIndex} for the KV block index): reads its topic from the beginning, then
+ * follows it, on one thread. Every partition is assigned (no consumer group, nothing committed):
+ * each UI instance reads the whole topic, so instances behind a load balancer agree. {@code
  * read_committed}, as the stream app writes in transactions. When the topic does not exist yet (the
  * UI started before the stream app), it waits for it.
  */
@@ -29,8 +30,14 @@ final class IndexFollower implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(IndexFollower.class);
   private static final Duration POLL = Duration.ofMillis(500);
 
+  /** Where the follower puts each record: a value, or null for a tombstone. */
+  @FunctionalInterface
+  interface Sink {
+    void put(String key, byte[] value, int partition, long offset);
+  }
+
   private final String topic;
-  private final SessionIndex index;
+  private final Sink index;
   private final KafkaConsumer<String, byte[]> consumer;
   private final Thread thread;
   private final CountDownLatch caughtUp = new CountDownLatch(1);
@@ -38,10 +45,17 @@ final class IndexFollower implements AutoCloseable {
   private volatile String problem = "";
 
   IndexFollower(String bootstrap, String topic, SessionIndex index, int maxRecordBytes) {
+    this(bootstrap, topic, index::put, maxRecordBytes, "prefixlog-ui-index");
+  }
+
+  /**
+   * @param name the consumer's client id and the thread's name
+   */
+  IndexFollower(String bootstrap, String topic, Sink index, int maxRecordBytes, String name) {
     this.topic = topic;
     this.index = index;
-    this.consumer = new KafkaConsumer<>(config(bootstrap, "prefixlog-ui-index", maxRecordBytes));
-    this.thread = new Thread(this::run, "prefixlog-ui-index");
+    this.consumer = new KafkaConsumer<>(config(bootstrap, name, maxRecordBytes));
+    this.thread = new Thread(this::run, name);
     this.thread.setDaemon(true);
   }
 
@@ -95,7 +109,7 @@ final class IndexFollower implements AutoCloseable {
           end.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
           if (end.isEmpty()) {
             caughtUp.countDown();
-            LOGGER.info("Caught up topic={} records={}", topic, index.records());
+            LOGGER.info("Caught up topic={}", topic);
           }
         }
         problem = "";

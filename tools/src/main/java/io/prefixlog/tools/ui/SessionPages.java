@@ -6,6 +6,7 @@ import io.prefixlog.tools.ui.SessionIndex.Sort;
 import io.prefixlog.tools.ui.SessionIndex.Summary;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** The sessions list and one session's timeline, rendered from the index alone (no record read). */
 final class SessionPages {
@@ -220,8 +221,27 @@ final class SessionPages {
     return ms <= 0 ? "" : "<time datetime=\"" + Html.iso(ms) + "\">" + Html.time(ms) + "</time>";
   }
 
+  /**
+   * The chunk-prefix figures of a session's turns ({@link ChunkPrefix}), keyed {@code chain/seq},
+   * and whether the lookups index is complete enough to say that a turn has none.
+   */
+  record Lookups(Map<String, ChunkPrefix.Hit> hits, boolean caughtUp, String problem) {
+    static Lookups none() {
+      return new Lookups(Map.of(), true, "");
+    }
+  }
+
   /** One session: its summary and the timeline of its turns. */
   static String session(Summary s, List<TurnInfo> turns, IndexState state) {
+    return session(s, turns, state, Lookups.none(), "");
+  }
+
+  /**
+   * One session: its summary, the tree of its turns beside their timeline, and what else the page
+   * shows below ({@code moreHtml}: the blocks it left).
+   */
+  static String session(
+      Summary s, List<TurnInfo> turns, IndexState state, Lookups lookups, String moreHtml) {
     StringBuilder b = new StringBuilder();
     b.append("<h1>Session <code>")
         .append(Html.text(s.key()))
@@ -272,7 +292,30 @@ final class SessionPages {
             + " body characters shared with each turn's base ("
             + Html.percent(size == 0 ? -1 : (double) prefix / size)
             + ", counting code points against bytes)");
+    long chunks = 0;
+    long seenChunks = 0;
+    for (ChunkPrefix.Hit h : lookups.hits().values()) {
+      chunks += h.chunks();
+      seenChunks += h.seen();
+    }
+    fact(
+        b,
+        "Chunk prefix the history allowed",
+        lookups.hits().isEmpty()
+            ? (lookups.problem().isEmpty()
+                ? "no chunk lookups for this session"
+                    + (lookups.caughtUp() ? "" : " yet (the lookups topic is still being read)")
+                : Html.text(lookups.problem()))
+            : Html.count(seenChunks)
+                + " of "
+                + Html.count(chunks)
+                + " leading chunks already sent by an earlier turn ("
+                + Html.percent(chunks == 0 ? -1 : (double) seenChunks / chunks)
+                + "), over "
+                + Html.count(lookups.hits().size())
+                + " turns with a lookup");
     b.append("</dl>");
+    b.append("<div class=\"timeline-and-tree\">").append(TurnTree.html(s.key(), turns));
     b.append(
             "<table id=\"timeline\" class=\"data\"><caption>Timeline: every turn, oldest first</caption>")
         .append("<thead><tr><th scope=\"col\">Turn</th><th scope=\"col\">Time</th>")
@@ -282,6 +325,9 @@ final class SessionPages {
         .append(
             "<th scope=\"col\" class=\"num\">Status</th><th scope=\"col\" class=\"num\">Latency</th>")
         .append("<th scope=\"col\">Prompt vs cached tokens</th>")
+        .append(
+            "<th scope=\"col\" class=\"num\" title=\"Leading chunks of the prompt an earlier turn"
+                + " of this session already sent (chunk.lookups)\">Chunk prefix seen</th>")
         .append("<th scope=\"col\" class=\"num\">History prefix</th></tr></thead><tbody>");
     String lastChain = null;
     for (TurnInfo t : turns) {
@@ -345,12 +391,35 @@ final class SessionPages {
       } else {
         b.append("not reported");
       }
-      b.append("</td><td class=\"num\">")
+      b.append("</td>");
+      chunkCell(b, lookups.hits().get(t.chain() + "/" + t.seq()));
+      b.append("<td class=\"num\">")
           .append(t.prefixLen() < 0 ? "–" : Html.count(t.prefixLen()))
           .append("</td></tr>");
     }
-    b.append("</tbody></table>");
+    b.append("</tbody></table></div>").append(moreHtml);
     return Html.page("Session " + s.key(), b.toString());
+  }
+
+  /** A turn's chunk-prefix figure: leading chunks seen of its chunks, and their size. */
+  private static void chunkCell(StringBuilder b, ChunkPrefix.Hit h) {
+    if (h == null) {
+      b.append("<td class=\"num chunk-prefix\">–</td>");
+      return;
+    }
+    b.append("<td class=\"num chunk-prefix\" data-seen=\"")
+        .append(h.seen())
+        .append("\" data-chunks=\"")
+        .append(h.chunks())
+        .append("\">")
+        .append(Html.count(h.seen()))
+        .append(" / ")
+        .append(Html.count(h.chunks()))
+        .append(" chunks<br><span class=\"units\">")
+        .append(Html.count(h.seenUnits()))
+        .append(' ')
+        .append(Html.text(h.unit()))
+        .append("</span></td>");
   }
 
   static String turnUrl(String key, String chain, long seq) {

@@ -16,13 +16,15 @@ public final class UiCommand implements Command {
       Serves the session explorer: a web page over the captured sessions. The sessions list
       (search by session key prefix, model, path and time; sort by last activity, turns, bytes
       or cached share), one session's timeline (each turn's size, keyframe or delta and why, its
-      base turn, branches, status, latency, prompt against cached tokens), and one turn (the
+      base turn, branches drawn as a tree, status, latency, prompt against cached tokens, and the
+      leading chunks of chunk.lookups an earlier turn already sent), and one turn (the
       rebuilt body checked against its SHA-256, the diff against its base drawn from the delta's
       ops, the chat messages, the raw JSON, a download of the exact bytes, and the reconstruct
       and jq commands that rebuild it). The cache page shows each engine's KV statistics and
-      runs analyze. The UI reads <prefix>session.deltas from the beginning into an index in
-      memory and follows it (erased sessions disappear as their tombstones arrive); a turn page
-      reads only its records, by offset. It serves on 127.0.0.1 unless --host says otherwise,
+      runs analyze; the block index page lists each engine's resident blocks by hash. The UI
+      reads <prefix>session.deltas, chunk.lookups and kv.block-index from the beginning into
+      indexes in memory and follows them (erased sessions disappear as their tombstones arrive);
+      a turn page reads only its records, and a session page its lookups, by offset. It serves on 127.0.0.1 unless --host says otherwise,
       and anywhere else only with a token. Ctrl-C stops it.
       """;
 

@@ -65,6 +65,12 @@ public final class UiServer implements AutoCloseable {
   private final SessionIndex index;
   private final IndexFollower follower;
   private final RecordFetcher fetcher;
+  private final BlockIndex blocks = new BlockIndex();
+  private final IndexFollower blockFollower;
+  private final ChunkIndex chunks = new ChunkIndex();
+  private final IndexFollower chunkFollower;
+  private final RecordFetcher chunkFetcher;
+  private final ChunkPrefix chunkPrefix = new ChunkPrefix();
   private final HttpServer http;
   private final ExecutorService pool;
   private final Analysis analysis;
@@ -80,6 +86,20 @@ public final class UiServer implements AutoCloseable {
     String deltas = topics.sessionDeltas().name();
     this.follower = new IndexFollower(settings.bootstrap(), deltas, index, maxRecord);
     this.fetcher = new RecordFetcher(settings.bootstrap(), deltas, maxRecord);
+    // The block index and the chunk lookups: metadata, no body; their own consumers, so that a
+    // topic that does not exist (KV events or lookups off) delays nothing else.
+    this.blockFollower =
+        new IndexFollower(
+            settings.bootstrap(),
+            topics.blockIndex().name(),
+            blocks::put,
+            maxRecord,
+            "prefixlog-ui-blocks");
+    String lookups = topics.chunkLookups().name();
+    this.chunkFollower =
+        new IndexFollower(
+            settings.bootstrap(), lookups, chunks::put, maxRecord, "prefixlog-ui-lookups");
+    this.chunkFetcher = new RecordFetcher(settings.bootstrap(), lookups, maxRecord);
     this.analysis = new Analysis(workDir.resolve("analysis"));
     this.http = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 64);
     AtomicInteger n = new AtomicInteger();
@@ -100,6 +120,8 @@ public final class UiServer implements AutoCloseable {
     Path work = Files.createTempDirectory("prefixlog-ui-");
     UiServer server = new UiServer(settings, new SessionIndex(), work);
     server.follower.start();
+    server.blockFollower.start();
+    server.chunkFollower.start();
     server.http.start();
     LOGGER.info(
         "Serving host={} port={} topic={}",
@@ -136,6 +158,14 @@ public final class UiServer implements AutoCloseable {
 
   SessionIndex index() {
     return index;
+  }
+
+  BlockIndex blocks() {
+    return blocks;
+  }
+
+  ChunkIndex chunks() {
+    return chunks;
   }
 
   private void handle(HttpExchange exchange) throws IOException {
@@ -199,6 +229,7 @@ public final class UiServer implements AutoCloseable {
       case "/turn" -> turn(params, false);
       case "/turn/body" -> turn(params, true);
       case "/cache" -> cache();
+      case "/blocks" -> blocks(params);
       case "/cache/curve.png" -> analysis.chart("curve.png");
       case "/cache/rolling.png" -> analysis.chart("rolling.png");
       case "/static/ui.css" -> resource("ui.css", "text/css; charset=utf-8");
@@ -272,7 +303,57 @@ public final class UiServer implements AutoCloseable {
           "No such session",
           "No session " + key + " on the topic: it was erased, or never captured.");
     }
-    return Response.html(SessionPages.session(summary.get(), turns, state()));
+    SessionPages.Lookups lookups;
+    try {
+      lookups =
+          new SessionPages.Lookups(
+              chunkPrefix.of(key, turns, chunks.of(key), chunkFetcher::fetch),
+              chunkFollower.caughtUp(),
+              chunkFollower.problem());
+    } catch (RecordFetcher.FetchException e) {
+      // The timeline needs no lookup: it is shown, and says why the figures are missing.
+      lookups =
+          new SessionPages.Lookups(
+              Map.of(),
+              chunkFollower.caughtUp(),
+              "cannot read the chunk lookups: " + e.getMessage());
+    }
+    String blocksHtml = BlockPage.ofSession(blocks.ofSession(key), blockFollower.caughtUp());
+    return Response.html(SessionPages.session(summary.get(), turns, state(), lookups, blocksHtml));
+  }
+
+  Response blocks(Map<String, String> p) {
+    int page;
+    try {
+      page = Math.max(0, Integer.parseInt(p.getOrDefault("page", "0")));
+    } catch (NumberFormatException e) {
+      return Response.error(400, "Bad page", "page is a whole number.");
+    }
+    Map<String, Integer> sources = blocks.sources();
+    String source = p.getOrDefault("source", "");
+    if (source.isEmpty() && !sources.isEmpty()) {
+      source = sources.keySet().iterator().next();
+    }
+    // Hashes are stored as lower-case hex; a pasted 0x prefix or capitals still find them.
+    String hash = p.getOrDefault("hash", "").strip().toLowerCase(java.util.Locale.ROOT);
+    if (hash.startsWith("0x")) {
+      hash = hash.substring(2);
+    }
+    return Response.html(
+        BlockPage.render(
+            sources,
+            source,
+            hash,
+            page,
+            blocks.page(source, hash, page, BlockPage.PAGE_SIZE),
+            new BlockPage.State(
+                blockFollower.caughtUp(),
+                blocks.records(),
+                blocks.unreadable(),
+                blocks.lastProblem(),
+                blockFollower.problem()),
+            topics.blockIndex().name(),
+            k -> !k.isEmpty() && index.summary(k).isPresent()));
   }
 
   Response turn(Map<String, String> p, boolean bytes) throws RecordFetcher.FetchException {
@@ -385,7 +466,13 @@ public final class UiServer implements AutoCloseable {
     }
     return Response.html(
         CachePage.render(
-            stats, problem, topic, analysis.report(), analysis.hasCharts(), analysis.running()));
+            stats,
+            problem,
+            topic,
+            analysis.report(),
+            analysis.hasCharts(),
+            analysis.running(),
+            k -> index.summary(k).isPresent()));
   }
 
   private Response health() {
@@ -589,7 +676,10 @@ public final class UiServer implements AutoCloseable {
     http.stop(0);
     pool.shutdownNow();
     follower.close();
+    blockFollower.close();
+    chunkFollower.close();
     fetcher.close();
+    chunkFetcher.close();
     try (var files = Files.walk(workDir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     } catch (IOException e) {

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.bridge.kv.KvBridge;
+import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.demo.DemoKvEngine;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -15,6 +18,8 @@ import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.cli.BlockIndexView;
+import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.corpus.ChatRequests;
@@ -39,6 +44,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
@@ -56,15 +63,18 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import org.zeromq.ZContext;
 
 /**
  * The session explorer in a real browser (Debian's chromium, headless, through its chromedriver)
  * over sessions captured as {@code up --demo} captures them: the capture proxy in front of the demo
  * engine, the stream app, a broker. It lists the sessions, searches one, opens it and a turn,
  * checks the SHA-256 the page shows against the digest of the body the client sent, that the diff
- * highlights the turn's new message and that the download is the exact bytes; then erases a session
- * with {@code prefixlog erase} and checks it is gone from the list. Screenshots go to {@code
- * target/ui-screenshots}.
+ * highlights the turn's new message and that the download is the exact bytes; opens the KV block
+ * index a demo KV engine's events built and finds one of the engine's blocks by its hash; checks a
+ * turn's chunk-prefix figure against the longest common prefix of the two turns' chunk hashes and
+ * the turn tree; then erases a session with {@code prefixlog erase} and checks it is gone from the
+ * list. Screenshots go to {@code target/ui-screenshots}.
  */
 @ExtendWith(KafkaExtension.class)
 class UiBrowserIT {
@@ -105,6 +115,16 @@ class UiBrowserIT {
     byte[] turn2 = bodiesByKey.get(shown).get(1);
     // A window of turn 2's new message that turn 1 does not hold: it can only come as an insert.
     String added = newText(turn1, turn2);
+    // and, sent after the replay, turn 2 with its last message edited, then the last turn's exact
+    // request again: the edit (newest) no longer holds the last turn's text, so the regeneration's
+    // base is the last turn of the replay, not the turn before it: a branch
+    String shownConversation = requests.of(conversations.get(0)).get(0).conversationId();
+    int lastReplayed = bodiesByKey.get(shown).size();
+    byte[] edited = edited(turn2);
+    byte[] regenerated = bodiesByKey.get(shown).get(lastReplayed - 1);
+    bodiesByKey.get(shown).add(edited);
+    bodiesByKey.get(shown).add(regenerated);
+    int regeneration = bodiesByKey.get(shown).size();
     long turns = bodiesByKey.values().stream().mapToLong(List::size).sum();
 
     Map<String, String> settings = new java.util.HashMap<>();
@@ -115,7 +135,8 @@ class UiBrowserIT {
     settings.put("PREFIXLOG_METRICS_PORT", "-1");
     StreamAppConfig config = StreamAppConfig.defaults(settings);
     try (StreamApp app = new StreamApp(config);
-        DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults())) {
+        DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
+        ZContext zmq = new ZContext()) {
       app.start();
       await()
           .atMost(Duration.ofSeconds(90))
@@ -138,6 +159,69 @@ class UiBrowserIT {
                         }))
             .as(err.toString(StandardCharsets.UTF_8))
             .isEqualTo(Command.OK);
+        for (byte[] body : List.of(edited, regenerated)) {
+          HttpResponse<byte[]> answer =
+              get(
+                  HttpClient.newHttpClient(),
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + proxy.port() + "/v1/chat/completions"))
+                      .header("Content-Type", "application/json")
+                      .header("X-Session-ID", shownConversation)
+                      .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+          assertThat(answer.statusCode()).isEqualTo(200);
+        }
+      }
+      // and a demo engine's KV-cache events, through the bridge's subscriber, into the block index
+      DemoKvEngine kvEngine = new DemoKvEngine(zmq, KV_BATCHES);
+      KvBridgeConfig kvConfig = kvConfig(kafka.bootstrapServers(), kvEngine);
+      String kvSource = kvConfig.subscriptions().get(0).source().id();
+      Set<String> resident;
+      try (KvBridge kv = new KvBridge(kvConfig)) {
+        kv.start();
+        kvEngine.start();
+        assertThat(kvEngine.awaitPublished(120)).as(kvEngine.failure()).isTrue();
+        resident = new TreeSet<>(kvEngine.residentHashes());
+        // The subscriber stays open until the stream app's block index holds the engine's cache:
+        // batches still in its socket when it closes would be lost.
+        await()
+            .alias("the block index equal to the demo engine's cache")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () ->
+                    BlockIndexView.residentHashes(
+                        kafka.bootstrapServers(),
+                        PREFIX + "kv.block-index",
+                        "ui-it-blocks",
+                        kvSource::equals),
+                resident::equals);
+      } finally {
+        kvEngine.close();
+      }
+      // the chunk hashes the stream app wrote for the shown session's first two turns
+      List<String> lookup1 = new ArrayList<>();
+      List<String> lookup2 = new ArrayList<>();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                lookup1.clear();
+                lookup2.clear();
+                Map<String, byte[]> lookups =
+                    CompactedView.read(
+                        kafka.bootstrapServers(), PREFIX + "chunk.lookups", "ui-it-lookups");
+                for (Map.Entry<String, byte[]> e : lookups.entrySet()) {
+                  String k = e.getKey();
+                  if (k.startsWith(shown + "/") && (k.endsWith("/1") || k.endsWith("/2"))) {
+                    (k.endsWith("/1") ? lookup1 : lookup2).addAll(hashes(e.getValue()));
+                  }
+                }
+                return !lookup1.isEmpty() && !lookup2.isEmpty();
+              });
+      int sharedChunks = 0;
+      while (sharedChunks < Math.min(lookup1.size(), lookup2.size())
+          && lookup1.get(sharedChunks).equals(lookup2.get(sharedChunks))) {
+        sharedChunks++;
       }
       UiSettings ui = new UiSettings(kafka.bootstrapServers(), PREFIX, "127.0.0.1", 0, null);
       try (UiServer server = UiServer.start(ui)) {
@@ -145,6 +229,16 @@ class UiBrowserIT {
             .alias(turns + " turns in the index")
             .atMost(Duration.ofSeconds(120))
             .until(() -> indexedTurns(server), n -> n == turns);
+        await()
+            .alias("the demo engine's blocks in the UI's block index")
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> server.blocks().sources().getOrDefault(kvSource, 0),
+                n -> n == resident.size());
+        await()
+            .alias("the shown session's lookups in the UI's index")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> server.chunks().of(shown).size(), n -> n == bodiesByKey.get(shown).size());
         WebDriver browser = chromium();
         try {
           // When: the sessions list is opened
@@ -172,6 +266,41 @@ class UiBrowserIT {
           assertThat(rows).hasSize(bodiesByKey.get(shown).size());
           assertThat(rows.get(0).getText()).contains("keyframe").contains("first turn");
           assertThat(rows.get(1).getText()).contains("delta").contains("turn 1");
+          // and each turn's chunk-prefix figure: none seen for the first, for the second the
+          // chunks it shares with the first (the longest common prefix of their hashes)
+          List<WebElement> chunkCells =
+              browser.findElements(By.cssSelector("#timeline tbody td.chunk-prefix"));
+          assertThat(sharedChunks).isPositive();
+          assertThat(chunkCells.get(0).getDomAttribute("data-seen")).isEqualTo("0");
+          assertThat(chunkCells.get(0).getDomAttribute("data-chunks"))
+              .isEqualTo(Integer.toString(lookup1.size()));
+          assertThat(chunkCells.get(1).getText())
+              .startsWith(sharedChunks + " / " + lookup2.size() + " chunks");
+          // and the turn tree has a dot per turn, and says in text what it draws
+          assertThat(browser.findElements(By.cssSelector("#tree svg circle")))
+              .hasSize(bodiesByKey.get(shown).size());
+          assertThat(
+                  browser
+                      .findElement(By.cssSelector("#tree .tree-text li"))
+                      .getDomProperty("textContent"))
+              .startsWith("turn 1 (keyframe)");
+          // and the regeneration is a branch from the last replayed turn, drawn as one, every
+          // chunk of it seen
+          WebElement last = rows.get(regeneration - 1);
+          assertThat(last.getText()).contains("branch").contains("turn " + lastReplayed);
+          assertThat(last.findElement(By.cssSelector("a.turn")).getText())
+              .endsWith("/" + regeneration);
+          assertThat(chunkCells.get(regeneration - 1).getDomAttribute("data-seen"))
+              .isEqualTo(chunkCells.get(regeneration - 1).getDomAttribute("data-chunks"))
+              .isNotEqualTo("0");
+          List<WebElement> dots = browser.findElements(By.cssSelector("#tree svg circle"));
+          assertThat(dots.get(regeneration - 1).getDomAttribute("class")).isEqualTo("node branch");
+          assertThat(
+                  browser
+                      .findElement(By.cssSelector("#tree .tree-text"))
+                      .getDomProperty("textContent"))
+              .contains("turn " + regeneration + " (branch from turn " + lastReplayed + ")");
+          screenshot(browser, "2-session-tree.png", "tree");
 
           // When: its second turn is opened
           rows.get(1).findElement(By.cssSelector("a.turn")).click();
@@ -230,6 +359,26 @@ class UiBrowserIT {
                       .headers()
                       .firstValue("Content-Type"))
               .hasValue("image/png");
+
+          // When: the block index is opened from the cache page, and one block searched by hash
+          browser.findElement(By.id("blocks-link")).click();
+          awaitPage(browser, "/blocks");
+          screenshot(browser, "6-blocks.png");
+
+          // Then: it lists the engine's resident blocks, and finds the one searched
+          assertThat(browser.findElement(By.id("blocks-matched")).getText())
+              .startsWith(
+                  String.format(
+                      java.util.Locale.ROOT, "%,d blocks in %s", resident.size(), kvSource));
+          String block = resident.iterator().next();
+          WebElement hash = browser.findElement(By.id("hash"));
+          hash.sendKeys(block.substring(0, 12));
+          hash.submit();
+          awaitPage(browser, "hash=");
+          screenshot(browser, "7-block-search.png");
+          assertThat(texts(browser, "#blocks tbody th code.hash")).contains(block);
+          assertThat(texts(browser, "#blocks tbody th code.hash"))
+              .allSatisfy(h -> assertThat(h).startsWith(block.substring(0, 12)));
 
           // When: a session is erased
           int code =
@@ -303,6 +452,27 @@ class UiBrowserIT {
     }
   }
 
+  private static final int KV_BATCHES = 60;
+
+  /** The bridge's KV subscriber on the demo engine's endpoints, publishing to the test's topics. */
+  private static KvBridgeConfig kvConfig(String bootstrap, DemoKvEngine engine) {
+    Map<String, String> settings = new java.util.HashMap<>();
+    settings.put("PREFIXLOG_KV_ENDPOINTS", engine.pubEndpoint());
+    settings.put("PREFIXLOG_KV_REPLAY_ENDPOINTS", engine.replayEndpoint());
+    settings.put("PREFIXLOG_KV_TOPIC", "");
+    settings.put("PREFIXLOG_KV_DP_RANKS", "0");
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
+    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    return KvBridgeConfig.fromSettings(Settings.of(settings));
+  }
+
+  private static List<String> hashes(byte[] lookup) throws java.io.IOException {
+    List<String> hashes = new ArrayList<>();
+    Json.mapper().readTree(lookup).get("chunk_hashes").forEach(h -> hashes.add(h.asText()));
+    return hashes;
+  }
+
   private static HttpResponse<byte[]> get(HttpClient http, HttpRequest.Builder request)
       throws Exception {
     return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -366,6 +536,26 @@ class UiBrowserIT {
     return browser.findElements(By.cssSelector(css)).stream()
         .map(e -> e.getDomProperty("textContent"))
         .toList();
+  }
+
+  /** Turn 2 with its last message changed, as a user who edits and resends it. */
+  private static byte[] edited(byte[] turn) throws Exception {
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(turn);
+    com.fasterxml.jackson.databind.node.ArrayNode messages =
+        (com.fasterxml.jackson.databind.node.ArrayNode) body.get("messages");
+    com.fasterxml.jackson.databind.node.ObjectNode last =
+        (com.fasterxml.jackson.databind.node.ObjectNode) messages.get(messages.size() - 1);
+    last.put("content", "Edited: which flights leave tomorrow morning instead?");
+    return Json.mapper().writeValueAsBytes(body);
+  }
+
+  /** A screenshot of one element, scrolled into view. */
+  private static void screenshot(WebDriver browser, String name, String id) throws Exception {
+    WebElement element = browser.findElement(By.id(id));
+    ((JavascriptExecutor) browser).executeScript("arguments[0].scrollIntoView()", element);
+    Files.createDirectories(SCREENSHOTS);
+    Files.write(SCREENSHOTS.resolve(name), element.getScreenshotAs(OutputType.BYTES));
   }
 
   private static void screenshot(WebDriver browser, String name) throws Exception {
