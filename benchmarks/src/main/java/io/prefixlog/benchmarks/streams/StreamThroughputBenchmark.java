@@ -886,10 +886,7 @@ public final class StreamThroughputBenchmark {
       }
       List<Variant> variants =
           List.of(
-              Variant.PREFIXLOG,
-              Variant.PASS_THROUGH,
-              Variant.STORE,
-              Variant.ROUTED_PASS_THROUGH);
+              Variant.PREFIXLOG, Variant.PASS_THROUGH, Variant.STORE, Variant.ROUTED_PASS_THROUGH);
       if (line.value("variants").isPresent()) {
         try {
           variants = variants(line.value("variants").get());
