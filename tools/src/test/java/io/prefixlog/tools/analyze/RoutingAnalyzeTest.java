@@ -157,4 +157,163 @@ class RoutingAnalyzeTest {
         .isEqualTo(Command.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("KV bytes of a chunk are not known");
   }
+
+  /** {@link #line} with the engine's usage: {@code cached} null leaves it out, as vLLM does. */
+  private static String usage(
+      double t, String session, long seqLen, long prompt, Long cached, long... keys) {
+    String base = line(t, session, seqLen, keys);
+    return base.substring(0, base.length() - 1)
+        + ",\"prompt_tokens\":"
+        + prompt
+        + (cached == null ? "" : ",\"cached_tokens\":" + cached)
+        + "}";
+  }
+
+  private static String stats(
+      String source,
+      long stored,
+      long removed,
+      long resident,
+      long tokens,
+      long restarts,
+      Long lifetimeP50) {
+    return "{\"source\":\""
+        + source
+        + "\",\"ts\":1763700003000,\"seq\":9,\"resident_blocks\":"
+        + resident
+        + ",\"resident_tokens\":"
+        + tokens
+        + ",\"stores_total\":"
+        + stored
+        + ",\"removals_total\":"
+        + removed
+        + ",\"clears_total\":0,\"gaps\":0,\"restarts\":"
+        + restarts
+        + (lifetimeP50 == null
+            ? ""
+            : ",\"lifetime_count\":5,\"lifetime_p50_ms\":"
+                + lifetimeP50
+                + ",\"lifetime_p90_ms\":"
+                + lifetimeP50
+                + ",\"lifetime_p99_ms\":"
+                + lifetimeP50)
+        + "}";
+  }
+
+  private static String envelope(String key, String payload) {
+    return "{\"topic\":\"prefixlog.kv.source-stats\",\"partition\":0,\"key\":\""
+        + key
+        + "\",\"payload\":"
+        + (payload == null
+            ? "null"
+            : "\"" + payload.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+        + "}";
+  }
+
+  @Test
+  void shouldShowTheEnginesOwnFiguresBesideTheSimulatedFleet() throws IOException {
+    // Given: the tiny trace with the engine's usage on three of its four requests (64 of 350
+    // prompt tokens cached), and a kcat -J dump of kv.source-stats from two engines: a's first
+    // record is superseded by its second, c's is removed by a tombstone.
+    String a = "aaaaaaaaaaaaaaaa";
+    String b = "bbbbbbbbbbbbbbbb";
+    Path lookups =
+        Files.write(
+            dir.resolve("usage.jsonl"),
+            List.of(
+                usage(1_763_700_000, a, 10, 100, null, 1, 2),
+                usage(1_763_700_001, b, 12, 120, 0L, 1, 2, 3),
+                usage(1_763_700_002, a, 13, 130, 64L, 1, 2, 4),
+                line(1_763_700_003, b, 12, 1, 2, 3)),
+            StandardCharsets.UTF_8);
+    String sourceA = "tcp://10.0.0.1:5557|dp0|";
+    String sourceB = "tcp://10.0.0.2:5557|dp0|";
+    String sourceC = "tcp://10.0.0.3:5557|dp0|";
+    Path sources =
+        Files.write(
+            dir.resolve("source-stats.jsonl"),
+            List.of(
+                envelope(sourceA, stats(sourceA, 10, 0, 10, 160, 0, null)),
+                envelope(sourceC, stats(sourceC, 7, 0, 7, 112, 0, null)),
+                envelope(sourceB, stats(sourceB, 100, 0, 100, 1_600, 0, null)),
+                envelope(sourceA, stats(sourceA, 300, 100, 200, 3_200, 1, 90_000L)),
+                envelope(sourceC, null)),
+            StandardCharsets.UTF_8);
+
+    // When
+    int code =
+        analyze(
+            "--file", lookups.toString(),
+            "--replicas", "2",
+            "--replica-capacity", "3",
+            "--policies", "round-robin,prefix",
+            "--source-stats", sources.toString());
+
+    // Then
+    String summary = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(summary)
+        .contains(
+            "    engine actual: 64 of 350 prompt tokens cached (18.3%) over the 3 of 4 requests"
+                + " that carry\n      the engine's usage: the real fleet, its own routing and"
+                + " caches\n")
+        .contains("  KV sources: 2 in " + sources + ", each one's latest statistics")
+        .containsPattern(
+            "\\n    source +stored +share +removed +resident +tokens +tok/bl +gaps +restarts"
+                + " +clears +lifetime p50\\n"
+                + "    tcp://10\\.0\\.0\\.1:5557\\|dp0\\| +300 +75\\.0% +100 +200 +3,200 +16\\.0"
+                + " +0 +1 +0 +1m 30s\\n"
+                + "    tcp://10\\.0\\.0\\.2:5557\\|dp0\\| +100 +25\\.0% +0 +100 +1,600 +16\\.0"
+                + " +0 +0 +0 +-\\n"
+                + "    all +400 +100\\.0% +100 +300 +4,800 +16\\.0 +0 +1 +0\\n"
+                + "    blocks stored max/mean over sources: 1\\.50 \\(")
+        .contains("    gaps and restarts: the bridge lost events or the engine restarted")
+        .contains("    not per source: requests, prompt and cached tokens. A captured request")
+        .doesNotContain("10.0.0.3")
+        .doesNotContain("simulates a fleet of the captured size");
+  }
+
+  @Test
+  void shouldSayWhyNoEngineFiguresAreShown() throws IOException {
+    // Given: lookup files without usage, and no statistics
+    Path file = tiny();
+
+    // When
+    int code = analyze("--file", file.toString(), "--replicas", "3", "--replica-capacity", "3");
+
+    // Then
+    assertThat(code).isEqualTo(Command.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("    engine actual: not reported (no prompt_tokens in the records)\n")
+        .contains(
+            "  KV sources: none to show (lookup files read, no --source-stats given); the engines'"
+                + " block counts need kv.source-stats (--source-stats FILE with --file)\n");
+  }
+
+  @Test
+  void shouldRefuseAStatisticsLineThatIsNotOne() throws IOException {
+    // Given
+    Path file = tiny();
+    Path bad = Files.write(dir.resolve("bad.jsonl"), List.of("{\"resident_blocks\":3}"));
+
+    // When
+    int code =
+        analyze(
+            "--file",
+            file.toString(),
+            "--replicas",
+            "2",
+            "--replica-capacity",
+            "3",
+            "--source-stats",
+            bad.toString());
+
+    // Then
+    assertThat(code).isEqualTo(Command.FAILED);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--source-stats " + bad + ":1: no source: not a kv.source-stats record");
+    assertThat(analyze("--file", file.toString(), "--source-stats", bad.toString()))
+        .isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--source-stats needs --replicas");
+  }
 }
