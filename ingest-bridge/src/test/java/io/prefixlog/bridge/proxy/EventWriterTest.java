@@ -122,7 +122,10 @@ class EventWriterTest {
             sha,
             full ? Boolean.TRUE : null,
             full ? body.length + 100L : null,
-            response);
+            response,
+            null,
+            null,
+            full ? "http://10.0.3.17:8000" : null);
     byte[] expected = Json.mapper().writeValueAsBytes(event);
 
     byte[] actual =
@@ -141,7 +144,8 @@ class EventWriterTest {
             sha,
             full,
             body.length + 100L,
-            response);
+            response,
+            full ? "http://10.0.3.17:8000" : null);
 
     assertThat(new String(actual, StandardCharsets.UTF_8))
         .isEqualTo(new String(expected, StandardCharsets.UTF_8));

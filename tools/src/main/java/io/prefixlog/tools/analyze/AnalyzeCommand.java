@@ -373,7 +373,7 @@ public final class AnalyzeCommand implements Command {
       } catch (EngineFigures.BadInputException e) {
         return failed("--source-stats " + e.getMessage());
       }
-      out.print(EngineFigures.summary(sources, settings.replicas));
+      out.print(EngineFigures.summary(sources, settings.replicas, lookups));
       out.flush();
     }
     List<Path> written = new ArrayList<>();

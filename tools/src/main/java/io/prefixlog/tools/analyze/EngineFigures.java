@@ -26,12 +26,146 @@ import java.util.TreeMap;
  * usage counts (prompt and cached tokens) carried by the lookup records, and each KV source's
  * latest statistics from {@code kv.source-stats} (or a dump of it).
  *
- * <p>The two cannot be joined per source today: a captured request does not name the engine that
- * served it (the capture proxy forwards to one upstream, which may itself be a router), so the
- * request figures are given per model over the whole fleet, and the KV figures per source.
+ * <p>Requests are attributed by the {@code upstream} their records carry: where the capture proxy
+ * forwarded them, the engine itself when each engine has its own proxy, a router otherwise. A KV
+ * source is joined to an upstream by host only (its endpoint is the engine's ZMQ address, the
+ * upstream its HTTP address), and not at all when several upstreams share the host. Records without
+ * an upstream (LMCache's files, events posted to the ingest endpoint, captures from before the
+ * field) leave the request figures for the whole fleet.
  */
 final class EngineFigures {
+  private static final String NOT_ATTRIBUTED =
+      """
+          not per source: requests, prompt and cached tokens. The requests do not name the engine
+            that served them (no upstream in the records), so the "engine actual" line is the
+            whole fleet's.
+      """;
+
+  private static final String JOINED_BY_HOST =
+      """
+          per source: the upstream table names the engine each request was forwarded to; a KV
+            source belongs to an upstream when their hosts are equal (shared hosts are not joined).
+      """;
+
   private EngineFigures() {}
+
+  /**
+   * The requests by the upstream the capture proxy forwarded them to, with the engine's usage and
+   * the KV sources on the same host; nothing when no record names an upstream.
+   *
+   * @return whether any request named its upstream
+   */
+  private static boolean byUpstream(StringBuilder s, List<Lookup> lookups, Sources sources) {
+    Map<String, List<Lookup>> groups = new TreeMap<>();
+    for (Lookup lookup : lookups) {
+      groups.computeIfAbsent(lookup.upstream(), u -> new ArrayList<>()).add(lookup);
+    }
+    if (groups.size() == 1 && groups.containsKey("")) {
+      return false;
+    }
+    Map<String, Integer> upstreamsOnHost = new TreeMap<>();
+    for (String upstream : groups.keySet()) {
+      upstreamsOnHost.merge(host(upstream), 1, Integer::sum);
+    }
+    s.append(
+        "  requests by upstream (where the capture proxy forwarded them; with one proxy per engine,"
+            + " the engine):\n");
+    int width = "upstream".length();
+    for (String upstream : groups.keySet()) {
+      width = Math.max(width, label(upstream).length());
+    }
+    String format = "    %-" + width + "s %9s %7s %10s %14s %14s %8s %11s";
+    row(
+        s,
+        String.format(
+            Locale.ROOT,
+            format,
+            "upstream",
+            "requests",
+            "share",
+            "with usage",
+            "prompt tokens",
+            "cached tokens",
+            "hit rate",
+            sources.unavailable() == null ? "KV sources" : ""));
+    long max = 0;
+    for (Map.Entry<String, List<Lookup>> group : groups.entrySet()) {
+      EngineUsage usage = usage(group.getValue());
+      long requests = group.getValue().size();
+      max = Math.max(max, requests);
+      String host = host(group.getKey());
+      String joined = "";
+      if (sources.unavailable() == null) {
+        if (host.isEmpty()) {
+          joined = "-";
+        } else if (upstreamsOnHost.get(host) > 1) {
+          joined = "host shared";
+        } else {
+          joined =
+              Long.toString(
+                  sources.stats().stream().filter(st -> host.equals(host(st.source()))).count());
+        }
+      }
+      row(
+          s,
+          String.format(
+              Locale.ROOT,
+              format,
+              label(group.getKey()),
+              Units.count(requests),
+              Quantities.percent((double) requests / lookups.size()),
+              Units.count(usage.requests()),
+              Units.count(usage.promptTokens()),
+              Units.count(usage.cachedTokens()),
+              Quantities.percent(usage.hitRate()),
+              joined));
+    }
+    EngineUsage all = usage(lookups);
+    row(
+        s,
+        String.format(
+            Locale.ROOT,
+            format,
+            "all",
+            Units.count(lookups.size()),
+            "100.0%",
+            Units.count(all.requests()),
+            Units.count(all.promptTokens()),
+            Units.count(all.cachedTokens()),
+            Quantities.percent(all.hitRate()),
+            ""));
+    if (groups.size() > 1) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "    requests max/mean over upstreams: %.2f (the real routing's balance)%n",
+              max * (double) groups.size() / lookups.size()));
+    } else {
+      s.append(
+          "    one upstream: a router behind it would hide which engine served a request; one"
+              + " capture proxy per engine names each\n");
+    }
+    return true;
+  }
+
+  private static String label(String upstream) {
+    return upstream.isEmpty() ? "(none)" : upstream;
+  }
+
+  /**
+   * The host of an upstream ({@code http://host:port}) or a KV source ({@code
+   * tcp://host:port|dp0|topic}), lower case; {@code ""} when there is none.
+   */
+  static String host(String address) {
+    int bar = address.indexOf('|');
+    String endpoint = bar < 0 ? address : address.substring(0, bar);
+    try {
+      String host = new java.net.URI(endpoint).getHost();
+      return host == null ? "" : host.toLowerCase(Locale.ROOT);
+    } catch (java.net.URISyntaxException e) {
+      return "";
+    }
+  }
 
   /**
    * The KV sources' statistics as read.
@@ -184,15 +318,19 @@ final class EngineFigures {
         Units.count(requests));
   }
 
-  /** The KV sources' table, after every fleet's simulation. */
-  static String summary(Sources sources, int replicas) {
+  /** Requests by upstream, then the KV sources' table, after every fleet's simulation. */
+  static String summary(Sources sources, int replicas, List<Lookup> lookups) {
     StringBuilder s = new StringBuilder();
+    boolean attributed = byUpstream(s, lookups, sources);
     if (sources.unavailable() != null) {
       s.append("  KV sources: none to show (")
           .append(sources.unavailable())
           .append(
               "); the engines' block counts need kv.source-stats (--source-stats FILE with"
                   + " --file)\n");
+      if (!attributed) {
+        s.append(NOT_ATTRIBUTED);
+      }
       return s.toString();
     }
     List<SourceStats> stats = sources.stats();
@@ -300,19 +438,21 @@ final class EngineFigures {
     }
     if (gaps + restarts > 0) {
       s.append(
-          "    gaps and restarts: the bridge lost events or the engine restarted; the counts miss"
-              + " what was lost, and a restart emptied that engine's cache\n");
+          """
+                  gaps and restarts: the bridge lost events or the engine restarted; the counts
+                    miss what was lost, and a restart emptied that engine's cache
+              """);
     }
+    s.append(attributed ? JOINED_BY_HOST : NOT_ATTRIBUTED);
     s.append(
         """
-            not per source: requests, prompt and cached tokens. A captured request does not name the
-              engine that served it, so the "engine actual" line above is the whole fleet's.
             comparable: the engine's hit rate and the simulated prefix rates (shares of the prompt
-              served from cache); blocks stored max/mean and the simulated max/mean (1.00 = even;
-              stored blocks count computed work only). Not comparable: units (engine tokens and
-              blocks of tok/bl tokens against the records' chunks), cache sizes (the engines' own
-              against C), time spans (source counts run from the stream app's first sight of each
-              source, not over these requests only).
+              served from cache); the real fleet's max/mean figures (requests over upstreams,
+              blocks stored over sources) and the simulated ones (1.00 = even; stored blocks count
+              computed work only). Not comparable: units (engine tokens and blocks of tok/bl
+              tokens against the records' chunks), cache sizes (the engines' own against C), time
+              spans (source counts run from the stream app's first sight of each source, not over
+              these requests only).
         """);
     return s.toString();
   }

@@ -268,7 +268,9 @@ class RoutingAnalyzeTest {
                 + "    all +400 +100\\.0% +100 +300 +4,800 +16\\.0 +0 +1 +0\\n"
                 + "    blocks stored max/mean over sources: 1\\.50 \\(")
         .contains("    gaps and restarts: the bridge lost events or the engine restarted")
-        .contains("    not per source: requests, prompt and cached tokens. A captured request")
+        .contains(
+            "    not per source: requests, prompt and cached tokens. The requests do not name the"
+                + " engine\n      that served them (no upstream in the records)")
         .doesNotContain("10.0.0.3")
         .doesNotContain("simulates a fleet of the captured size");
   }
@@ -315,5 +317,102 @@ class RoutingAnalyzeTest {
     assertThat(analyze("--file", file.toString(), "--source-stats", bad.toString()))
         .isEqualTo(Command.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--source-stats needs --replicas");
+  }
+
+  @Test
+  void shouldAttributeRequestsToTheUpstreamsTheyWereForwardedTo() throws IOException {
+    // Given: the tiny trace's requests forwarded by two capture proxies, one per engine; the
+    // engines' KV sources on the same hosts, and one more source on a host without a proxy
+    String a = "aaaaaaaaaaaaaaaa";
+    String b = "bbbbbbbbbbbbbbbb";
+    String one = "http://10.0.0.1:8000";
+    String two = "http://10.0.0.2:8000";
+    Path lookups =
+        Files.write(
+            dir.resolve("upstreams.jsonl"),
+            List.of(
+                upstream(usage(1_763_700_000, a, 10, 100, null, 1, 2), one),
+                upstream(usage(1_763_700_001, b, 12, 120, 0L, 1, 2, 3), two),
+                upstream(usage(1_763_700_002, a, 13, 130, 64L, 1, 2, 4), one),
+                upstream(line(1_763_700_003, b, 12, 1, 2, 3), two)),
+            StandardCharsets.UTF_8);
+    String sourceOne = "tcp://10.0.0.1:5557|dp0|";
+    String sourceOneRank1 = "tcp://10.0.0.1:5558|dp1|";
+    String sourceThree = "tcp://10.0.0.3:5557|dp0|";
+    Path sources =
+        Files.write(
+            dir.resolve("stats.jsonl"),
+            List.of(
+                stats(sourceOne, 300, 100, 200, 3_200, 0, null),
+                stats(sourceOneRank1, 50, 0, 50, 800, 0, null),
+                stats(sourceThree, 100, 0, 100, 1_600, 0, null)),
+            StandardCharsets.UTF_8);
+
+    // When
+    int code =
+        analyze(
+            "--file", lookups.toString(),
+            "--replicas", "2",
+            "--replica-capacity", "3",
+            "--policies", "session",
+            "--source-stats", sources.toString());
+
+    // Then: 10.0.0.1 served 2 requests (64 of 230 tokens cached) and holds two KV sources (its
+    // two data-parallel ranks); 10.0.0.2 served 2 (0 of 120) and published no KV events
+    String summary = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(summary)
+        .containsPattern(
+            "\\n    upstream +requests +share +with usage +prompt tokens +cached tokens +hit rate"
+                + " +KV sources\\n"
+                + "    http://10\\.0\\.0\\.1:8000 +2 +50\\.0% +2 +230 +64 +27\\.8% +2\\n"
+                + "    http://10\\.0\\.0\\.2:8000 +2 +50\\.0% +1 +120 +0 +0\\.0% +0\\n"
+                + "    all +4 +100\\.0% +3 +350 +64 +18\\.3%\\n"
+                + "    requests max/mean over upstreams: 1\\.00 ")
+        .contains("  KV sources: 3 in " + sources)
+        .contains("    per source: the upstream table names the engine each request was forwarded")
+        .doesNotContain("not per source");
+  }
+
+  @Test
+  void shouldNotJoinSourcesToUpstreamsThatShareAHost() throws IOException {
+    // Given: two proxies on one host (two engines on one machine, told apart by port)
+    String a = "aaaaaaaaaaaaaaaa";
+    Path lookups =
+        Files.write(
+            dir.resolve("shared.jsonl"),
+            List.of(
+                upstream(usage(1_763_700_000, a, 10, 100, 40L, 1, 2), "http://10.0.0.1:8000"),
+                upstream(usage(1_763_700_001, a, 10, 100, 60L, 1, 2), "http://10.0.0.1:8001")),
+            StandardCharsets.UTF_8);
+    Path sources =
+        Files.write(
+            dir.resolve("stats.jsonl"),
+            List.of(stats("tcp://10.0.0.1:5557|dp0|", 10, 0, 10, 160, 0, null)),
+            StandardCharsets.UTF_8);
+
+    // When
+    int code =
+        analyze(
+            "--file",
+            lookups.toString(),
+            "--replicas",
+            "2",
+            "--replica-capacity",
+            "3",
+            "--source-stats",
+            sources.toString());
+
+    // Then
+    assertThat(code).isEqualTo(Command.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .containsPattern(
+            "\\n    http://10\\.0\\.0\\.1:8000 +1 +50\\.0% +1 +100 +40 +40\\.0% +host shared\\n")
+        .containsPattern(
+            "\\n    http://10\\.0\\.0\\.1:8001 +1 +50\\.0% +1 +100 +60 +60\\.0% +host shared\\n");
+  }
+
+  private static String upstream(String line, String upstream) {
+    return line.substring(0, line.length() - 1) + ",\"upstream\":\"" + upstream + "\"}";
   }
 }

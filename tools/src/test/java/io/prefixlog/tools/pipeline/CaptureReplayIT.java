@@ -12,11 +12,13 @@ import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.reconstruct.ExportCommand;
 import io.prefixlog.tools.reconstruct.ExportReaders;
@@ -76,6 +78,7 @@ class CaptureReplayIT {
     List<DeltaRecord> deltas;
     String summary;
     long replayStart;
+    String engineUrl;
     try (StreamApp app =
             new StreamApp(
                 StreamAppConfig.defaults(
@@ -83,6 +86,7 @@ class CaptureReplayIT {
                         kafka, CAPTURED, "capture-replay-app", dir.resolve("s"), 2)));
         DemoUpstream engine = DemoUpstream.start(engineOptions(), answers(original));
         CaptureProxy proxy = proxy(kafka, engine, CAPTURED)) {
+      engineUrl = engine.baseUrl();
       app.start();
       awaitRunning(app);
       run(
@@ -117,6 +121,7 @@ class CaptureReplayIT {
     assertThat(original).hasSize(TURNS);
     assertThat(deltas).hasSize(TURNS);
     assertExportsParse(kafka);
+    assertAttributedToTheEngine(kafka, engineUrl, original);
     Pipeline.createTopics(
         kafka, Pipeline.settings(kafka, REPLAYED, "unused", dir.resolve("unused"), 2));
 
@@ -328,6 +333,70 @@ class CaptureReplayIT {
     assertThat(ids.size())
         .as("prompts share blocks")
         .isLessThan(trace.stream().mapToInt(l -> l.get("hash_ids").size()).sum());
+  }
+
+  /**
+   * Every captured request names the upstream the proxy forwarded it to, its lookup record too, and
+   * the routing what-if from the lookups topic attributes them all to it, with the engine's own
+   * counts of the answers whose usage reached the client.
+   */
+  private static void assertAttributedToTheEngine(
+      KafkaCluster kafka, String engineUrl, List<Answer> answers) throws Exception {
+    URI engine = URI.create(engineUrl);
+    String upstream = "http://" + engine.getHost() + ":" + engine.getPort();
+    List<RawRequestEvent> raw =
+        Topics.readAtLeast(
+                kafka.bootstrapServers(), CAPTURED + "requests.raw", TURNS, Duration.ofMinutes(1))
+            .stream()
+            .map(r -> JsonSerde.of(RawRequestEvent.class).fromBytes(r.value()))
+            .toList();
+    assertThat(raw).extracting(RawRequestEvent::upstream).containsOnly(upstream);
+    List<ChunkLookupRecord> lookups =
+        Topics.readAtLeast(
+                kafka.bootstrapServers(), CAPTURED + "chunk.lookups", TURNS, Duration.ofMinutes(1))
+            .stream()
+            .map(r -> JsonSerde.of(ChunkLookupRecord.class).fromBytes(r.value()))
+            .toList();
+    assertThat(lookups).hasSize(TURNS);
+    assertThat(lookups).extracting(ChunkLookupRecord::upstream).containsOnly(upstream);
+
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        new AnalyzeCommand(Terminal.captured(out, err))
+            .run(
+                new String[] {
+                  "--bootstrap",
+                  kafka.bootstrapServers(),
+                  "--topic-prefix",
+                  CAPTURED,
+                  "--replicas",
+                  "2",
+                  "--replica-capacity",
+                  "100",
+                  "--policies",
+                  "session",
+                  "--no-opt"
+                });
+    String report = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as("%s%n%s", report, err).isEqualTo(Command.OK);
+    List<Served> reported = answers.stream().map(Answer::served).filter(Served::usageSent).toList();
+    long prompt = reported.stream().mapToLong(Served::promptTokens).sum();
+    long cached = reported.stream().mapToLong(Served::cachedTokens).sum();
+    assertThat(reported).isNotEmpty();
+    assertThat(report)
+        .contains(
+            String.format(
+                Locale.ROOT,
+                "\n    %s %,9d %7s %,10d %,14d %,14d %8s",
+                upstream,
+                TURNS,
+                "100.0%",
+                reported.size(),
+                prompt,
+                cached,
+                String.format(Locale.ROOT, "%.1f%%", 100.0 * cached / prompt)))
+        .contains("    one upstream: a router behind it would hide which engine served a request");
   }
 
   /** The prompt's SHA-256, so that a failure names requests without printing their prompts. */
