@@ -45,7 +45,8 @@ class ArchiveCatalogSchemaTest {
           + "8: session_key: optional string, 9: hash_algo: optional string, "
           + "10: chunk_unit: optional string, 11: chunked: optional string, "
           + "12: prompt_tokens: optional long, 13: cached_tokens: optional long, "
-          + "14: body_omitted: optional string, 15: kafka_ts: optional timestamptz>";
+          + "14: body_omitted: optional string, 15: upstream: optional string, "
+          + "16: kafka_ts: optional timestamptz>";
 
   /** {@code schemaOf("kv_events").asStruct()} of the hand-written schema. */
   private static final String KV_EVENTS =

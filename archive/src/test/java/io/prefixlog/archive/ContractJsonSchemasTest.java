@@ -106,7 +106,8 @@ class ContractJsonSchemasTest {
                 + "request_id: string\n"
                 + "seq_len: integer\n"
                 + "session_key: string\n"
-                + "timestamp: number\n");
+                + "timestamp: number\n"
+                + "upstream: string\n");
   }
 
   private static JsonNode jsonSchema(String name) throws IOException {

@@ -54,6 +54,7 @@ class GoldenExamplesTest {
               "pattern $.chunk_hashes[1]"),
           entry("chunk-lookup.v1/invalid-chunk-size-zero.json", "minimum $.chunk_size"),
           entry("chunk-lookup.v1/invalid-chunk-unit-unknown.json", "enum $.chunk_unit"),
+          entry("chunk-lookup.v1/invalid-upstream-empty.json", "minLength $.upstream"),
           entry(
               "chunk-lookup.v1/invalid-lmcache-dtypes-field.json", "additionalProperties $ dtypes"),
           entry("chunk-lookup.v1/invalid-missing-chunk-hashes.json", "required $ chunk_hashes"),

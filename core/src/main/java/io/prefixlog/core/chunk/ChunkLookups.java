@@ -143,6 +143,7 @@ public final class ChunkLookups {
         chunked,
         promptTokens,
         cachedTokens,
-        event.bodyOmitted());
+        event.bodyOmitted(),
+        event.upstream());
   }
 }

@@ -59,6 +59,47 @@ class ChunkLookupsTest {
   }
 
   @Test
+  void shouldCarryTheUpstreamTheProxyForwardedTheRequestTo() {
+    // Given
+    RawRequestEvent plain = event("req-3", 1000L, "llama", utf8(SMALL_CHAT), null);
+    RawRequestEvent proxied =
+        new RawRequestEvent(
+            plain.schemaVersion(),
+            plain.requestId(),
+            plain.ts(),
+            plain.sessionKey(),
+            plain.sessionKeySource(),
+            plain.clientAddr(),
+            plain.userAgent(),
+            plain.headers(),
+            plain.method(),
+            plain.path(),
+            plain.model(),
+            plain.body(),
+            plain.bodyEncoding(),
+            plain.bodyLen(),
+            plain.bodySha256(),
+            plain.truncated(),
+            plain.originalBodyLen(),
+            plain.response(),
+            null,
+            null,
+            "http://10.0.3.17:8000");
+
+    // When
+    ChunkLookupRecord withUpstream = new ChunkLookups(32).of(proxied, utf8(SMALL_CHAT));
+    ChunkLookupRecord without = new ChunkLookups(32).of(plain, utf8(SMALL_CHAT));
+
+    // Then
+    assertThat(withUpstream.upstream()).isEqualTo("http://10.0.3.17:8000");
+    assertThat(new String(SERDE.toBytes(withUpstream), StandardCharsets.UTF_8))
+        .endsWith(",\"upstream\":\"http://10.0.3.17:8000\"}");
+    assertThat(without.upstream()).isNull();
+    assertThat(new String(SERDE.toBytes(without), StandardCharsets.UTF_8))
+        .doesNotContain("upstream");
+  }
+
+  @Test
   void shouldLeaveTokenCountsAndModelAbsentWhenUnknown() {
     // Given: a middleware that saw no response and a request without a model
     RawRequestEvent event = event("req-3", 1500L, null, utf8(SMALL_CHAT), null);

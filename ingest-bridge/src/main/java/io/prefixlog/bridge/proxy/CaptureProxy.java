@@ -178,7 +178,12 @@ public final class CaptureProxy implements AutoCloseable {
       ClientAddresses addresses =
           new ClientAddresses(config.clientAddrMode(), config.sessionSecret());
       EventFactory factory =
-          new EventFactory(deriver, addresses, CaptureSampling.of(config), metrics);
+          new EventFactory(
+              deriver,
+              addresses,
+              CaptureSampling.of(config),
+              metrics,
+              EventFactory.upstreamLabel(config.upstream()));
       HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
       IngestHandler ingest =
           new IngestHandler(

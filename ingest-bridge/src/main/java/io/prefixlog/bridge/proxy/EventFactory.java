@@ -19,6 +19,9 @@ final class EventFactory {
   private final CaptureSampling sampling;
   private final ProxyMetrics metrics;
 
+  /** The raw events' {@code upstream}: where this proxy forwards, or null (the ingest endpoint). */
+  private final String upstream;
+
   /** One reusable JSON writer per thread that encodes (the publisher's). */
   private final ThreadLocal<EventWriter> writers = ThreadLocal.withInitial(EventWriter::new);
 
@@ -34,10 +37,35 @@ final class EventFactory {
       ClientAddresses clientAddresses,
       CaptureSampling sampling,
       ProxyMetrics metrics) {
+    this(deriver, clientAddresses, sampling, metrics, null);
+  }
+
+  /**
+   * @param metrics counts the sampling decisions, or null (tests)
+   * @param upstream every event's {@code upstream} ({@link #upstreamLabel}), or null for none
+   */
+  EventFactory(
+      SessionKeyDeriver deriver,
+      ClientAddresses clientAddresses,
+      CaptureSampling sampling,
+      ProxyMetrics metrics,
+      String upstream) {
     this.deriver = deriver;
     this.clientAddresses = clientAddresses;
     this.sampling = sampling;
     this.metrics = metrics;
+    this.upstream = upstream;
+  }
+
+  /**
+   * The upstream as the raw events name it: {@code scheme://host:port}, the port always written
+   * (the scheme's default when the URL has none), so that one engine has one name. Never the URL's
+   * user information: a credential in {@code PREFIXLOG_PROXY_UPSTREAM} must not reach the topic.
+   */
+  static String upstreamLabel(java.net.URI upstream) {
+    String scheme = upstream.getScheme().toLowerCase(java.util.Locale.ROOT);
+    int port = upstream.getPort() >= 0 ? upstream.getPort() : scheme.equals("https") ? 443 : 80;
+    return scheme + "://" + upstream.getHost().toLowerCase(java.util.Locale.ROOT) + ":" + port;
   }
 
   /**
@@ -96,7 +124,8 @@ final class EventFactory {
               x.originalBodyLen,
               response,
               RawRequestEvent.SAMPLED_OUT,
-              sampling.chunks(x.body, utf8));
+              sampling.chunks(x.body, utf8),
+              upstream);
       return new EncodedEvent(key.key(), json, x.requestId);
     }
     byte[] json =
@@ -115,7 +144,8 @@ final class EventFactory {
             Sha256.hex(x.body),
             x.truncated,
             x.originalBodyLen,
-            response);
+            response,
+            upstream);
     return new EncodedEvent(key.key(), json, x.requestId);
   }
 

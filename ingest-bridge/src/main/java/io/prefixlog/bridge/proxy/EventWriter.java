@@ -31,7 +31,10 @@ final class EventWriter {
   private final ByteArrayBuilder out = new ByteArrayBuilder(32 << 10);
   private byte[] escaped = new byte[32 << 10];
 
-  /** The event's JSON; the body field is {@code body} (UTF-8 text when valid, else base64). */
+  /**
+   * The event's JSON; the body field is {@code body} (UTF-8 text when valid, else base64), and
+   * {@code upstream} (where the proxy forwarded it, or null) comes last, as in the record.
+   */
   byte[] write(
       String requestId,
       long ts,
@@ -47,7 +50,8 @@ final class EventWriter {
       String bodySha256,
       boolean truncated,
       long originalBodyLen,
-      ResponseInfo response) {
+      ResponseInfo response,
+      String upstream) {
     out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
@@ -74,6 +78,7 @@ final class EventWriter {
       g.writeStringField(
           "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
       writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
+      stringField(g, "upstream", upstream);
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory does not fail", e);
@@ -83,8 +88,8 @@ final class EventWriter {
 
   /**
    * A metadata-only event's JSON (capture sampling): no {@code body} and no {@code body_encoding};
-   * {@code body_len} and {@code body_sha256} of the body left out, then {@code body_omitted} and
-   * {@code prompt_chunks}, in the record's field order.
+   * {@code body_len} and {@code body_sha256} of the body left out, then {@code body_omitted},
+   * {@code prompt_chunks} and {@code upstream}, in the record's field order.
    */
   byte[] writeMetadataOnly(
       String requestId,
@@ -103,7 +108,8 @@ final class EventWriter {
       long originalBodyLen,
       ResponseInfo response,
       String bodyOmitted,
-      PromptChunks promptChunks) {
+      PromptChunks promptChunks,
+      String upstream) {
     out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
@@ -125,6 +131,7 @@ final class EventWriter {
         g.writeFieldName("prompt_chunks");
         g.writeObject(promptChunks);
       }
+      stringField(g, "upstream", upstream);
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory does not fail", e);

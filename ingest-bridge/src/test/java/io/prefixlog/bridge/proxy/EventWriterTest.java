@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
@@ -92,6 +93,66 @@ class EventWriterTest {
     assertThat(BodyEncoding.UTF_8.decode(back.body())).isEqualTo(bytes);
   }
 
+  @Test
+  void shouldWriteAMetadataOnlyEventWithItsUpstreamAsTheMapperDoes() throws Exception {
+    // Given: a sampled-out request, forwarded to an engine
+    PromptChunks chunks =
+        new PromptChunks(
+            256, 600L, List.of("0x0a1b", "0x2c3d"), "sha256_chain_64", "bytes", "chat_messages");
+    ResponseInfo response =
+        new ResponseInfo(200, 12.5, 3.25, new Usage(150L, 9L, 128L), "chatcmpl-2", null);
+    RawRequestEvent event =
+        new RawRequestEvent(
+            RawRequestEvent.SCHEMA_VERSION,
+            "req-2",
+            1_700_000_000_456L,
+            "key",
+            "header:x-session-id",
+            "10.0.0.2",
+            "curl/8",
+            null,
+            "POST",
+            "/v1/chat/completions",
+            "llama",
+            null,
+            null,
+            600L,
+            "ab".repeat(32),
+            null,
+            null,
+            response,
+            RawRequestEvent.SAMPLED_OUT,
+            chunks,
+            "http://10.0.3.17:8000");
+
+    // When
+    byte[] actual =
+        writer.writeMetadataOnly(
+            "req-2",
+            1_700_000_000_456L,
+            "key",
+            "header:x-session-id",
+            "10.0.0.2",
+            "curl/8",
+            null,
+            "POST",
+            "/v1/chat/completions",
+            "llama",
+            600L,
+            "ab".repeat(32),
+            false,
+            0L,
+            response,
+            RawRequestEvent.SAMPLED_OUT,
+            chunks,
+            "http://10.0.3.17:8000");
+
+    // Then
+    assertThat(new String(actual, StandardCharsets.UTF_8))
+        .isEqualTo(new String(Json.mapper().writeValueAsBytes(event), StandardCharsets.UTF_8))
+        .endsWith(",\"upstream\":\"http://10.0.3.17:8000\"}");
+  }
+
   /** Writes the event both ways, asserts the same bytes, returns them. */
   private byte[] assertSame(byte[] body, boolean full) throws Exception {
     Map<String, String> headers = new TreeMap<>();
@@ -122,7 +183,10 @@ class EventWriterTest {
             sha,
             full ? Boolean.TRUE : null,
             full ? body.length + 100L : null,
-            response);
+            response,
+            null,
+            null,
+            full ? "http://10.0.3.17:8000" : null);
     byte[] expected = Json.mapper().writeValueAsBytes(event);
 
     byte[] actual =
@@ -141,7 +205,8 @@ class EventWriterTest {
             sha,
             full,
             body.length + 100L,
-            response);
+            response,
+            full ? "http://10.0.3.17:8000" : null);
 
     assertThat(new String(actual, StandardCharsets.UTF_8))
         .isEqualTo(new String(expected, StandardCharsets.UTF_8));

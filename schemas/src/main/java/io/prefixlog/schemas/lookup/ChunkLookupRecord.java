@@ -14,6 +14,7 @@ import java.util.List;
  * ({@code bytes} of the rendered prompt when no tokenizer is used; {@code tokens} in LMCache's own
  * files). {@code body_omitted} marks the hash-only lookup of a request whose body the capture
  * sampling left out: its hashes come from the bridge, keyed {@code session_key/ts/request_id}.
+ * {@code upstream} is the raw event's: where the capture proxy forwarded the request.
  */
 public record ChunkLookupRecord(
     @JsonProperty("timestamp") Double timestamp,
@@ -28,7 +29,8 @@ public record ChunkLookupRecord(
     @JsonProperty("chunked") String chunked,
     @JsonProperty("prompt_tokens") Long promptTokens,
     @JsonProperty("cached_tokens") Long cachedTokens,
-    @JsonProperty("body_omitted") String bodyOmitted) {
+    @JsonProperty("body_omitted") String bodyOmitted,
+    @JsonProperty("upstream") String upstream) {
 
   public ChunkLookupRecord {
     chunkHashes = chunkHashes == null ? null : List.copyOf(chunkHashes);
@@ -61,6 +63,39 @@ public record ChunkLookupRecord(
         chunked,
         promptTokens,
         cachedTokens,
+        null,
+        null);
+  }
+
+  /** The lookup without {@code upstream} (a request no capture proxy forwarded). */
+  public ChunkLookupRecord(
+      Double timestamp,
+      String requestId,
+      String modelName,
+      Integer chunkSize,
+      Long seqLen,
+      List<String> chunkHashes,
+      String sessionKey,
+      String hashAlgo,
+      String chunkUnit,
+      String chunked,
+      Long promptTokens,
+      Long cachedTokens,
+      String bodyOmitted) {
+    this(
+        timestamp,
+        requestId,
+        modelName,
+        chunkSize,
+        seqLen,
+        chunkHashes,
+        sessionKey,
+        hashAlgo,
+        chunkUnit,
+        chunked,
+        promptTokens,
+        cachedTokens,
+        bodyOmitted,
         null);
   }
 }

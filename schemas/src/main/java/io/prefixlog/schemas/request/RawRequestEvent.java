@@ -18,6 +18,9 @@ import java.util.TreeMap;
  * body_sha256} still describe the bytes the producer saw, and {@code prompt_chunks} holds their
  * chunk hashes, computed by the producer exactly as the stream app would have, so that the chunk
  * lookups still cover every request.
+ *
+ * <p>{@code upstream} is where the capture proxy forwarded the request ({@code
+ * scheme://host:port}); with one proxy per engine, the engine that served it.
  */
 public record RawRequestEvent(
     @JsonProperty("schema_version") Integer schemaVersion,
@@ -39,7 +42,8 @@ public record RawRequestEvent(
     @JsonProperty("original_body_len") Long originalBodyLen,
     @JsonProperty("response") ResponseInfo response,
     @JsonProperty("body_omitted") String bodyOmitted,
-    @JsonProperty("prompt_chunks") PromptChunks promptChunks) {
+    @JsonProperty("prompt_chunks") PromptChunks promptChunks,
+    @JsonProperty("upstream") String upstream) {
 
   public static final int SCHEMA_VERSION = 1;
 
@@ -54,7 +58,53 @@ public record RawRequestEvent(
     headers = headers == null ? null : Collections.unmodifiableSortedMap(new TreeMap<>(headers));
   }
 
-  /** An event with its body (no {@code body_omitted}, no {@code prompt_chunks}). */
+  /** An event without {@code upstream}: from a producer that forwarded nowhere, or did not say. */
+  public RawRequestEvent(
+      Integer schemaVersion,
+      String requestId,
+      Long ts,
+      String sessionKey,
+      String sessionKeySource,
+      String clientAddr,
+      String userAgent,
+      Map<String, String> headers,
+      String method,
+      String path,
+      String model,
+      String body,
+      String bodyEncoding,
+      Long bodyLen,
+      String bodySha256,
+      Boolean truncated,
+      Long originalBodyLen,
+      ResponseInfo response,
+      String bodyOmitted,
+      PromptChunks promptChunks) {
+    this(
+        schemaVersion,
+        requestId,
+        ts,
+        sessionKey,
+        sessionKeySource,
+        clientAddr,
+        userAgent,
+        headers,
+        method,
+        path,
+        model,
+        body,
+        bodyEncoding,
+        bodyLen,
+        bodySha256,
+        truncated,
+        originalBodyLen,
+        response,
+        bodyOmitted,
+        promptChunks,
+        null);
+  }
+
+  /** An event with its body (no {@code body_omitted}, no {@code prompt_chunks}), no upstream. */
   public RawRequestEvent(
       Integer schemaVersion,
       String requestId,
@@ -93,6 +143,7 @@ public record RawRequestEvent(
         truncated,
         originalBodyLen,
         response,
+        null,
         null,
         null);
   }

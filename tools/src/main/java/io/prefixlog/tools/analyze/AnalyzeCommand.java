@@ -141,6 +141,13 @@ public final class AnalyzeCommand implements Command {
               "With --replicas: a replica's load is the units (tokens or bytes) of the requests"
                   + " routed to it within this span (least-loaded, prefix tie-breaks, prefix-load)."),
           Option.value(
+              "source-stats",
+              "FILE",
+              "<prefix>kv.source-stats when reading the topic; none with --file",
+              "With --replicas: the KV sources' statistics to show beside the simulation, from a"
+                  + " dump of kv.source-stats (one record value per line, or kcat -J envelopes;"
+                  + " the latest line of a source wins)."),
+          Option.value(
               "routing-seed",
               "N",
               "1",
@@ -358,6 +365,15 @@ public final class AnalyzeCommand implements Command {
               (label, total) ->
                   Progress.counting(terminal, settings.progress, label, total, "requests"));
       out.print(RoutingWhatIf.summary(routing, fleets));
+      EngineFigures.Sources sources;
+      try {
+        sources = engineSources(settings);
+      } catch (IOException e) {
+        return failed("cannot read --source-stats: " + e);
+      } catch (EngineFigures.BadInputException e) {
+        return failed("--source-stats " + e.getMessage());
+      }
+      out.print(EngineFigures.summary(sources, settings.replicas, lookups));
       out.flush();
     }
     List<Path> written = new ArrayList<>();
@@ -446,6 +462,22 @@ public final class AnalyzeCommand implements Command {
       progress.update(done);
     }
     return analyzer.finish();
+  }
+
+  /**
+   * The KV sources' statistics: the file given, else the statistics topic beside the lookups topic
+   * read; none for lookup files without one.
+   */
+  private static EngineFigures.Sources engineSources(Settings settings)
+      throws IOException, EngineFigures.BadInputException {
+    if (settings.sourceStats != null) {
+      return EngineFigures.fromFile(settings.sourceStats);
+    }
+    if (!settings.files.isEmpty()) {
+      return EngineFigures.Sources.none("lookup files read, no --source-stats given");
+    }
+    return EngineFigures.fromTopic(
+        settings.bootstrap, Topics.withPrefix(settings.topicPrefix).sourceStats().name());
   }
 
   /** The KV bytes per chunk shared by every cache, or 0. */
@@ -601,6 +633,7 @@ public final class AnalyzeCommand implements Command {
     List<RoutingPolicy> policies;
     Duration loadWindow;
     long routingSeed;
+    Path sourceStats;
     boolean noOpt;
     boolean progress;
     int[] chunkSizes;
@@ -677,7 +710,8 @@ public final class AnalyzeCommand implements Command {
     private static void routing(CommandLine line, Settings s) throws UsageException {
       if (!line.has("replicas")) {
         for (String option :
-            List.of("replica-capacity", "policies", "load-window", "routing-seed")) {
+            List.of(
+                "replica-capacity", "policies", "load-window", "routing-seed", "source-stats")) {
           if (line.has(option)) {
             throw new UsageException("--" + option + " needs --replicas");
           }
@@ -721,6 +755,7 @@ public final class AnalyzeCommand implements Command {
         throw new UsageException("--load-window: " + e.getMessage());
       }
       s.routingSeed = line.longValue("routing-seed", 1, Long.MIN_VALUE);
+      s.sourceStats = line.value("source-stats").map(Path::of).orElse(null);
     }
   }
 }

@@ -22,6 +22,8 @@ import java.util.Objects;
  *     only the routing what-if uses it, for session affinity
  * @param sampledOut whether the record says {@code body_omitted}: a hash-only lookup of a request
  *     whose body capture sampling left out (its hashes are the bridge's, as exact as any other)
+ * @param upstream {@code upstream}, where the capture proxy forwarded the request, or {@code ""}:
+ *     only the engine figures beside the routing what-if use it
  */
 record Lookup(
     double timestamp,
@@ -35,7 +37,8 @@ record Lookup(
     long cachedTokens,
     long kvBytesPerChunk,
     String sessionKey,
-    boolean sampledOut) {
+    boolean sampledOut,
+    String upstream) {
 
   /** What {@code chunk_size} and {@code seq_len} count ({@code chunk_unit}). */
   enum ChunkUnit {
@@ -58,6 +61,7 @@ record Lookup(
     Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(unit, "unit");
     Objects.requireNonNull(sessionKey, "sessionKey");
+    Objects.requireNonNull(upstream, "upstream");
   }
 
   /** The engine's view of this lookup, under the cache (model) name {@code cache}. */
@@ -84,7 +88,8 @@ record Lookup(
         && promptTokens == that.promptTokens
         && cachedTokens == that.cachedTokens
         && kvBytesPerChunk == that.kvBytesPerChunk
-        && sessionKey.equals(that.sessionKey);
+        && sessionKey.equals(that.sessionKey)
+        && upstream.equals(that.upstream);
   }
 
   @Override

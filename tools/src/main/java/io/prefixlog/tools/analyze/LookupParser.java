@@ -210,6 +210,7 @@ final class LookupParser {
     Long cachedTokens;
     String sessionKey;
     String bodyOmitted;
+    String upstream;
     String badField;
 
     void readObject(JsonParser parser) throws IOException, BadLineException {
@@ -232,6 +233,7 @@ final class LookupParser {
             sessionKey = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "body_omitted" ->
             bodyOmitted = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+        case "upstream" -> upstream = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "model_name" -> model = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "chunk_size" -> chunkSize = integer(name, value, parser);
         case "seq_len" -> seqLen = integer(name, value, parser);
@@ -320,7 +322,8 @@ final class LookupParser {
           cached,
           kvBytes(),
           sessionKey == null ? "" : sessionKey,
-          bodyOmitted != null);
+          bodyOmitted != null,
+          upstream == null ? "" : upstream);
     }
 
     /** LMCache's bytes per chunk: Σ shape product × dtype size; 0 when unknown. */

@@ -1,5 +1,6 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.core.mrc.EngineUsage;
 import io.prefixlog.core.routing.FleetResult;
 import io.prefixlog.core.routing.FleetSimulator;
 import io.prefixlog.core.routing.ReplicaStats;
@@ -52,8 +53,16 @@ final class RoutingWhatIf {
     }
   }
 
-  /** One cache's replay under every policy. */
-  record Fleet(String cache, long requests, long withoutSession, List<FleetResult> results) {
+  /**
+   * One cache's replay under every policy, and what the engine itself reported for the same
+   * requests.
+   */
+  record Fleet(
+      String cache,
+      long requests,
+      long withoutSession,
+      List<FleetResult> results,
+      EngineUsage engine) {
     Fleet {
       results = List.copyOf(results);
     }
@@ -116,7 +125,13 @@ final class RoutingWhatIf {
         }
         results.add(fleet.result());
       }
-      fleets.add(new Fleet(cache.getKey(), requests.size(), withoutSession, results));
+      fleets.add(
+          new Fleet(
+              cache.getKey(),
+              requests.size(),
+              withoutSession,
+              results,
+              EngineFigures.usage(requests)));
     }
     return fleets;
   }
@@ -215,6 +230,7 @@ final class RoutingWhatIf {
         }
         s.append('\n');
       }
+      s.append(EngineFigures.usageLine(fleet.engine(), fleet.requests()));
     }
     return s.toString();
   }

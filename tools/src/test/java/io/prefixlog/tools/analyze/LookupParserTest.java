@@ -55,7 +55,8 @@ class LookupParserTest {
                 64,
                 0,
                 "3f9a0c5e71b2d48a6c0e9f1b2a7d3c58",
-                false));
+                false,
+                ""));
     assertThat(lookup.timestampMs()).isEqualTo(1_749_633_401_877L);
   }
 

@@ -157,4 +157,262 @@ class RoutingAnalyzeTest {
         .isEqualTo(Command.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("KV bytes of a chunk are not known");
   }
+
+  /** {@link #line} with the engine's usage: {@code cached} null leaves it out, as vLLM does. */
+  private static String usage(
+      double t, String session, long seqLen, long prompt, Long cached, long... keys) {
+    String base = line(t, session, seqLen, keys);
+    return base.substring(0, base.length() - 1)
+        + ",\"prompt_tokens\":"
+        + prompt
+        + (cached == null ? "" : ",\"cached_tokens\":" + cached)
+        + "}";
+  }
+
+  private static String stats(
+      String source,
+      long stored,
+      long removed,
+      long resident,
+      long tokens,
+      long restarts,
+      Long lifetimeP50) {
+    return "{\"source\":\""
+        + source
+        + "\",\"ts\":1763700003000,\"seq\":9,\"resident_blocks\":"
+        + resident
+        + ",\"resident_tokens\":"
+        + tokens
+        + ",\"stores_total\":"
+        + stored
+        + ",\"removals_total\":"
+        + removed
+        + ",\"clears_total\":0,\"gaps\":0,\"restarts\":"
+        + restarts
+        + (lifetimeP50 == null
+            ? ""
+            : ",\"lifetime_count\":5,\"lifetime_p50_ms\":"
+                + lifetimeP50
+                + ",\"lifetime_p90_ms\":"
+                + lifetimeP50
+                + ",\"lifetime_p99_ms\":"
+                + lifetimeP50)
+        + "}";
+  }
+
+  private static String envelope(String key, String payload) {
+    return "{\"topic\":\"prefixlog.kv.source-stats\",\"partition\":0,\"key\":\""
+        + key
+        + "\",\"payload\":"
+        + (payload == null
+            ? "null"
+            : "\"" + payload.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+        + "}";
+  }
+
+  @Test
+  void shouldShowTheEnginesOwnFiguresBesideTheSimulatedFleet() throws IOException {
+    // Given: the tiny trace with the engine's usage on three of its four requests (64 of 350
+    // prompt tokens cached), and a kcat -J dump of kv.source-stats from two engines: a's first
+    // record is superseded by its second, c's is removed by a tombstone.
+    String a = "aaaaaaaaaaaaaaaa";
+    String b = "bbbbbbbbbbbbbbbb";
+    Path lookups =
+        Files.write(
+            dir.resolve("usage.jsonl"),
+            List.of(
+                usage(1_763_700_000, a, 10, 100, null, 1, 2),
+                usage(1_763_700_001, b, 12, 120, 0L, 1, 2, 3),
+                usage(1_763_700_002, a, 13, 130, 64L, 1, 2, 4),
+                line(1_763_700_003, b, 12, 1, 2, 3)),
+            StandardCharsets.UTF_8);
+    String sourceA = "tcp://10.0.0.1:5557|dp0|";
+    String sourceB = "tcp://10.0.0.2:5557|dp0|";
+    String sourceC = "tcp://10.0.0.3:5557|dp0|";
+    Path sources =
+        Files.write(
+            dir.resolve("source-stats.jsonl"),
+            List.of(
+                envelope(sourceA, stats(sourceA, 10, 0, 10, 160, 0, null)),
+                envelope(sourceC, stats(sourceC, 7, 0, 7, 112, 0, null)),
+                envelope(sourceB, stats(sourceB, 100, 0, 100, 1_600, 0, null)),
+                envelope(sourceA, stats(sourceA, 300, 100, 200, 3_200, 1, 90_000L)),
+                envelope(sourceC, null)),
+            StandardCharsets.UTF_8);
+
+    // When
+    int code =
+        analyze(
+            "--file", lookups.toString(),
+            "--replicas", "2",
+            "--replica-capacity", "3",
+            "--policies", "round-robin,prefix",
+            "--source-stats", sources.toString());
+
+    // Then
+    String summary = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(summary)
+        .contains(
+            "    engine actual: 64 of 350 prompt tokens cached (18.3%) over the 3 of 4 requests"
+                + " that carry\n      the engine's usage: the real fleet, its own routing and"
+                + " caches\n")
+        .contains("  KV sources: 2 in " + sources + ", each one's latest statistics")
+        .containsPattern(
+            "\\n    source +stored +share +removed +resident +tokens +tok/bl +gaps +restarts"
+                + " +clears +lifetime p50\\n"
+                + "    tcp://10\\.0\\.0\\.1:5557\\|dp0\\| +300 +75\\.0% +100 +200 +3,200 +16\\.0"
+                + " +0 +1 +0 +1m 30s\\n"
+                + "    tcp://10\\.0\\.0\\.2:5557\\|dp0\\| +100 +25\\.0% +0 +100 +1,600 +16\\.0"
+                + " +0 +0 +0 +-\\n"
+                + "    all +400 +100\\.0% +100 +300 +4,800 +16\\.0 +0 +1 +0\\n"
+                + "    blocks stored max/mean over sources: 1\\.50 \\(")
+        .contains("    gaps and restarts: the bridge lost events or the engine restarted")
+        .contains(
+            "    not per source: requests, prompt and cached tokens. The requests do not name the"
+                + " engine\n      that served them (no upstream in the records)")
+        .doesNotContain("10.0.0.3")
+        .doesNotContain("simulates a fleet of the captured size");
+  }
+
+  @Test
+  void shouldSayWhyNoEngineFiguresAreShown() throws IOException {
+    // Given: lookup files without usage, and no statistics
+    Path file = tiny();
+
+    // When
+    int code = analyze("--file", file.toString(), "--replicas", "3", "--replica-capacity", "3");
+
+    // Then
+    assertThat(code).isEqualTo(Command.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("    engine actual: not reported (no prompt_tokens in the records)\n")
+        .contains(
+            "  KV sources: none to show (lookup files read, no --source-stats given); the engines'"
+                + " block counts need kv.source-stats (--source-stats FILE with --file)\n");
+  }
+
+  @Test
+  void shouldRefuseAStatisticsLineThatIsNotOne() throws IOException {
+    // Given
+    Path file = tiny();
+    Path bad = Files.write(dir.resolve("bad.jsonl"), List.of("{\"resident_blocks\":3}"));
+
+    // When
+    int code =
+        analyze(
+            "--file",
+            file.toString(),
+            "--replicas",
+            "2",
+            "--replica-capacity",
+            "3",
+            "--source-stats",
+            bad.toString());
+
+    // Then
+    assertThat(code).isEqualTo(Command.FAILED);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--source-stats " + bad + ":1: no source: not a kv.source-stats record");
+    assertThat(analyze("--file", file.toString(), "--source-stats", bad.toString()))
+        .isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--source-stats needs --replicas");
+  }
+
+  @Test
+  void shouldAttributeRequestsToTheUpstreamsTheyWereForwardedTo() throws IOException {
+    // Given: the tiny trace's requests forwarded by two capture proxies, one per engine; the
+    // engines' KV sources on the same hosts, and one more source on a host without a proxy
+    String a = "aaaaaaaaaaaaaaaa";
+    String b = "bbbbbbbbbbbbbbbb";
+    String one = "http://10.0.0.1:8000";
+    String two = "http://10.0.0.2:8000";
+    Path lookups =
+        Files.write(
+            dir.resolve("upstreams.jsonl"),
+            List.of(
+                upstream(usage(1_763_700_000, a, 10, 100, null, 1, 2), one),
+                upstream(usage(1_763_700_001, b, 12, 120, 0L, 1, 2, 3), two),
+                upstream(usage(1_763_700_002, a, 13, 130, 64L, 1, 2, 4), one),
+                upstream(line(1_763_700_003, b, 12, 1, 2, 3), two)),
+            StandardCharsets.UTF_8);
+    String sourceOne = "tcp://10.0.0.1:5557|dp0|";
+    String sourceOneRank1 = "tcp://10.0.0.1:5558|dp1|";
+    String sourceThree = "tcp://10.0.0.3:5557|dp0|";
+    Path sources =
+        Files.write(
+            dir.resolve("stats.jsonl"),
+            List.of(
+                stats(sourceOne, 300, 100, 200, 3_200, 0, null),
+                stats(sourceOneRank1, 50, 0, 50, 800, 0, null),
+                stats(sourceThree, 100, 0, 100, 1_600, 0, null)),
+            StandardCharsets.UTF_8);
+
+    // When
+    int code =
+        analyze(
+            "--file", lookups.toString(),
+            "--replicas", "2",
+            "--replica-capacity", "3",
+            "--policies", "session",
+            "--source-stats", sources.toString());
+
+    // Then: 10.0.0.1 served 2 requests (64 of 230 tokens cached) and holds two KV sources (its
+    // two data-parallel ranks); 10.0.0.2 served 2 (0 of 120) and published no KV events
+    String summary = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(summary)
+        .containsPattern(
+            "\\n    upstream +requests +share +with usage +prompt tokens +cached tokens +hit rate"
+                + " +KV sources\\n"
+                + "    http://10\\.0\\.0\\.1:8000 +2 +50\\.0% +2 +230 +64 +27\\.8% +2\\n"
+                + "    http://10\\.0\\.0\\.2:8000 +2 +50\\.0% +1 +120 +0 +0\\.0% +0\\n"
+                + "    all +4 +100\\.0% +3 +350 +64 +18\\.3%\\n"
+                + "    requests max/mean over upstreams: 1\\.00 ")
+        .contains("  KV sources: 3 in " + sources)
+        .contains("    per source: the upstream table names the engine each request was forwarded")
+        .doesNotContain("not per source");
+  }
+
+  @Test
+  void shouldNotJoinSourcesToUpstreamsThatShareAHost() throws IOException {
+    // Given: two proxies on one host (two engines on one machine, told apart by port)
+    String a = "aaaaaaaaaaaaaaaa";
+    Path lookups =
+        Files.write(
+            dir.resolve("shared.jsonl"),
+            List.of(
+                upstream(usage(1_763_700_000, a, 10, 100, 40L, 1, 2), "http://10.0.0.1:8000"),
+                upstream(usage(1_763_700_001, a, 10, 100, 60L, 1, 2), "http://10.0.0.1:8001")),
+            StandardCharsets.UTF_8);
+    Path sources =
+        Files.write(
+            dir.resolve("stats.jsonl"),
+            List.of(stats("tcp://10.0.0.1:5557|dp0|", 10, 0, 10, 160, 0, null)),
+            StandardCharsets.UTF_8);
+
+    // When
+    int code =
+        analyze(
+            "--file",
+            lookups.toString(),
+            "--replicas",
+            "2",
+            "--replica-capacity",
+            "3",
+            "--source-stats",
+            sources.toString());
+
+    // Then
+    assertThat(code).isEqualTo(Command.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .containsPattern(
+            "\\n    http://10\\.0\\.0\\.1:8000 +1 +50\\.0% +1 +100 +40 +40\\.0% +host shared\\n")
+        .containsPattern(
+            "\\n    http://10\\.0\\.0\\.1:8001 +1 +50\\.0% +1 +100 +60 +60\\.0% +host shared\\n");
+  }
+
+  private static String upstream(String line, String upstream) {
+    return line.substring(0, line.length() - 1) + ",\"upstream\":\"" + upstream + "\"}";
+  }
 }

@@ -21,7 +21,8 @@ class TraceTest {
         LookupRequest.UNKNOWN,
         0,
         "",
-        false);
+        false,
+        "");
   }
 
   @Test

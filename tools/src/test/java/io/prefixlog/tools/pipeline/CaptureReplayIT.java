@@ -2,27 +2,39 @@ package io.prefixlog.tools.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.core.chunk.PromptRenderer;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.demo.Served;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.reconstruct.ExportCommand;
+import io.prefixlog.tools.reconstruct.ExportReaders;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +78,7 @@ class CaptureReplayIT {
     List<DeltaRecord> deltas;
     String summary;
     long replayStart;
+    String engineUrl;
     try (StreamApp app =
             new StreamApp(
                 StreamAppConfig.defaults(
@@ -73,6 +86,7 @@ class CaptureReplayIT {
                         kafka, CAPTURED, "capture-replay-app", dir.resolve("s"), 2)));
         DemoUpstream engine = DemoUpstream.start(engineOptions(), answers(original));
         CaptureProxy proxy = proxy(kafka, engine, CAPTURED)) {
+      engineUrl = engine.baseUrl();
       app.start();
       awaitRunning(app);
       run(
@@ -106,6 +120,8 @@ class CaptureReplayIT {
     }
     assertThat(original).hasSize(TURNS);
     assertThat(deltas).hasSize(TURNS);
+    assertExportsParse(kafka);
+    assertAttributedToTheEngine(kafka, engineUrl, original);
     Pipeline.createTopics(
         kafka, Pipeline.settings(kafka, REPLAYED, "unused", dir.resolve("unused"), 2));
 
@@ -216,6 +232,176 @@ class CaptureReplayIT {
                 + " .*"
                 + tokens(small).replace("(", "\\(").replace(")", "\\)")
                 + String.format(Locale.ROOT, "  %+.1f points\\n", smallRate - originalRate));
+  }
+
+  /**
+   * Issue 17's done-when for the export, from the deltas topic the real pipeline wrote: the
+   * Mooncake trace and the vLLM dataset parse with readers written from the formats' published
+   * field lists, and hold exactly the captured requests as the proxy's raw events (not the deltas
+   * the export rebuilds from) describe them: each body rendered, its usage, its arrival time. The
+   * Mooncake block ids are checked against a numbering of their own: equal ids exactly for equal
+   * prompt prefixes, a full block by the SHA-256 of the prompt up to its end, the partial last
+   * block by the whole prompt.
+   */
+  private void assertExportsParse(KafkaCluster kafka) throws Exception {
+    List<RawRequestEvent> raw =
+        Topics.readAtLeast(
+                kafka.bootstrapServers(), CAPTURED + "requests.raw", TURNS, Duration.ofMinutes(1))
+            .stream()
+            .map(r -> JsonSerde.of(RawRequestEvent.class).fromBytes(r.value()))
+            .toList();
+    Path mooncake = dir.resolve("trace.jsonl");
+    Path vllm = dir.resolve("dataset.jsonl");
+    int block = 1024;
+    long defaultOutput = 77;
+    for (String[] format :
+        new String[][] {{"mooncake", mooncake.toString()}, {"vllm-custom", vllm.toString()}}) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int code =
+          new ExportCommand(Terminal.captured(out, err))
+              .run(
+                  new String[] {
+                    "--bootstrap",
+                    kafka.bootstrapServers(),
+                    "--topic-prefix",
+                    CAPTURED,
+                    "--format",
+                    format[0],
+                    "--out",
+                    format[1],
+                    "--block-bytes",
+                    Integer.toString(block),
+                    "--default-output-tokens",
+                    Long.toString(defaultOutput)
+                  });
+      assertThat(code).as("%s%n%s", out, err).isEqualTo(Command.OK);
+      assertThat(out.toString(StandardCharsets.UTF_8))
+          .contains(TURNS + " rebuilt and checked, 0 erased (not exported), 0 failed their check");
+    }
+    List<JsonNode> trace = ExportReaders.mooncake(mooncake);
+    List<JsonNode> dataset = ExportReaders.vllmCustom(vllm);
+    assertThat(trace).hasSize(TURNS);
+    assertThat(dataset).hasSize(TURNS);
+
+    long first = raw.stream().mapToLong(RawRequestEvent::ts).min().orElseThrow();
+    List<String> expected = new ArrayList<>();
+    for (RawRequestEvent event : raw) {
+      assertThat(event.bodyEncoding()).isEqualTo("utf-8");
+      byte[] prompt = PromptRenderer.render(event.body().getBytes(StandardCharsets.UTF_8)).bytes();
+      Usage usage = event.response() == null ? null : event.response().usage();
+      long input =
+          usage != null && usage.promptTokens() != null
+              ? usage.promptTokens()
+              : (prompt.length + 3) / 4;
+      long output =
+          usage != null && usage.completionTokens() != null
+              ? usage.completionTokens()
+              : defaultOutput;
+      expected.add((event.ts() - first) + " " + input + " " + output + " " + sha256(prompt));
+    }
+    List<String> exported = new ArrayList<>();
+    Map<String, Long> ids = new HashMap<>();
+    for (int i = 0; i < TURNS; i++) {
+      JsonNode line = trace.get(i);
+      String prompt = dataset.get(i).get("prompt").asText();
+      assertThat(dataset.get(i).get("output_tokens").asLong())
+          .isEqualTo(line.get("output_length").asLong());
+      exported.add(
+          line.get("timestamp").asLong()
+              + " "
+              + line.get("input_length").asLong()
+              + " "
+              + line.get("output_length").asLong()
+              + " "
+              + sha256(prompt.getBytes(StandardCharsets.UTF_8)));
+      byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
+      MessageDigest prefix = MessageDigest.getInstance("SHA-256");
+      List<Long> want = new ArrayList<>();
+      for (int end = block; end <= bytes.length; end += block) {
+        prefix.update(bytes, end - block, block);
+        String key =
+            "prefix " + HexFormat.of().formatHex(((MessageDigest) prefix.clone()).digest());
+        want.add(ids.computeIfAbsent(key, k -> (long) ids.size()));
+      }
+      if (bytes.length % block != 0) {
+        want.add(ids.computeIfAbsent("whole " + prompt, k -> (long) ids.size()));
+      }
+      assertThat(ExportReaders.hashIds(line)).as("line %d", i).isEqualTo(want);
+    }
+    assertThat(exported).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(ids.size())
+        .as("prompts share blocks")
+        .isLessThan(trace.stream().mapToInt(l -> l.get("hash_ids").size()).sum());
+  }
+
+  /**
+   * Every captured request names the upstream the proxy forwarded it to, its lookup record too, and
+   * the routing what-if from the lookups topic attributes them all to it, with the engine's own
+   * counts of the answers whose usage reached the client.
+   */
+  private static void assertAttributedToTheEngine(
+      KafkaCluster kafka, String engineUrl, List<Answer> answers) throws Exception {
+    URI engine = URI.create(engineUrl);
+    String upstream = "http://" + engine.getHost() + ":" + engine.getPort();
+    List<RawRequestEvent> raw =
+        Topics.readAtLeast(
+                kafka.bootstrapServers(), CAPTURED + "requests.raw", TURNS, Duration.ofMinutes(1))
+            .stream()
+            .map(r -> JsonSerde.of(RawRequestEvent.class).fromBytes(r.value()))
+            .toList();
+    assertThat(raw).extracting(RawRequestEvent::upstream).containsOnly(upstream);
+    List<ChunkLookupRecord> lookups =
+        Topics.readAtLeast(
+                kafka.bootstrapServers(), CAPTURED + "chunk.lookups", TURNS, Duration.ofMinutes(1))
+            .stream()
+            .map(r -> JsonSerde.of(ChunkLookupRecord.class).fromBytes(r.value()))
+            .toList();
+    assertThat(lookups).hasSize(TURNS);
+    assertThat(lookups).extracting(ChunkLookupRecord::upstream).containsOnly(upstream);
+
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        new AnalyzeCommand(Terminal.captured(out, err))
+            .run(
+                new String[] {
+                  "--bootstrap",
+                  kafka.bootstrapServers(),
+                  "--topic-prefix",
+                  CAPTURED,
+                  "--replicas",
+                  "2",
+                  "--replica-capacity",
+                  "100",
+                  "--policies",
+                  "session",
+                  "--no-opt"
+                });
+    String report = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as("%s%n%s", report, err).isEqualTo(Command.OK);
+    List<Served> reported = answers.stream().map(Answer::served).filter(Served::usageSent).toList();
+    long prompt = reported.stream().mapToLong(Served::promptTokens).sum();
+    long cached = reported.stream().mapToLong(Served::cachedTokens).sum();
+    assertThat(reported).isNotEmpty();
+    assertThat(report)
+        .contains(
+            String.format(
+                Locale.ROOT,
+                "\n    %s %,9d %7s %,10d %,14d %,14d %8s",
+                upstream,
+                TURNS,
+                "100.0%",
+                reported.size(),
+                prompt,
+                cached,
+                String.format(Locale.ROOT, "%.1f%%", 100.0 * cached / prompt)))
+        .contains("    one upstream: a router behind it would hide which engine served a request");
+  }
+
+  /** The prompt's SHA-256, so that a failure names requests without printing their prompts. */
+  private static String sha256(byte[] bytes) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
   }
 
   private static DemoUpstream.Options engineOptions() {

@@ -3,7 +3,6 @@ package io.prefixlog.tools.reconstruct;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
@@ -16,11 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -124,65 +120,8 @@ class ExportCommandTest {
     return Files.write(dir.resolve("deltas.jsonl"), lines, StandardCharsets.UTF_8);
   }
 
-  /**
-   * An independent reader of Mooncake's trace format, from its published field list: every line one
-   * JSON object of exactly timestamp (ms), input_length, output_length (integers) and hash_ids
-   * (integer block ids, new ids numbered in first-seen order).
-   */
-  private static List<JsonNode> readMooncake(Path file) throws IOException {
-    ObjectMapper mapper = new ObjectMapper();
-    List<JsonNode> lines = new ArrayList<>();
-    Set<Long> seen = new TreeSet<>();
-    long previous = 0;
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      JsonNode node = mapper.readTree(line);
-      assertThat(node.isObject()).isTrue();
-      Set<String> fields = new TreeSet<>();
-      node.fieldNames().forEachRemaining(fields::add);
-      assertThat(fields).containsExactly("hash_ids", "input_length", "output_length", "timestamp");
-      assertThat(node.get("timestamp").isIntegralNumber()).isTrue();
-      assertThat(node.get("input_length").isIntegralNumber()).isTrue();
-      assertThat(node.get("output_length").isIntegralNumber()).isTrue();
-      assertThat(node.get("timestamp").asLong()).isGreaterThanOrEqualTo(previous);
-      previous = node.get("timestamp").asLong();
-      for (Iterator<JsonNode> ids = node.get("hash_ids").elements(); ids.hasNext(); ) {
-        JsonNode id = ids.next();
-        assertThat(id.isIntegralNumber()).isTrue();
-        if (!seen.contains(id.asLong())) {
-          assertThat(id.asLong()).as("a new id is the next integer").isEqualTo(seen.size());
-          seen.add(id.asLong());
-        }
-      }
-      lines.add(node);
-    }
-    return lines;
-  }
-
-  /**
-   * An independent reader of vLLM's custom dataset, from the keys vllm/benchmarks/datasets.py's
-   * CustomDataset reads: a string {@code prompt} on every line, an integer {@code output_tokens}
-   * when given.
-   */
-  private static List<JsonNode> readVllmCustom(Path file) throws IOException {
-    assertThat(file.getFileName().toString()).endsWith(".jsonl");
-    ObjectMapper mapper = new ObjectMapper();
-    List<JsonNode> lines = new ArrayList<>();
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      JsonNode node = mapper.readTree(line);
-      Set<String> fields = new TreeSet<>();
-      node.fieldNames().forEachRemaining(fields::add);
-      assertThat(fields).containsExactly("output_tokens", "prompt");
-      assertThat(node.get("prompt").isTextual()).isTrue();
-      assertThat(node.get("output_tokens").isIntegralNumber()).isTrue();
-      lines.add(node);
-    }
-    return lines;
-  }
-
   private static List<Long> ids(JsonNode line) {
-    List<Long> ids = new ArrayList<>();
-    line.get("hash_ids").elements().forEachRemaining(id -> ids.add(id.asLong()));
-    return ids;
+    return ExportReaders.hashIds(line);
   }
 
   @Test
@@ -224,8 +163,8 @@ class ExportCommandTest {
         .contains("3 rebuilt and checked, 1 erased (not exported), 0 failed their check")
         .contains("wrote 2 requests " + mooncake)
         .contains("skipped 1 (not a chat or completion request)");
-    List<JsonNode> trace = readMooncake(mooncake);
-    List<JsonNode> dataset = readVllmCustom(vllm);
+    List<JsonNode> trace = ExportReaders.mooncake(mooncake);
+    List<JsonNode> dataset = ExportReaders.vllmCustom(vllm);
     assertThat(trace).hasSize(2);
     assertThat(dataset).hasSize(2);
 

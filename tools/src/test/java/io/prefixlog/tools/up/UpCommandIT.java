@@ -79,6 +79,14 @@ class UpCommandIT {
         .containsPattern("    largest gap: \\+[\\d.]+ pts at [\\d,]+ chunks")
         .contains("== routing what-if: 4 replicas x 100 chunks each")
         .containsPattern("\\n    prefix-load +[\\d.]+% +[\\d.]+% ")
+        // The engines' own figures beside the simulation: the demo engine's usage, and the demo
+        // KV engine's statistics read back from kv.source-stats
+        .containsPattern(
+            "\\n    engine actual: [\\d,]+ of [\\d,]+ prompt tokens cached \\([\\d.]+%\\) over the"
+                + " [\\d,]+ of [\\d,]+ requests that carry\\n")
+        .contains("  KV sources: 1 in prefixlog.kv.source-stats, each one's latest statistics")
+        .containsPattern("\\n    tcp://127\\.0\\.0\\.1:\\d+\\|dp0\\| +[\\d,]+ +100\\.0% +[\\d,]+ ")
+        .contains("    1 KV source against 4 replicas simulated")
         .contains("wrote " + dataDir.resolve("analysis/routing.csv") + "\n")
         .endsWith("wrote " + dataDir.resolve("analysis/rolling.png") + "\n");
     assertThat(javax.imageio.ImageIO.read(dataDir.resolve("analysis/curve.png").toFile()))
