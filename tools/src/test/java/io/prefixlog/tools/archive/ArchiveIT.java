@@ -8,6 +8,7 @@ import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.corpus.ChatRequests;
@@ -49,6 +50,10 @@ class ArchiveIT {
   private static final String PREFIX = "archive-it.";
   private static final int CONVERSATIONS = 4;
   private static final int KV_BATCHES = 3;
+  private static final String CHUNK_SIZES = "64,256";
+
+  /** The chunk-size what-if's curves (ChunkSizeWhatIf.CSV). */
+  private static final String CHUNK_SIZES_CSV = "chunk-sizes.csv";
 
   @TempDir Path dir;
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -173,6 +178,20 @@ class ArchiveIT {
             (double) parquet / turns,
             total,
             (double) total / turns);
+
+        // When: the chunk-size what-if re-chunks the prompts from the live deltas topic
+        assertThat(
+                analyze(
+                    "--chunk-sizes",
+                    CHUNK_SIZES,
+                    "--bootstrap",
+                    broker.bootstrapServers(),
+                    "--topic-prefix",
+                    PREFIX,
+                    "--csv",
+                    dir.resolve("chunk-sizes-topic").toString()))
+            .as(err.toString(StandardCharsets.UTF_8))
+            .isEqualTo(Command.OK);
         archive.connect().close();
       }
     } finally {
@@ -208,9 +227,40 @@ class ArchiveIT {
           .contains(row("broken chains", 0) + "\n")
           .contains(row("malformed", 0) + "\n")
           .contains("OK: every turn was rebuilt and matched body_len and body_sha256");
+
+      // When: the same what-if reads its prompts from the archive instead, Kafka gone
+      int archived =
+          analyze(
+              "--chunk-sizes",
+              CHUNK_SIZES,
+              "--archive",
+              "--s3-endpoint",
+              archive.settings().s3Endpoint(),
+              "--catalog-uri",
+              archive.settings().catalogUri(),
+              "--warehouse",
+              archive.settings().warehouse(),
+              "--csv",
+              dir.resolve("chunk-sizes-archive").toString());
+
+      // Then: every turn was rebuilt and checked, and the curves are those of the topic
+      String summary = out.toString(StandardCharsets.UTF_8);
+      assertThat(archived).as(summary + err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      assertThat(summary).contains(String.format(Locale.ROOT, "%d rebuilt and checked", turns));
+      String fromArchive =
+          Files.readString(dir.resolve("chunk-sizes-archive").resolve(CHUNK_SIZES_CSV));
+      assertThat(fromArchive.lines().count()).isGreaterThan(2 * 10);
+      assertThat(fromArchive)
+          .isEqualTo(Files.readString(dir.resolve("chunk-sizes-topic").resolve(CHUNK_SIZES_CSV)));
     } finally {
       archive.close();
     }
+  }
+
+  private int analyze(String... args) {
+    out.reset();
+    err.reset();
+    return new AnalyzeCommand(terminalCapturingOut()).run(args);
   }
 
   /** A count row of reconstruct's summary. */
