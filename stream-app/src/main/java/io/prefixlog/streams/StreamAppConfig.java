@@ -284,6 +284,9 @@ public final class StreamAppConfig {
               STATE_TOKEN,
               ALLOW_WEAKER_DELIVERY));
 
+  /** A state token shorter than this is refused: it would be guessed. */
+  static final int MIN_STATE_TOKEN_LENGTH = 16;
+
   private final ConfigValues values;
   private final Map<String, String> kafka;
 
@@ -423,8 +426,6 @@ public final class StreamAppConfig {
 
   /** A host and a port, as Kafka Streams' {@code application.server} takes them. */
   public record HostAndPort(String host, int port) {
-    static final int MIN_TOKEN_LENGTH = 16;
-
     static HostAndPort parse(ConfigKey<String> key, String value) {
       int colon = value.lastIndexOf(':');
       String host = colon <= 0 ? "" : value.substring(0, colon).strip();
@@ -525,11 +526,11 @@ public final class StreamAppConfig {
    */
   private void checkStateQueries() {
     String token = stateToken();
-    if (token != null && token.length() < HostAndPort.MIN_TOKEN_LENGTH) {
+    if (token != null && token.length() < MIN_STATE_TOKEN_LENGTH) {
       throw new ConfigException(
           STATE_TOKEN.name()
               + " must be at least "
-              + HostAndPort.MIN_TOKEN_LENGTH
+              + MIN_STATE_TOKEN_LENGTH
               + " characters, got "
               + token.length());
     }
