@@ -13,6 +13,9 @@ import io.prefixlog.streams.errors.ErrorWiring;
 import io.prefixlog.streams.errors.ProcessingErrors;
 import io.prefixlog.streams.errors.ProductionErrors;
 import io.prefixlog.streams.errors.ThreadFailures;
+import io.prefixlog.streams.query.StateAnswer;
+import io.prefixlog.streams.query.StateEndpoint;
+import io.prefixlog.streams.query.StateQueries;
 import io.prefixlog.streams.state.BoundedRocksDbMemory;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.io.IOException;
@@ -30,6 +33,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,6 +113,10 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.standbyReplicas());
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitInterval().toMillis());
+    if (config.applicationServer() != null) {
+      // Every instance learns where the others serve state queries (the group's metadata).
+      p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.applicationServer().toString());
+    }
     int maxRecord = RecordLimits.maxRecordBytesInt(config.maxBodyBytes());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecord);
     // Internal topics (the raw events' repartition topic, the changelogs) take records as large as
@@ -158,8 +166,12 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     }
     if (config.metricsPort() >= 0) {
       metricsServer =
-          MetricsServer.startWithReason(
-              config.metricsHost(), config.metricsPort(), serviceMetrics.registry(), this::problem);
+          MetricsServer.startWithRoutes(
+              config.metricsHost(),
+              config.metricsPort(),
+              serviceMetrics.registry(),
+              this::problem,
+              Map.of(StateEndpoint.PATH, new StateEndpoint(stateSource(), config.stateToken())));
     }
     streams.start();
     LOGGER
@@ -169,6 +181,28 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
         .addKeyValue("bootstrap", config.bootstrapServers())
         .addKeyValue("metricsPort", metricsServer == null ? -1 : metricsServer.port())
         .log();
+  }
+
+  /**
+   * Where the state queries are answered from: the stores of this instance and its peers, or, with
+   * no {@code PREFIXLOG_APPLICATION_SERVER}, an answer saying they are off.
+   */
+  private StateEndpoint.Source stateSource() {
+    StreamAppConfig.HostAndPort server = config.applicationServer();
+    if (server == null) {
+      return (sessionKey, forwarded) ->
+          StateAnswer.problem(
+              404,
+              sessionKey,
+              StateAnswer.DISABLED,
+              "state queries are off: PREFIXLOG_APPLICATION_SERVER is not set");
+    }
+    return new StateQueries(
+        streams,
+        new HostInfo(server.host(), server.port()),
+        config.stateToken(),
+        config.sessionTtl(),
+        config.sessionSeqRetention());
   }
 
   public boolean isHealthy() {

@@ -8,6 +8,7 @@ import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.ConfigValues;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.config.UnsafeDefaults;
 import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.schemas.RecordLimits;
@@ -218,6 +219,27 @@ public final class StreamAppConfig {
                   + " is rebuilt from up to `PREFIXLOG_KEYFRAME_INTERVAL` records. Size it for the"
                   + " live sessions' newest bases, about one body each; `0`: no cache");
 
+  public static final ConfigKey<String> APPLICATION_SERVER =
+      ConfigKey.of("PREFIXLOG_APPLICATION_SERVER", ConfigTypes.text())
+          .documentedDefault("none (state queries off)")
+          .doc(
+              "`HOST:PORT` at which the other instances (and the UI) reach this instance's metrics"
+                  + " endpoint (Kafka Streams `application.server`): turns on `GET"
+                  + " /state/sessions/{session_key}` there, the session's live state (chain,"
+                  + " turns, kept bases and their digests, last activity, expiry; never a body)"
+                  + " answered from this instance's store or forwarded to the instance that holds"
+                  + " the key. Its port is `PREFIXLOG_METRICS_PORT`'s as seen from the peers");
+
+  public static final ConfigKey<String> STATE_TOKEN =
+      ConfigKey.of("PREFIXLOG_STATE_TOKEN", ConfigTypes.text())
+          .documentedDefault("none")
+          .secret()
+          .doc(
+              "bearer token the state queries must carry (`Authorization: Bearer`), ≥ 16"
+                  + " characters, the same on every instance (a forwarded query carries it);"
+                  + " required when `PREFIXLOG_APPLICATION_SERVER` is set and"
+                  + " `PREFIXLOG_METRICS_HOST` is not a loopback address");
+
   public static final ConfigKey<Boolean> ALLOW_WEAKER_DELIVERY = CommonKeys.ALLOW_WEAKER_DELIVERY;
 
   /** Every setting of the stream app, in the README's order. */
@@ -258,7 +280,12 @@ public final class StreamAppConfig {
               BASE_CACHE_BYTES,
               METRICS_HOST,
               METRICS_PORT,
+              APPLICATION_SERVER,
+              STATE_TOKEN,
               ALLOW_WEAKER_DELIVERY));
+
+  /** A state token shorter than this is refused: it would be guessed. */
+  static final int MIN_STATE_TOKEN_LENGTH = 16;
 
   private final ConfigValues values;
   private final Map<String, String> kafka;
@@ -382,6 +409,45 @@ public final class StreamAppConfig {
     return values.get(METRICS_PORT);
   }
 
+  /**
+   * {@code PREFIXLOG_APPLICATION_SERVER} as host and port, or null when state queries are off.
+   * Checked at construction.
+   */
+  public HostAndPort applicationServer() {
+    String value = values.get(APPLICATION_SERVER);
+    return value == null || value.isBlank() ? null : HostAndPort.parse(APPLICATION_SERVER, value);
+  }
+
+  /** The token state queries must carry, or null (loopback only). */
+  public String stateToken() {
+    String token = values.get(STATE_TOKEN);
+    return token == null || token.isBlank() ? null : token;
+  }
+
+  /** A host and a port, as Kafka Streams' {@code application.server} takes them. */
+  public record HostAndPort(String host, int port) {
+    static HostAndPort parse(ConfigKey<String> key, String value) {
+      int colon = value.lastIndexOf(':');
+      String host = colon <= 0 ? "" : value.substring(0, colon).strip();
+      int port;
+      try {
+        port = colon < 0 ? -1 : Integer.parseInt(value.substring(colon + 1).strip());
+      } catch (NumberFormatException e) {
+        port = -1;
+      }
+      if (host.isEmpty() || port < 1 || port > 65535) {
+        throw new ConfigException(
+            key.name() + " must be HOST:PORT (port 1-65535), got \"" + value + "\"");
+      }
+      return new HostAndPort(host, port);
+    }
+
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
+  }
+
   public boolean chunkLookupsEnabled() {
     return values.get(CHUNK_LOOKUPS_ENABLED);
   }
@@ -450,6 +516,38 @@ public final class StreamAppConfig {
     }
     if (sessionSeqRetention().compareTo(sessionTtl()) < 0) {
       throw new ConfigException(order(SESSION_SEQ_RETENTION, "must be at least", SESSION_TTL));
+    }
+    checkStateQueries();
+  }
+
+  /**
+   * The state queries show session keys and the digests of their bodies (never a body): served on
+   * loopback they need nothing more, beyond it a token, as the UI does.
+   */
+  private void checkStateQueries() {
+    String token = stateToken();
+    if (token != null && token.length() < MIN_STATE_TOKEN_LENGTH) {
+      throw new ConfigException(
+          STATE_TOKEN.name()
+              + " must be at least "
+              + MIN_STATE_TOKEN_LENGTH
+              + " characters, got "
+              + token.length());
+    }
+    if (applicationServer() != null
+        && (token == null || UnsafeDefaults.isPlaceholder(token))
+        && metricsPort() >= 0
+        && !UnsafeDefaults.isLoopback(metricsHost())) {
+      throw new ConfigException(
+          APPLICATION_SERVER.name()
+              + " turns on the state queries, and "
+              + METRICS_HOST.name()
+              + " ("
+              + metricsHost()
+              + ") is reachable beyond this machine: set "
+              + STATE_TOKEN.name()
+              + " (not a placeholder; the same on every instance) so that only its holders read"
+              + " the sessions' state");
     }
   }
 

@@ -47,4 +47,78 @@ class StreamAppConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(message);
   }
+
+  @Test
+  void shouldSetTheApplicationServerOnlyWhenStateQueriesAreOn() {
+    // Given
+    StreamAppConfig off = StreamAppConfig.defaults(Map.of());
+    StreamAppConfig on =
+        StreamAppConfig.defaults(Map.of("PREFIXLOG_APPLICATION_SERVER", "127.0.0.1:9464"));
+
+    // When
+    Object offServer = StreamApp.streamsProperties(off).get("application.server");
+    Object onServer = StreamApp.streamsProperties(on).get("application.server");
+
+    // Then
+    assertThat(offServer).isNull();
+    assertThat(onServer).isEqualTo("127.0.0.1:9464");
+    assertThat(on.applicationServer())
+        .isEqualTo(new StreamAppConfig.HostAndPort("127.0.0.1", 9464));
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "PREFIXLOG_APPLICATION_SERVER=stream-app|PREFIXLOG_APPLICATION_SERVER must be HOST:PORT"
+            + " (port 1-65535), got \"stream-app\"",
+        "PREFIXLOG_APPLICATION_SERVER=:9464|PREFIXLOG_APPLICATION_SERVER must be HOST:PORT"
+            + " (port 1-65535), got \":9464\"",
+        "PREFIXLOG_APPLICATION_SERVER=h:70000|PREFIXLOG_APPLICATION_SERVER must be HOST:PORT"
+            + " (port 1-65535), got \"h:70000\"",
+        "PREFIXLOG_STATE_TOKEN=short|PREFIXLOG_STATE_TOKEN must be at least 16 characters, got 5",
+      })
+  void shouldRefuseAMalformedApplicationServerOrAShortToken(String setting, String message) {
+    // Given
+    String[] kv = setting.split("=", 2);
+
+    // When / Then
+    assertThatThrownBy(() -> StreamAppConfig.defaults(Map.of(kv[0], kv[1])))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(message);
+  }
+
+  @Test
+  void shouldRefuseStateQueriesBeyondLoopbackWithoutAToken() {
+    // Given
+    Map<String, String> open =
+        Map.of(
+            "PREFIXLOG_APPLICATION_SERVER", "stream-app-1:9464",
+            "PREFIXLOG_METRICS_HOST", "0.0.0.0");
+    Map<String, String> placeholder =
+        Map.of(
+            "PREFIXLOG_APPLICATION_SERVER", "stream-app-1:9464",
+            "PREFIXLOG_METRICS_HOST", "0.0.0.0",
+            "PREFIXLOG_STATE_TOKEN", "change-me-change-me");
+    Map<String, String> protectedByToken =
+        Map.of(
+            "PREFIXLOG_APPLICATION_SERVER", "stream-app-1:9464",
+            "PREFIXLOG_METRICS_HOST", "0.0.0.0",
+            "PREFIXLOG_STATE_TOKEN", "kq3Jd8xVt2LwP0nZr7Ym");
+
+    // When / Then
+    assertThatThrownBy(() -> StreamAppConfig.defaults(open))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "PREFIXLOG_APPLICATION_SERVER turns on the state queries, and PREFIXLOG_METRICS_HOST"
+                + " (0.0.0.0) is reachable beyond this machine: set PREFIXLOG_STATE_TOKEN (not a"
+                + " placeholder; the same on every instance) so that only its holders read the"
+                + " sessions' state");
+    assertThatThrownBy(() -> StreamAppConfig.defaults(placeholder))
+        .isInstanceOf(ConfigException.class);
+    assertThat(StreamAppConfig.defaults(protectedByToken).stateToken())
+        .isEqualTo("kq3Jd8xVt2LwP0nZr7Ym");
+    assertThat(StreamAppConfig.defaults(Map.of("PREFIXLOG_METRICS_HOST", "0.0.0.0")).stateToken())
+        .isNull();
+  }
 }

@@ -25,6 +25,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.types.Types;
@@ -132,9 +134,28 @@ public final class ArchiveReader implements AutoCloseable {
    * @throws IOException from the consumer, or when a data file cannot be read
    */
   public long read(String table, RowConsumer consumer) throws IOException {
+    return read(table, Expressions.alwaysTrue(), consumer);
+  }
+
+  /**
+   * Reads the rows of the table's current snapshot whose string column {@code column} equals {@code
+   * value} (one session's rows of a table keyed by {@code session_key}): Iceberg skips the data
+   * files whose column statistics rule the value out, so a page of the UI does not read the whole
+   * archive.
+   *
+   * @return rows read
+   */
+  public long readWhere(String table, String column, String value, RowConsumer consumer)
+      throws IOException {
+    Objects.requireNonNull(column, "column");
+    Objects.requireNonNull(value, "value");
+    return read(table, Expressions.equal(column, value), consumer);
+  }
+
+  private long read(String table, Expression filter, RowConsumer consumer) throws IOException {
     Table t = catalog.loadTable(TableIdentifier.parse(table));
     long rows = 0;
-    try (CloseableIterable<Record> records = IcebergGenerics.read(t).build()) {
+    try (CloseableIterable<Record> records = IcebergGenerics.read(t).where(filter).build()) {
       for (Record record : records) {
         consumer.accept(toJson(record));
         rows++;

@@ -1,12 +1,14 @@
 package io.prefixlog.core.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -56,7 +58,24 @@ public final class MetricsServer implements AutoCloseable {
   public static MetricsServer startWithReason(
       String host, int port, PrometheusMeterRegistry registry, Supplier<Optional<String>> problem)
       throws IOException {
+    return startWithRoutes(host, port, registry, problem, Map.of());
+  }
+
+  /**
+   * Starts serving {@code /metrics}, {@code /health} and {@code routes} (path prefix → handler: the
+   * stream app's interactive queries). With routes the server has a few threads, not one: a route
+   * may wait on a peer (a query forwarded to the instance that holds the key), and neither a scrape
+   * nor the peer's own forwarded query to this instance may queue behind it.
+   */
+  public static MetricsServer startWithRoutes(
+      String host,
+      int port,
+      PrometheusMeterRegistry registry,
+      Supplier<Optional<String>> problem,
+      Map<String, HttpHandler> routes)
+      throws IOException {
     Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(routes, "routes");
     Objects.requireNonNull(problem, "problem");
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
     server.createContext(
@@ -75,8 +94,10 @@ public final class MetricsServer implements AutoCloseable {
               "text/plain; charset=utf-8",
               wrong.map(reason -> reason + "\n").orElse("ok\n"));
         });
+    routes.forEach(server::createContext);
     server.setExecutor(
-        Executors.newSingleThreadExecutor(
+        Executors.newFixedThreadPool(
+            routes.isEmpty() ? 1 : 4,
             r -> {
               Thread thread = new Thread(r, "prefixlog-metrics-http");
               thread.setDaemon(true);

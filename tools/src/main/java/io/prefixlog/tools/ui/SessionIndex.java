@@ -469,4 +469,24 @@ final class SessionIndex {
       lock.readLock().unlock();
     }
   }
+
+  /** How many sessions the index holds. */
+  int sessionCount() {
+    lock.readLock().lock();
+    try {
+      return sessions.size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** The session keys, sorted: a copy. */
+  List<String> sessionKeys() {
+    lock.readLock().lock();
+    try {
+      return List.copyOf(sessions.keySet());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
 }

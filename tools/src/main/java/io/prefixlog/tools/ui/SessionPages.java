@@ -242,11 +242,26 @@ final class SessionPages {
    */
   static String session(
       Summary s, List<TurnInfo> turns, IndexState state, Lookups lookups, String moreHtml) {
+    return session(s, turns, state.html(), lookups, "", moreHtml);
+  }
+
+  /**
+   * One session, with {@code statusHtml} under the title (where the data comes from: the topic or
+   * the archive), {@code panelsHtml} after the facts (the live state in the stream app) and {@code
+   * moreHtml} below (the blocks it left).
+   */
+  static String session(
+      Summary s,
+      List<TurnInfo> turns,
+      String statusHtml,
+      Lookups lookups,
+      String panelsHtml,
+      String moreHtml) {
     StringBuilder b = new StringBuilder();
     b.append("<h1>Session <code>")
         .append(Html.text(s.key()))
         .append("</code></h1>")
-        .append(state.html());
+        .append(statusHtml);
     TurnInfo newest = turns.get(turns.size() - 1);
     long prefix = 0;
     long size = 0;
@@ -314,7 +329,7 @@ final class SessionPages {
                 + "), over "
                 + Html.count(lookups.hits().size())
                 + " turns with a lookup");
-    b.append("</dl>");
+    b.append("</dl>").append(panelsHtml);
     b.append("<div class=\"timeline-and-tree\">").append(TurnTree.html(s.key(), turns));
     b.append(
             "<table id=\"timeline\" class=\"data\"><caption>Timeline: every turn, oldest first</caption>")

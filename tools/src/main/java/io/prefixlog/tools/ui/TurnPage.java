@@ -12,7 +12,17 @@ final class TurnPage {
   private TurnPage() {}
 
   /** Where the data came from, for the commands that rebuild the turn elsewhere. */
-  record Source(String bootstrap, String topicPrefix) {}
+  /**
+   * Where the turn was read from, for the commands that rebuild it.
+   *
+   * @param archiveArgs the {@code reconstruct} options that read the archive the turn came from, or
+   *     null when it came from the topic
+   */
+  record Source(String bootstrap, String topicPrefix, String archiveArgs) {
+    Source(String bootstrap, String topicPrefix) {
+      this(bootstrap, topicPrefix, null);
+    }
+  }
 
   static String render(String sessionKey, TurnInfo info, TurnRebuild.Result result, Source source) {
     DeltaRecord r = result.record();
@@ -29,6 +39,10 @@ final class TurnPage {
       b.append(" <small>chain <code>").append(Html.text(chain)).append("</code></small>");
     }
     b.append("</h1>");
+    if (source.archiveArgs() != null) {
+      b.append("<p class=\"status\" id=\"from-archive\"><strong>From the archive:</strong>")
+          .append(" rebuilt from the archived delta table, beyond the topic.</p>");
+    }
 
     b.append(
         "<section aria-labelledby=\"verify-h\"><h2 id=\"verify-h\">Body</h2><dl class=\"facts\">");
@@ -138,6 +152,26 @@ final class TurnPage {
   }
 
   private static void commands(StringBuilder b, String key, String chain, long seq, Source source) {
+    if (source.archiveArgs() != null) {
+      String fromArchive =
+          "bin/prefixlog reconstruct "
+              + source.archiveArgs()
+              + " --session "
+              + shell(key)
+              + (chain.isEmpty() ? "" : " --chain " + shell(chain))
+              + " --seq "
+              + seq
+              + " --print > turn.body";
+      b.append("<section aria-labelledby=\"cmd-h\"><h2 id=\"cmd-h\">Rebuild it yourself</h2>");
+      command(
+          b,
+          "cmd-reconstruct",
+          "With prefixlog, from the archive (checks body_len and body_sha256; S3 credentials from"
+              + " PREFIXLOG_S3_ACCESS_KEY and PREFIXLOG_S3_SECRET_KEY):",
+          fromArchive);
+      b.append("<p>Then <code>sha256sum turn.body</code> prints the digest above.</p></section>");
+      return;
+    }
     String reconstruct =
         "bin/prefixlog reconstruct --bootstrap "
             + shell(source.bootstrap())

@@ -24,8 +24,11 @@ public final class UiCommand implements Command {
       runs analyze; the block index page lists each engine's resident blocks by hash. The UI
       reads <prefix>session.deltas, chunk.lookups and kv.block-index from the beginning into
       indexes in memory and follows them (erased sessions disappear as their tombstones arrive);
-      a turn page reads only its records, and a session page its lookups, by offset. It serves on 127.0.0.1 unless --host says otherwise,
-      and anywhere else only with a token. Ctrl-C stops it.
+      a turn page reads only its records, and a session page its lookups, by offset. With
+      --stream-app the session page shows the session's live state in the stream app
+      (interactive queries); with --archive, sessions beyond the topic are read from the archive
+      (marked so) and /archive lists the archived sessions. It serves on 127.0.0.1 unless --host
+      says otherwise, and anywhere else only with a token. Ctrl-C stops it.
       """;
 
   private final Terminal terminal;

@@ -75,6 +75,8 @@ public final class UiServer implements AutoCloseable {
   private final ExecutorService pool;
   private final Analysis analysis;
   private final Path workDir;
+  private final LiveState live;
+  private final ArchiveHistory archive;
   private boolean closed;
 
   private UiServer(UiSettings settings, SessionIndex index, Path workDir) throws IOException {
@@ -101,6 +103,12 @@ public final class UiServer implements AutoCloseable {
             settings.bootstrap(), lookups, chunks::put, maxRecord, "prefixlog-ui-lookups");
     this.chunkFetcher = new RecordFetcher(settings.bootstrap(), lookups, maxRecord);
     this.analysis = new Analysis(workDir.resolve("analysis"));
+    this.live = new LiveState(settings.streamApp(), settings.stateToken());
+    this.archive =
+        settings.archive() == null
+            ? null
+            : new ArchiveHistory(
+                settings.archive(), settings.bootstrap(), topics.erasures().name());
     this.http = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 64);
     AtomicInteger n = new AtomicInteger();
     this.pool =
@@ -122,6 +130,9 @@ public final class UiServer implements AutoCloseable {
     server.follower.start();
     server.blockFollower.start();
     server.chunkFollower.start();
+    if (server.archive != null) {
+      server.archive.start();
+    }
     server.http.start();
     LOGGER.info(
         "Serving host={} port={} topic={}",
@@ -225,6 +236,7 @@ public final class UiServer implements AutoCloseable {
     }
     return switch (path) {
       case "/" -> sessions(params);
+      case "/archive" -> archivedSessions(params);
       case "/session" -> session(params);
       case "/turn" -> turn(params, false);
       case "/turn/body" -> turn(params, true);
@@ -249,6 +261,82 @@ public final class UiServer implements AutoCloseable {
   }
 
   Response sessions(Map<String, String> p) {
+    Response page = sessions(p, index, state());
+    if (archive == null || page.status() != 200) {
+      return page;
+    }
+    return Response.html(
+        new String(page.body(), StandardCharsets.UTF_8)
+            .replace(
+                "<h1>Sessions</h1>",
+                "<h1>Sessions</h1><p class=\"status\">History beyond the topic's retention:"
+                    + " <a id=\"archive-list\" href=\"/archive\">archived sessions</a>.</p>"));
+  }
+
+  /**
+   * The archived sessions list: the sessions list page over the archive's last scan, at {@code
+   * /archive}, its links and form pointed there and its sessions opened from the archive.
+   */
+  Response archivedSessions(Map<String, String> p) {
+    if (archive == null) {
+      return Response.error(
+          404,
+          "No archive",
+          "The UI was started without --archive: only the topic's sessions are shown.");
+    }
+    ArchiveHistory.Scan scan = archive.scan();
+    Response page = sessions(p, scan.index(), archiveState(scan));
+    if (page.status() != 200) {
+      return page;
+    }
+    String html =
+        new String(page.body(), StandardCharsets.UTF_8)
+            .replace("<h1>Sessions</h1>", "<h1>Archived sessions</h1>")
+            .replace("action=\"/\"", "action=\"/archive\"")
+            .replace("href=\"/?", "href=\"/archive?")
+            .replace("<a href=\"/\">Clear</a>", "<a href=\"/archive\">Clear</a>")
+            .replace("href=\"/session?key=", "href=\"/session?source=archive&amp;key=");
+    return Response.html(html);
+  }
+
+  /** The archive scan's status line, in the index's form. */
+  private SessionPages.IndexState archiveState(ArchiveHistory.Scan scan) {
+    ArchiveHistory.Erasures erasures = archive.erasures();
+    StringBuilder problem = new StringBuilder();
+    problem
+        .append("From the archive (table ")
+        .append(archive.settings().table())
+        .append("): ")
+        .append(scan.rows())
+        .append(" rows read")
+        .append(scan.atMs() == 0 ? "" : " at " + Html.iso(scan.atMs()))
+        .append(", again every ")
+        .append(archive.settings().refresh().toSeconds())
+        .append(" s");
+    if (scan.truncated()) {
+      problem
+          .append("; the scan stopped at --archive-max-rows ")
+          .append(archive.settings().maxRows())
+          .append(": sessions beyond it are not listed (their pages open by key)");
+    }
+    if (!scan.problem().isEmpty()) {
+      problem.append("; ").append(scan.problem());
+    }
+    if (!erasures.problem().isEmpty()) {
+      problem
+          .append("; no archived session is shown while erasures cannot be checked: ")
+          .append(erasures.problem());
+    }
+    return new SessionPages.IndexState(
+        scan.atMs() != 0,
+        scan.index().records(),
+        scan.index().unreadable(),
+        scan.index().lastProblem(),
+        problem.toString());
+  }
+
+  private Response sessions(
+      Map<String, String> p, SessionIndex index, SessionPages.IndexState state) {
     Optional<Sort> sort = Sort.parse(p.getOrDefault("sort", "last"));
     if (sort.isEmpty()) {
       return Response.error(400, "Bad sort", "sort is one of last, turns, bytes, cached.");
@@ -284,7 +372,7 @@ public final class UiServer implements AutoCloseable {
             index.query(q),
             index.models(),
             index.paths(),
-            state(),
+            state,
             p.getOrDefault("from", ""),
             p.getOrDefault("to", "")));
   }
@@ -297,7 +385,11 @@ public final class UiServer implements AutoCloseable {
     String key = p.getOrDefault("key", "");
     Optional<SessionIndex.Summary> summary = index.summary(key);
     List<TurnInfo> turns = index.turns(key);
-    if (summary.isEmpty() || turns.isEmpty()) {
+    boolean live = summary.isPresent() && !turns.isEmpty();
+    if (archive != null && (!live || "archive".equals(p.get("source")))) {
+      return archivedSession(key);
+    }
+    if (!live) {
       return Response.error(
           404,
           "No such session",
@@ -319,7 +411,17 @@ public final class UiServer implements AutoCloseable {
               "cannot read the chunk lookups: " + e.getMessage());
     }
     String blocksHtml = BlockPage.ofSession(blocks.ofSession(key), blockFollower.caughtUp());
-    return Response.html(SessionPages.session(summary.get(), turns, state(), lookups, blocksHtml));
+    String status = state().html();
+    if (archive != null) {
+      status +=
+          "<p class=\"status\">Older chains may be in the archive: <a id=\"archive-link\""
+              + " href=\"/session?source=archive&amp;key="
+              + Html.url(key)
+              + "\">this session in the archive</a>.</p>";
+    }
+    return Response.html(
+        SessionPages.session(
+            summary.get(), turns, status, lookups, this.live.panel(key), blocksHtml));
   }
 
   Response blocks(Map<String, String> p) {
@@ -356,6 +458,37 @@ public final class UiServer implements AutoCloseable {
             k -> !k.isEmpty() && index.summary(k).isPresent()));
   }
 
+  /** A session read from the archive now: its page marked so, with the live-state panel. */
+  private Response archivedSession(String key) {
+    Optional<ArchiveHistory.Session> session;
+    try {
+      session = archive.session(key);
+    } catch (IOException e) {
+      return Response.error(503, "The archive did not answer", e.getMessage());
+    }
+    if (session.isEmpty()) {
+      return Response.error(
+          404,
+          "No such session",
+          "No session "
+              + key
+              + " on the topic or in the archive: it was erased, or never captured.");
+    }
+    String status =
+        "<p class=\"status\" id=\"from-archive\"><strong>From the archive:</strong> read now"
+            + " from the archived delta table "
+            + Html.text(archive.settings().table())
+            + " (history beyond the topic's retention).</p>";
+    SessionPages.Lookups lookups =
+        new SessionPages.Lookups(
+            Map.of(),
+            true,
+            "not read for a session from the archive (its chunk_lookups table is not queried)");
+    return Response.html(
+        SessionPages.session(
+            session.get().summary(), session.get().turns(), status, lookups, live.panel(key), ""));
+  }
+
   Response turn(Map<String, String> p, boolean bytes) throws RecordFetcher.FetchException {
     String key = p.getOrDefault("key", "");
     String chain = p.getOrDefault("chain", "");
@@ -366,6 +499,9 @@ public final class UiServer implements AutoCloseable {
       return Response.error(400, "Bad turn", "seq is a whole number.");
     }
     Optional<TurnInfo> info = index.turn(key, chain, seq);
+    if (archive != null && (info.isEmpty() || "archive".equals(p.get("source")))) {
+      return archivedTurn(key, chain, seq, bytes);
+    }
     if (info.isEmpty()) {
       return Response.error(
           404,
@@ -383,6 +519,43 @@ public final class UiServer implements AutoCloseable {
           "No such turn",
           "Turn " + seq + " of session " + key + " was erased since it was listed.");
     }
+    return turnResponse(key, info.get(), result, bytes, null);
+  }
+
+  /** A turn rebuilt from the archive's rows of its chain, checked as reconstruct checks it. */
+  private Response archivedTurn(String key, String chain, long seq, boolean bytes) {
+    Optional<ArchiveHistory.Session> session;
+    try {
+      session = archive.session(key);
+    } catch (IOException e) {
+      return Response.error(503, "The archive did not answer", e.getMessage());
+    }
+    Map<Long, DeltaRecord> records =
+        session.map(s -> s.chains().getOrDefault(chain, Map.of())).orElse(Map.of());
+    Optional<TurnInfo> info =
+        session.flatMap(
+            s ->
+                s.turns().stream()
+                    .filter(t -> t.chain().equals(chain) && t.seq() == seq)
+                    .findFirst());
+    if (info.isEmpty() || !records.containsKey(seq)) {
+      return Response.error(
+          404,
+          "No such turn",
+          "Turn "
+              + seq
+              + " of session "
+              + key
+              + " is not on the topic or in the archive: erased, or never captured.");
+    }
+    return turnResponse(
+        key, info.get(), TurnRebuild.rebuild(records, seq), bytes, archive.reconstructArgs());
+  }
+
+  private Response turnResponse(
+      String key, TurnInfo info, TurnRebuild.Result result, boolean bytes, String archiveArgs) {
+    String chain = info.chain();
+    long seq = info.seq();
     if (bytes) {
       if (!result.verified()) {
         return Response.error(
@@ -400,9 +573,9 @@ public final class UiServer implements AutoCloseable {
     return Response.html(
         TurnPage.render(
             key,
-            info.get(),
+            info,
             result,
-            new TurnPage.Source(settings.bootstrap(), settings.topicPrefix())));
+            new TurnPage.Source(settings.bootstrap(), settings.topicPrefix(), archiveArgs)));
   }
 
   /**
@@ -680,6 +853,9 @@ public final class UiServer implements AutoCloseable {
     chunkFollower.close();
     fetcher.close();
     chunkFetcher.close();
+    if (archive != null) {
+      archive.close();
+    }
     try (var files = Files.walk(workDir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     } catch (IOException e) {

@@ -1,7 +1,10 @@
 package io.prefixlog.tools.ui;
 
+import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.schemas.Topics;
+import io.prefixlog.tools.archive.ArchiveOptions;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.UsageException;
@@ -15,8 +18,19 @@ import java.util.Objects;
  * What {@code prefixlog ui} runs with.
  *
  * @param token the token every request must carry, or null (allowed on loopback only)
+ * @param streamApp the stream app's metrics endpoint for the live-state panel, or null
+ * @param stateToken the stream app's {@code PREFIXLOG_STATE_TOKEN}, or null
+ * @param archive the archive to show history beyond the topic from, or null
  */
-record UiSettings(String bootstrap, String topicPrefix, String host, int port, String token) {
+record UiSettings(
+    String bootstrap,
+    String topicPrefix,
+    String host,
+    int port,
+    String token,
+    String streamApp,
+    String stateToken,
+    ArchiveHistory.Settings archive) {
   static final String DEFAULT_HOST = "127.0.0.1";
   static final int DEFAULT_PORT = 8470;
   static final String TOKEN_ENV = "PREFIXLOG_UI_TOKEN";
@@ -25,32 +39,75 @@ record UiSettings(String bootstrap, String topicPrefix, String host, int port, S
   static final int MIN_TOKEN_LENGTH = 16;
 
   static final List<Option> OPTIONS =
-      List.of(
-          Option.value(
-              "bootstrap", "HOST:PORT", CommonKeys.DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
-          Option.value(
-              "topic-prefix",
-              "PREFIX",
-              "\"" + Topics.DEFAULT_PREFIX + "\"",
-              "Prefix of every topic name."),
-          Option.value(
-              "host",
-              "ADDRESS",
-              DEFAULT_HOST,
-              "The address to serve on. Anything but loopback needs a token (--token or "
-                  + TOKEN_ENV
-                  + "): the pages show captured prompts."),
-          Option.value(
-              "port", "PORT", Integer.toString(DEFAULT_PORT), "The port (0: any free port)."),
-          Option.value(
-              "token",
-              "TOKEN",
-              "$" + TOKEN_ENV + ", else none",
-              "Require this token on every request (at least "
-                  + MIN_TOKEN_LENGTH
-                  + " characters): an Authorization: Bearer header, or the cookie that opening"
-                  + " /?token=TOKEN once sets. Prefer the environment variable: a command line is"
-                  + " visible to other users of the machine."));
+      java.util.stream.Stream.concat(
+              List.of(
+                  Option.value(
+                      "bootstrap",
+                      "HOST:PORT",
+                      CommonKeys.DEFAULT_BOOTSTRAP,
+                      "Kafka bootstrap servers."),
+                  Option.value(
+                      "topic-prefix",
+                      "PREFIX",
+                      "\"" + Topics.DEFAULT_PREFIX + "\"",
+                      "Prefix of every topic name."),
+                  Option.value(
+                      "host",
+                      "ADDRESS",
+                      DEFAULT_HOST,
+                      "The address to serve on. Anything but loopback needs a token (--token or "
+                          + TOKEN_ENV
+                          + "): the pages show captured prompts."),
+                  Option.value(
+                      "port",
+                      "PORT",
+                      Integer.toString(DEFAULT_PORT),
+                      "The port (0: any free port)."),
+                  Option.value(
+                      "token",
+                      "TOKEN",
+                      "$" + TOKEN_ENV + ", else none",
+                      "Require this token on every request (at least "
+                          + MIN_TOKEN_LENGTH
+                          + " characters): an Authorization: Bearer header, or the cookie that opening"
+                          + " /?token=TOKEN once sets. Prefer the environment variable: a command line is"
+                          + " visible to other users of the machine."),
+                  Option.value(
+                      "stream-app",
+                      "URL",
+                      "$" + LiveState.STREAM_APP_ENV + ", else none",
+                      "The stream app's metrics endpoint (http://HOST:9464) of any instance run with"
+                          + " PREFIXLOG_APPLICATION_SERVER: the session page then shows the session's live"
+                          + " state there (its chain, turns and kept bases; the token from "
+                          + LiveState.TOKEN_ENV
+                          + ")."),
+                  Option.value(
+                      "archive-table",
+                      "NS.NAME",
+                      ArchivedTopic.NAMESPACE + ".session_deltas",
+                      "With --archive: the archived delta table."),
+                  Option.value(
+                      "archive-max-rows",
+                      "N",
+                      Long.toString(ArchiveHistory.DEFAULT_MAX_ROWS),
+                      "With --archive: the most rows each scan of the table for the archived sessions list"
+                          + " reads."),
+                  Option.value(
+                      "archive-refresh",
+                      "SECONDS",
+                      Long.toString(ArchiveHistory.DEFAULT_REFRESH.toSeconds()),
+                      "With --archive: how often the archived sessions list is scanned again."))
+                  .stream(),
+              ArchiveOptions.options(
+                  "Show the sessions of the archive too (Iceberg in S3, via its JDBC catalog, as"
+                      + " reconstruct --archive reads it): history beyond the topic's retention.")
+                  .stream())
+          .toList();
+
+  /** The settings without the stream app and the archive. */
+  UiSettings(String bootstrap, String topicPrefix, String host, int port, String token) {
+    this(bootstrap, topicPrefix, host, port, token, null, null, null);
+  }
 
   UiSettings {
     Objects.requireNonNull(bootstrap, "bootstrap");
@@ -80,12 +137,43 @@ record UiSettings(String bootstrap, String topicPrefix, String host, int port, S
     if (port > 65535) {
       throw new UsageException("--port must be at most 65535, got " + port);
     }
+    String streamApp = line.value("stream-app").orElse(env.get(LiveState.STREAM_APP_ENV));
+    if (streamApp != null && streamApp.isBlank()) {
+      streamApp = null;
+    }
+    if (streamApp != null && !streamApp.matches("https?://[^/?#]+/?")) {
+      throw new UsageException(
+          "--stream-app must be http://HOST:PORT (the stream app's metrics endpoint), got "
+              + streamApp);
+    }
+    String stateToken = env.get(LiveState.TOKEN_ENV);
+    ArchiveSettings archive =
+        ArchiveOptions.settings(
+            line, env, List.of("archive-table", "archive-max-rows", "archive-refresh"));
+    ArchiveHistory.Settings history = null;
+    if (archive != null) {
+      String table = line.string("archive-table", ArchivedTopic.NAMESPACE + ".session_deltas");
+      if (!table.contains(".")) {
+        throw new UsageException("--archive-table must be NAMESPACE.NAME, got " + table);
+      }
+      history =
+          new ArchiveHistory.Settings(
+              archive,
+              table,
+              line.longValue("archive-max-rows", ArchiveHistory.DEFAULT_MAX_ROWS, 1),
+              java.time.Duration.ofSeconds(
+                  line.longValue(
+                      "archive-refresh", ArchiveHistory.DEFAULT_REFRESH.toSeconds(), 1)));
+    }
     return new UiSettings(
         line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
         line.string("topic-prefix", Topics.DEFAULT_PREFIX),
         host,
         port,
-        token);
+        token,
+        streamApp,
+        stateToken == null || stateToken.isBlank() ? null : stateToken,
+        history);
   }
 
   /** Whether every address {@code host} names is a loopback address. */

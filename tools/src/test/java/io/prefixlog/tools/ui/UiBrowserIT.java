@@ -132,7 +132,13 @@ class UiBrowserIT {
     settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
     settings.put("PREFIXLOG_APPLICATION_ID", APP);
     settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    // The stream app answers state queries on its metrics port, for the live-state panel.
+    int metricsPort;
+    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+      metricsPort = free.getLocalPort();
+    }
+    settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
+    settings.put("PREFIXLOG_APPLICATION_SERVER", "127.0.0.1:" + metricsPort);
     StreamAppConfig config = StreamAppConfig.defaults(settings);
     try (StreamApp app = new StreamApp(config);
         DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
@@ -223,7 +229,16 @@ class UiBrowserIT {
           && lookup1.get(sharedChunks).equals(lookup2.get(sharedChunks))) {
         sharedChunks++;
       }
-      UiSettings ui = new UiSettings(kafka.bootstrapServers(), PREFIX, "127.0.0.1", 0, null);
+      UiSettings ui =
+          new UiSettings(
+              kafka.bootstrapServers(),
+              PREFIX,
+              "127.0.0.1",
+              0,
+              null,
+              "http://127.0.0.1:" + metricsPort,
+              null,
+              null);
       try (UiServer server = UiServer.start(ui)) {
         await()
             .alias(turns + " turns in the index")
@@ -301,6 +316,18 @@ class UiBrowserIT {
                       .getDomProperty("textContent"))
               .contains("turn " + regeneration + " (branch from turn " + lastReplayed + ")");
           screenshot(browser, "2-session-tree.png", "tree");
+          // and the stream app's live state of the session: its turns and its newest base, the
+          // digest of the last body the client sent
+          String live = browser.findElement(By.id("live-state")).getText();
+          assertThat(live)
+              .contains("127.0.0.1:" + metricsPort)
+              .contains(bodiesByKey.get(shown).size() + " (next seq ");
+          List<byte[]> shownBodies = bodiesByKey.get(shown);
+          assertThat(texts(browser, "#live-bases tbody td code").get(0))
+              .isEqualTo(sha256(shownBodies.get(shownBodies.size() - 1)));
+          ((JavascriptExecutor) browser)
+              .executeScript("document.getElementById('live-state').scrollIntoView()");
+          screenshot(browser, "2-session-live-state.png", "live-state");
 
           // When: its second turn is opened
           rows.get(1).findElement(By.cssSelector("a.turn")).click();

@@ -57,6 +57,48 @@ class UiCommandTest {
         .isEqualTo(new UiSettings("127.0.0.1:9092", "prefixlog.", "127.0.0.1", 8470, null));
   }
 
+  @Test
+  void shouldTakeTheStreamAppUrlAndItsStateTokenFromTheEnvironment() throws Exception {
+    // When
+    UiSettings fromEnv =
+        UiSettings.from(
+            io.prefixlog.tools.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS),
+            Map.of(
+                "PREFIXLOG_UI_STREAM_APP", "http://stream-app:9464",
+                "PREFIXLOG_STATE_TOKEN", "a-state-token-of-24-ch!"));
+    UiSettings fromOption =
+        UiSettings.from(
+            io.prefixlog.tools.cli.CommandLine.parse(
+                "prefixlog ui", UiSettings.OPTIONS, "--stream-app", "http://127.0.0.1:9464/"),
+            Map.of());
+
+    // Then
+    assertThat(fromEnv.streamApp()).isEqualTo("http://stream-app:9464");
+    assertThat(fromEnv.stateToken()).isEqualTo("a-state-token-of-24-ch!");
+    assertThat(fromOption.streamApp()).isEqualTo("http://127.0.0.1:9464/");
+    assertThat(fromOption.stateToken()).isNull();
+    assertThat(fromOption.archive()).isNull();
+  }
+
+  @Test
+  void shouldRefuseAStreamAppThatIsNotAnHttpBaseUrlAndArchiveOptionsWithoutArchive() {
+    // When
+    int badUrl = run(Map.of(), "--stream-app", "stream-app:9464");
+    String badUrlErr = err.toString(StandardCharsets.UTF_8);
+    err.reset();
+    int noArchive = run(Map.of(), "--archive-max-rows", "10");
+
+    // Then
+    assertThat(badUrl).isEqualTo(Command.USAGE);
+    assertThat(badUrlErr)
+        .isEqualTo(
+            "prefixlog ui: --stream-app must be http://HOST:PORT (the stream app's metrics"
+                + " endpoint), got stream-app:9464\n");
+    assertThat(noArchive).isEqualTo(Command.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("prefixlog ui: --archive-max-rows needs --archive\n");
+  }
+
   private int run(Map<String, String> env, String... args) {
     Terminal terminal =
         new Terminal(
