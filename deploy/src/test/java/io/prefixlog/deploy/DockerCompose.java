@@ -30,7 +30,8 @@ final class DockerCompose {
           "PREFIXLOG_SESSION_SECRET",
           "MINIO_ROOT_PASSWORD",
           "POSTGRES_PASSWORD",
-          "PREFIXLOG_UI_TOKEN");
+          "PREFIXLOG_UI_TOKEN",
+          "PREFIXLOG_STATE_TOKEN");
 
   private static Path deploymentEnv;
 

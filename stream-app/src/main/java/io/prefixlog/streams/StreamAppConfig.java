@@ -13,6 +13,8 @@ import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -228,7 +230,9 @@ public final class StreamAppConfig {
                   + " /state/sessions/{session_key}` there, the session's live state (chain,"
                   + " turns, kept bases and their digests, last activity, expiry; never a body)"
                   + " answered from this instance's store or forwarded to the instance that holds"
-                  + " the key. Its port is `PREFIXLOG_METRICS_PORT`'s as seen from the peers");
+                  + " the key. Its port is `PREFIXLOG_METRICS_PORT`'s as seen from the peers."
+                  + " `auto:PORT`: this host's own address (the address its name resolves to),"
+                  + " for instances started from one definition, as compose's `--scale` does");
 
   public static final ConfigKey<String> STATE_TOKEN =
       ConfigKey.of("PREFIXLOG_STATE_TOKEN", ConfigTypes.text())
@@ -426,6 +430,13 @@ public final class StreamAppConfig {
 
   /** A host and a port, as Kafka Streams' {@code application.server} takes them. */
   public record HostAndPort(String host, int port) {
+    /**
+     * The host that stands for this machine's own address. Containers scaled from one service
+     * definition share their environment, so none can name itself there; each resolves its own name
+     * (Docker maps it to the container's address on its network) when the config is read.
+     */
+    static final String AUTO = "auto";
+
     static HostAndPort parse(ConfigKey<String> key, String value) {
       int colon = value.lastIndexOf(':');
       String host = colon <= 0 ? "" : value.substring(0, colon).strip();
@@ -438,6 +449,14 @@ public final class StreamAppConfig {
       if (host.isEmpty() || port < 1 || port > 65535) {
         throw new ConfigException(
             key.name() + " must be HOST:PORT (port 1-65535), got \"" + value + "\"");
+      }
+      if (host.equals(AUTO)) {
+        try {
+          host = InetAddress.getLocalHost().getHostAddress();
+        } catch (UnknownHostException e) {
+          throw new ConfigException(
+              key.name() + " is " + value + ", and this host's name does not resolve: " + e);
+        }
       }
       return new HostAndPort(host, port);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prefixlog.core.config.ConfigException;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,21 @@ class StreamAppConfigTest {
     // Then
     assertThat(config.statePartitions()).isEqualTo(12);
     assertThat(config.dedupWindow()).isEqualTo(Duration.ofHours(24));
+  }
+
+  @Test
+  void shouldResolveAnAutoApplicationServerToThisHostsOwnAddress() throws Exception {
+    // Given: what every container scaled from one compose service gets
+    StreamAppConfig config =
+        StreamAppConfig.defaults(Map.of("PREFIXLOG_APPLICATION_SERVER", "auto:9464"));
+
+    // When
+    Object server = StreamApp.streamsProperties(config).get("application.server");
+
+    // Then
+    String self = InetAddress.getLocalHost().getHostAddress();
+    assertThat(config.applicationServer()).isEqualTo(new StreamAppConfig.HostAndPort(self, 9464));
+    assertThat(server).isEqualTo(self + ":9464");
   }
 
   @ParameterizedTest

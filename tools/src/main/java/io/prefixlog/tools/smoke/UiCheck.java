@@ -18,13 +18,20 @@ import java.util.regex.Pattern;
  * What the compose project's session explorer ({@code ui} service) serves, through its published
  * port with a real HTTP client: a page without the token is refused (401), and with it (the {@code
  * Authorization: Bearer} header) the sessions list counts exactly the sessions on the deltas topic
- * and a session's page lists exactly its turns. The UI's list may lag its index by a second and the
- * index the topic, so both are polled.
+ * and a session's page lists exactly its turns and the session's live state, which the UI asks the
+ * stream app for (interactive queries across the scaled instances). The UI's list may lag its index
+ * by a second and the index the topic, so both are polled.
  */
 final class UiCheck {
   private static final Pattern MATCHED =
       Pattern.compile("<p id=\"matched\">([\\d,]+) of ([\\d,]+) sessions match");
   private static final Pattern TURN_ROW = Pattern.compile("<a class=\"turn\" href=");
+
+  /** The live-state panel's table of kept bases: there only when the stream app answered. */
+  private static final String LIVE_BASES = "id=\"live-bases\"";
+
+  private static final Pattern LIVE_STATUS =
+      Pattern.compile("id=\"live-state\".*?<p class=\"status\"[^>]*>(.*?)</p>", Pattern.DOTALL);
 
   private final URI base;
   private final String token;
@@ -75,16 +82,22 @@ final class UiCheck {
         HttpResponse<String> session = get(sessionPath, token);
         long rows =
             session.statusCode() == 200 ? TURN_ROW.matcher(session.body()).results().count() : -1;
-        if (listed == turnsBySession.size() && rows == largest.getValue()) {
+        boolean liveState = session.statusCode() == 200 && session.body().contains(LIVE_BASES);
+        if (listed == turnsBySession.size() && rows == largest.getValue() && liveState) {
           return String.format(
               Locale.ROOT,
               "UI: 401 without the token; with it %d sessions listed, session %s… with its %d"
-                  + " turns",
+                  + " turns and its live state from the stream app",
               listed,
               largest.getKey().substring(0, Math.min(8, largest.getKey().length())),
               rows);
         }
-        last = listed + " sessions listed, " + rows + " turns on the largest session's page";
+        last =
+            listed
+                + " sessions listed, "
+                + rows
+                + " turns on the largest session's page, live state "
+                + (liveState ? "shown" : liveStateStatus(session.body()));
       } else {
         last = "status " + list.statusCode();
       }
@@ -121,6 +134,12 @@ final class UiCheck {
       }
       TimeUnit.SECONDS.sleep(2);
     }
+  }
+
+  /** What the live-state panel says instead of the state (its status line, tags removed). */
+  private static String liveStateStatus(String page) {
+    Matcher m = LIVE_STATUS.matcher(page);
+    return m.find() ? "missing: " + m.group(1).replaceAll("<[^>]+>", "") : "panel missing";
   }
 
   private HttpResponse<String> get(String path, String bearer)
