@@ -57,9 +57,7 @@ final class BlockIndex {
   private final ReadWriteLock lock = new ReentrantReadWriteLock();
   private final Map<String, NavigableMap<String, Block>> bySource = new TreeMap<>();
   private final Map<String, Set<Block>> bySession = new HashMap<>();
-  private long records;
-  private long unreadable;
-  private String lastProblem = "";
+  private final ReadCounts counts = new ReadCounts();
 
   /** Applies one record of the block index topic: a block (its value) or a tombstone (null). */
   void put(String key, byte[] value, int partition, long offset) {
@@ -99,10 +97,7 @@ final class BlockIndex {
     }
     lock.writeLock().lock();
     try {
-      records++;
-      if (problem != null) {
-        unreadable++;
-        lastProblem = problem;
+      if (!counts.read(problem)) {
         return;
       }
       String source = key.substring(0, slash);
@@ -183,30 +178,8 @@ final class BlockIndex {
     }
   }
 
-  long records() {
-    lock.readLock().lock();
-    try {
-      return records;
-    } finally {
-      lock.readLock().unlock();
-    }
-  }
-
-  long unreadable() {
-    lock.readLock().lock();
-    try {
-      return unreadable;
-    } finally {
-      lock.readLock().unlock();
-    }
-  }
-
-  String lastProblem() {
-    lock.readLock().lock();
-    try {
-      return lastProblem;
-    } finally {
-      lock.readLock().unlock();
-    }
+  /** Records read so far (tombstones and unreadable ones included), and the unreadable ones. */
+  ReadCounts.Snapshot counts() {
+    return counts.snapshot();
   }
 }

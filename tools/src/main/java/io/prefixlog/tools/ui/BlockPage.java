@@ -16,27 +16,14 @@ final class BlockPage {
   private BlockPage() {}
 
   /** The index's state for the status line. */
-  record State(
-      boolean caughtUp, long records, long unreadable, String lastProblem, String problem) {
+  record State(boolean caughtUp, ReadCounts.Snapshot counts, String problem) {
     String html(String topic) {
-      StringBuilder b = new StringBuilder("<p class=\"status\" role=\"status\">");
-      b.append(caughtUp ? "Block index up to date and following " : "Reading ")
-          .append("<code>")
-          .append(Html.text(topic))
-          .append("</code>: ")
-          .append(Html.count(records))
-          .append(" records read.");
-      if (unreadable > 0) {
-        b.append(" <strong>")
-            .append(Html.count(unreadable))
-            .append(" records could not be read</strong> (last: ")
-            .append(Html.text(lastProblem))
-            .append(").");
-      }
-      if (!problem.isEmpty()) {
-        b.append(" <strong>").append(Html.text(problem)).append("</strong>");
-      }
-      return b.append("</p>").toString();
+      return counts.html(
+          (caughtUp ? "Block index up to date and following " : "Reading ")
+              + "<code>"
+              + Html.text(topic)
+              + "</code>: ",
+          problem);
     }
   }
 

@@ -60,10 +60,8 @@ final class ChunkIndex {
 
   private static final Comparator<Lookup> ORDER =
       Comparator.comparing(Lookup::chain).thenComparingLong(Lookup::seq);
-  private long records;
   private long omitted;
-  private long unreadable;
-  private String lastProblem = "";
+  private final ReadCounts counts = new ReadCounts();
 
   /** Applies one record of the lookups topic: a turn's lookup (its value) or a tombstone (null). */
   void put(String key, byte[] value, int partition, long offset) {
@@ -92,10 +90,7 @@ final class ChunkIndex {
     }
     lock.writeLock().lock();
     try {
-      records++;
-      if (problem != null) {
-        unreadable++;
-        lastProblem = problem;
+      if (!counts.read(problem)) {
         return;
       }
       if (hashOnly) {
@@ -155,15 +150,6 @@ final class ChunkIndex {
     }
   }
 
-  long records() {
-    lock.readLock().lock();
-    try {
-      return records;
-    } finally {
-      lock.readLock().unlock();
-    }
-  }
-
   /** Hash-only lookups of sampled-out requests: on the topic, in no turn. */
   long omitted() {
     lock.readLock().lock();
@@ -174,21 +160,8 @@ final class ChunkIndex {
     }
   }
 
-  long unreadable() {
-    lock.readLock().lock();
-    try {
-      return unreadable;
-    } finally {
-      lock.readLock().unlock();
-    }
-  }
-
-  String lastProblem() {
-    lock.readLock().lock();
-    try {
-      return lastProblem;
-    } finally {
-      lock.readLock().unlock();
-    }
+  /** Records read so far (tombstones and unreadable ones included), and the unreadable ones. */
+  ReadCounts.Snapshot counts() {
+    return counts.snapshot();
   }
 }

@@ -165,13 +165,11 @@ final class SessionIndex {
   private record Sorted(long version, long builtNanos, Summary[] rows) {}
 
   private long version;
-  private long records;
-  private long unreadable;
-  private String lastProblem = "";
+  private final ReadCounts counts = new ReadCounts();
 
   /**
    * Applies one record of the delta topic: a turn (its value) or a tombstone (null). A record whose
-   * key or value cannot be read is counted ({@link #unreadable()}), never silently skipped.
+   * key or value cannot be read is counted ({@link #counts()}), never silently skipped.
    */
   void put(String key, byte[] value, int partition, long offset) {
     Optional<TurnKey> turn = TurnKey.parse(key);
@@ -188,11 +186,8 @@ final class SessionIndex {
     }
     lock.writeLock().lock();
     try {
-      records++;
       version++;
-      if (problem != null) {
-        unreadable++;
-        lastProblem = problem;
+      if (!counts.read(problem)) {
         return;
       }
       TurnKey k = turn.get();
@@ -441,35 +436,6 @@ final class SessionIndex {
     }
   }
 
-  /** Records applied so far, tombstones and unreadable ones included. */
-  long records() {
-    lock.readLock().lock();
-    try {
-      return records;
-    } finally {
-      lock.readLock().unlock();
-    }
-  }
-
-  /** Records whose key or value could not be read, and where the last one was. */
-  long unreadable() {
-    lock.readLock().lock();
-    try {
-      return unreadable;
-    } finally {
-      lock.readLock().unlock();
-    }
-  }
-
-  String lastProblem() {
-    lock.readLock().lock();
-    try {
-      return lastProblem;
-    } finally {
-      lock.readLock().unlock();
-    }
-  }
-
   /** How many sessions the index holds. */
   int sessionCount() {
     lock.readLock().lock();
@@ -488,5 +454,10 @@ final class SessionIndex {
     } finally {
       lock.readLock().unlock();
     }
+  }
+
+  /** Records read so far (tombstones and unreadable ones included), and the unreadable ones. */
+  ReadCounts.Snapshot counts() {
+    return counts.snapshot();
   }
 }

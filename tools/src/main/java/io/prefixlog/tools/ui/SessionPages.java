@@ -13,24 +13,10 @@ final class SessionPages {
   private SessionPages() {}
 
   /** The index's state for the status line: whether the first read is done, and any problem. */
-  record IndexState(
-      boolean caughtUp, long records, long unreadable, String lastProblem, String problem) {
+  record IndexState(boolean caughtUp, ReadCounts.Snapshot counts, String problem) {
     String html() {
-      StringBuilder b = new StringBuilder("<p class=\"status\" role=\"status\">");
-      b.append(caughtUp ? "Index up to date and following: " : "Reading the topic: ")
-          .append(Html.count(records))
-          .append(" records read.");
-      if (unreadable > 0) {
-        b.append(" <strong>")
-            .append(Html.count(unreadable))
-            .append(" records could not be read</strong> (last: ")
-            .append(Html.text(lastProblem))
-            .append(").");
-      }
-      if (!problem.isEmpty()) {
-        b.append(" <strong>").append(Html.text(problem)).append("</strong>");
-      }
-      return b.append("</p>").toString();
+      return counts.html(
+          caughtUp ? "Index up to date and following: " : "Reading the topic: ", problem);
     }
   }
 

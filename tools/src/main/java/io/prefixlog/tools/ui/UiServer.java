@@ -252,12 +252,7 @@ public final class UiServer implements AutoCloseable {
   }
 
   private SessionPages.IndexState state() {
-    return new SessionPages.IndexState(
-        follower.caughtUp(),
-        index.records(),
-        index.unreadable(),
-        index.lastProblem(),
-        follower.problem());
+    return new SessionPages.IndexState(follower.caughtUp(), index.counts(), follower.problem());
   }
 
   Response sessions(Map<String, String> p) {
@@ -327,12 +322,7 @@ public final class UiServer implements AutoCloseable {
           .append("; no archived session is shown while erasures cannot be checked: ")
           .append(erasures.problem());
     }
-    return new SessionPages.IndexState(
-        scan.atMs() != 0,
-        scan.index().records(),
-        scan.index().unreadable(),
-        scan.index().lastProblem(),
-        problem.toString());
+    return new SessionPages.IndexState(scan.atMs() != 0, scan.index().counts(), problem.toString());
   }
 
   private Response sessions(
@@ -448,12 +438,7 @@ public final class UiServer implements AutoCloseable {
             hash,
             page,
             blocks.page(source, hash, page, BlockPage.PAGE_SIZE),
-            new BlockPage.State(
-                blockFollower.caughtUp(),
-                blocks.records(),
-                blocks.unreadable(),
-                blocks.lastProblem(),
-                blockFollower.problem()),
+            new BlockPage.State(blockFollower.caughtUp(), blocks.counts(), blockFollower.problem()),
             topics.blockIndex().name(),
             k -> !k.isEmpty() && index.summary(k).isPresent()));
   }

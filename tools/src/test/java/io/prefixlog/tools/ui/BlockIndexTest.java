@@ -82,9 +82,9 @@ class BlockIndexTest {
     index.put("e/00000000000000aa", "not json".getBytes(StandardCharsets.UTF_8), 3, 8);
 
     // Then
-    assertThat(index.unreadable()).isEqualTo(2);
-    assertThat(index.records()).isEqualTo(2);
-    assertThat(index.lastProblem())
+    assertThat(index.counts().unreadable()).isEqualTo(2);
+    assertThat(index.counts().records()).isEqualTo(2);
+    assertThat(index.counts().lastProblem())
         .isEqualTo("partition 3 offset 8: not a block-index record: JsonParseException");
     assertThat(index.sources()).isEmpty();
   }

@@ -93,8 +93,8 @@ class ChunkPrefixTest {
     assertThat(index.of("s1"))
         .containsExactly(Map.entry("c/1", new ChunkIndex.Lookup("c", 1, 0, 0, 1, 256, "bytes")));
     assertThat(index.omitted()).isEqualTo(1);
-    assertThat(index.unreadable()).isEqualTo(1);
-    assertThat(index.lastProblem())
+    assertThat(index.counts().unreadable()).isEqualTo(1);
+    assertThat(index.counts().lastProblem())
         .isEqualTo("partition 0 offset 51: key is not session/chain/seq");
     index.put("s1/c/1", null, 0, 53);
     assertThat(index.of("s1")).isEmpty();

@@ -131,8 +131,9 @@ class SessionIndexTest {
     index.put("s/c0ffee00/1", "[1, 2".getBytes(StandardCharsets.UTF_8), 2, 18);
 
     // Then
-    assertThat(index.unreadable()).isEqualTo(2);
-    assertThat(index.lastProblem()).startsWith("partition 2 offset 18: not a delta record");
+    assertThat(index.counts().unreadable()).isEqualTo(2);
+    assertThat(index.counts().lastProblem())
+        .startsWith("partition 2 offset 18: not a delta record");
     assertThat(index.query(Query.all()).matched()).isZero();
   }
 
