@@ -203,10 +203,11 @@ final class WarmUp {
             new PoolOptions().setHttp1MaxSize(CLIENTS));
     AtomicLong failures = new AtomicLong();
     boolean quietEnd = false;
+    // Set on every way out, so that no synthetic client sends again on a closed client.
+    AtomicBoolean stop = new AtomicBoolean();
     try {
       int port = handlers.get(0).actualPort();
       long deadline = started + duration.toNanos();
-      AtomicBoolean stop = new AtomicBoolean();
       List<Future<Void>> clients = new ArrayList<>();
       for (int i = 0; i < CLIENTS; i++) {
         Promise<Void> done = Promise.promise();
@@ -239,6 +240,7 @@ final class WarmUp {
       stop.set(true);
       await(Future.all(clients));
     } finally {
+      stop.set(true);
       await(client.close());
       await(vertx.undeploy(deployment));
       await(upstream.close());
