@@ -167,6 +167,7 @@ public final class ChildProcess implements AutoCloseable {
     private List<String> args = List.of();
     private List<String> jvmFlags = DEFAULT_JVM_FLAGS;
     private String classpath = System.getProperty("java.class.path");
+    private Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     private Path logFile;
     private Duration stopTimeout = Duration.ofSeconds(10);
 
@@ -187,6 +188,12 @@ public final class ChildProcess implements AutoCloseable {
     /** JVM flags placed before the class path; replaces {@link #DEFAULT_JVM_FLAGS}. */
     public Builder jvmFlags(List<String> jvmFlags) {
       this.jvmFlags = List.copyOf(jvmFlags);
+      return this;
+    }
+
+    /** The java launcher the child runs on; defaults to this JVM's ({@code java.home}). */
+    public Builder java(Path java) {
+      this.java = Objects.requireNonNull(java, "java");
       return this;
     }
 
@@ -221,7 +228,7 @@ public final class ChildProcess implements AutoCloseable {
     /** The full command line: java, flags, class path, the watchdog, main class and args. */
     public List<String> command() {
       List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.add(java.toString());
       command.addAll(jvmFlags);
       command.add("-cp");
       command.add(classpath);

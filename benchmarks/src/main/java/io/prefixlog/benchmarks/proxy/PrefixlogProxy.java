@@ -29,6 +29,9 @@ import org.apache.kafka.common.TopicPartition;
 final class PrefixlogProxy implements AutoCloseable {
   static final String TOPIC_PREFIX = "bench.";
 
+  /** In a cold-start variant's flags: the java launcher of the proxy's JVM. */
+  static final String JAVA_OPTION = "--java=";
+
   /**
    * The proxy JVM's flags: C2 (the default tiered compiler), a fixed heap with a large young
    * generation so that young collections are rare and short, and the serial collector, which has no
@@ -120,9 +123,19 @@ final class PrefixlogProxy implements AutoCloseable {
     }
     Files.createDirectories(dir);
     Path portFile = dir.resolve("ports");
+    // A variant's "--java=<launcher>" runs the proxy on another JDK (e.g. Temurin 25 for its AOT
+    // cache); it is not a JVM flag, so it is taken out of the flags.
+    List<String> flags = new java.util.ArrayList<>(variantFlags);
+    ChildProcess.Builder builder = ChildProcess.builder(ProxyChild.class.getName());
+    for (String flag : List.copyOf(flags)) {
+      if (flag.startsWith(JAVA_OPTION)) {
+        builder.java(Path.of(flag.substring(JAVA_OPTION.length())));
+        flags.remove(flag);
+      }
+    }
     ChildProcess child =
-        ChildProcess.builder(ProxyChild.class.getName())
-            .jvmFlags(jvmFlags(variantFlags))
+        builder
+            .jvmFlags(jvmFlags(flags))
             .args(
                 List.of(
                     upstream,
@@ -131,7 +144,8 @@ final class PrefixlogProxy implements AutoCloseable {
                     portFile.toString(),
                     "histograms=" + histograms))
             .logFile(dir.resolve("proxy.log"))
-            .stopTimeout(Duration.ofSeconds(20))
+            // 60 s: a JDK 25 training run (-XX:AOTCacheOutput) writes its AOT cache at exit.
+            .stopTimeout(Duration.ofSeconds(60))
             .start();
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!Files.exists(portFile)) {

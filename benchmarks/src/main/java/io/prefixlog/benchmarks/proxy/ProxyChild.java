@@ -58,6 +58,12 @@ public final class ProxyChild {
     if (warmup != null) {
       config = config.with(ProxyConfig.WARMUP, Duration.ofMillis(Long.parseLong(warmup)));
     }
+    // -Dprefixlog.bench.warmupQuietMs=N: the JIT's quiet window that ends the warm-up
+    // (PREFIXLOG_PROXY_WARMUP_QUIET; 0: the warm-up runs for its whole maximum).
+    String quiet = System.getProperty("prefixlog.bench.warmupQuietMs");
+    if (quiet != null) {
+      config = config.with(ProxyConfig.WARMUP_QUIET, Duration.ofMillis(Long.parseLong(quiet)));
+    }
     // -Dprefixlog.bench.sampleSessions=S: the share of sessions whose bodies are kept
     // (PREFIXLOG_SAMPLE_SESSIONS), so that issue 19's decision is measured on the request path.
     String sample = System.getProperty("prefixlog.bench.sampleSessions");

@@ -25,6 +25,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -195,16 +196,32 @@ public final class CaptureProxy implements AutoCloseable {
               Long.parseLong(
                   String.valueOf(
                       producerProperties(config).get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG))));
+      // /health is up during the warm-up, so that an orchestrator sees the proxy is starting:
+      // 503 "warming_up" until the listener is open (a readiness probe, not a liveness one).
+      AtomicBoolean serving = new AtomicBoolean();
+      HttpServer metricsServer = null;
+      if (config.metricsPort() >= 0) {
+        metricsServer = startMetrics(vertx, config, registry, publisher, alsoHealthy, serving);
+      }
       // The warm-up runs on the same event loops, before the listener opens: the first clients
       // meet compiled code rather than the interpreter and the JIT's compile queue.
       if (!config.warmup().isZero()) {
-        WarmUp.Result warmUp = WarmUp.run(vertx, config, factory, policy, config.warmup());
+        LOGGER
+            .atInfo()
+            .setMessage("capture proxy warming up before it listens")
+            .addKeyValue("maxMillis", config.warmup().toMillis())
+            .addKeyValue("quietMillis", config.warmupQuiet().toMillis())
+            .log();
+        WarmUp.Result warmUp =
+            WarmUp.run(vertx, config, factory, policy, config.warmup(), config.warmupQuiet());
         LOGGER
             .atInfo()
             .setMessage("capture proxy warmed up")
             .addKeyValue("exchanges", warmUp.exchanges())
             .addKeyValue("failures", warmUp.failures())
             .addKeyValue("millis", warmUp.took().toMillis())
+            .addKeyValue("jitMillis", warmUp.jitMillis())
+            .addKeyValue("end", warmUp.quiet() ? "jit quiet" : "maximum reached")
             .log();
         // Collect now what start-up and warm-up left, before traffic: otherwise the first young
         // collection under traffic copies every start-up object that survived (ProxyBenchmark
@@ -237,10 +254,7 @@ public final class CaptureProxy implements AutoCloseable {
               },
               new DeploymentOptions().setInstances(config.eventLoops())));
       int port = handlers.get(0).actualPort();
-      HttpServer metricsServer = null;
-      if (config.metricsPort() >= 0) {
-        metricsServer = startMetrics(vertx, config, registry, publisher, alsoHealthy);
-      }
+      serving.set(true);
       LOGGER
           .atInfo()
           .setMessage("capture proxy listening")
@@ -270,7 +284,8 @@ public final class CaptureProxy implements AutoCloseable {
       ProxyConfig config,
       PrometheusMeterRegistry registry,
       EventPublisher publisher,
-      BooleanSupplier alsoHealthy)
+      BooleanSupplier alsoHealthy,
+      AtomicBoolean serving)
       throws IOException {
     HttpServer server =
         vertx
@@ -288,10 +303,11 @@ public final class CaptureProxy implements AutoCloseable {
                           .end(Buffer.buffer(text.getBytes(StandardCharsets.UTF_8)));
                     }
                     case "/health" -> {
-                      boolean ok = alsoHealthy.getAsBoolean() && publisher.healthy();
+                      boolean listening = serving.get();
+                      boolean ok = listening && alsoHealthy.getAsBoolean() && publisher.healthy();
                       String body =
                           "{\"status\":\""
-                              + (ok ? "ok" : "unhealthy")
+                              + (ok ? "ok" : listening ? "unhealthy" : "warming_up")
                               + "\",\"kafka\":\""
                               + publisher.kafkaState()
                               + "\",\"queue_depth\":"

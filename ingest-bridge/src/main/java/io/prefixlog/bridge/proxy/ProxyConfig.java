@@ -245,16 +245,35 @@ public final class ProxyConfig {
               "under load the publisher wakes this often to encode and send what queued meanwhile"
                   + " (0: at every event); events reach Kafka up to this (+ 5 ms linger) later");
 
+  /**
+   * The warm-up's maximum. 2 s by default: ProxyBenchmark --cold-start (2026-11-26, run 3) measured
+   * a 20 s maximum against 2 s on JDK 17 in the same rounds: C2 never went quiet within 20 s, the
+   * listener opened ~18 s later, and the first minute's added p99 was no better (+43 against +27
+   * ms, -0.7 against +0.1 ms). Worth raising where the JIT does go quiet (C1 only: 5-7 s).
+   */
   public static final ConfigKey<Duration> WARMUP =
       ConfigKey.of(
               "PREFIXLOG_PROXY_WARMUP",
-              ConfigTypes.duration(Duration.ZERO, Duration.ofSeconds(30), "from 0 (none) to 30s"))
+              ConfigTypes.duration(Duration.ZERO, Duration.ofSeconds(60), "from 0 (none) to 60s"))
           .defaultValue(Duration.ofSeconds(2))
           .doc(
               "before the listener opens, synthetic exchanges run through the proxy's own handler"
-                  + " against a loopback upstream for this long, so that the first clients after a"
-                  + " start meet compiled code; they are captured and discarded (never published,"
-                  + " never counted in the metrics); 0: none");
+                  + " against a loopback upstream until the JIT is quiet"
+                  + " (`PREFIXLOG_PROXY_WARMUP_QUIET`), for at most this long, so that the first"
+                  + " clients after a start meet compiled code; they are captured and discarded"
+                  + " (never published, never counted in the metrics); /health answers 503"
+                  + " `warming_up` meanwhile; 0: none");
+
+  public static final ConfigKey<Duration> WARMUP_QUIET =
+      ConfigKey.of(
+              "PREFIXLOG_PROXY_WARMUP_QUIET",
+              ConfigTypes.duration(
+                  Duration.ZERO, Duration.ofSeconds(10), "from 0 (the whole maximum) to 10s"))
+          .defaultValue(Duration.ofSeconds(2))
+          .doc(
+              "the warm-up ends early once the JIT compiled for at most 5 % of this long (after at"
+                  + " least 1,000 exchanges), never before this long; 0: it runs for the whole"
+                  + " `PREFIXLOG_PROXY_WARMUP`");
 
   public static final ConfigKey<Path> SPILL_DIR =
       ConfigKey.of("PREFIXLOG_SPILL_DIR", ConfigTypes.path())
@@ -385,6 +404,7 @@ public final class ProxyConfig {
               QUEUE_BYTES,
               PUBLISH_INTERVAL,
               WARMUP,
+              WARMUP_QUIET,
               SPILL_DIR,
               SPILL_MAX_BYTES,
               SPILL_SEGMENT_BYTES,
@@ -592,6 +612,11 @@ public final class ProxyConfig {
   /** See {@link #WARMUP}; zero: none. */
   public Duration warmup() {
     return values.get(WARMUP);
+  }
+
+  /** See {@link #WARMUP_QUIET}; zero: the warm-up runs for its whole maximum. */
+  public Duration warmupQuiet() {
+    return values.get(WARMUP_QUIET);
   }
 
   /** See {@link #PUBLISH_INTERVAL}; zero: at every event. */

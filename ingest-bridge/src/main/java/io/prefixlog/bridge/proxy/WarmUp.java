@@ -16,18 +16,25 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The proxy's warm-up before its listener opens ({@code PREFIXLOG_PROXY_WARMUP}): for a bounded
@@ -40,27 +47,115 @@ import java.util.function.Consumer;
  * to the loopback upstream only, count into a registry of their own, and hand their captures to a
  * sink that encodes them (the publisher thread's work, so it is compiled too) and drops them: the
  * event queue, the publisher and Kafka never see one.
+ *
+ * <p>It runs until the JIT is done rather than for a fixed time ({@code
+ * PREFIXLOG_PROXY_WARMUP_QUIET}): a fixed 2 s ran only 100-400 exchanges on 2 loaded cores, and
+ * ProxyBenchmark --cold-start then measured 8.9 s of compiler CPU in the first minute of traffic,
+ * the slow pieces being those where the JIT worked. The JIT's own clock ({@link
+ * CompilationMXBean#getTotalCompilationTime()}) tells when it has nothing left to compile for this
+ * traffic; {@code PREFIXLOG_PROXY_WARMUP} bounds the whole.
  */
 final class WarmUp {
+  private static final Logger LOGGER = LoggerFactory.getLogger(WarmUp.class);
+
+  /**
+   * The JIT counts as quiet when it compiled for at most this share of the quiet window: a few
+   * small late compilations (a rarely taken branch, an OSR) do not hold back the listener.
+   */
+  static final double QUIET_SHARE = 0.05;
+
+  /**
+   * Exchanges the warm-up runs at least before it may stop for quiet: a JIT that waits for
+   * invocation counters is quiet before the first exchanges made anything hot.
+   */
+  static final long MIN_EXCHANGES = 1000;
+
+  /** How often the warm-up looks at the JIT (and at most how late it sees quiet). */
+  private static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /** How often progress is logged. */
+  private static final long LOG_NANOS = TimeUnit.SECONDS.toNanos(2);
+
   /** Concurrent synthetic clients: enough to keep both event loops of a small machine busy. */
   private static final int CLIENTS = 8;
 
   /** Every n-th request asks to close its connection, so open and close are compiled too. */
   private static final int CLOSE_EVERY = 8;
 
-  /** What a warm-up did: exchanges captured (and discarded), and how long it took. */
-  record Result(long exchanges, long failures, Duration took) {}
-
-  private WarmUp() {}
+  /**
+   * What a warm-up did: exchanges captured (and discarded), how long it took, the JIT's compilation
+   * time meanwhile (-1: the JVM does not tell) and whether it ended because the JIT was quiet
+   * (false: it ran to its maximum).
+   */
+  record Result(long exchanges, long failures, Duration took, long jitMillis, boolean quiet) {}
 
   /**
-   * Runs the warm-up for {@code duration} on {@code vertx}'s event loops; returns once every
-   * warm-up listener, connection and the loopback upstream are closed.
+   * The JIT's accumulated compilation time in ms, or -1 when the JVM does not monitor it (then the
+   * warm-up runs to its maximum).
+   */
+  static long compilationMillis() {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported()
+        ? jit.getTotalCompilationTime()
+        : -1;
+  }
+
+  /**
+   * Decides when the warm-up is done: fed the JIT's accumulated compilation time at each sample, it
+   * is quiet once the last {@code quiet} (and at least {@code quiet} since the start) added at most
+   * {@link #QUIET_SHARE} of it.
+   */
+  static final class Quiescence {
+    private final long quietNanos;
+    private final long allowedMillis;
+
+    /** Samples {time, compile ms}, oldest first; the oldest is the newest one a window old. */
+    private final ArrayDeque<long[]> samples = new ArrayDeque<>();
+
+    /** {@code quiet} zero: never quiet (a fixed-duration warm-up). */
+    Quiescence(Duration quiet) {
+      this.quietNanos = quiet.toNanos();
+      this.allowedMillis = (long) (quiet.toMillis() * QUIET_SHARE);
+    }
+
+    /**
+     * Records a sample taken at {@code nanos} with the JIT's accumulated {@code compileMillis};
+     * true when the JIT has been quiet over the whole window before it.
+     */
+    boolean quietAfter(long nanos, long compileMillis) {
+      if (quietNanos == 0 || compileMillis < 0) {
+        return false;
+      }
+      samples.addLast(new long[] {nanos, compileMillis});
+      while (samples.size() > 1 && nanos - secondTime() >= quietNanos) {
+        samples.removeFirst();
+      }
+      long[] oldest = samples.peekFirst();
+      return nanos - oldest[0] >= quietNanos && compileMillis - oldest[1] <= allowedMillis;
+    }
+
+    private long secondTime() {
+      Iterator<long[]> it = samples.iterator();
+      it.next();
+      return it.next()[0];
+    }
+  }
+
+  /**
+   * Runs the warm-up on {@code vertx}'s event loops until the JIT has been quiet for {@code quiet}
+   * (after {@link #MIN_EXCHANGES}), or for {@code duration} at most (with {@code quiet} zero:
+   * exactly); returns once every warm-up listener, connection and the loopback upstream are closed.
    */
   static Result run(
-      Vertx vertx, ProxyConfig config, EventFactory factory, HeaderPolicy policy, Duration duration)
+      Vertx vertx,
+      ProxyConfig config,
+      EventFactory factory,
+      HeaderPolicy policy,
+      Duration duration,
+      Duration quiet)
       throws IOException {
     long started = System.nanoTime();
+    long jitAtStart = compilationMillis();
     HttpServer upstream =
         await(
             vertx
@@ -107,6 +202,9 @@ final class WarmUp {
             new HttpClientOptions().setTcpNoDelay(true).setKeepAlive(true),
             new PoolOptions().setHttp1MaxSize(CLIENTS));
     AtomicLong failures = new AtomicLong();
+    boolean quietEnd = false;
+    // Set on every way out, so that no synthetic client sends again on a closed client.
+    AtomicBoolean stop = new AtomicBoolean();
     try {
       int port = handlers.get(0).actualPort();
       long deadline = started + duration.toNanos();
@@ -114,28 +212,66 @@ final class WarmUp {
       for (int i = 0; i < CLIENTS; i++) {
         Promise<Void> done = Promise.promise();
         int first = i;
-        vertx.runOnContext(v -> send(client, port, first, deadline, failures, done));
+        vertx.runOnContext(v -> send(client, port, first, stop, failures, done));
         clients.add(done.future());
       }
+      Quiescence quiescence = new Quiescence(quiet);
+      long nextLog = started + LOG_NANOS;
+      for (long now = System.nanoTime(); now < deadline; now = System.nanoTime()) {
+        sleep(Math.min(SAMPLE_NANOS, deadline - now));
+        now = System.nanoTime();
+        long jit = compilationMillis();
+        boolean quietNow = quiescence.quietAfter(now, jit);
+        if (now >= nextLog) {
+          nextLog = now + LOG_NANOS;
+          LOGGER
+              .atInfo()
+              .setMessage("capture proxy warming up")
+              .addKeyValue("exchanges", exchanges.get())
+              .addKeyValue("jitMillis", jit < 0 ? -1 : jit - jitAtStart)
+              .addKeyValue("millis", TimeUnit.NANOSECONDS.toMillis(now - started))
+              .log();
+        }
+        if (quietNow && exchanges.get() >= MIN_EXCHANGES) {
+          quietEnd = true;
+          break;
+        }
+      }
+      stop.set(true);
       await(Future.all(clients));
     } finally {
+      stop.set(true);
       await(client.close());
       await(vertx.undeploy(deployment));
       await(upstream.close());
     }
+    long jitAtEnd = compilationMillis();
     return new Result(
-        exchanges.get(), failures.get(), Duration.ofNanos(System.nanoTime() - started));
+        exchanges.get(),
+        failures.get(),
+        Duration.ofNanos(System.nanoTime() - started),
+        jitAtStart < 0 ? -1 : jitAtEnd - jitAtStart,
+        quietEnd);
   }
 
-  /** One synthetic client: a request, then the next once it completed, until the deadline. */
+  private static void sleep(long nanos) throws IOException {
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted in the proxy's warm-up", e);
+    }
+  }
+
+  /** One synthetic client: a request, then the next once it completed, until told to stop. */
   private static void send(
       HttpClientAgent client,
       int port,
       int n,
-      long deadline,
+      AtomicBoolean stop,
       AtomicLong failures,
       Promise<Void> done) {
-    if (System.nanoTime() >= deadline) {
+    if (stop.get()) {
       done.complete();
       return;
     }
@@ -160,7 +296,7 @@ final class WarmUp {
               if (result.failed()) {
                 failures.incrementAndGet();
               }
-              send(client, port, n + CLIENTS, deadline, failures, done);
+              send(client, port, n + CLIENTS, stop, failures, done);
             });
   }
 

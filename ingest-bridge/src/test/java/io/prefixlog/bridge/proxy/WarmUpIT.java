@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The warm-up before serving ({@code PREFIXLOG_PROXY_WARMUP}): its exchanges run through the proxy
- * but reach neither the configured upstream nor Kafka nor the proxy's metrics, and the listener
- * opens only after it.
+ * but reach neither the configured upstream nor Kafka nor the proxy's metrics, the listener opens
+ * only after it, and /health says so meanwhile.
  */
 @ExtendWith(KafkaExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -37,18 +37,22 @@ class WarmUpIT {
     // Given
     TopicReader.createTopic(kafka.bootstrapServers(), TOPIC);
     int port;
-    try (ServerSocket free = new ServerSocket(0)) {
+    int metricsPort;
+    try (ServerSocket free = new ServerSocket(0);
+        ServerSocket freeMetrics = new ServerSocket(0)) {
       port = free.getLocalPort();
+      metricsPort = freeMetrics.getLocalPort();
     }
     ProxyConfig config;
     try (TestUpstream upstream = new TestUpstream()) {
       config =
           ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
               .withListen("127.0.0.1", port)
-              .with(ProxyConfig.METRICS_PORT, 0)
+              .with(ProxyConfig.METRICS_PORT, metricsPort)
               .with(ProxyConfig.TOPIC_PREFIX, PREFIX)
               .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
-              .with(ProxyConfig.WARMUP, Duration.ofSeconds(2));
+              .with(ProxyConfig.WARMUP, Duration.ofSeconds(2))
+              .with(ProxyConfig.WARMUP_QUIET, Duration.ZERO);
       AtomicReference<WarmUp.Result> warmUp = new AtomicReference<>();
       AtomicLong warmUpEnded = new AtomicLong();
 
@@ -70,10 +74,16 @@ class WarmUpIT {
                 }
               });
       long firstAccepted = 0;
+      String healthWhileWarming = null;
+      HttpClient http = HttpClient.newHttpClient();
       while (firstAccepted == 0) {
         if (accepts(port)) {
           firstAccepted = System.nanoTime();
         } else {
+          if (healthWhileWarming == null && accepts(metricsPort)) {
+            HttpResponse<String> health = health(http, metricsPort);
+            healthWhileWarming = health.statusCode() + " " + health.body();
+          }
           Thread.sleep(5);
         }
       }
@@ -83,7 +93,14 @@ class WarmUpIT {
         assertThat(warmUp.get()).isNotNull();
         assertThat(warmUp.get().exchanges()).isPositive();
         assertThat(warmUp.get().failures()).isZero();
+        assertThat(warmUp.get().quiet()).isFalse();
+        assertThat(warmUp.get().took()).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
         assertThat(warmUpEnded.get()).isLessThan(firstAccepted);
+        // /health answered "warming up" before the listener opened, and "ok" once it serves
+        assertThat(healthWhileWarming).startsWith("503 {\"status\":\"warming_up\"");
+        HttpResponse<String> serving = health(http, metricsPort);
+        assertThat(serving.statusCode()).isEqualTo(200);
+        assertThat(serving.body()).startsWith("{\"status\":\"ok\"");
         // None of it reached the engine, the topic or the proxy's counters
         assertThat(upstream.received()).isEmpty();
         assertThat(reader.settle(Duration.ofSeconds(2))).isEmpty();
@@ -114,6 +131,13 @@ class WarmUpIT {
 
   private static double counter(CaptureProxy proxy, String name) {
     return proxy.metrics().find(name).counters().stream().mapToDouble(c -> c.count()).sum();
+  }
+
+  private static HttpResponse<String> health(HttpClient http, int metricsPort)
+      throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health")).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static boolean accepts(int port) {
