@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
@@ -95,6 +96,14 @@ public final class StateEndpoint implements HttpHandler {
               + " characters, without '/'");
     }
     return source.query(key.get(), forwarded);
+  }
+
+  /**
+   * The path that asks for {@code sessionKey}: the one form {@link #sessionKey} reads back (a space
+   * as %20, never '+', which the parser keeps as a plus), used by forwarding instances and the UI.
+   */
+  public static String pathOf(String sessionKey) {
+    return PATH + URLEncoder.encode(sessionKey, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
   /** The session key a path names, or empty when it names none (or more than one segment). */

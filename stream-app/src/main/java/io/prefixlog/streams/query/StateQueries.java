@@ -4,11 +4,9 @@ import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.streams.session.SessionStores;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import org.apache.kafka.common.serialization.Serdes;
@@ -138,12 +136,7 @@ public final class StateQueries implements StateEndpoint.Source {
   }
 
   private StateAnswer forward(String sessionKey, HostInfo owner) {
-    URI uri =
-        URI.create(
-            "http://"
-                + host(owner)
-                + StateEndpoint.PATH
-                + URLEncoder.encode(sessionKey, StandardCharsets.UTF_8).replace("+", "%20"));
+    URI uri = URI.create("http://" + host(owner) + StateEndpoint.pathOf(sessionKey));
     HttpRequest.Builder request =
         HttpRequest.newBuilder(uri)
             .timeout(FORWARD_TIMEOUT)

@@ -35,6 +35,16 @@ class StateEndpointTest {
   }
 
   @ParameterizedTest
+  @ValueSource(strings = {"0123abcd", "a b", "a+b", "café", "50%", "k=v&x?y#z"})
+  void shouldReadBackTheKeyThatPathOfAsksFor(String key) {
+    // When
+    Optional<String> parsed = StateEndpoint.sessionKey(StateEndpoint.pathOf(key));
+
+    // Then
+    assertThat(parsed).contains(key);
+  }
+
+  @ParameterizedTest
   @ValueSource(
       strings = {
         "/state/sessions/",

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -413,55 +414,61 @@ public final class AnalyzeCommand implements Command {
       builder.windows(windowing).windowCapacities(capacities);
     }
     MrcAnalyzer analyzer = builder.build();
+    feed(
+        settings,
+        lookups,
+        label,
+        lookup ->
+            analyzer.accept(
+                lookup.timestampMs(),
+                cacheOf.apply(lookup),
+                lookup.keys(),
+                0,
+                lookup.keys().length,
+                lookup.chunkSize(),
+                lookup.seqLen(),
+                lookup.promptTokens(),
+                lookup.cachedTokens()));
+    return analyzer.finish();
+  }
+
+  /**
+   * The optimal curves: a pass of their own over the same lookups (OptAnalyzer keeps each model's
+   * lookups and computes their OPT stack distances in {@code finish()}).
+   */
+  private OptimalCurves optimal(
+      Settings settings, List<Lookup> lookups, Function<Lookup, String> cacheOf) {
+    OptAnalyzer analyzer = new OptAnalyzer();
+    feed(
+        settings,
+        lookups,
+        "optimal",
+        lookup ->
+            analyzer.accept(
+                cacheOf.apply(lookup),
+                lookup.keys(),
+                0,
+                lookup.keys().length,
+                lookup.chunkSize(),
+                lookup.seqLen(),
+                lookup.promptTokens(),
+                lookup.cachedTokens()));
+    return analyzer.finish();
+  }
+
+  /** Gives every lookup to {@code each} in order, with a progress line labelled {@code label}. */
+  private void feed(Settings settings, List<Lookup> lookups, String label, Consumer<Lookup> each) {
     try (Progress progress =
         Progress.counting(terminal, settings.progress, label, lookups.size(), "requests")) {
       long done = 0;
       for (Lookup lookup : lookups) {
-        long[] keys = lookup.keys();
-        analyzer.accept(
-            lookup.timestampMs(),
-            cacheOf.apply(lookup),
-            keys,
-            0,
-            keys.length,
-            lookup.chunkSize(),
-            lookup.seqLen(),
-            lookup.promptTokens(),
-            lookup.cachedTokens());
+        each.accept(lookup);
         if ((++done & 1023) == 0) {
           progress.update(done);
         }
       }
       progress.update(done);
     }
-    return analyzer.finish();
-  }
-
-  /** The optimal curves: a second pass, since MIN needs every lookup's next use. */
-  private OptimalCurves optimal(
-      Settings settings, List<Lookup> lookups, Function<Lookup, String> cacheOf) {
-    OptAnalyzer analyzer = new OptAnalyzer();
-    try (Progress progress =
-        Progress.counting(terminal, settings.progress, "optimal", lookups.size(), "requests")) {
-      long done = 0;
-      for (Lookup lookup : lookups) {
-        long[] keys = lookup.keys();
-        analyzer.accept(
-            cacheOf.apply(lookup),
-            keys,
-            0,
-            keys.length,
-            lookup.chunkSize(),
-            lookup.seqLen(),
-            lookup.promptTokens(),
-            lookup.cachedTokens());
-        if ((++done & 1023) == 0) {
-          progress.update(done);
-        }
-      }
-      progress.update(done);
-    }
-    return analyzer.finish();
   }
 
   /**

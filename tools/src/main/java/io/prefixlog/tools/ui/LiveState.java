@@ -2,13 +2,12 @@ package io.prefixlog.tools.ui;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.streams.query.StateEndpoint;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
@@ -41,11 +40,7 @@ final class LiveState {
     if (baseUrl == null) {
       return render(0, null, null);
     }
-    URI uri =
-        URI.create(
-            baseUrl
-                + "/state/sessions/"
-                + URLEncoder.encode(sessionKey, StandardCharsets.UTF_8).replace("+", "%20"));
+    URI uri = URI.create(baseUrl + StateEndpoint.pathOf(sessionKey));
     HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET();
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
