@@ -102,22 +102,25 @@ final class EventFactory {
       metrics.sampled(decision).increment();
     }
     EventWriter writer = writers.get();
+    EventWriter.RequestFields request =
+        new EventWriter.RequestFields(
+            x.requestId,
+            x.ts,
+            key.key(),
+            key.source(),
+            clientAddresses.record(x.clientAddr),
+            x.userAgent,
+            capturedHeaders.isEmpty() ? null : capturedHeaders,
+            x.method,
+            x.path,
+            model);
     if (decision == CaptureSampling.Decision.SAMPLED_OUT) {
       // Stage two: the metadata and the chunk hashes, never the body. Hashing here, on the
       // publisher thread, keeps it off the request path (the proxy benchmark measures both).
       boolean utf8 = Utf8.isStrict(x.body, 0, x.body.length);
       byte[] json =
           writer.writeMetadataOnly(
-              x.requestId,
-              x.ts,
-              key.key(),
-              key.source(),
-              clientAddresses.record(x.clientAddr),
-              x.userAgent,
-              capturedHeaders.isEmpty() ? null : capturedHeaders,
-              x.method,
-              x.path,
-              model,
+              request,
               x.body.length,
               Sha256.hex(x.body),
               x.truncated,
@@ -130,16 +133,7 @@ final class EventFactory {
     }
     byte[] json =
         writer.write(
-            x.requestId,
-            x.ts,
-            key.key(),
-            key.source(),
-            clientAddresses.record(x.clientAddr),
-            x.userAgent,
-            capturedHeaders.isEmpty() ? null : capturedHeaders,
-            x.method,
-            x.path,
-            model,
+            request,
             x.body,
             Sha256.hex(x.body),
             x.truncated,

@@ -28,14 +28,11 @@ import java.util.Map;
 final class EventWriter {
   private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
 
-  private final ByteArrayBuilder out = new ByteArrayBuilder(32 << 10);
-  private byte[] escaped = new byte[32 << 10];
-
   /**
-   * The event's JSON; the body field is {@code body} (UTF-8 text when valid, else base64), and
-   * {@code upstream} (where the proxy forwarded it, or null) comes last, as in the record.
+   * What both kinds of event say of the request, {@code request_id} to {@code model}, as the
+   * record's fields (null: left out).
    */
-  byte[] write(
+  record RequestFields(
       String requestId,
       long ts,
       String sessionKey,
@@ -45,7 +42,17 @@ final class EventWriter {
       Map<String, String> headers,
       String method,
       String path,
-      String model,
+      String model) {}
+
+  private final ByteArrayBuilder out = new ByteArrayBuilder(32 << 10);
+  private byte[] escaped = new byte[32 << 10];
+
+  /**
+   * The event's JSON; the body field is {@code body} (UTF-8 text when valid, else base64), and
+   * {@code upstream} (where the proxy forwarded it, or null) comes last, as in the record.
+   */
+  byte[] write(
+      RequestFields request,
       byte[] body,
       String bodySha256,
       boolean truncated,
@@ -55,18 +62,7 @@ final class EventWriter {
     out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
-      writeRequestFields(
-          g,
-          requestId,
-          ts,
-          sessionKey,
-          sessionKeySource,
-          clientAddr,
-          userAgent,
-          headers,
-          method,
-          path,
-          model);
+      writeRequestFields(g, request);
       g.writeFieldName("body");
       boolean utf8 = Utf8.isStrict(body, 0, body.length);
       if (utf8) {
@@ -92,16 +88,7 @@ final class EventWriter {
    * {@code prompt_chunks} and {@code upstream}, in the record's field order.
    */
   byte[] writeMetadataOnly(
-      String requestId,
-      long ts,
-      String sessionKey,
-      String sessionKeySource,
-      String clientAddr,
-      String userAgent,
-      Map<String, String> headers,
-      String method,
-      String path,
-      String model,
+      RequestFields request,
       long bodyLen,
       String bodySha256,
       boolean truncated,
@@ -113,18 +100,7 @@ final class EventWriter {
     out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
-      writeRequestFields(
-          g,
-          requestId,
-          ts,
-          sessionKey,
-          sessionKeySource,
-          clientAddr,
-          userAgent,
-          headers,
-          method,
-          path,
-          model);
+      writeRequestFields(g, request);
       writeBodyFacts(g, bodyLen, bodySha256, truncated, originalBodyLen, response);
       stringField(g, "body_omitted", bodyOmitted);
       if (promptChunks != null) {
@@ -140,34 +116,22 @@ final class EventWriter {
   }
 
   /** The fields both kinds of event start with, {@code schema_version} to {@code model}. */
-  private static void writeRequestFields(
-      JsonGenerator g,
-      String requestId,
-      long ts,
-      String sessionKey,
-      String sessionKeySource,
-      String clientAddr,
-      String userAgent,
-      Map<String, String> headers,
-      String method,
-      String path,
-      String model)
-      throws IOException {
+  private static void writeRequestFields(JsonGenerator g, RequestFields r) throws IOException {
     g.writeStartObject();
     g.writeNumberField("schema_version", RawRequestEvent.SCHEMA_VERSION);
-    stringField(g, "request_id", requestId);
-    g.writeNumberField("ts", ts);
-    stringField(g, "session_key", sessionKey);
-    stringField(g, "session_key_source", sessionKeySource);
-    stringField(g, "client_addr", clientAddr);
-    stringField(g, "user_agent", userAgent);
-    if (headers != null) {
+    stringField(g, "request_id", r.requestId());
+    g.writeNumberField("ts", r.ts());
+    stringField(g, "session_key", r.sessionKey());
+    stringField(g, "session_key_source", r.sessionKeySource());
+    stringField(g, "client_addr", r.clientAddr());
+    stringField(g, "user_agent", r.userAgent());
+    if (r.headers() != null) {
       g.writeFieldName("headers");
-      g.writeObject(headers);
+      g.writeObject(r.headers());
     }
-    stringField(g, "method", method);
-    stringField(g, "path", path);
-    stringField(g, "model", model);
+    stringField(g, "method", r.method());
+    stringField(g, "path", r.path());
+    stringField(g, "model", r.model());
   }
 
   /** What both kinds of event say of the body and the response, after the body itself if any. */
