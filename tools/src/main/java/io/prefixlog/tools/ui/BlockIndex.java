@@ -65,7 +65,7 @@ final class BlockIndex {
     Block block = null;
     String problem = null;
     if (slash <= 0 || slash == key.length() - 1) {
-      problem = "partition " + partition + " offset " + offset + ": key is not source/hash";
+      problem = ReadCounts.where(partition, offset, "key is not source/hash");
     } else if (value != null) {
       try {
         BlockIndexEntry e = READER.readValue(value);
@@ -87,12 +87,8 @@ final class BlockIndex {
       } catch (IOException e) {
         // The message names the exception's type, never the record's content.
         problem =
-            "partition "
-                + partition
-                + " offset "
-                + offset
-                + ": not a block-index record: "
-                + e.getClass().getSimpleName();
+            ReadCounts.where(
+                partition, offset, "not a block-index record: " + e.getClass().getSimpleName());
       }
     }
     lock.writeLock().lock();

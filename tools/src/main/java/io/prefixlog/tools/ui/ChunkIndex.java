@@ -71,22 +71,18 @@ final class ChunkIndex {
       try {
         h = HEADER.readValue(value);
         if (h == null) {
-          problem = "partition " + partition + " offset " + offset + ": the record is JSON null";
+          problem = ReadCounts.where(partition, offset, "the record is JSON null");
         }
       } catch (IOException e) {
         problem =
-            "partition "
-                + partition
-                + " offset "
-                + offset
-                + ": not a chunk lookup: "
-                + e.getClass().getSimpleName();
+            ReadCounts.where(
+                partition, offset, "not a chunk lookup: " + e.getClass().getSimpleName());
       }
     }
     boolean hashOnly = h != null && h.bodyOmitted() != null;
     java.util.Optional<TurnKey> turn = hashOnly ? java.util.Optional.empty() : TurnKey.parse(key);
     if (problem == null && !hashOnly && turn.isEmpty()) {
-      problem = "partition " + partition + " offset " + offset + ": key is not session/chain/seq";
+      problem = ReadCounts.where(partition, offset, "key is not session/chain/seq");
     }
     lock.writeLock().lock();
     try {

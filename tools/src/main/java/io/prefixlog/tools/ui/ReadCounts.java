@@ -29,6 +29,11 @@ final class ReadCounts {
     }
   }
 
+  /** A problem's text: where the record is, then what is wrong (never the record's content). */
+  static String where(int partition, long offset, String problem) {
+    return "partition " + partition + " offset " + offset + ": " + problem;
+  }
+
   private long records;
   private long unreadable;
   private String lastProblem = "";

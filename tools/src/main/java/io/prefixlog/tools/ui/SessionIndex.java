@@ -176,12 +176,12 @@ final class SessionIndex {
     TurnInfo info = null;
     String problem = null;
     if (turn.isEmpty()) {
-      problem = "partition " + partition + " offset " + offset + ": key is not session/chain/seq";
+      problem = ReadCounts.where(partition, offset, "key is not session/chain/seq");
     } else if (value != null) {
       try {
         info = TurnInfo.read(turn.get().chain(), turn.get().seq(), partition, offset, value);
       } catch (IOException e) {
-        problem = "partition " + partition + " offset " + offset + ": " + e.getMessage();
+        problem = ReadCounts.where(partition, offset, e.getMessage());
       }
     }
     lock.writeLock().lock();
