@@ -96,8 +96,11 @@ final class ColdStart {
     }
   }
 
-  /** A target's whole-window figures, medians over rounds (ms and µs per request). */
-  record Summary(double addedP50, double addedP99, double cpuMicrosPerRequest) {}
+  /**
+   * A target's whole-window figures, medians over rounds (ms and µs per request), and the capture
+   * events it dropped over all rounds (-1: not a capture proxy, or not known).
+   */
+  record Summary(double addedP50, double addedP99, double cpuMicrosPerRequest, long dropped) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -299,6 +302,14 @@ final class ColdStart {
     return line.toString();
   }
 
+  /** The capture events a target dropped over all its rounds, or -1 when it captures nothing. */
+  private static long dropped(List<Window> rounds) {
+    if (rounds.stream().anyMatch(w -> w.capture() == null)) {
+      return -1;
+    }
+    return rounds.stream().mapToLong(w -> w.capture().dropped()).sum();
+  }
+
   private Map<String, Summary> print(Map<String, List<Window>> windows) {
     List<Window> direct = windows.get("direct");
     int n = settings.rounds();
@@ -378,7 +389,9 @@ final class ColdStart {
             jvm ? f("%.0f", Medians.of(wait)) : "-");
         if (whole) {
           summaries.put(
-              e.getKey(), new Summary(Medians.of(added50), Medians.of(added99), Medians.of(cpu)));
+              e.getKey(),
+              new Summary(
+                  Medians.of(added50), Medians.of(added99), Medians.of(cpu), dropped(target)));
         }
       }
     }

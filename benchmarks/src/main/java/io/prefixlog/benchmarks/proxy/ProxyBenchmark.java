@@ -211,6 +211,9 @@ public final class ProxyBenchmark {
     if (cold != null && warm != null) {
       sideBySide(out, cold, warm);
     }
+    if (cold != null || warm != null) {
+      IssueGoals.of(cold, warm).print(out);
+    }
     out.printf(
         Locale.ROOT,
         "%nReference (performance-anchors.md §(a), this machine, earlier): tuned nginx +0.32 ms"
@@ -364,6 +367,8 @@ public final class ProxyBenchmark {
         out.println(line);
       }
       summaries = print(out, runs);
+      withDropped(summaries, "prefixlog", prefixlog);
+      withDropped(summaries, "prefixlog-nohist", noHistograms);
       if (prefixlog != null) {
         out.println();
         out.println("prefixlog capture: " + prefixlog.captureSummary());
@@ -401,6 +406,19 @@ public final class ProxyBenchmark {
       }
     }
     return summaries;
+  }
+
+  /** Puts the proxy's dropped-event count (over all warm rounds) into its warm summary. */
+  private static void withDropped(
+      Map<String, ColdStart.Summary> summaries, String target, PrefixlogProxy proxy)
+      throws IOException, InterruptedException {
+    ColdStart.Summary s = summaries.get(target);
+    if (proxy != null && s != null) {
+      summaries.put(
+          target,
+          new ColdStart.Summary(
+              s.addedP50(), s.addedP99(), s.cpuMicrosPerRequest(), proxy.capture().dropped()));
+    }
   }
 
   /** Both regimes' whole figures per target, next to each other. */
@@ -485,7 +503,7 @@ public final class ProxyBenchmark {
       if (!isDirect) {
         summaries.put(
             e.getKey(),
-            new ColdStart.Summary(Medians.of(added50), Medians.of(added99), Medians.of(cpu)));
+            new ColdStart.Summary(Medians.of(added50), Medians.of(added99), Medians.of(cpu), -1));
       }
       table.row(
           e.getKey(),
