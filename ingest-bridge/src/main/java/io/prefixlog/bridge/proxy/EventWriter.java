@@ -9,6 +9,9 @@ import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
@@ -20,13 +23,17 @@ import java.util.Map;
  *
  * <p>Why: the mapper needs the body as a {@code String} — a strict UTF-8 decode of 20 KB into
  * chars, then Jackson encodes those chars back to UTF-8 while escaping — two passes and two 40 KB
- * char copies per event on the publisher thread. Here a valid UTF-8 body is checked in one pass
- * ({@link Utf8#isStrict}), escaped in a reused buffer with the escapes {@code writeString} uses
- * ({@link #escape}) and written raw. The small parts (headers, response) still go through the
+ * char copies per event on the publisher thread. Here a body is checked for strict UTF-8 and
+ * escaped in the same pass, into a reused buffer, with the escapes {@code writeString} uses ({@link
+ * #escapeIfUtf8}), and written raw. The small parts (headers, response) still go through the
  * mapper. Reuses its output buffer: one writer per publisher thread, not thread-safe.
  */
 final class EventWriter {
   private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+
+  /** Eight bytes of a byte array as one long, for the escape's word-at-a-time test. */
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /**
    * What both kinds of event say of the request, {@code request_id} to {@code model}, as the
@@ -64,9 +71,9 @@ final class EventWriter {
       g.setCodec(Json.mapper());
       writeRequestFields(g, request);
       g.writeFieldName("body");
-      boolean utf8 = Utf8.isStrict(body, 0, body.length);
+      int n = escapeIfUtf8(body, 0, body.length);
+      boolean utf8 = n >= 0;
       if (utf8) {
-        int n = escape(body, 0, body.length);
         g.writeRawUTF8String(escaped, 0, n);
       } else {
         g.writeString(Base64.getEncoder().encodeToString(body));
@@ -156,13 +163,19 @@ final class EventWriter {
   }
 
   /**
-   * JSON-escapes valid UTF-8 into {@link #escaped} exactly as Jackson's generator escapes a string
-   * by default: {@code "} and {@code \\} backslashed, {@code \b \t \n \f \r} short, other controls
-   * below 0x20 as {@code \\u00XX} (upper-case hex), everything else (non-ASCII included) as it is.
-   * Runs without escapes, nearly all of a body, are copied whole, where {@code writeUTF8String}
-   * checks and copies byte by byte. Returns the escaped length.
+   * JSON-escapes {@code src} into {@link #escaped} if it is strict UTF-8 (the verdict of {@link
+   * Utf8#isStrict}), in one pass: returns the escaped length, or -1 when it is not strict UTF-8
+   * (the caller writes base64 then, and what was escaped is discarded). Escapes exactly as
+   * Jackson's generator escapes a string by default: {@code "} and {@code \\} backslashed, {@code
+   * \b \t \n \f \r} short, other controls below 0x20 as {@code \\u00XX} (upper-case hex),
+   * everything else (non-ASCII included) as it is.
+   *
+   * <p>Why one pass: a body was read twice (validated, then escaped), byte by byte, the two largest
+   * self frames of the publisher's profile. Here eight bytes are tested at once (SWAR: is any of
+   * them non-ASCII, a control, a quote or a backslash); runs that need nothing, nearly all of a
+   * chat body, are copied whole; a multi-byte sequence is validated where it is met.
    */
-  int escape(byte[] src, int offset, int length) {
+  int escapeIfUtf8(byte[] src, int offset, int length) {
     int end = offset + length;
     if (escaped.length < length + 64) {
       escaped = new byte[length + (length >> 3) + 64];
@@ -170,9 +183,23 @@ final class EventWriter {
     byte[] dst = escaped;
     int n = 0;
     int run = offset;
-    for (int i = offset; i < end; i++) {
-      byte b = src[i];
-      if ((b >= 0x20 || b < 0) && b != '"' && b != '\\') {
+    int i = offset;
+    while (i < end) {
+      if (i + 8 <= end && !needsLook((long) LONGS.get(src, i))) {
+        i += 8;
+        continue;
+      }
+      int c = src[i] & 0xFF;
+      if (c >= 0x80) {
+        int sequence = sequenceLength(src, i, end, c);
+        if (sequence < 0) {
+          return -1;
+        }
+        i += sequence;
+        continue;
+      }
+      if (c >= 0x20 && c != '"' && c != '\\') {
+        i++;
         continue;
       }
       int runLength = i - run;
@@ -181,9 +208,10 @@ final class EventWriter {
       }
       System.arraycopy(src, run, dst, n, runLength);
       n += runLength;
-      run = i + 1;
+      i++;
+      run = i;
       dst[n++] = '\\';
-      switch (b) {
+      switch (c) {
         case '"' -> dst[n++] = '"';
         case '\\' -> dst[n++] = '\\';
         case '\b' -> dst[n++] = 'b';
@@ -195,8 +223,8 @@ final class EventWriter {
           dst[n++] = 'u';
           dst[n++] = '0';
           dst[n++] = '0';
-          dst[n++] = HEX[b >> 4];
-          dst[n++] = HEX[b & 0xF];
+          dst[n++] = HEX[c >> 4];
+          dst[n++] = HEX[c & 0xF];
         }
       }
     }
@@ -206,6 +234,62 @@ final class EventWriter {
     }
     System.arraycopy(src, run, dst, n, runLength);
     return n + runLength;
+  }
+
+  /** The buffer {@link #escapeIfUtf8} writes to (tests). */
+  byte[] escapedBytes() {
+    return escaped;
+  }
+
+  /**
+   * True when one of the eight bytes of {@code w} is not plain ASCII text: its high bit set, below
+   * 0x20, {@code "} or {@code \\}. The classic "has a zero byte" test, {@code (v - 0x01..) & ~v &
+   * 0x80..}, is exact about whether any byte matches (not about which).
+   */
+  private static boolean needsLook(long w) {
+    long quote = w ^ 0x2222222222222222L;
+    long backslash = w ^ 0x5C5C5C5C5C5C5C5CL;
+    long t =
+        w
+            | ((w - 0x2020202020202020L) & ~w)
+            | ((quote - 0x0101010101010101L) & ~quote)
+            | ((backslash - 0x0101010101010101L) & ~backslash);
+    return (t & 0x8080808080808080L) != 0;
+  }
+
+  /**
+   * The length of the strict UTF-8 sequence that starts at {@code i} with lead byte {@code c} (≥
+   * 0x80), or -1 when it is not one (the rules of {@link Utf8#isStrict}).
+   */
+  private static int sequenceLength(byte[] b, int i, int end, int c) {
+    if (c >= 0xC2 && c <= 0xDF) {
+      return i + 1 < end && continuation(b[i + 1]) ? 2 : -1;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+      if (i + 2 >= end) {
+        return -1;
+      }
+      int c1 = b[i + 1] & 0xFF;
+      // E0: no overlongs (second byte >= A0); ED: no surrogates (second byte <= 9F).
+      int lo = c == 0xE0 ? 0xA0 : 0x80;
+      int hi = c == 0xED ? 0x9F : 0xBF;
+      return c1 >= lo && c1 <= hi && continuation(b[i + 2]) ? 3 : -1;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+      if (i + 3 >= end) {
+        return -1;
+      }
+      int c1 = b[i + 1] & 0xFF;
+      // F0: no overlongs (second byte >= 90); F4: nothing above U+10FFFF (second byte <= 8F).
+      int lo = c == 0xF0 ? 0x90 : 0x80;
+      int hi = c == 0xF4 ? 0x8F : 0xBF;
+      return c1 >= lo && c1 <= hi && continuation(b[i + 2]) && continuation(b[i + 3]) ? 4 : -1;
+    }
+    return -1;
+  }
+
+  private static boolean continuation(byte b) {
+    return (b & 0xC0) == 0x80;
   }
 
   private static void stringField(JsonGenerator g, String name, String value) throws IOException {

@@ -77,6 +77,96 @@ class EventWriterTest {
   }
 
   @Test
+  void shouldEscapeInOnePassAsValidatingThenEscapingWithJacksonDoesOnRandomBytes()
+      throws Exception {
+    // Given: short random bodies mixing ASCII text, the bytes that need an escape, lead bytes of
+    // every length (valid and not), continuation bytes, at every offset of an 8-byte word
+    Random random = new Random(20);
+    byte[] text = "ab \"\\\n\t\r\b\f\u0000\u0001\u001f\u007f/".getBytes(StandardCharsets.UTF_8);
+    int[] leads = {0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF};
+    for (int round = 0; round < 50_000; round++) {
+      byte[] b = new byte[random.nextInt(40)];
+      for (int i = 0; i < b.length; i++) {
+        int pick = random.nextInt(10);
+        if (pick < 5) {
+          b[i] = text[random.nextInt(text.length)];
+        } else if (pick < 7) {
+          b[i] = (byte) (0x80 | random.nextInt(64));
+        } else if (pick < 9) {
+          b[i] = (byte) leads[random.nextInt(leads.length)];
+        } else {
+          b[i] = (byte) random.nextInt(256);
+        }
+      }
+
+      // When / Then
+      assertEscapedAsTwoPasses(b);
+    }
+  }
+
+  @Test
+  void shouldEscapeInOnePassEveryByteValueAtEveryPlaceOfAWord() throws Exception {
+    // Given: every byte value, alone or followed by continuation bytes (valid 2-, 3- and 4-byte
+    // sequences and their truncated tails), at every offset of ASCII words, and at the very end
+    for (int value = 0; value < 256; value++) {
+      for (int at = 0; at < 17; at++) {
+        for (byte[] tail :
+            List.of(
+                new byte[0],
+                new byte[] {(byte) 0xA0},
+                new byte[] {(byte) 0x90, (byte) 0x80},
+                new byte[] {(byte) 0x8F, (byte) 0xBF, (byte) 0xBF})) {
+          for (int after : new int[] {0, 1, 9}) {
+            byte[] b = new byte[at + 1 + tail.length + after];
+            java.util.Arrays.fill(b, (byte) 'q');
+            b[at] = (byte) value;
+            System.arraycopy(tail, 0, b, at + 1, tail.length);
+
+            // When / Then
+            assertEscapedAsTwoPasses(b);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void shouldEscapeInOnePassLongBodiesWithRareEscapesAndFourByteSequences() throws Exception {
+    // Given: a chat-sized body of text, emoji and CJK with a few escapes, then cut at every
+    // length of its last 8 bytes (a capture limit that splits a sequence)
+    StringBuilder body = new StringBuilder();
+    Random random = new Random(5);
+    while (body.length() < 20_000) {
+      body.append("plain text of a prompt ".repeat(random.nextInt(4)));
+      body.append(
+          List.of("\"", "\\", "\n", "\u0003", "é", "中文", "\uD83D\uDE00").get(random.nextInt(7)));
+    }
+    byte[] whole = body.toString().getBytes(StandardCharsets.UTF_8);
+    for (int cut = whole.length - 8; cut <= whole.length; cut++) {
+      // When / Then
+      assertEscapedAsTwoPasses(java.util.Arrays.copyOf(whole, cut));
+    }
+  }
+
+  /**
+   * The one-pass escape against what it replaced: the strict check ({@link Utf8#isStrict}, itself
+   * checked against the strict decoder), then Jackson's escaping of the decoded text.
+   */
+  private void assertEscapedAsTwoPasses(byte[] b) throws Exception {
+    int n = writer.escapeIfUtf8(b, 0, b.length);
+    if (!Utf8.isStrict(b, 0, b.length)) {
+      assertThat(n).as("bytes %s", java.util.Arrays.toString(b)).isEqualTo(-1);
+      return;
+    }
+    byte[] quoted = Json.mapper().writeValueAsBytes(new String(b, StandardCharsets.UTF_8));
+    byte[] expected = java.util.Arrays.copyOfRange(quoted, 1, quoted.length - 1);
+    assertThat(n).as("bytes %s", java.util.Arrays.toString(b)).isEqualTo(expected.length);
+    assertThat(java.util.Arrays.copyOf(writer.escapedBytes(), n))
+        .as("bytes %s", java.util.Arrays.toString(b))
+        .isEqualTo(expected);
+  }
+
+  @Test
   void shouldWriteARealSizedChatBodyAsTheMapperDoesAndReadBack() throws Exception {
     StringBuilder body = new StringBuilder("{\"model\":\"llama\",\"messages\":[");
     Random random = new Random(7);
