@@ -39,6 +39,14 @@ public final class SessionKeyDeriver {
   private static final HexFormat HEX = HexFormat.of();
 
   private final SecretKeySpec secret;
+
+  /**
+   * One keyed MAC per thread, reused: {@code Mac.getInstance} and {@code init} (a provider lookup
+   * and the key's pads) on every call cost more than the HMAC of a short value. {@code doFinal}
+   * leaves it initialised with the same key for the next use.
+   */
+  private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
+
   private final List<String> headerOrder;
 
   /**
@@ -109,13 +117,18 @@ public final class SessionKeyDeriver {
   }
 
   private String mac(String namespace, String value) {
+    Mac mac = macs.get();
+    mac.update(namespace.getBytes(StandardCharsets.UTF_8));
+    mac.update((byte) 0);
+    byte[] digest = mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
+    return HEX.formatHex(digest, 0, KEY_HEX_CHARS / 2);
+  }
+
+  private Mac newMac() {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(secret);
-      mac.update(namespace.getBytes(StandardCharsets.UTF_8));
-      mac.update((byte) 0);
-      byte[] digest = mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
-      return HEX.formatHex(digest, 0, KEY_HEX_CHARS / 2);
+      return mac;
     } catch (NoSuchAlgorithmException | InvalidKeyException e) {
       throw new IllegalStateException("HmacSHA256 is available in every Java runtime", e);
     }

@@ -8,6 +8,14 @@ import java.util.HexFormat;
 public final class Sha256 {
   private static final HexFormat HEX = HexFormat.of();
 
+  /**
+   * One digest per thread, reused: {@code MessageDigest.getInstance} looks the provider up and
+   * allocates the state on every call, for every event the capture proxy's publisher writes. {@code
+   * digest()} resets it for the next use.
+   */
+  private static final ThreadLocal<MessageDigest> DIGESTS =
+      ThreadLocal.withInitial(Sha256::newDigest);
+
   private Sha256() {}
 
   public static String hex(byte[] bytes) {
@@ -21,6 +29,12 @@ public final class Sha256 {
   }
 
   private static MessageDigest digest() {
+    MessageDigest digest = DIGESTS.get();
+    digest.reset();
+    return digest;
+  }
+
+  private static MessageDigest newDigest() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
