@@ -52,7 +52,8 @@ final class PrefixlogProxy implements AutoCloseable {
   /**
    * {@link #jvmFlags()} and then {@code variant}'s (a cold-start variant's, such as a collector, a
    * heap size or a class-data archive). A variant that names a collector ({@code -XX:+Use…GC})
-   * replaces the serial collector and its young-generation size, which would clash with it.
+   * replaces the serial collector and its young-generation size, which would clash with it; one
+   * that gives {@code -XX:MaxRAM…} replaces the fixed heap (the image's sizing).
    */
   static List<String> jvmFlags(List<String> variant) {
     List<String> flags = new java.util.ArrayList<>(JVM_FLAGS);
@@ -63,6 +64,11 @@ final class PrefixlogProxy implements AutoCloseable {
     if (variant.stream().anyMatch(f -> f.startsWith("-XX:+Use") && f.endsWith("GC"))) {
       flags.remove("-XX:+UseSerialGC");
       flags.remove("-Xmn384m");
+    }
+    // A variant that sizes the heap as the image does (-XX:MaxRAMPercentage, -XX:MaxRAM to stand
+    // for a container's memory limit) runs without the fixed, pre-touched heap.
+    if (variant.stream().anyMatch(f -> f.startsWith("-XX:MaxRAM"))) {
+      flags.removeAll(List.of("-Xms512m", "-Xmx512m", "-Xmn384m", "-XX:+AlwaysPreTouch"));
     }
     flags.addAll(variant);
     return flags;

@@ -75,6 +75,12 @@ public final class ProxyChild {
       config =
           config.with(ProxyConfig.PUBLISH_INTERVAL, Duration.ofMillis(Long.parseLong(interval)));
     }
+    // -Dprefixlog.bench.capturePriority=N: the capture threads' Java priority
+    // (PREFIXLOG_PROXY_CAPTURE_PRIORITY; reaches the OS only with -XX:ThreadPriorityPolicy=1).
+    String priority = System.getProperty("prefixlog.bench.capturePriority");
+    if (priority != null) {
+      config = config.with(ProxyConfig.CAPTURE_PRIORITY, Integer.parseInt(priority));
+    }
     CaptureProxy proxy = CaptureProxy.start(config);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -146,7 +146,8 @@ public final class CaptureProxy implements AutoCloseable {
             metrics,
             spill,
             config.retryInterval(),
-            config.publishInterval());
+            config.publishInterval(),
+            config.capturePriority());
     metrics.gauge("prefixlog_proxy_queue_depth", "Events waiting for the publisher.", queue::depth);
     metrics.gauge("prefixlog_proxy_queue_bytes", "Bytes waiting for the publisher.", queue::bytes);
     metrics.gauge(
@@ -266,6 +267,7 @@ public final class CaptureProxy implements AutoCloseable {
           .addKeyValue("spill", config.spillDir())
           .addKeyValue("ingest", config.ingestToken() != null)
           .addKeyValue("nativeTransport", vertx.isNativeTransportEnabled())
+          .addKeyValue("capturePriority", config.capturePriority())
           .log();
       return new CaptureProxy(
           config, vertx, ownMetrics, metrics, publisher, handlers, inFlight, metricsServer, port);

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -45,6 +46,7 @@ final class EventPublisher implements AutoCloseable {
   private final SpillStore spill;
   private final long retryMillis;
   private final long intervalMillis;
+  private final int priority;
   private final Thread thread;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final ConcurrentLinkedQueue<Failed> failed = new ConcurrentLinkedQueue<>();
@@ -66,7 +68,8 @@ final class EventPublisher implements AutoCloseable {
       ProxyMetrics metrics,
       SpillStore spill,
       Duration retryInterval,
-      Duration publishInterval) {
+      Duration publishInterval,
+      int priority) {
     this.queue = queue;
     this.producers = producers;
     this.topic = topic;
@@ -75,13 +78,54 @@ final class EventPublisher implements AutoCloseable {
     this.retryMillis = retryInterval.toMillis();
     this.intervalMillis = publishInterval.toMillis();
     this.spilling = spill != null && spill.pending() > 0;
+    this.priority = priority;
     this.thread = new Thread(this::run, "prefixlog-proxy-publisher");
     this.thread.setDaemon(true);
+    this.thread.setPriority(priority);
   }
 
+  /**
+   * Creates the producer, then starts the publisher thread. The producer is created on a thread of
+   * the publisher's priority: its network thread (and any thread it starts, such as the producer
+   * metrics') inherits its creator's priority. Lowering the caller's own priority for the while
+   * would not do: without privileges the OS lets a thread lower its priority but not raise it back,
+   * and the threads the caller starts later (the event loops) would inherit the lowered one.
+   */
   void start() {
-    producer = producers.get();
+    producer = onThreadOfPriority(producers);
     thread.start();
+  }
+
+  private Producer<String, byte[]> onThreadOfPriority(Supplier<Producer<String, byte[]>> supplier) {
+    AtomicReference<Producer<String, byte[]>> created = new AtomicReference<>();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread creator =
+        new Thread(
+            () -> {
+              try {
+                created.set(supplier.get());
+              } catch (RuntimeException | Error e) {
+                failure.set(e);
+              }
+            },
+            "prefixlog-proxy-producer-start");
+    creator.setDaemon(true);
+    creator.setPriority(priority);
+    creator.start();
+    try {
+      creator.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating the Kafka producer", e);
+    }
+    Throwable e = failure.get();
+    if (e instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (e instanceof Error error) {
+      throw error;
+    }
+    return created.get();
   }
 
   /** Never blocks: false (and a counted drop) when the queue is full or the publisher closed. */

@@ -275,6 +275,24 @@ public final class ProxyConfig {
                   + " least 1,000 exchanges), never before this long; 0: it runs for the whole"
                   + " `PREFIXLOG_PROXY_WARMUP`");
 
+  /**
+   * The capture threads' Java priority. On Linux a Java priority reaches the OS only with {@code
+   * -XX:ThreadPriorityPolicy=1} (then 1 is nice 4, 5 is nice 0); without it, or elsewhere, this
+   * setting changes nothing. A lower priority lets an event loop that wakes up take a core from the
+   * publisher or the producer's sender rather than wait for it: the capture work can wait (the
+   * queue holds it), a client cannot. See benchmarks/README.md, "Thread priorities and collectors".
+   */
+  public static final ConfigKey<Integer> CAPTURE_PRIORITY =
+      ConfigKey.of("PREFIXLOG_PROXY_CAPTURE_PRIORITY", ConfigTypes.integer(1, 10))
+          .defaultValue(Thread.MIN_PRIORITY)
+          .doc(
+              "Java priority (1-10; 5: the event loops') of the capture threads: the publisher,"
+                  + " the Kafka producer's network thread and the producer metrics' thread. Reaches"
+                  + " the OS on Linux only with `-XX:ThreadPriorityPolicy=1` in `JAVA_OPTS`"
+                  + " (priority 1 is nice 4; a non-root user may lower a priority, never raise it),"
+                  + " so that an event loop that wakes up takes a core before them; without that"
+                  + " flag it has no effect");
+
   public static final ConfigKey<Path> SPILL_DIR =
       ConfigKey.of("PREFIXLOG_SPILL_DIR", ConfigTypes.path())
           .documentedDefault("none (drop)")
@@ -405,6 +423,7 @@ public final class ProxyConfig {
               PUBLISH_INTERVAL,
               WARMUP,
               WARMUP_QUIET,
+              CAPTURE_PRIORITY,
               SPILL_DIR,
               SPILL_MAX_BYTES,
               SPILL_SEGMENT_BYTES,
@@ -622,6 +641,11 @@ public final class ProxyConfig {
   /** See {@link #PUBLISH_INTERVAL}; zero: at every event. */
   public Duration publishInterval() {
     return values.get(PUBLISH_INTERVAL);
+  }
+
+  /** See {@link #CAPTURE_PRIORITY}: the capture threads' Java priority. */
+  public int capturePriority() {
+    return values.get(CAPTURE_PRIORITY);
   }
 
   /** The spill directory, or null when events that cannot be published are dropped. */

@@ -1,15 +1,20 @@
 package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -36,7 +41,8 @@ class EventPublisherTest {
             metrics,
             spillDir == null ? null : new SpillStore(spillDir, 1 << 20, 64 << 10),
             Duration.ofMillis(20),
-            Duration.ofMillis(10));
+            Duration.ofMillis(10),
+            Thread.NORM_PRIORITY);
     publisher.start();
     return publisher;
   }
@@ -116,6 +122,75 @@ class EventPublisherTest {
     await(() -> metrics.published.count() == 4);
     assertThat(publisher.spillPending()).isZero();
     publisher.close(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void shouldRunThePublisherAndTheProducersThreadsAtTheCapturePriority() throws Exception {
+    // Given: a real producer (it starts its network thread when it is created; no broker needed)
+    String clientId = "priority-test-" + System.nanoTime();
+    Map<String, Object> props =
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            "127.0.0.1:1",
+            ProducerConfig.CLIENT_ID_CONFIG,
+            clientId,
+            ProducerConfig.MAX_BLOCK_MS_CONFIG,
+            100);
+    EventPublisher publisher =
+        new EventPublisher(
+            new EventQueue(100, 1 << 20),
+            () -> new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()),
+            "t",
+            metrics,
+            null,
+            Duration.ofMillis(20),
+            Duration.ofMillis(10),
+            Thread.MIN_PRIORITY + 1);
+    int callerPriority = Thread.currentThread().getPriority();
+
+    // When
+    publisher.start();
+
+    // Then: the capture threads have the configured priority, the caller (which goes on to start
+    // the event loops) keeps its own
+    try {
+      assertThat(priorityOf("prefixlog-proxy-publisher")).isEqualTo(Thread.MIN_PRIORITY + 1);
+      assertThat(priorityOf("kafka-producer-network-thread | " + clientId))
+          .isEqualTo(Thread.MIN_PRIORITY + 1);
+      assertThat(Thread.currentThread().getPriority()).isEqualTo(callerPriority);
+    } finally {
+      publisher.close(Duration.ofSeconds(1));
+    }
+  }
+
+  @Test
+  void shouldFailToStartWhenTheProducerCannotBeCreated() {
+    // Given
+    EventPublisher publisher =
+        new EventPublisher(
+            new EventQueue(100, 1 << 20),
+            () -> {
+              throw new KafkaException("bad producer settings");
+            },
+            "t",
+            metrics,
+            null,
+            Duration.ofMillis(20),
+            Duration.ofMillis(10),
+            Thread.MIN_PRIORITY);
+
+    // When / Then: the producer's failure reaches the caller, as when it was created in place
+    assertThatThrownBy(publisher::start)
+        .isInstanceOf(KafkaException.class)
+        .hasMessage("bad producer settings");
+  }
+
+  private static int priorityOf(String threadName) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals(threadName))
+        .mapToInt(Thread::getPriority)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no thread named " + threadName));
   }
 
   private static void await(BooleanSupplier condition) {

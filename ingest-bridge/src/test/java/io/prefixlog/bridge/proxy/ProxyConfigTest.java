@@ -194,5 +194,22 @@ class ProxyConfigTest {
         .hasMessageContaining("PREFIXLOG_PROXY_PUBLISH_INTERVAL=2s: expected a duration from 0");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_PORT", "70000")))
         .hasMessageContaining("PREFIXLOG_PROXY_PORT=70000");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_CAPTURE_PRIORITY", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("PREFIXLOG_PROXY_CAPTURE_PRIORITY=0");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_PROXY_CAPTURE_PRIORITY", "11")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("PREFIXLOG_PROXY_CAPTURE_PRIORITY=11");
+  }
+
+  @Test
+  void shouldRunTheCaptureThreadsAtTheLowestPriorityUnlessSetOtherwise() {
+    // Given / When
+    ProxyConfig defaults = from(Map.of());
+    ProxyConfig set = from(Map.of("PREFIXLOG_PROXY_CAPTURE_PRIORITY", "5"));
+
+    // Then
+    assertThat(defaults.capturePriority()).isEqualTo(Thread.MIN_PRIORITY);
+    assertThat(set.capturePriority()).isEqualTo(Thread.NORM_PRIORITY);
   }
 }
