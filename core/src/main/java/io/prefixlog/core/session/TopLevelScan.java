@@ -1,8 +1,6 @@
 package io.prefixlog.core.session;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import io.prefixlog.core.text.JsonWords;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -25,8 +23,6 @@ import java.nio.charset.StandardCharsets;
  * anything before the object. BodyFieldsTest compares the two on random and mutated bodies.
  */
 final class TopLevelScan {
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** Deeper nesting, longer names or numbers: Jackson decides (its limits are far larger). */
   private static final int MAX_DEPTH = 63;
@@ -315,7 +311,7 @@ final class TopLevelScan {
     stringStart = i;
     stringEscaped = false;
     while (true) {
-      if (i + 8 <= end && !needsLook((long) LONGS.get(b, i))) {
+      if (i + 8 <= end && !JsonWords.needsLook(JsonWords.word(b, i))) {
         i += 8;
         continue;
       }
@@ -382,22 +378,6 @@ final class TopLevelScan {
 
   private boolean continuation(int k) {
     return (byteAt(k) & 0xC0) == 0x80;
-  }
-
-  /**
-   * True when one of the eight bytes of {@code w} ends a plain run of string: non-ASCII, below
-   * 0x20, {@code "} or {@code \}. "Has a zero byte", {@code (v - 0x01..) & ~v & 0x80..}, is exact
-   * about whether any byte matches.
-   */
-  private static boolean needsLook(long w) {
-    long quote = w ^ 0x2222222222222222L;
-    long backslash = w ^ 0x5C5C5C5C5C5C5C5CL;
-    long t =
-        w
-            | ((w - 0x2020202020202020L) & ~w)
-            | ((quote - 0x0101010101010101L) & ~quote)
-            | ((backslash - 0x0101010101010101L) & ~backslash);
-    return (t & 0x8080808080808080L) != 0;
   }
 
   private void skipWhitespace() {
