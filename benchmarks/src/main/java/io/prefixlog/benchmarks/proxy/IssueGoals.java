@@ -3,6 +3,7 @@ package io.prefixlog.benchmarks.proxy;
 import io.prefixlog.benchmarks.report.TextTable;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -37,7 +38,7 @@ final class IssueGoals {
    */
   static IssueGoals of(Map<String, ColdStart.Summary> cold, Map<String, ColdStart.Summary> warm) {
     Set<String> proxies = new LinkedHashSet<>();
-    for (Map<String, ColdStart.Summary> regime : java.util.Arrays.asList(cold, warm)) {
+    for (Map<String, ColdStart.Summary> regime : Arrays.asList(cold, warm)) {
       if (regime != null) {
         regime.keySet().stream().filter(t -> t.startsWith("prefixlog")).forEach(proxies::add);
       }

@@ -1,6 +1,7 @@
 package io.prefixlog.benchmarks.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,20 +33,14 @@ class IssueGoalsTest {
     assertThat(verdicts)
         .extracting(IssueGoals.Verdict::goal, IssueGoals.Verdict::figure, IssueGoals.Verdict::met)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(
-                "first minute: added p99 ≤ 1.0 ms", "+0.90 ms", true),
-            org.assertj.core.groups.Tuple.tuple(
-                "first minute: added p50 ≤ 0.3 ms", "+0.30 ms", true),
-            org.assertj.core.groups.Tuple.tuple(
-                "first minute: CPU per request ≤ 2× nginx's", "100 µs (2.0×)", true),
-            org.assertj.core.groups.Tuple.tuple(
-                "first minute: nothing dropped from capture", "0 dropped", true),
-            org.assertj.core.groups.Tuple.tuple("warm: added p99 ≤ 0.5 ms", "+0.90 ms", false),
-            org.assertj.core.groups.Tuple.tuple("warm: added p50 ≤ 0.3 ms", "+0.31 ms", false),
-            org.assertj.core.groups.Tuple.tuple(
-                "warm: CPU per request ≤ 2× nginx's", "100 µs (2.5×)", false),
-            org.assertj.core.groups.Tuple.tuple(
-                "warm: nothing dropped from capture", "1 dropped", false));
+            tuple("first minute: added p99 ≤ 1.0 ms", "+0.90 ms", true),
+            tuple("first minute: added p50 ≤ 0.3 ms", "+0.30 ms", true),
+            tuple("first minute: CPU per request ≤ 2× nginx's", "100 µs (2.0×)", true),
+            tuple("first minute: nothing dropped from capture", "0 dropped", true),
+            tuple("warm: added p99 ≤ 0.5 ms", "+0.90 ms", false),
+            tuple("warm: added p50 ≤ 0.3 ms", "+0.31 ms", false),
+            tuple("warm: CPU per request ≤ 2× nginx's", "100 µs (2.5×)", false),
+            tuple("warm: nothing dropped from capture", "1 dropped", false));
   }
 
   @Test
