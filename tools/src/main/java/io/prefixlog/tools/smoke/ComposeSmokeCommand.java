@@ -208,7 +208,11 @@ public final class ComposeSmokeCommand implements Command {
     t = System.nanoTime();
     replay(env, proxy, turns, 1, 0);
     String kvSummary = awaitEngineCache(env).size() + " blocks in the demo engine's cache";
-    report("traffic", turns + " requests through " + proxy + " (half streamed); " + kvSummary, t);
+    String nice = bridgeThreads(up);
+    report(
+        "traffic",
+        turns + " requests through " + proxy + " (half streamed); " + kvSummary + "; " + nice,
+        t);
 
     step = 3;
     t = System.nanoTime();
@@ -333,6 +337,24 @@ public final class ComposeSmokeCommand implements Command {
             "--catalog-uri",
             catalogUri(env)));
     report("archive rebuild", "Kafka stopped; " + kept + " bodies rebuilt from the archive", t);
+  }
+
+  /** The bridge's threads after traffic: capture and JIT threads below the event loops. */
+  private static String bridgeThreads(Map<String, ComposeProject.Container> up)
+      throws IOException, InterruptedException {
+    ComposeProject.Container bridge =
+        up.values().stream()
+            .filter(c -> c.service().equals("ingest-bridge"))
+            .findFirst()
+            .orElseThrow(() -> new SmokeFailure("no ingest-bridge container"));
+    List<ThreadNiceCheck.KernelThread> threads = ThreadNiceCheck.threads(bridge.id());
+    List<String> problems = ThreadNiceCheck.problems(threads);
+    if (!problems.isEmpty()) {
+      throw new SmokeFailure(
+          "the bridge's thread priorities (JAVA_OPTS, PREFIXLOG_PROXY_CAPTURE_PRIORITY): "
+              + String.join("; ", problems));
+    }
+    return ThreadNiceCheck.summary(threads);
   }
 
   private void down(ComposeProject project) throws IOException, InterruptedException {
