@@ -39,9 +39,10 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code ProxyBenchmark [--rounds 3] [--seconds 10] [--burst 60] [--burst-connections 64]
  * [--warmup 15] [--connections 10] [--delay-ms 50] [--body-bytes 20480] [--targets
- * direct,nginx,prefixlog] [--cold-start [--cold-rounds 5] [--window 60] [--interval 10] [--variants
- * name=flags;…]]}; {@code --cold-start} first measures the window after fresh starts ({@link
- * ColdStart}), then the warm rounds, and prints both regimes side by side.
+ * direct,nginx,prefixlog] [--variants name=flags;…] [--cold-start [--cold-rounds 5] [--window 60]
+ * [--interval 10]]}; {@code --cold-start} first measures the window after fresh starts ({@link
+ * ColdStart}), then the warm rounds, and prints both regimes side by side. Variants are proxies
+ * with more JVM flags, measured in both regimes.
  */
 public final class ProxyBenchmark {
   private static final Duration PIECE = Duration.ofSeconds(5);
@@ -105,8 +106,8 @@ public final class ProxyBenchmark {
                   "variants",
                   "LIST",
                   "",
-                  "Cold start: more proxy JVMs, name=flags;name=flags (target prefixlog-<name>),"
-                      + " e.g. nowarmup=-Dprefixlog.bench.warmupMs=0.")));
+                  "More proxy JVMs, name=flags;name=flags (target prefixlog-<name>), in the"
+                      + " cold-start and the warm rounds, e.g. nowarmup=-Dprefixlog.bench.warmupMs=0.")));
 
   /** The command line's values. */
   private record Settings(
@@ -119,24 +120,27 @@ public final class ProxyBenchmark {
       int delayMs,
       int bodyBytes,
       List<String> targets,
+      List<ColdStart.Variant> variants,
       ColdStart.Settings cold) {
     static Settings of(CommandLine line) throws UsageException {
       List<String> targets =
           Arrays.asList(
               line.string("targets", "direct,nginx,prefixlog,prefixlog-nohist").split(","));
+      List<ColdStart.Variant> variants;
+      try {
+        variants = ColdStart.Variant.parse(line.string("variants", ""));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
       ColdStart.Settings cold = null;
       if (line.has("cold-start")) {
-        try {
-          cold =
-              new ColdStart.Settings(
-                  (int) line.longValue("cold-rounds", 5, 1),
-                  Duration.ofSeconds(line.longValue("window", 60, 1)),
-                  Duration.ofSeconds(line.longValue("interval", 10, 1)),
-                  targets,
-                  ColdStart.Variant.parse(line.string("variants", "")));
-        } catch (IllegalArgumentException e) {
-          throw new UsageException(e.getMessage());
-        }
+        cold =
+            new ColdStart.Settings(
+                (int) line.longValue("cold-rounds", 5, 1),
+                Duration.ofSeconds(line.longValue("window", 60, 1)),
+                Duration.ofSeconds(line.longValue("interval", 10, 1)),
+                targets,
+                variants);
       }
       return new Settings(
           (int) line.longValue("rounds", 3, line.has("cold-start") ? 0 : 1),
@@ -148,6 +152,7 @@ public final class ProxyBenchmark {
           (int) line.longValue("delay-ms", 50, 0),
           (int) line.longValue("body-bytes", 20480, 1),
           targets,
+          variants,
           cold);
     }
   }
@@ -247,7 +252,10 @@ public final class ProxyBenchmark {
             wanted.contains("prefixlog-nohist")
                 ? PrefixlogProxy.start(
                     dir.resolve("prefixlog-nohist"), upstream.baseUrl(), broker, false)
-                : null) {
+                : null;
+        // The same proxy with a variant's JVM flags (e.g. thread priorities), in the same rounds.
+        VariantProxies variants =
+            VariantProxies.start(settings.variants(), dir, upstream.baseUrl(), broker)) {
       String path = "/v1/chat/completions";
       List<Target> targets = new ArrayList<>();
       targets.add(new Target("direct", upstream.baseUrl() + path, () -> -1, Map::of, () -> -1));
@@ -278,7 +286,17 @@ public final class ProxyBenchmark {
                 noHistograms::threadGroupNanos,
                 noHistograms::loopWaitNanos));
       }
+      variants.forEach(
+          (name, proxy) ->
+              targets.add(
+                  new Target(
+                      name,
+                      "http://127.0.0.1:" + proxy.port() + path,
+                      proxy::cpuNanos,
+                      proxy::threadGroupNanos,
+                      proxy::loopWaitNanos)));
       out.println("kafka: " + broker.bootstrapServers() + "; targets: " + names(targets));
+      settings.variants().forEach(v -> out.println("  prefixlog-" + v.name() + ": " + v.flags()));
 
       // Warm-up, the same for every target: a burst at many connections (several times the
       // measured request rate, so a JVM's JIT compilers reach steady state in seconds rather than
@@ -329,7 +347,9 @@ public final class ProxyBenchmark {
           threadsAfter.forEach(
               (group, nanos) -> {
                 long used = nanos - threadsBefore.getOrDefault(group, 0L);
-                threadNanos.merge(group, used, Long::sum);
+                if (target.name().equals("prefixlog")) {
+                  threadNanos.merge(group, used, Long::sum);
+                }
                 if (group.contains("Compiler")) {
                   jit[0] += used;
                 }
@@ -339,7 +359,7 @@ public final class ProxyBenchmark {
                           Locale.ROOT, " %s %.0f", group, used / 1e3 / result.requests()));
                 }
               });
-          if (!threadsAfter.isEmpty()) {
+          if (target.name().equals("prefixlog")) {
             measuredRequests[0] += result.requests();
           }
           long cpu = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
@@ -369,6 +389,9 @@ public final class ProxyBenchmark {
       summaries = print(out, runs);
       withDropped(summaries, "prefixlog", prefixlog);
       withDropped(summaries, "prefixlog-nohist", noHistograms);
+      for (Map.Entry<String, PrefixlogProxy> v : variants.entrySet()) {
+        withDropped(summaries, v.getKey(), v.getValue());
+      }
       if (prefixlog != null) {
         out.println();
         out.println("prefixlog capture: " + prefixlog.captureSummary());
