@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import io.prefixlog.core.text.JsonWords;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
@@ -8,7 +9,6 @@ import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -45,47 +45,8 @@ final class EventWriter {
       String path,
       String model) {}
 
-  /**
-   * The event being written, reused from event to event: the generator writes the small parts to
-   * it, the body is escaped straight into it, and the producer is given one copy of the exact size.
-   */
-  private final Output out = new Output(32 << 10);
-
-  /** Where {@link #escapeIfUtf8} writes (tests). */
-  private final Output escapedForTests = new Output(64);
-
-  /** A growable byte array the generator writes to; {@link #length} bytes are the event so far. */
-  static final class Output extends OutputStream {
-    private byte[] bytes;
-    private int length;
-
-    Output(int capacity) {
-      bytes = new byte[capacity];
-    }
-
-    /** Room for {@code more} bytes after {@link #length}; returns the (possibly new) array. */
-    byte[] ensure(int more) {
-      if (length + more > bytes.length) {
-        bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more + (more >> 3)));
-      }
-      return bytes;
-    }
-
-    @Override
-    public void write(int b) {
-      ensure(1)[length++] = (byte) b;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      System.arraycopy(b, off, ensure(len), length, len);
-      length += len;
-    }
-
-    byte[] toByteArray() {
-      return Arrays.copyOf(bytes, length);
-    }
-  }
+  private final ByteArrayBuilder out = new ByteArrayBuilder(32 << 10);
+  private byte[] escaped = new byte[32 << 10];
 
   /**
    * The event's JSON; the body field is {@code body} (UTF-8 text when valid, else base64), and
@@ -99,23 +60,18 @@ final class EventWriter {
       long originalBodyLen,
       ResponseInfo response,
       String upstream) {
-    out.length = 0;
+    out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
       writeRequestFields(g, request);
       g.writeFieldName("body");
-      // The generator writes the separator and an empty string, then the body goes between the
-      // quotes straight into the output (no escaped copy to hand to the generator, which would
-      // copy it again): ProxyBenchmark's 20 KB body, one 20 KB copy fewer per event.
-      g.writeRawUTF8String(out.bytes, 0, 0);
-      g.flush();
-      out.length--;
-      boolean utf8 = escapeInto(body, 0, body.length, out) >= 0;
-      if (!utf8) {
-        // Base64's alphabet needs no escaping: what writeString would write between the quotes.
-        out.write(Base64.getEncoder().encode(body));
+      int n = escapeIfUtf8(body, 0, body.length);
+      boolean utf8 = n >= 0;
+      if (utf8) {
+        g.writeRawUTF8String(escaped, 0, n);
+      } else {
+        g.writeString(Base64.getEncoder().encodeToString(body));
       }
-      out.write('"');
       g.writeStringField(
           "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
       writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
@@ -142,7 +98,7 @@ final class EventWriter {
       String bodyOmitted,
       PromptChunks promptChunks,
       String upstream) {
-    out.length = 0;
+    out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
       writeRequestFields(g, request);
@@ -201,9 +157,9 @@ final class EventWriter {
   }
 
   /**
-   * JSON-escapes {@code src} into {@link #escapedBytes} if it is strict UTF-8 (the verdict of
-   * {@link Utf8#isStrict}), in one pass: returns the escaped length, or -1 when it is not strict
-   * UTF-8 (the caller writes base64 then, and what was escaped is discarded). Escapes exactly as
+   * JSON-escapes {@code src} into {@link #escaped} if it is strict UTF-8 (the verdict of {@link
+   * Utf8#isStrict}), in one pass: returns the escaped length, or -1 when it is not strict UTF-8
+   * (the caller writes base64 then, and what was escaped is discarded). Escapes exactly as
    * Jackson's generator escapes a string by default: {@code "} and {@code \\} backslashed, {@code
    * \b \t \n \f \r} short, other controls below 0x20 as {@code \\u00XX} (upper-case hex),
    * everything else (non-ASCII included) as it is.
@@ -214,24 +170,12 @@ final class EventWriter {
    * chat body, are copied whole; a multi-byte sequence is validated where it is met.
    */
   int escapeIfUtf8(byte[] src, int offset, int length) {
-    escapedForTests.length = 0;
-    return escapeInto(src, offset, length, escapedForTests);
-  }
-
-  /** The bytes {@link #escapeIfUtf8} wrote (tests). */
-  byte[] escapedBytes() {
-    return escapedForTests.bytes;
-  }
-
-  /**
-   * {@link #escapeIfUtf8} appending to {@code into}: returns the number of bytes appended, or -1
-   * (and {@code into} as it was) when {@code src} is not strict UTF-8.
-   */
-  private static int escapeInto(byte[] src, int offset, int length, Output into) {
     int end = offset + length;
-    int start = into.length;
-    byte[] dst = into.ensure(length + 64);
-    int n = start;
+    if (escaped.length < length + 64) {
+      escaped = new byte[length + (length >> 3) + 64];
+    }
+    byte[] dst = escaped;
+    int n = 0;
     int run = offset;
     int i = offset;
     while (i < end) {
@@ -243,7 +187,6 @@ final class EventWriter {
       if (c >= 0x80) {
         int sequence = sequenceLength(src, i, end, c);
         if (sequence < 0) {
-          into.length = start;
           return -1;
         }
         i += sequence;
@@ -255,8 +198,7 @@ final class EventWriter {
       }
       int runLength = i - run;
       if (n + runLength + 6 > dst.length) {
-        into.length = n;
-        dst = into.ensure(runLength + 6 + (end - i));
+        dst = escaped = Arrays.copyOf(dst, Math.max(dst.length * 2, n + runLength + 6 + (end - i)));
       }
       System.arraycopy(src, run, dst, n, runLength);
       n += runLength;
@@ -282,12 +224,15 @@ final class EventWriter {
     }
     int runLength = end - run;
     if (n + runLength > dst.length) {
-      into.length = n;
-      dst = into.ensure(runLength);
+      dst = escaped = Arrays.copyOf(dst, n + runLength);
     }
     System.arraycopy(src, run, dst, n, runLength);
-    into.length = n + runLength;
-    return into.length - start;
+    return n + runLength;
+  }
+
+  /** The buffer {@link #escapeIfUtf8} writes to (tests). */
+  byte[] escapedBytes() {
+    return escaped;
   }
 
   /**
