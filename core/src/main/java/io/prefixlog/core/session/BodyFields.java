@@ -20,13 +20,11 @@ public record BodyFields(String model, String sessionId, String user, boolean st
    * proxied; only JSON ones carry these fields).
    */
   public static BodyFields read(byte[] body, int offset, int length) {
-    // Nearly every body is one plain JSON object: scanned eight bytes at a time, the same answer.
-    BodyFields fast = TopLevelScan.read(body, offset, length);
-    return fast != null ? fast : readWithJackson(body, offset, length);
-  }
-
-  /** What {@link #read} gives for every body: Jackson's streaming parser, skipping the rest. */
-  static BodyFields readWithJackson(byte[] body, int offset, int length) {
+    // Jackson's streaming parser only. A hand-written top-level scan (skipping strings eight bytes
+    // at a time, Jackson as its fallback) was tried and removed on 2026-11-26 (issue 20): on chat
+    // bodies built from corpora/chat it took 1.26x (oasst, 2.5 KB) and 1.12x (hh-rlhf, 1 KB)
+    // Jackson's time, and 0.66x only on ProxyBenchmark's synthetic 20 KB body (BodyFieldsBenchmark,
+    // 5 forked JVMs per way; benchmarks/README.md, "BodyFields' top-level scan").
     try (JsonParser parser = FACTORY.createParser(body, offset, length)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return EMPTY;

@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 
 /**
  * Eight bytes of JSON string text tested at once (SWAR), for the scanners that copy or skip plain
- * runs of a body word by word: the capture proxy's escaping and the body's top-level field scan.
+ * runs of a body word by word: the capture proxy's escaping.
  */
 public final class JsonWords {
   private static final VarHandle LONGS =

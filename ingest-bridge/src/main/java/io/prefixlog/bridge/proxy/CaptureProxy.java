@@ -268,6 +268,7 @@ public final class CaptureProxy implements AutoCloseable {
           .addKeyValue("ingest", config.ingestToken() != null)
           .addKeyValue("nativeTransport", vertx.isNativeTransportEnabled())
           .addKeyValue("capturePriority", config.capturePriority())
+          .addKeyValue("publishInterval", config.publishInterval())
           .log();
       return new CaptureProxy(
           config, vertx, ownMetrics, metrics, publisher, handlers, inFlight, metricsServer, port);

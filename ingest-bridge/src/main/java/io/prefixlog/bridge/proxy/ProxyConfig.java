@@ -234,13 +234,19 @@ public final class ProxyConfig {
    * CPU per event by ~40 % and the produce requests 5-fold (ProxyBenchmark), at the price of events
    * reaching Kafka up to 50 ms later, which nothing waits for. Longer than a second only lets the
    * queue fill for nothing.
+   *
+   * <p>200 ms since 2026-11-26 (issue 20; benchmarks/README.md, "The capture side: the publisher's
+   * interval"): the producer's network thread costs per produce request (woken for the new batch,
+   * at the end of the linger, for the response), hardly per event, so 4 times fewer requests of 4
+   * times more events each took it from 92 to 31 µs per event (ProxyBenchmark, medians of 5 rounds)
+   * and the publisher from 77 to 67 µs; events reach Kafka up to 205 ms after the exchange.
    */
   public static final ConfigKey<Duration> PUBLISH_INTERVAL =
       ConfigKey.of(
               "PREFIXLOG_PROXY_PUBLISH_INTERVAL",
               ConfigTypes.duration(
                   Duration.ZERO, Duration.ofSeconds(1), "from 0 (publish at every event) to 1s"))
-          .defaultValue(Duration.ofMillis(50))
+          .defaultValue(Duration.ofMillis(200))
           .doc(
               "under load the publisher wakes this often to encode and send what queued meanwhile"
                   + " (0: at every event); events reach Kafka up to this (+ 5 ms linger) later");

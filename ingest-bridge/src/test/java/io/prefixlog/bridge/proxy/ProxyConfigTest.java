@@ -70,7 +70,7 @@ class ProxyConfigTest {
     assertThat(config.ingestToken()).isNull();
     assertThat(config.spillDir()).isNull();
     assertThat(config.maxBodyBytes()).isEqualTo(16 << 20);
-    assertThat(config.publishInterval()).isEqualTo(Duration.ofMillis(50));
+    assertThat(config.publishInterval()).isEqualTo(Duration.ofMillis(200));
     assertThat(config.eventLoops()).isEqualTo(Runtime.getRuntime().availableProcessors());
   }
 
