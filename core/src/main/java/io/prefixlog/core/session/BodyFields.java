@@ -24,7 +24,8 @@ public record BodyFields(String model, String sessionId, String user, boolean st
     // at a time, Jackson as its fallback) was tried and removed on 2026-11-26 (issue 20): on chat
     // bodies built from corpora/chat it took 1.26x (oasst, 2.5 KB) and 1.12x (hh-rlhf, 1 KB)
     // Jackson's time, and 0.66x only on ProxyBenchmark's synthetic 20 KB body (BodyFieldsBenchmark,
-    // 5 forked JVMs per way; benchmarks/README.md, "BodyFields' top-level scan").
+    // 5 forked JVMs per way, in git at b0c29c7, removed with the scan; benchmarks/README.md,
+    // "BodyFields' top-level scan").
     try (JsonParser parser = FACTORY.createParser(body, offset, length)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return EMPTY;
