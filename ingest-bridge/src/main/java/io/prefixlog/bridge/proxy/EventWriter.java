@@ -2,7 +2,6 @@ package io.prefixlog.bridge.proxy;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
-import io.prefixlog.core.text.JsonWords;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.PromptChunks;
@@ -10,6 +9,9 @@ import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
@@ -28,6 +30,10 @@ import java.util.Map;
  */
 final class EventWriter {
   private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+
+  /** Eight bytes of a byte array as one long, for the escape's word-at-a-time test. */
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /**
    * What both kinds of event say of the request, {@code request_id} to {@code model}, as the
@@ -179,7 +185,7 @@ final class EventWriter {
     int run = offset;
     int i = offset;
     while (i < end) {
-      if (i + 8 <= end && !JsonWords.needsLook(JsonWords.word(src, i))) {
+      if (i + 8 <= end && !needsLook((long) LONGS.get(src, i))) {
         i += 8;
         continue;
       }
@@ -233,6 +239,22 @@ final class EventWriter {
   /** The buffer {@link #escapeIfUtf8} writes to (tests). */
   byte[] escapedBytes() {
     return escaped;
+  }
+
+  /**
+   * True when one of the eight bytes of {@code w} is not plain ASCII text: its high bit set, below
+   * 0x20, {@code "} or {@code \\}. The classic "has a zero byte" test, {@code (v - 0x01..) & ~v &
+   * 0x80..}, is exact about whether any byte matches (not about which).
+   */
+  private static boolean needsLook(long w) {
+    long quote = w ^ 0x2222222222222222L;
+    long backslash = w ^ 0x5C5C5C5C5C5C5C5CL;
+    long t =
+        w
+            | ((w - 0x2020202020202020L) & ~w)
+            | ((quote - 0x0101010101010101L) & ~quote)
+            | ((backslash - 0x0101010101010101L) & ~backslash);
+    return (t & 0x8080808080808080L) != 0;
   }
 
   /**
