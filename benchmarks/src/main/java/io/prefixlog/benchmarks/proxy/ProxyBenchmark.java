@@ -94,7 +94,9 @@ public final class ProxyBenchmark {
                   "targets",
                   "LIST",
                   "direct,nginx,prefixlog,prefixlog-nohist",
-                  "Targets measured, comma separated."),
+                  "Targets measured, comma separated; also netty-floor and vertx-floor (warm"
+                      + " rounds only): JVM proxies without capture, on Netty alone and on Vert.x,"
+                      + " as references for CPU per request."),
               Option.flag(
                   "cold-start",
                   "First the cold-start rounds: every proxy started anew, measured from the moment"
@@ -255,7 +257,16 @@ public final class ProxyBenchmark {
                 : null;
         // The same proxy with a variant's JVM flags (e.g. thread priorities), in the same rounds.
         VariantProxies variants =
-            VariantProxies.start(settings.variants(), dir, upstream.baseUrl(), broker)) {
+            VariantProxies.start(settings.variants(), dir, upstream.baseUrl(), broker);
+        // References without capture: what a JVM proxy on Netty alone, and on Vert.x, costs.
+        FloorProxy nettyFloor =
+            wanted.contains("netty-floor")
+                ? FloorProxy.start(dir.resolve("netty-floor"), "netty", upstream.baseUrl())
+                : null;
+        FloorProxy vertxFloor =
+            wanted.contains("vertx-floor")
+                ? FloorProxy.start(dir.resolve("vertx-floor"), "vertx", upstream.baseUrl())
+                : null) {
       String path = "/v1/chat/completions";
       List<Target> targets = new ArrayList<>();
       targets.add(new Target("direct", upstream.baseUrl() + path, () -> -1, Map::of, () -> -1));
@@ -295,6 +306,17 @@ public final class ProxyBenchmark {
                       proxy::cpuNanos,
                       proxy::threadGroupNanos,
                       proxy::loopWaitNanos)));
+      for (FloorProxy floor : new FloorProxy[] {nettyFloor, vertxFloor}) {
+        if (floor != null) {
+          targets.add(
+              new Target(
+                  floor == nettyFloor ? "netty-floor" : "vertx-floor",
+                  "http://127.0.0.1:" + floor.port() + path,
+                  floor::cpuNanos,
+                  floor::threadGroupNanos,
+                  floor::loopWaitNanos));
+        }
+      }
       out.println("kafka: " + broker.bootstrapServers() + "; targets: " + names(targets));
       settings.variants().forEach(v -> out.println("  prefixlog-" + v.name() + ": " + v.flags()));
 
@@ -496,6 +518,7 @@ public final class ProxyBenchmark {
             "added p99",
             "p99.9 ms",
             "CPU µs/req",
+            "w/o JIT",
             "errors");
     for (Map.Entry<String, List<Run>> e : runs.entrySet()) {
       List<Run> target = e.getValue();
@@ -508,6 +531,7 @@ public final class ProxyBenchmark {
       double[] added50 = new double[n];
       double[] added99 = new double[n];
       double[] cpu = new double[n];
+      double[] cpuWithoutJit = new double[n];
       long errors = 0;
       for (int i = 0; i < n; i++) {
         Wrk.Result r = target.get(i).wrk();
@@ -520,6 +544,7 @@ public final class ProxyBenchmark {
         added50[i] = (r.p50() - d.p50()) / 1e3;
         added99[i] = (r.p99() - d.p99()) / 1e3;
         cpu[i] = target.get(i).cpuMicrosPerRequest();
+        cpuWithoutJit[i] = target.get(i).cpuMicrosPerRequestWithoutJit();
         errors += r.errors();
       }
       boolean isDirect = e.getKey().equals("direct");
@@ -538,6 +563,7 @@ public final class ProxyBenchmark {
           isDirect ? "-" : f("%+.2f ms", Medians.of(added99)),
           f("%.2f", Medians.of(p999)),
           Double.isNaN(Medians.of(cpu)) ? "-" : f("%.0f", Medians.of(cpu)),
+          Double.isNaN(Medians.of(cpuWithoutJit)) ? "-" : f("%.0f", Medians.of(cpuWithoutJit)),
           Long.toString(errors));
     }
     out.println();
@@ -549,7 +575,9 @@ public final class ProxyBenchmark {
         "Targets for prefixlog (issue 20): added p50 <= 0.3 ms, added p99 <= 0.5 ms warm and <= 1"
             + " ms in the first minute, throughput >= 99 % of direct, CPU per request <= 2x nginx's."
             + " CPU: /proc/<pid>/stat utime+stime over the run / requests (prefixlog: the"
-            + " whole proxy JVM, Kafka producer, GC and JIT included; nginx: master + worker).");
+            + " whole proxy JVM, Kafka producer, GC and JIT included; nginx: master + worker)."
+            + " w/o JIT: the same less the JIT compiler threads' CPU (a JVM's first compilations"
+            + " of lukewarm code still run minutes after its start).");
     List<Run> with = runs.get("prefixlog");
     List<Run> without = runs.get("prefixlog-nohist");
     if (with != null && without != null) {
