@@ -1,8 +1,6 @@
 package io.prefixlog.benchmarks.proxy;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
@@ -45,10 +43,7 @@ public final class FloorChild {
                   stopped.countDown();
                 },
                 "floor-child-shutdown"));
-    Path portFile = Path.of(args[3]);
-    Path partial = portFile.resolveSibling(portFile.getFileName() + ".tmp");
-    Files.writeString(partial, Integer.toString(port), StandardCharsets.US_ASCII);
-    Files.move(partial, portFile);
+    PortFile.write(Path.of(args[3]), Integer.toString(port));
     stopped.await();
   }
 }

@@ -2,7 +2,6 @@ package io.prefixlog.benchmarks.proxy;
 
 import io.prefixlog.embedded.ChildProcess;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,16 +37,7 @@ final class FloorProxy implements AutoCloseable {
             .logFile(dir.resolve("floor.log"))
             .stopTimeout(Duration.ofSeconds(30))
             .start();
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (!Files.exists(portFile)) {
-      if (!child.isAlive() || System.nanoTime() > deadline) {
-        String log = child.logTail(40);
-        child.close();
-        throw new IOException("the " + kind + " floor proxy did not start:\n" + log);
-      }
-      Thread.sleep(50);
-    }
-    int port = Integer.parseInt(Files.readString(portFile, StandardCharsets.US_ASCII).trim());
+    int port = Integer.parseInt(PortFile.await(child, portFile, "the " + kind + " floor proxy")[0]);
     return new FloorProxy(child, port, kind.equals("netty") ? "floor-loop" : "vert.x-eventloo");
   }
 

@@ -8,7 +8,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -153,16 +152,7 @@ final class PrefixlogProxy implements AutoCloseable {
             // 60 s: a JDK 25 training run (-XX:AOTCacheOutput) writes its AOT cache at exit.
             .stopTimeout(Duration.ofSeconds(60))
             .start();
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (!Files.exists(portFile)) {
-      if (!child.isAlive() || System.nanoTime() > deadline) {
-        String log = child.logTail(40);
-        child.close();
-        throw new IOException("the capture proxy did not start:\n" + log);
-      }
-      Thread.sleep(50);
-    }
-    String[] ports = Files.readString(portFile, StandardCharsets.US_ASCII).trim().split(" ");
+    String[] ports = PortFile.await(child, portFile, "the capture proxy");
     return new PrefixlogProxy(
         child,
         Integer.parseInt(ports[0]),

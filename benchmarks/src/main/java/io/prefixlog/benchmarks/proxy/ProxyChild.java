@@ -3,8 +3,6 @@ package io.prefixlog.benchmarks.proxy;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -91,10 +89,7 @@ public final class ProxyChild {
                   stopped.countDown();
                 },
                 "proxy-child-shutdown"));
-    Path portFile = Path.of(args[3]);
-    Path partial = portFile.resolveSibling(portFile.getFileName() + ".tmp");
-    Files.writeString(partial, proxy.port() + " " + proxy.metricsPort(), StandardCharsets.US_ASCII);
-    Files.move(partial, portFile);
+    PortFile.write(Path.of(args[3]), proxy.port() + " " + proxy.metricsPort());
     stopped.await();
   }
 }
