@@ -32,6 +32,13 @@ final class PrefixlogProxy implements AutoCloseable {
   static final String JAVA_OPTION = "--java=";
 
   /**
+   * In a cold-start variant's flags: class directories or jars put before the proxy's class path,
+   * so that the variant runs other builds of some classes, e.g. a frozen copy of another branch's
+   * {@code ingest-bridge/target/classes} to compare its warm-up with this one in the same rounds.
+   */
+  static final String CLASSPATH_PREFIX_OPTION = "--classpath-prefix=";
+
+  /**
    * The proxy JVM's flags: C2 (the default tiered compiler), a fixed heap with a large young
    * generation so that young collections are rare and short, and the serial collector, which has no
    * concurrent threads competing for the 2 cores.
@@ -129,12 +136,19 @@ final class PrefixlogProxy implements AutoCloseable {
     Files.createDirectories(dir);
     Path portFile = dir.resolve("ports");
     // A variant's "--java=<launcher>" runs the proxy on another JDK (e.g. Temurin 25 for its AOT
-    // cache); it is not a JVM flag, so it is taken out of the flags.
+    // cache), its "--classpath-prefix=<path>" other builds of some classes; neither is a JVM
+    // flag, so they are taken out of the flags.
     List<String> flags = new java.util.ArrayList<>(variantFlags);
     ChildProcess.Builder builder = ChildProcess.builder(ProxyChild.class.getName());
     for (String flag : List.copyOf(flags)) {
       if (flag.startsWith(JAVA_OPTION)) {
         builder.java(Path.of(flag.substring(JAVA_OPTION.length())));
+        flags.remove(flag);
+      } else if (flag.startsWith(CLASSPATH_PREFIX_OPTION)) {
+        builder.classpath(
+            flag.substring(CLASSPATH_PREFIX_OPTION.length())
+                + java.io.File.pathSeparator
+                + System.getProperty("java.class.path"));
         flags.remove(flag);
       }
     }
