@@ -38,14 +38,17 @@ final class PrefixlogProxy implements AutoCloseable {
    * the file, so that the benchmark's proxy runs what ships.
    */
   static final String IMAGE_JAVA_OPTS =
-      "-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1"
+      "-XX:+UseSerialGC -XX:MaxRAMPercentage=75 -XX:InitialRAMPercentage=75"
+          + " -XX:MaxHeapFreeRatio=100 -XX:NewRatio=1 -XX:+AlwaysPreTouch"
+          + " -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1"
           + " -XX:JavaPriority6_To_OSPriority=0 -XX:JavaPriority7_To_OSPriority=0"
           + " -XX:JavaPriority8_To_OSPriority=0 -XX:JavaPriority9_To_OSPriority=0"
           + " -XX:JavaPriority10_To_OSPriority=0 -XX:CompilerThreadPriority=9";
 
   /**
    * Stands for the container's memory limit, from which the image's percentages size the heap: a
-   * container of 2 GiB. Without it the JVM would size the heap from this machine's memory.
+   * container of 2 GiB, docker-compose.yml's default {@code BRIDGE_MEMORY_LIMIT}. Without it the
+   * JVM would size the heap from this machine's memory.
    */
   static final String CONTAINER_MEMORY = "-XX:MaxRAM=2g";
 
