@@ -80,8 +80,12 @@ final class ColdStart {
     }
   }
 
-  /** One target's window in one round. */
-  private record Window(List<Piece> pieces, double startMillis, PrefixlogProxy.Capture capture) {
+  /**
+   * One target's window in one round; {@code heap}: a proxy JVM's collector and the heap it had
+   * committed after its last collection in the window (from its log), or null.
+   */
+  private record Window(
+      List<Piece> pieces, double startMillis, PrefixlogProxy.Capture capture, String heap) {
     long requests() {
       return pieces.stream().mapToLong(p -> p.wrk().requests()).sum();
     }
@@ -164,7 +168,7 @@ final class ColdStart {
   private Window measure(String target, int round) throws IOException, InterruptedException {
     Path roundDir = dir.resolve("cold").resolve("r" + (round + 1)).resolve(target);
     if (target.equals("direct")) {
-      return new Window(pieces(upstream.baseUrl() + PATH, () -> -1, null), 0, null);
+      return new Window(pieces(upstream.baseUrl() + PATH, () -> -1, null), 0, null, null);
     }
     long started = System.nanoTime();
     if (target.equals("nginx")) {
@@ -173,6 +177,7 @@ final class ColdStart {
         return new Window(
             pieces("http://127.0.0.1:" + nginx.port() + PATH, nginx::cpuNanos, null),
             startMillis,
+            null,
             null);
       }
     }
@@ -182,8 +187,8 @@ final class ColdStart {
         flags.addAll(variant.flags());
       }
     }
+    // PrefixlogProxy gives the JVM its pause log, roundDir/jvm.log.
     Path log = roundDir.resolve("jvm.log");
-    flags.add(JvmPauses.logFlag(log));
     List<Piece> pieces;
     PrefixlogProxy.Capture capture;
     double startMillis;
@@ -212,7 +217,14 @@ final class ColdStart {
               p.toMillis(),
               pauses.window(p.fromMillis(), p.toMillis())));
     }
-    return new Window(attributed, startMillis, capture);
+    JvmPauses.Window whole =
+        pauses.window(pieces.get(0).fromMillis(), pieces.get(pieces.size() - 1).toMillis());
+    return new Window(
+        attributed,
+        startMillis,
+        capture,
+        pauses.collector()
+            + (whole.heapMiB() < 0 ? "" : ", heap " + whole.heapMiB() + " MiB after its last GC"));
   }
 
   /**
@@ -298,6 +310,9 @@ final class ColdStart {
               "; published %d, dropped %d",
               window.capture().published(),
               window.capture().dropped()));
+    }
+    if (window.heap() != null) {
+      line.append("; ").append(window.heap());
     }
     return line.toString();
   }

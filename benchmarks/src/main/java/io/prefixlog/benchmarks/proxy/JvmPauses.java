@@ -24,32 +24,66 @@ final class JvmPauses {
 
   private static final Pattern GC =
       Pattern.compile("^\\[(\\d+)ms\\] GC\\(\\d+\\) Pause .* ([0-9.]+)ms$");
+  private static final Pattern HEAP = Pattern.compile(" \\d+M->\\d+M\\((\\d+)M\\) ");
+  private static final Pattern COLLECTOR = Pattern.compile("^\\[\\d+ms\\] Using (.+)$");
   private static final Pattern SAFEPOINT =
       Pattern.compile("^\\[(\\d+)ms\\] Safepoint \"([^\"]+)\".* Total: (\\d+) ns.*$");
 
-  /** One pause: when it ended (epoch ms), how long it took, and whether it was a collection. */
-  record Pause(long endMillis, double millis, boolean gc, String name) {}
+  /**
+   * One pause: when it ended (epoch ms), how long it took, whether it was a collection, and for a
+   * collection the heap committed after it (MiB; -1 when the line does not say).
+   */
+  record Pause(long endMillis, double millis, boolean gc, String name, long heapMiB) {}
 
-  /** What the pauses ending within a window add up to. */
-  record Window(int gcCount, double gcMillis, int safepoints, double safepointMillis, double max) {}
+  /**
+   * What the pauses ending within a window add up to; {@code maxGc} is the longest collection, and
+   * {@code heapMiB} the heap committed after the window's last collection (-1: none).
+   */
+  record Window(
+      int gcCount,
+      double gcMillis,
+      int safepoints,
+      double safepointMillis,
+      double max,
+      double maxGc,
+      long heapMiB) {}
 
   private final List<Pause> pauses;
+  private final String collector;
 
-  private JvmPauses(List<Pause> pauses) {
+  private JvmPauses(List<Pause> pauses, String collector) {
     this.pauses = List.copyOf(pauses);
+    this.collector = collector;
+  }
+
+  /** The collector the JVM said it used ("Serial", "G1", …), or "?" when the log does not say. */
+  String collector() {
+    return collector;
   }
 
   /** The log's pauses; none when the file does not exist. */
   static JvmPauses read(Path file) throws IOException {
     List<Pause> pauses = new ArrayList<>();
+    String collector = "?";
     if (!Files.exists(file)) {
-      return new JvmPauses(pauses);
+      return new JvmPauses(pauses, collector);
     }
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      Matcher using = COLLECTOR.matcher(line);
+      if (using.matches()) {
+        collector = using.group(1);
+        continue;
+      }
       Matcher gc = GC.matcher(line);
       if (gc.matches()) {
+        Matcher heap = HEAP.matcher(line);
         pauses.add(
-            new Pause(Long.parseLong(gc.group(1)), Double.parseDouble(gc.group(2)), true, "gc"));
+            new Pause(
+                Long.parseLong(gc.group(1)),
+                Double.parseDouble(gc.group(2)),
+                true,
+                "gc",
+                heap.find() ? Long.parseLong(heap.group(1)) : -1));
         continue;
       }
       Matcher safepoint = SAFEPOINT.matcher(line);
@@ -59,10 +93,11 @@ final class JvmPauses {
                 Long.parseLong(safepoint.group(1)),
                 Long.parseLong(safepoint.group(3)) / 1e6,
                 false,
-                safepoint.group(2)));
+                safepoint.group(2),
+                -1));
       }
     }
-    return new JvmPauses(pauses);
+    return new JvmPauses(pauses, collector);
   }
 
   /**
@@ -75,6 +110,8 @@ final class JvmPauses {
     int safepoints = 0;
     double safepointMillis = 0;
     double max = 0;
+    double maxGc = 0;
+    long heapMiB = -1;
     for (Pause pause : pauses) {
       if (pause.endMillis() < fromMillis || pause.endMillis() >= toMillis) {
         continue;
@@ -82,12 +119,14 @@ final class JvmPauses {
       if (pause.gc()) {
         gcCount++;
         gcMillis += pause.millis();
+        maxGc = Math.max(maxGc, pause.millis());
+        heapMiB = pause.heapMiB();
       } else {
         safepoints++;
         safepointMillis += pause.millis();
         max = Math.max(max, pause.millis());
       }
     }
-    return new Window(gcCount, gcMillis, safepoints, safepointMillis, max);
+    return new Window(gcCount, gcMillis, safepoints, safepointMillis, max, maxGc, heapMiB);
   }
 }

@@ -39,12 +39,33 @@ final class PrefixlogProxy implements AutoCloseable {
   static final String CLASSPATH_PREFIX_OPTION = "--classpath-prefix=";
 
   /**
-   * The proxy JVM's flags: C2 (the default tiered compiler), a fixed heap with a large young
-   * generation so that young collections are rare and short, and the serial collector, which has no
-   * concurrent threads competing for the 2 cores.
+   * The bridge image's JVM options: docker-compose.yml's default for the ingest-bridge service's
+   * {@code JAVA_OPTS} ({@code BRIDGE_JAVA_OPTS}), which {@code PrefixlogProxyTest} checks against
+   * the file, so that the benchmark's proxy runs what ships.
    */
-  static final List<String> JVM_FLAGS =
-      List.of("-Xms512m", "-Xmx512m", "-Xmn384m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch");
+  static final String IMAGE_JAVA_OPTS =
+      "-XX:+UseSerialGC -XX:MaxRAMPercentage=75 -XX:InitialRAMPercentage=75"
+          + " -XX:MaxHeapFreeRatio=100 -XX:NewRatio=1 -XX:+AlwaysPreTouch"
+          + " -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1"
+          + " -XX:JavaPriority6_To_OSPriority=0 -XX:JavaPriority7_To_OSPriority=0"
+          + " -XX:JavaPriority8_To_OSPriority=0 -XX:JavaPriority9_To_OSPriority=0"
+          + " -XX:JavaPriority10_To_OSPriority=0 -XX:CompilerThreadPriority=9";
+
+  /**
+   * Stands for the container's memory limit, from which the image's percentages size the heap: a
+   * container of 2 GiB, docker-compose.yml's default {@code BRIDGE_MEMORY_LIMIT}. Without it the
+   * JVM would size the heap from this machine's memory.
+   */
+  static final String CONTAINER_MEMORY = "-XX:MaxRAM=2g";
+
+  /** The proxy JVM's flags: the image's, in a container of {@link #CONTAINER_MEMORY}. */
+  static final List<String> JVM_FLAGS = imageFlags();
+
+  private static List<String> imageFlags() {
+    List<String> flags = new java.util.ArrayList<>(List.of(IMAGE_JAVA_OPTS.split(" ")));
+    flags.add(CONTAINER_MEMORY);
+    return List.copyOf(flags);
+  }
 
   /**
    * {@link #JVM_FLAGS}, then any from the system property {@code prefixlog.bench.proxyJvmFlags}
@@ -56,10 +77,12 @@ final class PrefixlogProxy implements AutoCloseable {
   }
 
   /**
-   * {@link #jvmFlags()} and then {@code variant}'s (a cold-start variant's, such as a collector, a
-   * heap size or a class-data archive). A variant that names a collector ({@code -XX:+Use…GC})
-   * replaces the serial collector and its young-generation size, which would clash with it; one
-   * that gives {@code -XX:MaxRAM…} replaces the fixed heap (the image's sizing).
+   * {@link #jvmFlags()} and then {@code variant}'s (a variant's, such as a collector, a heap size
+   * or a class-data archive). The JVM takes the last of a flag given twice, and {@code -Xms}/{@code
+   * -Xmx} over the image's percentages, so a variant overrides by giving its own; {@code
+   * -XX:ThreadPriorityPolicy=0} turns the priorities off. Only a collector cannot be overridden
+   * (two {@code -XX:+Use…GC} make the JVM refuse to start): a variant that names one replaces the
+   * image's and its young-generation sizing, which belongs to that collector.
    */
   static List<String> jvmFlags(List<String> variant) {
     List<String> flags = new java.util.ArrayList<>(JVM_FLAGS);
@@ -67,17 +90,22 @@ final class PrefixlogProxy implements AutoCloseable {
     if (!extra.isEmpty()) {
       flags.addAll(List.of(extra.split("\\s+")));
     }
-    if (variant.stream().anyMatch(f -> f.startsWith("-XX:+Use") && f.endsWith("GC"))) {
-      flags.remove("-XX:+UseSerialGC");
-      flags.remove("-Xmn384m");
-    }
-    // A variant that sizes the heap as the image does (-XX:MaxRAMPercentage, -XX:MaxRAM to stand
-    // for a container's memory limit) runs without the fixed, pre-touched heap.
-    if (variant.stream().anyMatch(f -> f.startsWith("-XX:MaxRAM"))) {
-      flags.removeAll(List.of("-Xms512m", "-Xmx512m", "-Xmn384m", "-XX:+AlwaysPreTouch"));
+    if (variant.stream().anyMatch(PrefixlogProxy::isCollector)) {
+      flags.removeIf(f -> isCollector(f) || isYoungSizing(f));
     }
     flags.addAll(variant);
     return flags;
+  }
+
+  private static boolean isCollector(String flag) {
+    return flag.startsWith("-XX:+Use") && flag.endsWith("GC");
+  }
+
+  private static boolean isYoungSizing(String flag) {
+    return flag.startsWith("-Xmn")
+        || flag.startsWith("-XX:NewRatio=")
+        || flag.startsWith("-XX:NewSize=")
+        || flag.startsWith("-XX:MaxNewSize=");
   }
 
   private final ChildProcess child;
@@ -85,14 +113,16 @@ final class PrefixlogProxy implements AutoCloseable {
   private final int metricsPort;
   private final String bootstrap;
   private final String topic;
+  private final Path jvmLog;
 
   private PrefixlogProxy(
-      ChildProcess child, int port, int metricsPort, String bootstrap, String topic) {
+      ChildProcess child, int port, int metricsPort, String bootstrap, String topic, Path jvmLog) {
     this.child = child;
     this.port = port;
     this.metricsPort = metricsPort;
     this.bootstrap = bootstrap;
     this.topic = topic;
+    this.jvmLog = jvmLog;
   }
 
   static PrefixlogProxy start(Path dir, String upstream, KafkaBroker broker)
@@ -152,9 +182,14 @@ final class PrefixlogProxy implements AutoCloseable {
         flags.remove(flag);
       }
     }
+    // Every proxy JVM logs its collector, pauses and safepoints ({@link JvmPauses}), so that both
+    // regimes can say which collector ran and what it paused.
+    Path jvmLog = dir.resolve("jvm.log");
+    List<String> command = new java.util.ArrayList<>(jvmFlags(flags));
+    command.add(JvmPauses.logFlag(jvmLog));
     ChildProcess child =
         builder
-            .jvmFlags(jvmFlags(flags))
+            .jvmFlags(command)
             .args(
                 List.of(
                     upstream,
@@ -172,7 +207,13 @@ final class PrefixlogProxy implements AutoCloseable {
         Integer.parseInt(ports[0]),
         Integer.parseInt(ports[1]),
         broker.bootstrapServers(),
-        topic);
+        topic,
+        jvmLog);
+  }
+
+  /** The JVM's -Xlog:gc,safepoint file ({@link JvmPauses#read}). */
+  Path jvmLog() {
+    return jvmLog;
   }
 
   int port() {

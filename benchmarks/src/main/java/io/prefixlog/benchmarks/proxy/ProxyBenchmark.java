@@ -53,19 +53,32 @@ public final class ProxyBenchmark {
     BENCHMARK.main(args, Settings::of, settings -> run(settings, System.out));
   }
 
-  /** One system under test: where wrk sends, and how much CPU it has used so far. */
+  /**
+   * One system under test: where wrk sends, and how much CPU it has used so far; {@code jvmLog}: a
+   * proxy JVM's pause log ({@link JvmPauses}), or null.
+   */
   private record Target(
       String name,
       String url,
       LongSupplier cpuNanos,
       Supplier<Map<String, Long>> threads,
-      LongSupplier loopWaitNanos) {}
+      LongSupplier loopWaitNanos,
+      Path jvmLog) {
+    Target(
+        String name,
+        String url,
+        LongSupplier cpuNanos,
+        Supplier<Map<String, Long>> threads,
+        LongSupplier loopWaitNanos) {
+      this(name, url, cpuNanos, threads, loopWaitNanos, null);
+    }
+  }
 
   /**
-   * One wrk run of one target, with the target's CPU over it and the part of it its JIT compiler
-   * threads used (0 when not known).
+   * One wrk run of one target, with the target's CPU over it, the part of it its JIT compiler
+   * threads used (0 when not known), and when it ran (epoch ms).
    */
-  private record Run(Wrk.Result wrk, long cpuNanos, long jitNanos) {
+  private record Run(Wrk.Result wrk, long cpuNanos, long jitNanos, long fromMillis, long toMillis) {
     double cpuMicrosPerRequest() {
       return cpuNanos < 0 ? Double.NaN : cpuNanos / 1e3 / wrk.requests();
     }
@@ -244,6 +257,8 @@ public final class ProxyBenchmark {
     Duration burst = settings.burst();
     List<String> wanted = settings.targets();
     Map<String, ColdStart.Summary> summaries;
+    Map<String, List<Run>> runs = new LinkedHashMap<>();
+    Map<String, Path> jvmLogs = new LinkedHashMap<>();
     try (Nginx nginx = Nginx.start(dir.resolve("nginx"), freePort(), upstream.port());
         PrefixlogProxy prefixlog =
             wanted.contains("prefixlog")
@@ -286,7 +301,8 @@ public final class ProxyBenchmark {
                 "http://127.0.0.1:" + prefixlog.port() + path,
                 prefixlog::cpuNanos,
                 prefixlog::threadGroupNanos,
-                prefixlog::loopWaitNanos));
+                prefixlog::loopWaitNanos,
+                prefixlog.jvmLog()));
       }
       if (noHistograms != null) {
         targets.add(
@@ -295,7 +311,8 @@ public final class ProxyBenchmark {
                 "http://127.0.0.1:" + noHistograms.port() + path,
                 noHistograms::cpuNanos,
                 noHistograms::threadGroupNanos,
-                noHistograms::loopWaitNanos));
+                noHistograms::loopWaitNanos,
+                noHistograms.jvmLog()));
       }
       variants.forEach(
           (name, proxy) ->
@@ -305,7 +322,8 @@ public final class ProxyBenchmark {
                       "http://127.0.0.1:" + proxy.port() + path,
                       proxy::cpuNanos,
                       proxy::threadGroupNanos,
-                      proxy::loopWaitNanos)));
+                      proxy::loopWaitNanos,
+                      proxy.jvmLog())));
       for (FloorProxy floor : new FloorProxy[] {nettyFloor, vertxFloor}) {
         if (floor != null) {
           targets.add(
@@ -338,7 +356,9 @@ public final class ProxyBenchmark {
           wrk.run(target.url(), left.compareTo(PIECE) < 0 ? left : PIECE);
         }
       }
-      Map<String, List<Run>> runs = new LinkedHashMap<>();
+      targets.stream()
+          .filter(t -> t.jvmLog() != null)
+          .forEach(t -> jvmLogs.put(t.name(), t.jvmLog()));
       Map<String, Long> threadNanos = new HashMap<>();
       // The broker shares the cores too: its CPU per request while each target runs (for direct
       // and nginx, what it spends idle).
@@ -354,7 +374,9 @@ public final class ProxyBenchmark {
           long proxyWaitBefore = target.loopWaitNanos().getAsLong();
           long brokerBefore = ProcCpu.nanos(broker.pid());
           Map<String, Long> threadsBefore = target.threads().get();
+          long fromMillis = System.currentTimeMillis();
           Wrk.Result result = wrk.run(target.url(), seconds);
+          long toMillis = System.currentTimeMillis();
           long cpuAfter = target.cpuNanos().getAsLong();
           double engineWait = (engineLoopWaitNanos() - engineWaitBefore) / 1e3 / result.requests();
           double proxyWait =
@@ -385,7 +407,7 @@ public final class ProxyBenchmark {
             measuredRequests[0] += result.requests();
           }
           long cpu = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
-          runs.get(target.name()).add(new Run(result, cpu, jit[0]));
+          runs.get(target.name()).add(new Run(result, cpu, jit[0], fromMillis, toMillis));
           line.append(
               String.format(
                   Locale.ROOT,
@@ -450,7 +472,66 @@ public final class ProxyBenchmark {
                 + brokerLine);
       }
     }
+    printPauses(out, runs, jvmLogs);
     return summaries;
+  }
+
+  /**
+   * The proxy JVMs' collector and stop-the-world pauses in the measured runs (their logs, read once
+   * the proxies stopped): which collector ran, how often and how long it paused per run, the
+   * longest pause, and the heap committed at the end, so that a variant's collector and sizing are
+   * seen to be the ones it asked for.
+   */
+  private static void printPauses(
+      PrintStream out, Map<String, List<Run>> runs, Map<String, Path> jvmLogs) throws IOException {
+    if (jvmLogs.isEmpty()) {
+      return;
+    }
+    TextTable table =
+        new TextTable(
+            "target",
+            "collector",
+            "GC pauses/run",
+            "GC ms/run",
+            "GC µs/req",
+            "longest GC ms",
+            "safepoint ms/run",
+            "heap MiB at end");
+    for (Map.Entry<String, Path> e : jvmLogs.entrySet()) {
+      JvmPauses pauses = JvmPauses.read(e.getValue());
+      List<Run> target = runs.get(e.getKey());
+      int n = target.size();
+      double[] count = new double[n];
+      double[] gcMillis = new double[n];
+      double[] perRequest = new double[n];
+      double[] safepoint = new double[n];
+      double longest = 0;
+      long heap = -1;
+      for (int i = 0; i < n; i++) {
+        Run run = target.get(i);
+        JvmPauses.Window w = pauses.window(run.fromMillis(), run.toMillis());
+        count[i] = w.gcCount();
+        gcMillis[i] = w.gcMillis();
+        perRequest[i] = w.gcMillis() * 1e3 / Math.max(1, run.wrk().requests());
+        safepoint[i] = w.safepointMillis();
+        longest = Math.max(longest, w.maxGc());
+        heap = w.heapMiB() < 0 ? heap : w.heapMiB();
+      }
+      table.row(
+          e.getKey(),
+          pauses.collector(),
+          f("%.1f", Medians.of(count)),
+          f("%.1f", Medians.of(gcMillis)),
+          f("%.1f", Medians.of(perRequest)),
+          f("%.1f", longest),
+          f("%.1f", Medians.of(safepoint)),
+          heap < 0 ? "-" : Long.toString(heap));
+    }
+    out.println();
+    out.println(
+        "Proxy JVMs' pauses in the measured runs (-Xlog:gc,safepoint): medians over rounds per"
+            + " run; longest GC over all runs; heap committed after the last collection in a run.");
+    table.print(out);
   }
 
   /** Puts the proxy's dropped-event count (over all warm rounds) into its warm summary. */
