@@ -105,7 +105,7 @@ class ComposeFileTest {
             .toList();
 
     // Then
-    assertThat(bases).containsExactly("eclipse-temurin:17.0.17_10-jre-noble");
+    assertThat(bases).containsExactly("eclipse-temurin:25.0.1_8-jre-noble");
     assertThat(bases).allSatisfy(b -> assertThat(ImagePolicy.problem(b)).isEmpty());
   }
 

@@ -1,0 +1,61 @@
+package io.prefixlog.bridge.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which warm-ups make a training run of the image's AOT cache: the image build fails on the others
+ * (AotTraining exits 1), rather than ship a cache trained on a broken request path.
+ */
+class AotTrainingTest {
+  private static WarmUp.Result warmUp(long exchanges, long failures) {
+    return new WarmUp.Result(exchanges, failures, Duration.ofSeconds(20), 5000, false);
+  }
+
+  @Test
+  void shouldAcceptAWarmUpOfEnoughExchangesWithAtMostOnePercentFailed() {
+    // Given: the least that passes, at both bounds
+    WarmUp.Result warmUp = warmUp(WarmUp.MIN_EXCHANGES, WarmUp.MIN_EXCHANGES / 100);
+
+    // When
+    String problem = AotTraining.problem(warmUp);
+
+    // Then
+    assertThat(problem).isNull();
+  }
+
+  @Test
+  void shouldRejectAWarmUpOfTooFewExchanges() {
+    // Given
+    WarmUp.Result warmUp = warmUp(WarmUp.MIN_EXCHANGES - 1, 0);
+
+    // When
+    String problem = AotTraining.problem(warmUp);
+
+    // Then
+    assertThat(problem).isEqualTo("only 999 exchanges (at least 1000)");
+  }
+
+  @Test
+  void shouldRejectAWarmUpWithMoreThanOnePercentFailed() {
+    // Given
+    WarmUp.Result warmUp = warmUp(2000, 21);
+
+    // When
+    String problem = AotTraining.problem(warmUp);
+
+    // Then
+    assertThat(problem).isEqualTo("21 of 2000 exchanges failed");
+  }
+
+  @Test
+  void shouldRejectAStartThatNeverRanTheWarmUp() {
+    // When
+    String problem = AotTraining.problem(null);
+
+    // Then
+    assertThat(problem).isEqualTo("the warm-up did not run");
+  }
+}
