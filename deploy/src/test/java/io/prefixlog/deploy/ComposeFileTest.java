@@ -3,6 +3,7 @@ package io.prefixlog.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.bridge.proxy.AotTraining;
 import io.prefixlog.schemas.RecordLimits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -89,6 +90,22 @@ class ComposeFileTest {
     assertThat(file.image("ui")).hasValue("prefixlog/tools:0.1.0-SNAPSHOT");
     assertThat(file.image("kafka")).hasValue("apache/kafka:4.3.1");
     assertThat(file.image("connect")).hasValue("apache/kafka:4.3.1");
+  }
+
+  @Test
+  void shouldTrainAnAotCacheForTheBridgeImageOnly() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    var bridge = file.buildArg("ingest-bridge", "AOT_TRAINING");
+
+    // Then: the class the Dockerfile runs to train the cache (a rename fails to compile here);
+    // the other images run without a cache
+    assertThat(bridge).hasValue(AotTraining.class.getName());
+    assertThat(file.buildArg("stream-app", "AOT_TRAINING")).isEmpty();
+    assertThat(file.buildArg("ui", "AOT_TRAINING")).isEmpty();
+    assertThat(file.buildArg("demo-engine", "AOT_TRAINING")).isEmpty();
   }
 
   @Test
