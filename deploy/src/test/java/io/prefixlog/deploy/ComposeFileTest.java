@@ -17,6 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * The root docker-compose.yml, checked without a Docker engine: {@code docker-compose config}
@@ -106,6 +109,61 @@ class ComposeFileTest {
     assertThat(file.buildArg("stream-app", "AOT_TRAINING")).isEmpty();
     assertThat(file.buildArg("ui", "AOT_TRAINING")).isEmpty();
     assertThat(file.buildArg("demo-engine", "AOT_TRAINING")).isEmpty();
+  }
+
+  @Test
+  void shouldStartTheBridgesJvmWithTheImagesAotCacheUnderComposesJavaOpts(@TempDir Path dir)
+      throws Exception {
+    // Given: the Dockerfile's entry point, run by sh as the container runs it, with a `java` that
+    // prints its arguments, in the bridge container's environment: the image's JAVA_AOT_CACHE and
+    // PREFIXLOG_MAIN_CLASS, and compose's JAVA_OPTS (BRIDGE_JAVA_OPTS's default), which replaces
+    // the image's JAVA_OPTS
+    String dockerfile =
+        Files.readString(ROOT.resolve("deploy/docker/Dockerfile"), StandardCharsets.UTF_8);
+    Matcher cache =
+        Pattern.compile("JAVA_AOT_CACHE=\\$\\{AOT_TRAINING:\\+([^}]+)}").matcher(dockerfile);
+    assertThat(cache.find()).as("JAVA_AOT_CACHE set from AOT_TRAINING in the Dockerfile").isTrue();
+    Matcher entrypoint = Pattern.compile("(?m)^ENTRYPOINT (\\[.*])$").matcher(dockerfile);
+    assertThat(entrypoint.find()).as("the Dockerfile's ENTRYPOINT").isTrue();
+    List<String> command = new ArrayList<>();
+    for (Object word :
+        (List<?>) new Yaml(new SafeConstructor(new LoaderOptions())).load(entrypoint.group(1))) {
+      command.add((String) word);
+    }
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+    Matcher javaOpts =
+        Pattern.compile("\\$\\{BRIDGE_JAVA_OPTS:-(.*)}")
+            .matcher(file.environment("ingest-bridge", "JAVA_OPTS").orElseThrow());
+    assertThat(javaOpts.matches()).as("JAVA_OPTS: ${BRIDGE_JAVA_OPTS:-...}").isTrue();
+    Path java = dir.resolve("java");
+    Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+    assertThat(java.toFile().setExecutable(true)).isTrue();
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().clear();
+    builder.environment().put("PATH", dir + ":/usr/bin:/bin");
+    builder.environment().put("JAVA_OPTS", javaOpts.group(1));
+    builder.environment().put("JAVA_AOT_CACHE", cache.group(1));
+    builder
+        .environment()
+        .put("PREFIXLOG_MAIN_CLASS", file.buildArg("ingest-bridge", "MAIN_CLASS").orElseThrow());
+
+    // When
+    Process process = builder.start();
+    List<String> args =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+            .lines()
+            .toList();
+
+    // Then: compose's flags (the thread priorities among them), then the cache, then the class
+    // path and main; compose sets no JAVA_AOT_CACHE of its own
+    assertThat(process.waitFor()).isZero();
+    List<String> expected = new ArrayList<>(List.of(javaOpts.group(1).split(" ")));
+    expected.addAll(
+        List.of(
+            "-XX:AOTCache=/app/app.aot", "-cp", "/app/lib/*", "io.prefixlog.bridge.BridgeMain"));
+    assertThat(args).containsExactlyElementsOf(expected);
+    assertThat(args).contains("-XX:ThreadPriorityPolicy=1", "-XX:CompilerThreadPriority=9");
+    assertThat(file.environment("ingest-bridge", "JAVA_AOT_CACHE")).isEmpty();
   }
 
   @Test
