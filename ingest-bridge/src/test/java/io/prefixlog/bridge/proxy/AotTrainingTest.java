@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -57,5 +58,14 @@ class AotTrainingTest {
 
     // Then
     assertThat(problem).isEqualTo("the warm-up did not run");
+  }
+
+  @Test
+  void shouldTrainOnProductionShapedTrafficUnlessTheWarmUpsIsAskedFor() {
+    assertThat(AotTraining.shape("production")).isEqualTo(WarmUp.Shape.PRODUCTION);
+    assertThat(AotTraining.shape("warm-up")).isEqualTo(WarmUp.Shape.WARM_UP);
+    assertThatThrownBy(() -> AotTraining.shape("traffic"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown training shape 'traffic' (production or warm-up)");
   }
 }
