@@ -335,7 +335,17 @@ final class WarmUp {
     client
         .request(options)
         .compose(request -> request.send(body))
-        .compose(response -> response.body())
+        // A proxy's error answer (a 502 when the loopback upstream failed) counts as a failure:
+        // a training run on it would profile the error path.
+        .compose(
+            response ->
+                response
+                    .body()
+                    .compose(
+                        b ->
+                            response.statusCode() == 200
+                                ? Future.succeededFuture(b)
+                                : Future.failedFuture("status " + response.statusCode())))
         .onComplete(
             result -> {
               if (result.failed()) {

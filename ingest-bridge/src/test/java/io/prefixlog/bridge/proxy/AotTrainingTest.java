@@ -3,7 +3,9 @@ package io.prefixlog.bridge.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -67,5 +69,24 @@ class AotTrainingTest {
     assertThatThrownBy(() -> AotTraining.shape("traffic"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("unknown training shape 'traffic' (production or warm-up)");
+  }
+
+  @Test
+  void shouldRunProductionShapedExchangesThroughTheProxyWithoutFailures() throws Exception {
+    // Given: the proxy as AotTraining starts it (no broker, no engine), a 3 s production warm-up
+    ProxyConfig config =
+        ProxyConfig.defaults(URI.create("http://127.0.0.1:9"), "127.0.0.1:9")
+            .withListen("127.0.0.1", 0)
+            .with(ProxyConfig.METRICS_PORT, -1)
+            .with(ProxyConfig.WARMUP, Duration.ofSeconds(3))
+            .with(ProxyConfig.WARMUP_QUIET, Duration.ZERO);
+    AtomicReference<WarmUp.Result> result = new AtomicReference<>();
+
+    // When
+    CaptureProxy.start(config, null, () -> true, result::set, WarmUp.Shape.PRODUCTION).close();
+
+    // Then: exchanges ran, streamed and not (a failed stream or body would count), none failed
+    assertThat(result.get().exchanges()).isGreaterThan(16);
+    assertThat(result.get().failures()).isZero();
   }
 }
