@@ -3,6 +3,7 @@ package io.prefixlog.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.bridge.proxy.AotTraining;
 import io.prefixlog.schemas.RecordLimits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,6 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * The root docker-compose.yml, checked without a Docker engine: {@code docker-compose config}
@@ -92,6 +96,113 @@ class ComposeFileTest {
   }
 
   @Test
+  void shouldTrainAnAotCacheForTheBridgeImageOnly() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    var bridge = file.buildArg("ingest-bridge", "AOT_TRAINING");
+
+    // Then: the class the Dockerfile runs to train the cache (a rename fails to compile here);
+    // the other images run without a cache
+    assertThat(bridge).hasValue(AotTraining.class.getName());
+    assertThat(file.buildArg("stream-app", "AOT_TRAINING")).isEmpty();
+    assertThat(file.buildArg("ui", "AOT_TRAINING")).isEmpty();
+    assertThat(file.buildArg("demo-engine", "AOT_TRAINING")).isEmpty();
+  }
+
+  @Test
+  void shouldTrainTheBridgesAotCacheOnTheCollectorAndHeapItRunsWith() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+    Matcher javaOpts =
+        Pattern.compile("\\$\\{BRIDGE_JAVA_OPTS:-(.*)}")
+            .matcher(file.environment("ingest-bridge", "JAVA_OPTS").orElseThrow());
+    assertThat(javaOpts.matches()).as("JAVA_OPTS: ${BRIDGE_JAVA_OPTS:-...}").isTrue();
+    String run = javaOpts.group(1);
+    Matcher limit =
+        Pattern.compile("\\$\\{BRIDGE_MEMORY_LIMIT:-(\\d+)g}")
+            .matcher(file.service("ingest-bridge").get("mem_limit").toString());
+    assertThat(limit.matches()).as("mem_limit: ${BRIDGE_MEMORY_LIMIT:-<n>g}").isTrue();
+
+    // When
+    String training = file.buildArg("ingest-bridge", "AOT_TRAINING_OPTS").orElseThrow();
+
+    // Then: the same collector and young share; the fixed heap is the run's percentage of the
+    // default limit, so the cache's compressed-oop layout is the run's
+    assertThat(flags(training, "-XX:\\+Use\\w+GC")).isEqualTo(flags(run, "-XX:\\+Use\\w+GC"));
+    assertThat(flags(training, "-XX:NewRatio=\\d+")).isEqualTo(flags(run, "-XX:NewRatio=\\d+"));
+    List<String> percent = flags(run, "-XX:MaxRAMPercentage=\\d+");
+    assertThat(percent).hasSize(1);
+    long heapMiB =
+        Long.parseLong(limit.group(1))
+            * 1024
+            * Long.parseLong(percent.get(0).substring(percent.get(0).indexOf('=') + 1))
+            / 100;
+    assertThat(flags(training, "-Xm[sx]\\d+m"))
+        .containsExactly("-Xms" + heapMiB + "m", "-Xmx" + heapMiB + "m");
+  }
+
+  private static List<String> flags(String options, String pattern) {
+    return List.of(options.split(" ")).stream().filter(f -> f.matches(pattern)).toList();
+  }
+
+  @Test
+  void shouldStartTheBridgesJvmWithTheImagesAotCacheUnderComposesJavaOpts(@TempDir Path dir)
+      throws Exception {
+    // Given: the Dockerfile's entry point, run by sh as the container runs it, with a `java` that
+    // prints its arguments, in the bridge container's environment: the image's JAVA_AOT_CACHE and
+    // PREFIXLOG_MAIN_CLASS, and compose's JAVA_OPTS (BRIDGE_JAVA_OPTS's default), which replaces
+    // the image's JAVA_OPTS
+    String dockerfile =
+        Files.readString(ROOT.resolve("deploy/docker/Dockerfile"), StandardCharsets.UTF_8);
+    Matcher cache =
+        Pattern.compile("JAVA_AOT_CACHE=\\$\\{AOT_TRAINING:\\+([^}]+)}").matcher(dockerfile);
+    assertThat(cache.find()).as("JAVA_AOT_CACHE set from AOT_TRAINING in the Dockerfile").isTrue();
+    Matcher entrypoint = Pattern.compile("(?m)^ENTRYPOINT (\\[.*])$").matcher(dockerfile);
+    assertThat(entrypoint.find()).as("the Dockerfile's ENTRYPOINT").isTrue();
+    List<String> command = new ArrayList<>();
+    for (Object word :
+        (List<?>) new Yaml(new SafeConstructor(new LoaderOptions())).load(entrypoint.group(1))) {
+      command.add((String) word);
+    }
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+    Matcher javaOpts =
+        Pattern.compile("\\$\\{BRIDGE_JAVA_OPTS:-(.*)}")
+            .matcher(file.environment("ingest-bridge", "JAVA_OPTS").orElseThrow());
+    assertThat(javaOpts.matches()).as("JAVA_OPTS: ${BRIDGE_JAVA_OPTS:-...}").isTrue();
+    Path java = dir.resolve("java");
+    Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+    assertThat(java.toFile().setExecutable(true)).isTrue();
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().clear();
+    builder.environment().put("PATH", dir + ":/usr/bin:/bin");
+    builder.environment().put("JAVA_OPTS", javaOpts.group(1));
+    builder.environment().put("JAVA_AOT_CACHE", cache.group(1));
+    builder
+        .environment()
+        .put("PREFIXLOG_MAIN_CLASS", file.buildArg("ingest-bridge", "MAIN_CLASS").orElseThrow());
+
+    // When
+    Process process = builder.start();
+    List<String> args =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+            .lines()
+            .toList();
+
+    // Then: compose's flags (the thread priorities among them), then the cache, then the class
+    // path and main; compose sets no JAVA_AOT_CACHE of its own
+    assertThat(process.waitFor()).isZero();
+    List<String> expected = new ArrayList<>(List.of(javaOpts.group(1).split(" ")));
+    expected.addAll(
+        List.of(
+            "-XX:AOTCache=/app/app.aot", "-cp", "/app/lib/*", "io.prefixlog.bridge.BridgeMain"));
+    assertThat(args).containsExactlyElementsOf(expected);
+    assertThat(args).contains("-XX:ThreadPriorityPolicy=1", "-XX:CompilerThreadPriority=9");
+    assertThat(file.environment("ingest-bridge", "JAVA_AOT_CACHE")).isEmpty();
+  }
+
+  @Test
   void shouldPinTheBaseImageOfTheProjectsOwnImages() throws Exception {
     // Given
     List<String> lines = Files.readAllLines(ROOT.resolve("deploy/docker/Dockerfile"));
@@ -105,7 +216,7 @@ class ComposeFileTest {
             .toList();
 
     // Then
-    assertThat(bases).containsExactly("eclipse-temurin:17.0.17_10-jre-noble");
+    assertThat(bases).containsExactly("eclipse-temurin:25.0.1_8-jre-noble");
     assertThat(bases).allSatisfy(b -> assertThat(ImagePolicy.problem(b)).isEmpty());
   }
 

@@ -11,7 +11,7 @@ class ImagePolicyTest {
     assertThat(ImagePolicy.problem("apache/kafka:4.3.1")).isEmpty();
     assertThat(ImagePolicy.problem("postgres:17.6")).isEmpty();
     assertThat(ImagePolicy.problem("vllm/vllm-openai:v0.26.0")).isEmpty();
-    assertThat(ImagePolicy.problem("eclipse-temurin:17.0.17_10-jre-noble")).isEmpty();
+    assertThat(ImagePolicy.problem("eclipse-temurin:25.0.1_8-jre-noble")).isEmpty();
     assertThat(ImagePolicy.problem("minio/minio:RELEASE.2025-09-07T16-13-09Z")).isEmpty();
     assertThat(ImagePolicy.problem("registry.example.com:5000/team/app:1.2.3")).isEmpty();
     assertThat(ImagePolicy.problem("busybox@sha256:" + "ab".repeat(32))).isEmpty();
@@ -23,8 +23,8 @@ class ImagePolicyTest {
         .hasValueSatisfying(p -> assertThat(p).contains("latest"));
     assertThat(ImagePolicy.problem("postgres:latest"))
         .hasValueSatisfying(p -> assertThat(p).contains("moving tag 'latest'"));
-    assertThat(ImagePolicy.problem("eclipse-temurin:17-jre")).isPresent();
-    assertThat(ImagePolicy.problem("eclipse-temurin:17")).isPresent();
+    assertThat(ImagePolicy.problem("eclipse-temurin:25-jre")).isPresent();
+    assertThat(ImagePolicy.problem("eclipse-temurin:25")).isPresent();
     assertThat(ImagePolicy.problem("minio/minio:stable")).isPresent();
     assertThat(ImagePolicy.problem("registry.example.com:5000/team/app")).isPresent();
     assertThat(ImagePolicy.problem("busybox@sha256:abc"))

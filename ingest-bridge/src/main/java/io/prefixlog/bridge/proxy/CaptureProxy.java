@@ -112,6 +112,20 @@ public final class CaptureProxy implements AutoCloseable {
       BooleanSupplier alsoHealthy,
       Consumer<WarmUp.Result> warmedUp)
       throws IOException {
+    return start(config, shared, alsoHealthy, warmedUp, WarmUp.Shape.WARM_UP);
+  }
+
+  /**
+   * {@link #start(ProxyConfig, PrometheusMeterRegistry, BooleanSupplier, Consumer)} with a warm-up
+   * of that shape (the AOT cache's training runs {@link WarmUp.Shape#PRODUCTION}).
+   */
+  static CaptureProxy start(
+      ProxyConfig config,
+      PrometheusMeterRegistry shared,
+      BooleanSupplier alsoHealthy,
+      Consumer<WarmUp.Result> warmedUp,
+      WarmUp.Shape shape)
+      throws IOException {
     if (config.usesDevSecret()) {
       LOGGER
           .atWarn()
@@ -214,7 +228,8 @@ public final class CaptureProxy implements AutoCloseable {
             .addKeyValue("quietMillis", config.warmupQuiet().toMillis())
             .log();
         WarmUp.Result warmUp =
-            WarmUp.run(vertx, config, factory, policy, config.warmup(), config.warmupQuiet());
+            WarmUp.run(
+                vertx, config, factory, policy, config.warmup(), config.warmupQuiet(), shape);
         LOGGER
             .atInfo()
             .setMessage("capture proxy warmed up")

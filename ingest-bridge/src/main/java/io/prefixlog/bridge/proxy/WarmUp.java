@@ -89,6 +89,21 @@ final class WarmUp {
    */
   record Result(long exchanges, long failures, Duration took, long jitMillis, boolean quiet) {}
 
+  /** What the synthetic clients send and the loopback upstream answers. */
+  enum Shape {
+    /**
+     * The start-up warm-up's: chat bodies of 0.3 to 5 KB (every 16th 24 KB), an upstream that
+     * answers at once; many exchanges in a bounded time.
+     */
+    WARM_UP,
+    /**
+     * The AOT cache's training ({@link AotTraining}): conversations whose bodies grow from 2 to 25
+     * KB, an upstream that answers after 20 ms and streams chunk by chunk ({@link
+     * TrainingTraffic}).
+     */
+    PRODUCTION
+  }
+
   /**
    * The JIT's accumulated compilation time in ms, or -1 when the JVM does not monitor it (then the
    * warm-up runs to its maximum).
@@ -154,6 +169,21 @@ final class WarmUp {
       Duration duration,
       Duration quiet)
       throws IOException {
+    return run(vertx, config, factory, policy, duration, quiet, Shape.WARM_UP);
+  }
+
+  /**
+   * {@link #run(Vertx, ProxyConfig, EventFactory, HeaderPolicy, Duration, Duration)} of a shape.
+   */
+  static Result run(
+      Vertx vertx,
+      ProxyConfig config,
+      EventFactory factory,
+      HeaderPolicy policy,
+      Duration duration,
+      Duration quiet,
+      Shape shape)
+      throws IOException {
     long started = System.nanoTime();
     long jitAtStart = compilationMillis();
     HttpServer upstream =
@@ -161,7 +191,16 @@ final class WarmUp {
             vertx
                 .createHttpServer(
                     new HttpServerOptions().setHost("127.0.0.1").setPort(0).setTcpNoDelay(true))
-                .requestHandler(WarmUp::answer)
+                .requestHandler(
+                    request -> {
+                      if (shape == Shape.PRODUCTION) {
+                        request
+                            .body()
+                            .onSuccess(body -> TrainingTraffic.answer(vertx, request, body));
+                      } else {
+                        answer(request);
+                      }
+                    })
                 .listen());
     AtomicLong exchanges = new AtomicLong();
     ProxyMetrics metrics =
@@ -212,7 +251,7 @@ final class WarmUp {
       for (int i = 0; i < CLIENTS; i++) {
         Promise<Void> done = Promise.promise();
         int first = i;
-        vertx.runOnContext(v -> send(client, port, first, stop, failures, done));
+        vertx.runOnContext(v -> send(client, port, first, shape, stop, failures, done));
         clients.add(done.future());
       }
       Quiescence quiescence = new Quiescence(quiet);
@@ -268,6 +307,7 @@ final class WarmUp {
       HttpClientAgent client,
       int port,
       int n,
+      Shape shape,
       AtomicBoolean stop,
       AtomicLong failures,
       Promise<Void> done) {
@@ -276,6 +316,8 @@ final class WarmUp {
       return;
     }
     boolean stream = n % 3 == 1;
+    TrainingTraffic.Request production =
+        shape == Shape.PRODUCTION ? TrainingTraffic.request(n, CLIENTS) : null;
     RequestOptions options =
         new RequestOptions()
             .setMethod(HttpMethod.POST)
@@ -283,20 +325,33 @@ final class WarmUp {
             .setPort(port)
             .setURI("/v1/chat/completions")
             .putHeader("Content-Type", "application/json")
-            .putHeader("X-Session-ID", "prefixlog-warmup-" + (n % 16));
+            .putHeader(
+                "X-Session-ID",
+                production != null ? production.session() : "prefixlog-warmup-" + (n % 16));
     if (n % CLOSE_EVERY == CLOSE_EVERY - 1) {
       options.putHeader("Connection", "close");
     }
+    Buffer body = production != null ? production.body() : body(n, stream);
     client
         .request(options)
-        .compose(request -> request.send(body(n, stream)))
-        .compose(response -> response.body())
+        .compose(request -> request.send(body))
+        // A proxy's error answer (a 502 when the loopback upstream failed) counts as a failure:
+        // a training run on it would profile the error path.
+        .compose(
+            response ->
+                response
+                    .body()
+                    .compose(
+                        b ->
+                            response.statusCode() == 200
+                                ? Future.succeededFuture(b)
+                                : Future.failedFuture("status " + response.statusCode())))
         .onComplete(
             result -> {
               if (result.failed()) {
                 failures.incrementAndGet();
               }
-              send(client, port, n + CLIENTS, stop, failures, done);
+              send(client, port, n + CLIENTS, shape, stop, failures, done);
             });
   }
 

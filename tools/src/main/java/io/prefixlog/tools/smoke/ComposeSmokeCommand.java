@@ -30,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -209,9 +210,18 @@ public final class ComposeSmokeCommand implements Command {
     replay(env, proxy, turns, 1, 0);
     String kvSummary = awaitEngineCache(env).size() + " blocks in the demo engine's cache";
     String nice = bridgeThreads(up);
+    String aot = bridgeAotCache(up);
     report(
         "traffic",
-        turns + " requests through " + proxy + " (half streamed); " + kvSummary + "; " + nice,
+        turns
+            + " requests through "
+            + proxy
+            + " (half streamed); "
+            + kvSummary
+            + "; "
+            + nice
+            + "; "
+            + aot,
         t);
 
     step = 3;
@@ -342,12 +352,7 @@ public final class ComposeSmokeCommand implements Command {
   /** The bridge's threads after traffic: capture and JIT threads below the event loops. */
   private static String bridgeThreads(Map<String, ComposeProject.Container> up)
       throws IOException, InterruptedException {
-    ComposeProject.Container bridge =
-        up.values().stream()
-            .filter(c -> c.service().equals("ingest-bridge"))
-            .findFirst()
-            .orElseThrow(() -> new SmokeFailure("no ingest-bridge container"));
-    List<ThreadNiceCheck.KernelThread> threads = ThreadNiceCheck.threads(bridge.id());
+    List<ThreadNiceCheck.KernelThread> threads = ThreadNiceCheck.threads(bridge(up).id());
     List<String> problems = ThreadNiceCheck.problems(threads);
     if (!problems.isEmpty()) {
       throw new SmokeFailure(
@@ -355,6 +360,28 @@ public final class ComposeSmokeCommand implements Command {
               + String.join("; ", problems));
     }
     return ThreadNiceCheck.summary(threads);
+  }
+
+  /**
+   * The bridge's JVM runs with the image's AOT cache: compose's JAVA_OPTS (BRIDGE_JAVA_OPTS)
+   * replaces the image's, and a flag the cache was not trained with would make the JVM drop the
+   * cache with no more than a warning.
+   */
+  private static String bridgeAotCache(Map<String, ComposeProject.Container> up)
+      throws IOException, InterruptedException {
+    String output = AotCacheCheck.read(bridge(up).id());
+    Optional<String> problem = AotCacheCheck.problem(output);
+    if (problem.isPresent()) {
+      throw new SmokeFailure("the bridge's AOT cache: " + problem.get());
+    }
+    return "AOT cache " + AotCacheCheck.path(output) + " mapped";
+  }
+
+  private static ComposeProject.Container bridge(Map<String, ComposeProject.Container> up) {
+    return up.values().stream()
+        .filter(c -> c.service().equals("ingest-bridge"))
+        .findFirst()
+        .orElseThrow(() -> new SmokeFailure("no ingest-bridge container"));
   }
 
   private void down(ComposeProject project) throws IOException, InterruptedException {
