@@ -180,6 +180,11 @@ public final class CaptureProxy implements AutoCloseable {
     AtomicInteger openClients = new AtomicInteger();
     metrics.gauge(
         "prefixlog_proxy_client_connections", "Client connections open.", openClients::get);
+    CaptureMemory captureMemory = new CaptureMemory(config.captureMemory());
+    metrics.gauge(
+        "prefixlog_proxy_capture_memory_bytes",
+        "Heap the request bodies of the exchanges in flight hold, of PREFIXLOG_PROXY_CAPTURE_MEMORY.",
+        captureMemory::used);
     publisher.start();
     Vertx vertx =
         Vertx.vertx(
@@ -264,6 +269,7 @@ public final class CaptureProxy implements AutoCloseable {
                         ingest,
                         inFlight,
                         openClients,
+                        captureMemory,
                         requested);
                 handlers.add(handler);
                 return handler;
@@ -284,6 +290,7 @@ public final class CaptureProxy implements AutoCloseable {
           .addKeyValue("nativeTransport", vertx.isNativeTransportEnabled())
           .addKeyValue("capturePriority", config.capturePriority())
           .addKeyValue("publishInterval", config.publishInterval())
+          .addKeyValue("captureMemory", config.captureMemory())
           .log();
       return new CaptureProxy(
           config, vertx, ownMetrics, metrics, publisher, handlers, inFlight, metricsServer, port);

@@ -110,7 +110,8 @@ final class Exchange {
       }
     }
     this.declaredLength = chunkedUpload ? -1 : expected;
-    this.capture = new BodyCapture(proxy.proxyConfig().maxBodyBytes(), expected);
+    this.capture =
+        new BodyCapture(proxy.proxyConfig().maxBodyBytes(), expected, proxy.captureMemory());
     this.upstreamHeaders = upstreamHeaders(headers);
   }
 
@@ -147,7 +148,9 @@ final class Exchange {
   private void onEarlyChunk(Buffer chunk) {
     capture.append(chunk);
     early.add(chunk);
-    if (!waitForEnd && capture.full()) {
+    // A body let go for the capture bound connects at once too: its key can no longer come from
+    // it, and the chunks read early must not pile up meanwhile.
+    if (!waitForEnd && (capture.full() || capture.shed())) {
       request.pause();
       connectEarly();
     }
@@ -467,6 +470,11 @@ final class Exchange {
     if (error != null) {
       proxy.metrics().error(error);
     }
+    if (capture.shed()) {
+      // Counted with the exchange, never published without its body.
+      proxy.shed();
+      return;
+    }
     proxy.metrics().captureBytes.increment(capture.length());
     // What the client waited for beyond the engine: before the request went out, and after the
     // engine's last byte (a held body's write; the scan happens after it). Recorded into the
@@ -501,6 +509,8 @@ final class Exchange {
             scanner.id(),
             error,
             addedNanos);
+    // The body is the publisher's queue's now (bounded by its own byte count).
+    capture.release();
     proxy.completed(captured);
   }
 

@@ -228,6 +228,24 @@ public final class ProxyConfig {
           .doc("bound of the hand-off to the publisher, in bytes");
 
   /**
+   * A third of the heap by default: with the publisher's queue (256 MiB) that leaves the image's
+   * 1.5 GiB heap (2 GiB container) more than a third for the rest. Without a bound, 48 bodies of 4
+   * MiB in flight against an engine that thought for 5 s took a bridge of 128 MiB down with an
+   * OutOfMemoryError, and every exchange in flight and every event not yet published with it
+   * (CaptureMemoryIT).
+   */
+  public static final ConfigKey<Long> CAPTURE_MEMORY =
+      ConfigKey.of("PREFIXLOG_PROXY_CAPTURE_MEMORY", ConfigTypes.size(1 << 20, 64L << 30))
+          .defaultValue(Math.max(1L << 20, Runtime.getRuntime().maxMemory() / 3))
+          .documentedDefault(
+              "a third of the JVM's maximum heap (about 490 MiB in the image: a third of its 1.5 GiB heap less one survivor space)")
+          .doc(
+              "bound of the request bodies the exchanges in flight hold on the heap together (each"
+                  + " from its first byte until its exchange ends); beyond it a body's capture is"
+                  + " let go and its exchange counted dropped (capture_memory), while the exchange"
+                  + " itself is proxied as always");
+
+  /**
    * The publisher's wake-up interval under load. Each wake-up of the publisher (and, after it, of
    * the producer's sender and the broker) takes a core the event loops may need: waking once per 50
    * ms instead of once per 10 ms (with a 5 ms instead of 20 ms linger) cut the producer thread's
@@ -426,6 +444,7 @@ public final class ProxyConfig {
               EVENT_LOOPS,
               QUEUE_EVENTS,
               QUEUE_BYTES,
+              CAPTURE_MEMORY,
               PUBLISH_INTERVAL,
               WARMUP,
               WARMUP_QUIET,
@@ -632,6 +651,10 @@ public final class ProxyConfig {
 
   public long queueBytes() {
     return values.get(QUEUE_BYTES);
+  }
+
+  public long captureMemory() {
+    return values.get(CAPTURE_MEMORY);
   }
 
   /** See {@link #WARMUP}; zero: none. */

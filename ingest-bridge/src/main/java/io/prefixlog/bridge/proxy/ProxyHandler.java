@@ -37,6 +37,7 @@ final class ProxyHandler extends VerticleBase {
   private final IngestHandler ingest;
   private final AtomicInteger inFlight;
   private final AtomicInteger openClients;
+  private final CaptureMemory captureMemory;
   private final int port;
   private ClientConnections clients;
   private HttpClientAgent client;
@@ -52,6 +53,7 @@ final class ProxyHandler extends VerticleBase {
       IngestHandler ingest,
       AtomicInteger inFlight,
       AtomicInteger openClients,
+      CaptureMemory captureMemory,
       int port) {
     this.config = config;
     this.factory = factory;
@@ -61,6 +63,7 @@ final class ProxyHandler extends VerticleBase {
     this.ingest = ingest;
     this.inFlight = inFlight;
     this.openClients = openClients;
+    this.captureMemory = captureMemory;
     this.port = port;
   }
 
@@ -172,6 +175,17 @@ final class ProxyHandler extends VerticleBase {
   void completed(CapturedExchange captured) {
     inFlight.decrementAndGet();
     captures.accept(captured);
+  }
+
+  /** An exchange ended whose body was let go for the capture bound: counted, not published. */
+  void shed() {
+    inFlight.decrementAndGet();
+    metrics.dropped(ProxyMetrics.CAPTURE_MEMORY_DROP).increment();
+  }
+
+  /** The bound of the request bodies held by the exchanges in flight, all loops together. */
+  CaptureMemory captureMemory() {
+    return captureMemory;
   }
 
   /** Exchanges this instance (one event loop) has started. */

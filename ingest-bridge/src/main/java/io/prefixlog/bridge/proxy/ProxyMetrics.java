@@ -31,6 +31,9 @@ final class ProxyMetrics {
   static final String INGEST_LINES = "prefixlog_ingest_lines_total";
   static final String INGEST_REJECTIONS = "prefixlog_ingest_rejections_total";
 
+  /** The drop reason of an exchange whose body was let go for PREFIXLOG_PROXY_CAPTURE_MEMORY. */
+  static final String CAPTURE_MEMORY_DROP = "capture_memory";
+
   private final MeterRegistry registry;
   final Counter captureBytes;
   final Counter truncated;
@@ -134,7 +137,15 @@ final class ProxyMetrics {
               decision.name().toLowerCase(java.util.Locale.ROOT)));
     }
     for (String reason :
-        new String[] {"queue_full", "kafka", "rejected", "spill_full", "spill_error", "shutdown"}) {
+        new String[] {
+          "queue_full",
+          CAPTURE_MEMORY_DROP,
+          "kafka",
+          "rejected",
+          "spill_full",
+          "spill_error",
+          "shutdown"
+        }) {
       dropped(reason);
     }
   }

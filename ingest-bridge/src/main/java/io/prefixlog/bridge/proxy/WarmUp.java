@@ -231,6 +231,7 @@ final class WarmUp {
                           null,
                           new AtomicInteger(),
                           new AtomicInteger(),
+                          new CaptureMemory(warmConfig.captureMemory()),
                           -1);
                   handlers.add(handler);
                   return handler;
