@@ -113,6 +113,13 @@ public final class ReplayCommand implements Command {
               "Prefix of every topic name (with --from-capture: the requests are rebuilt from"
                   + " <prefix>session.deltas)."),
           Option.value(
+              "session-suffix",
+              "S",
+              "none",
+              "Append S to every conversation's id, so its turns make new sessions (the id is the"
+                  + " session id: X-Session-ID through the proxy, keyed into session_key): a"
+                  + " corpus replayed again beside an earlier replay of it, as up --demo does."),
+          Option.value(
               "seed",
               "N",
               "none (file order, random request ids)",
@@ -178,6 +185,7 @@ public final class ReplayCommand implements Command {
           "rate",
           "model",
           "secret",
+          "session-suffix",
           "seed",
           "stream");
 
@@ -366,7 +374,7 @@ public final class ReplayCommand implements Command {
       }
       int take = (int) Math.min(conversations.size(), settings.maxConversations);
       for (Conversation conversation : conversations.subList(0, take)) {
-        sessions.add(conversation);
+        sessions.add(conversation.withSessionSuffix(settings.sessionSuffix));
       }
     }
     if (random != null) {
@@ -579,6 +587,7 @@ public final class ReplayCommand implements Command {
     int interleave;
     double rate;
     String model;
+    String sessionSuffix;
     String secret;
     boolean secretIsDefault;
     String bootstrap;
@@ -616,6 +625,7 @@ public final class ReplayCommand implements Command {
       }
       s.rate = line.doubleValue("rate", 0, 0);
       s.model = line.string("model", DEFAULT_MODEL);
+      s.sessionSuffix = line.string("session-suffix", "");
       if (s.model.isBlank()) {
         throw new UsageException("--model must not be empty");
       }

@@ -32,11 +32,23 @@ record DemoCorpus(
   /** The share of proxied demo requests that ask for an SSE stream. */
   static final double STREAM_FRACTION = 0.5;
 
+  /**
+   * {@code sessionSuffix}: what the replay appends to every conversation id ({@code replay
+   * --session-suffix}), so the keys here are the ones the replay's turns get.
+   */
   static DemoCorpus of(
-      Path corporaDir, String name, int maxConversations, ReplayEvents events, boolean viaProxy) {
+      Path corporaDir,
+      String name,
+      int maxConversations,
+      ReplayEvents events,
+      String sessionSuffix,
+      boolean viaProxy) {
     Path file = corporaDir.resolve(name + ".jsonl");
     List<Conversation> conversations =
-        CorpusFile.read(file).stream().limit(maxConversations).toList();
+        CorpusFile.read(file).stream()
+            .limit(maxConversations)
+            .map(c -> c.withSessionSuffix(sessionSuffix))
+            .toList();
     ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
     long turns = 0;
     long bytes = 0;

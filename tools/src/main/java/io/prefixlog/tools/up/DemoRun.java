@@ -24,6 +24,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,6 +50,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 final class DemoRun {
   /** Demo corpora sent through the capture proxy (when the demo engine is behind it). */
+  /** A run's mark in its session ids: its start, to the second, in UTC (20261127T045001Z). */
+  private static final DateTimeFormatter RUN_ID =
+      DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
   private static final List<String> DEMO_VIA_PROXY =
       List.of("agentic/tau_bench_gpt4o_airline", "chat/oasst_en100_threads");
 
@@ -100,13 +107,24 @@ final class DemoRun {
     String secret =
         terminal.env().getOrDefault(ReplayCommand.SECRET_ENV, ReplayCommand.DEV_SESSION_SECRET);
     ReplayEvents keys = new ReplayEvents(secret, Version.current());
+    // Each run's conversations are sessions of their own: on a data directory kept from an
+    // earlier run (no --fresh) the same ids would continue that run's sessions, and the check
+    // below would count that run's turns as this one's (it reported "FAILED" with turns missing
+    // and more rebuilt than replayed: UpCommandIT runs the demo twice).
+    String sessionSuffix = "@demo-" + RUN_ID.format(Instant.now());
     List<DemoCorpus> demo = new ArrayList<>();
     // Through the proxy only to the demo engine: another engine may not serve the demo's model.
     Predicate<String> viaProxy = n -> demoProxyUrl.isPresent() && DEMO_VIA_PROXY.contains(n);
     DEMO_AGENTIC.forEach(
-        n -> demo.add(DemoCorpus.of(corpora, n, Integer.MAX_VALUE, keys, viaProxy.test(n))));
+        n ->
+            demo.add(
+                DemoCorpus.of(
+                    corpora, n, Integer.MAX_VALUE, keys, sessionSuffix, viaProxy.test(n))));
     DEMO_CHAT.forEach(
-        n -> demo.add(DemoCorpus.of(corpora, n, chatConversations, keys, viaProxy.test(n))));
+        n ->
+            demo.add(
+                DemoCorpus.of(
+                    corpora, n, chatConversations, keys, sessionSuffix, viaProxy.test(n))));
 
     out.println();
     out.println("demo: replaying " + demo.size() + " corpora through the pipeline ...");
@@ -116,7 +134,7 @@ final class DemoRun {
     for (DemoCorpus corpus : demo) {
       long recordBytesBefore = recordBytes();
       long storedBefore = storedBytes();
-      int code = replay(corpus, secret);
+      int code = replay(corpus, secret, sessionSuffix);
       if (code != Command.OK) {
         return code;
       }
@@ -227,7 +245,7 @@ final class DemoRun {
     return total;
   }
 
-  private int replay(DemoCorpus corpus, String secret) {
+  private int replay(DemoCorpus corpus, String secret, String sessionSuffix) {
     PrintStream quiet =
         new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
     Map<String, String> env = new HashMap<>(terminal.env());
@@ -236,11 +254,18 @@ final class DemoRun {
     List<String> args =
         new ArrayList<>(
             List.of(
-                "--corpus", corpus.file().toString(),
-                "--conversations", Integer.toString(corpus.conversations()),
-                "--interleave", "8",
-                "--bootstrap", bootstrap,
-                "--topic-prefix", config.topicPrefix()));
+                "--corpus",
+                corpus.file().toString(),
+                "--conversations",
+                Integer.toString(corpus.conversations()),
+                "--session-suffix",
+                sessionSuffix,
+                "--interleave",
+                "8",
+                "--bootstrap",
+                bootstrap,
+                "--topic-prefix",
+                config.topicPrefix()));
     if (corpus.viaProxy()) {
       args.addAll(
           List.of(

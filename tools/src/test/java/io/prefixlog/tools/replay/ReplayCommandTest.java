@@ -243,6 +243,38 @@ class ReplayCommandTest {
   }
 
   @Test
+  void shouldReplayTheConversationsAsNewSessionsWithASessionSuffix() {
+    // When
+    int code =
+        replay(
+            "--corpus",
+            corpus.toString(),
+            "--conversations",
+            "2",
+            "--session-suffix",
+            "@run2",
+            "--secret",
+            SECRET);
+
+    // Then: the suffixed id is the session id and what the key is made from; the bodies are the
+    // corpus's
+    assertThat(code).as(err()).isEqualTo(Command.OK);
+    ReplayEvents events = new ReplayEvents(SECRET, "x");
+    assertThat(sent)
+        .extracting(s -> s.event().headers().get("x-session-id"))
+        .containsExactly("c1@run2", "c2@run2", "c1@run2");
+    assertThat(sent.get(1).key()).isEqualTo(events.sessionKey("c2@run2").key());
+    assertThat(sent.get(1).event().body())
+        .isEqualTo(
+            new String(
+                new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT)
+                    .of(CorpusFile.read(corpus).get(1))
+                    .get(0)
+                    .body(),
+                StandardCharsets.UTF_8));
+  }
+
+  @Test
   void shouldRepeatARunWithTheSameSeed() {
     // When
     replay("--corpus", corpus.toString(), "--seed", "5", "--secret", SECRET);
@@ -298,6 +330,7 @@ class ReplayCommandTest {
             "rate",
             "model",
             "secret",
+            "session-suffix",
             "bootstrap",
             "topic-prefix",
             "seed",
