@@ -194,6 +194,24 @@ public final class ProxyConfig {
           .defaultValue(512)
           .doc("upstream keep-alive pool size per event loop");
 
+  /**
+   * 16 KiB: the chunks of the engine's stream that a paused exchange holds (the proxy pauses the
+   * engine when a client falls behind, and what it had read stays queued until the client reads)
+   * each keep the read buffer they were cut from. With the JVM's adaptive read sizes 1,000 clients
+   * that stopped reading a stream of 200-byte events held 597 MiB of direct memory (454 MiB with 16
+   * KB events), which with the image's 1.5 GiB heap is more than its 2 GiB container; with reads of
+   * 16 KiB, 56 MiB (160 MiB), and 8 KiB 30 MiB (SlowClientsIT; benchmarks/README.md, "Stalled
+   * clients"). It is also the socket's receive buffer (Vert.x sets both): the kernel doubles it, a
+   * 32 KiB window toward an engine on the same network.
+   */
+  public static final ConfigKey<Long> UPSTREAM_RECEIVE_BUFFER =
+      ConfigKey.of("PREFIXLOG_PROXY_UPSTREAM_RECEIVE_BUFFER", ConfigTypes.size(4L << 10, 16L << 20))
+          .defaultValue(16L << 10)
+          .doc(
+              "the size of each read from an engine's connection, and its socket receive buffer:"
+                  + " what a client that stops reading a stream makes the proxy hold is a few of"
+                  + " these (~56 KiB per stalled client at 16 KiB, ~0.6 MiB with adaptive reads)");
+
   public static final ConfigKey<Duration> KEEPALIVE_TIMEOUT =
       ConfigKey.of("PREFIXLOG_PROXY_KEEPALIVE_TIMEOUT", ConfigTypes.positiveDuration())
           .defaultValue(Duration.ofSeconds(60))
@@ -440,6 +458,7 @@ public final class ProxyConfig {
               CONNECT_TIMEOUT,
               UPSTREAM_TIMEOUT,
               MAX_CONNECTIONS,
+              UPSTREAM_RECEIVE_BUFFER,
               KEEPALIVE_TIMEOUT,
               EVENT_LOOPS,
               QUEUE_EVENTS,
@@ -651,6 +670,10 @@ public final class ProxyConfig {
 
   public long queueBytes() {
     return values.get(QUEUE_BYTES);
+  }
+
+  public int upstreamReceiveBuffer() {
+    return Math.toIntExact(values.get(UPSTREAM_RECEIVE_BUFFER));
   }
 
   public long captureMemory() {

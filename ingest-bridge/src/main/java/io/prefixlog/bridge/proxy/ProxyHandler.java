@@ -80,6 +80,8 @@ final class ProxyHandler extends VerticleBase {
                 (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
             .setMaxHeaderSize(64 << 10)
             .setMaxChunkSize(MAX_CHUNK)
+            // Bounds what a paused stream holds (ProxyConfig.UPSTREAM_RECEIVE_BUFFER).
+            .setReceiveBufferSize(config.upstreamReceiveBuffer())
             .setSsl(config.upstreamTls());
     client =
         vertx.createHttpClient(
