@@ -160,20 +160,7 @@ final class WarmUp {
    * Runs the warm-up on {@code vertx}'s event loops until the JIT has been quiet for {@code quiet}
    * (after {@link #MIN_EXCHANGES}), or for {@code duration} at most (with {@code quiet} zero:
    * exactly); returns once every warm-up listener, connection and the loopback upstream are closed.
-   */
-  static Result run(
-      Vertx vertx,
-      ProxyConfig config,
-      EventFactory factory,
-      HeaderPolicy policy,
-      Duration duration,
-      Duration quiet)
-      throws IOException {
-    return run(vertx, config, factory, policy, duration, quiet, Shape.WARM_UP);
-  }
-
-  /**
-   * {@link #run(Vertx, ProxyConfig, EventFactory, HeaderPolicy, Duration, Duration)} of a shape.
+   * {@code shape}: the traffic, the start-up warm-up's or the AOT training's.
    */
   static Result run(
       Vertx vertx,

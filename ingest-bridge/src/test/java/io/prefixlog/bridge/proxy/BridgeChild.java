@@ -120,6 +120,24 @@ final class BridgeChild implements AutoCloseable {
     return get("/metrics");
   }
 
+  /**
+   * Polls the metrics until {@code until} holds on them (at most 60 s), failing at once, with the
+   * log, if the bridge died; returns the metrics that satisfied it.
+   */
+  String awaitMetrics(java.util.function.Predicate<String> until, String what) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      assertAlive();
+      last = metrics();
+      if (until.test(last)) {
+        return last;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the bridge's metrics never showed " + what + ":\n" + last);
+  }
+
   /** A counter or gauge's value in {@code metrics}: the first line matching {@code series}. */
   static double value(String metrics, String series) {
     Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(metrics);

@@ -93,7 +93,10 @@ class CaptureMemoryIT {
       }
       // and every exchange is either published or counted dropped (most for the bound; the
       // publisher's queue of 16 MiB may drop one of the bodies that ended together), none lost
-      String metrics = awaitAccounted(bridge);
+      String metrics =
+          bridge.awaitMetrics(
+              m -> accounted(m) >= CLIENTS, "every exchange published or counted dropped");
+      assertThat(accounted(metrics)).as("published + dropped").isEqualTo(CLIENTS);
       double published = BridgeChild.value(metrics, "prefixlog_proxy_events_published_total");
       double shed =
           BridgeChild.value(
@@ -110,22 +113,9 @@ class CaptureMemoryIT {
     }
   }
 
-  /** Waits until published plus dropped accounts for every exchange; returns the metrics. */
-  private static String awaitAccounted(BridgeChild bridge) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    String metrics = "";
-    while (System.nanoTime() < deadline) {
-      bridge.assertAlive();
-      metrics = bridge.metrics();
-      double accounted =
-          BridgeChild.value(metrics, "prefixlog_proxy_events_published_total") + dropped(metrics);
-      if (accounted >= CLIENTS) {
-        assertThat(accounted).as("published + dropped").isEqualTo(CLIENTS);
-        return metrics;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("not every exchange was published or counted dropped:\n" + metrics);
+  /** Published plus dropped for any reason: every exchange that ended, each a counted outcome. */
+  private static double accounted(String metrics) {
+    return BridgeChild.value(metrics, "prefixlog_proxy_events_published_total") + dropped(metrics);
   }
 
   /** Events dropped for any reason: each a counted outcome. */

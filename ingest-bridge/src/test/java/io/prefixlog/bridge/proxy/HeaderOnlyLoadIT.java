@@ -181,18 +181,10 @@ class HeaderOnlyLoadIT {
   /** Waits until the bridge's client-connection gauge satisfies {@code until}. */
   private static void awaitClientConnections(BridgeChild bridge, IntPredicate until, String what)
       throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    String last = "";
-    while (System.nanoTime() < deadline) {
-      bridge.assertAlive();
-      last = bridge.metrics();
-      if (last.contains("prefixlog_proxy_client_connections ")
-          && until.test((int) BridgeChild.value(last, "prefixlog_proxy_client_connections"))) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError(
-        "the bridge's client connections were not " + what + " in time:\n" + last);
+    bridge.awaitMetrics(
+        m ->
+            m.contains("prefixlog_proxy_client_connections ")
+                && until.test((int) BridgeChild.value(m, "prefixlog_proxy_client_connections")),
+        "client connections " + what);
   }
 }

@@ -71,7 +71,9 @@ class SlowClientsIT {
       for (int i = 0; i < CLIENTS; i++) {
         clients.add(stalledClient(bridge.port(), i));
       }
-      awaitInFlight(bridge, CLIENTS);
+      bridge.awaitMetrics(
+          m -> BridgeChild.value(m, "prefixlog_proxy_in_flight") >= CLIENTS,
+          "every stalled exchange in flight");
       // (the engine fills what the proxy lets it, and the proxy what the clients' sockets take)
       Thread.sleep(3000);
       String metrics = bridge.metrics();
@@ -142,20 +144,6 @@ class SlowClientsIT {
     }
     assertThat(new String(head, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
     return socket;
-  }
-
-  private static void awaitInFlight(BridgeChild bridge, int expected) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    String metrics = "";
-    while (System.nanoTime() < deadline) {
-      bridge.assertAlive();
-      metrics = bridge.metrics();
-      if (BridgeChild.value(metrics, "prefixlog_proxy_in_flight") >= expected) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("the stalled exchanges were not all in flight:\n" + metrics);
   }
 
   /**
