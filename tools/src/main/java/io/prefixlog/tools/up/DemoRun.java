@@ -49,11 +49,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * holds nothing running, only the values the parts exposed when they started.
  */
 final class DemoRun {
-  /** Demo corpora sent through the capture proxy (when the demo engine is behind it). */
   /** A run's mark in its session ids: its start, to the second, in UTC (20261127T045001Z). */
   private static final DateTimeFormatter RUN_ID =
       DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
+  /** Demo corpora sent through the capture proxy (when the demo engine is behind it). */
   private static final List<String> DEMO_VIA_PROXY =
       List.of("agentic/tau_bench_gpt4o_airline", "chat/oasst_en100_threads");
 
