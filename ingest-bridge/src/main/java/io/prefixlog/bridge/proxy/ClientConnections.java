@@ -3,6 +3,8 @@ package io.prefixlog.bridge.proxy;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,9 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS} open across the event loops (one more is closed as
  * it is accepted), a complete request head within {@code PREFIXLOG_PROXY_HEADER_TIMEOUT} of
  * connecting, and no more than {@code PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT} of silence while the
- * proxy waits for the client: between keep-alive requests, or in the middle of a request body.
- * Waiting for the engine (a long completion, a quiet stream) is the upstream timeout's business and
- * never closes the client.
+ * proxy waits for the client: between keep-alive requests, in the middle of a request body, or with
+ * a response the client has stopped reading. Waiting for the engine (a long completion, a quiet
+ * stream) is the upstream timeout's business and never closes the client.
  *
  * <p>One instance per event loop; everything here runs on that loop (the connection map needs no
  * lock). The open count is shared by the loops.
@@ -23,6 +25,7 @@ final class ClientConnections {
   static final String HEADER_TIMEOUT = "header";
   static final String IDLE_TIMEOUT = "idle";
   static final String BODY_TIMEOUT = "body";
+  static final String RESPONSE_TIMEOUT = "response";
 
   private final Vertx vertx;
   private final AtomicInteger open;
@@ -74,6 +77,49 @@ final class ClientConnections {
       watch.watchBody(request);
     }
     request.response().endHandler(v -> watch.arm(idleMillis, IDLE_TIMEOUT));
+  }
+
+  /**
+   * The client's write queue is full and the engine's stream is paused for it: {@code drained} runs
+   * once the client has taken some of the response. A client that takes nothing for the idle
+   * timeout is closed, counted: paused, its exchange would otherwise keep the engine's connection
+   * (and the engine's work for it), and the response bytes the proxy had already read, until the
+   * upstream timeout (10 minutes by default).
+   */
+  void awaitDrain(HttpServerRequest request, Runnable drained) {
+    HttpServerResponse response = request.response();
+    long timer =
+        vertx.setTimer(
+            idleMillis,
+            id -> {
+              if (!response.closed()) {
+                metrics.clientTimeout(RESPONSE_TIMEOUT);
+                abort(request.connection());
+              }
+            });
+    response.drainHandler(
+        v -> {
+          vertx.cancelTimer(timer);
+          drained.run();
+        });
+  }
+
+  /**
+   * Closes a connection at once, with whatever is still queued for it. Vert.x's {@code close()}
+   * (and a response's {@code reset()}, which is the same on HTTP/1) writes the close behind the
+   * queued writes, so a client that reads nothing would never get it: its socket and those buffers
+   * would stay for as long as the client keeps its window shut (ClientLimitsIT). Netty's close
+   * fails the queued writes and frees their buffers. Vert.x has no public way to it, so this
+   * reaches its connection class, and falls back to the graceful close should that class change.
+   */
+  static void abort(HttpConnection connection) {
+    if (connection instanceof ConnectionBase base) {
+      // From Vert.x's own handler context onwards: the pipeline's close would reach Vert.x's
+      // handler, which makes it the graceful one again.
+      base.channelHandlerContext().close();
+    } else {
+      connection.close();
+    }
   }
 
   /** The timer of one connection. */

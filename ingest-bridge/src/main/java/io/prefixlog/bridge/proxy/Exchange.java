@@ -321,7 +321,7 @@ final class Exchange {
     }
     if (response.writeQueueFull()) {
       upstreamResponse.pause();
-      response.drainHandler(v -> upstreamResponse.resume());
+      proxy.clients().awaitDrain(request, upstreamResponse::resume);
     }
   }
 

@@ -189,10 +189,21 @@ public final class ProxyConfig {
               "longest upstream silence, before the status or between chunks (→ 504, or a reset"
                   + " mid-stream)");
 
+  /**
+   * In all, not per event loop: each exchange with an engine connection may be one a client stops
+   * reading, and each of those holds a few reads of the engine's stream (up to ~250 KiB with 16 KB
+   * events; benchmarks/README.md, "Stalled clients"). The number of them is what the container's
+   * memory must hold, so it must not grow with the host's cores: 1,024 of them fit the image's 2
+   * GiB beside its heap. 512 per loop, as this was, made 4,096 of them (~1 GiB) on 8 cores.
+   */
   public static final ConfigKey<Integer> MAX_CONNECTIONS =
       ConfigKey.of("PREFIXLOG_PROXY_MAX_CONNECTIONS", ConfigTypes.integer(1, 100_000))
-          .defaultValue(512)
-          .doc("upstream keep-alive pool size per event loop");
+          .defaultValue(1024)
+          .doc(
+              "connections to the engine, all event loops together (each loop pools its share,"
+                  + " at least one); exchanges beyond them wait for one. Each may be held by a"
+                  + " client that stops reading, with up to ~250 KiB of the engine's stream, so"
+                  + " this bounds that memory whatever the number of cores");
 
   /**
    * 16 KiB: the chunks of the engine's stream that a paused exchange holds (the proxy pauses the
@@ -408,7 +419,8 @@ public final class ProxyConfig {
           .defaultValue(Duration.ofSeconds(60))
           .doc(
               "the longest a client may stay silent while the proxy waits for it: between"
-                  + " keep-alive requests, or mid-body; waiting for the engine is"
+                  + " keep-alive requests, mid-body, or taking none of a response it has stopped"
+                  + " reading (the engine's stream paused for it); waiting for the engine is"
                   + " `PREFIXLOG_PROXY_UPSTREAM_TIMEOUT`'s business, so a slow engine never trips"
                   + " it");
 
@@ -616,8 +628,14 @@ public final class ProxyConfig {
     return values.get(UPSTREAM_TIMEOUT);
   }
 
+  /** Connections to the engine, all event loops together. */
   public int maxUpstreamConnections() {
     return values.get(MAX_CONNECTIONS);
+  }
+
+  /** Each event loop's pool: its share of {@link #maxUpstreamConnections()}, at least one. */
+  public int upstreamConnectionsPerLoop() {
+    return Math.max(1, (maxUpstreamConnections() + eventLoops() - 1) / eventLoops());
   }
 
   public Duration upstreamKeepAlive() {

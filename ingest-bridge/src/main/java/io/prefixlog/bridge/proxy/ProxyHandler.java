@@ -85,7 +85,7 @@ final class ProxyHandler extends VerticleBase {
             .setSsl(config.upstreamTls());
     client =
         vertx.createHttpClient(
-            clientOptions, new PoolOptions().setHttp1MaxSize(config.maxUpstreamConnections()));
+            clientOptions, new PoolOptions().setHttp1MaxSize(config.upstreamConnectionsPerLoop()));
     HttpServerOptions serverOptions =
         new HttpServerOptions()
             .setHost(config.listenHost())
@@ -188,6 +188,11 @@ final class ProxyHandler extends VerticleBase {
   /** The bound of the request bodies held by the exchanges in flight, all loops together. */
   CaptureMemory captureMemory() {
     return captureMemory;
+  }
+
+  /** The bounds of this event loop's client connections. */
+  ClientConnections clients() {
+    return clients;
   }
 
   /** Exchanges this instance (one event loop) has started. */

@@ -164,13 +164,14 @@ final class ProxyMetrics {
         .increment();
   }
 
-  /** Counts a client connection closed for silence, by kind: header, idle, body. */
+  /** Counts a client connection closed for silence, by kind: header, idle, body, response. */
   void clientTimeout(String kind) {
     Meters.counter(
             registry,
             "prefixlog_proxy_client_timeouts_total",
             "Client connections closed because the client fell silent, by kind (header: no"
-                + " complete request head in time; idle: between requests; body: mid-body).",
+                + " complete request head in time; idle: between requests; body: mid-body;"
+                + " response: took none of a response it had stopped reading).",
             "kind",
             kind)
         .increment();

@@ -32,9 +32,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What a client connection may hold without doing its part (issue 13, item 1), on a real proxy in
- * front of {@link TestUpstream}: the connection cap, the head timeout, the idle and stalled-body
- * timeouts (and that a slow engine trips none of them), and the ingest endpoint's concurrency bound
- * and record-size check.
+ * front of {@link TestUpstream}: the connection cap, the head timeout, the idle, stalled-body and
+ * stalled-reader timeouts (and that a slow engine trips none of them), and the ingest endpoint's
+ * concurrency bound and record-size check.
  */
 @ExtendWith(KafkaExtension.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -126,6 +126,44 @@ class ClientLimitsIT {
     assertThat(
             Meters.count(proxy.metrics(), "prefixlog_proxy_client_timeouts_total", "kind", "body"))
         .isEqualTo(1);
+  }
+
+  @Test
+  void shouldCloseAClientThatStopsReadingItsResponseAndLetTheEngineGo(KafkaCluster kafka)
+      throws Exception {
+    // Given: an idle timeout of 700 ms, and an engine that streams as fast as it is read
+    CaptureProxy proxy =
+        start(config(kafka).withClientLimits(100, Duration.ofSeconds(30), Duration.ofMillis(700)));
+
+    try (Socket socket = new Socket()) {
+      // (a small window, so that what the client does not read stays with the proxy)
+      socket.setReceiveBufferSize(4096);
+      socket.connect(new java.net.InetSocketAddress("127.0.0.1", proxy.port()));
+      write(socket, "GET /firehose HTTP/1.1\r\nHost: x\r\n\r\n");
+
+      // When: the client reads nothing
+      // Then: after the idle timeout the exchange is ended while the client still reads nothing:
+      // counted, and the engine's stream let go rather than left paused until the upstream timeout
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          Meters.count(
+                              proxy.metrics(),
+                              "prefixlog_proxy_client_timeouts_total",
+                              "kind",
+                              "response"))
+                      .isEqualTo(1));
+      awaitGauge(proxy, "prefixlog_proxy_in_flight", 0);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(() -> assertThat(upstream.firehoseAborted).hasValue(1));
+      // and the connection is closed: what the proxy had written before is there, then the end,
+      // long before the engine's 64 MiB
+      long read = bytesUntilClosed(socket, 4 << 20, Duration.ofSeconds(5));
+      assertThat(read).as("bytes read before the proxy closed").isBetween(1L, 4L << 20);
+    }
   }
 
   @Test
@@ -276,6 +314,33 @@ class ClientLimitsIT {
       return false;
     } catch (IOException e) {
       return true; // reset
+    }
+  }
+
+  /**
+   * Reads until the connection closes (or is reset): the bytes read, or -1 when {@code limit} bytes
+   * came or {@code timeout} passed first.
+   */
+  private static long bytesUntilClosed(Socket socket, long limit, Duration timeout)
+      throws IOException {
+    socket.setSoTimeout((int) timeout.toMillis());
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long read = 0;
+    byte[] buffer = new byte[64 << 10];
+    try {
+      InputStream in = socket.getInputStream();
+      while (read <= limit && System.nanoTime() < deadline) {
+        int n = in.read(buffer);
+        if (n < 0) {
+          return read;
+        }
+        read += n;
+      }
+      return -1;
+    } catch (SocketTimeoutException e) {
+      return -1;
+    } catch (IOException e) {
+      return read; // reset
     }
   }
 

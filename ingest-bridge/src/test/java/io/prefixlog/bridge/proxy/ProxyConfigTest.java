@@ -212,4 +212,24 @@ class ProxyConfigTest {
     assertThat(defaults.capturePriority()).isEqualTo(Thread.MIN_PRIORITY);
     assertThat(set.capturePriority()).isEqualTo(Thread.NORM_PRIORITY);
   }
+
+  @Test
+  void shouldShareTheUpstreamConnectionsOutOverTheEventLoopsWhateverTheirNumber() {
+    // Given: the default of 1,024 upstream connections in all, on 2, 3 and 8 event loops, and a
+    // number set by hand
+    ProxyConfig two = from(Map.of("PREFIXLOG_PROXY_EVENT_LOOPS", "2"));
+    ProxyConfig three = from(Map.of("PREFIXLOG_PROXY_EVENT_LOOPS", "3"));
+    ProxyConfig eight = from(Map.of("PREFIXLOG_PROXY_EVENT_LOOPS", "8"));
+    ProxyConfig few =
+        from(Map.of("PREFIXLOG_PROXY_EVENT_LOOPS", "8", "PREFIXLOG_PROXY_MAX_CONNECTIONS", "3"));
+
+    // Then: each loop's pool is its share, so that what the exchanges paused for stalled clients
+    // hold (a few reads of the engine's stream each) does not grow with the host's cores
+    assertThat(two.maxUpstreamConnections()).isEqualTo(1024);
+    assertThat(two.upstreamConnectionsPerLoop()).isEqualTo(512);
+    assertThat(three.upstreamConnectionsPerLoop()).isEqualTo(342);
+    assertThat(eight.upstreamConnectionsPerLoop()).isEqualTo(128);
+    // (every loop gets at least one)
+    assertThat(few.upstreamConnectionsPerLoop()).isEqualTo(1);
+  }
 }

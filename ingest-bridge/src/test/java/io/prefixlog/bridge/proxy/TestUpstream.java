@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code delayMs} (query) waits that long first
  *   <li>{@code /gated}: an SSE stream that sends one event and then waits for {@link #release()}
  *   <li>{@code /forever}: an SSE event every 20 ms until the client goes away
+ *   <li>{@code /firehose}: SSE events of 16 KB written as fast as the proxy takes them, 64 MiB in
+ *       all, or until the proxy goes away ({@link #firehoseAborted})
  *   <li>{@code /slow?ms=N}: answers after N ms
  *   <li>{@code /status?code=N}: that status with a small text body
  * </ul>
@@ -49,6 +51,7 @@ final class TestUpstream implements AutoCloseable {
   private final List<Received> received = new ArrayList<>();
   private volatile CountDownLatch gate = new CountDownLatch(1);
   final AtomicInteger foreverAborted = new AtomicInteger();
+  final AtomicInteger firehoseAborted = new AtomicInteger();
 
   /** Client ports seen: how many connections requests came over. */
   final java.util.Set<Integer> clientPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -106,6 +109,7 @@ final class TestUpstream implements AutoCloseable {
         case "/v1/chat/completions" -> chat(exchange, body, query);
         case "/gated" -> gated(exchange);
         case "/forever" -> forever(exchange);
+        case "/firehose" -> firehose(exchange);
         case "/slow" -> {
           Thread.sleep(Long.parseLong(query.getOrDefault("ms", "1000")));
           send(exchange, 200, "late\n".getBytes(StandardCharsets.UTF_8));
@@ -213,6 +217,21 @@ final class TestUpstream implements AutoCloseable {
       out.close();
     } catch (IOException e) {
       foreverAborted.incrementAndGet();
+    }
+  }
+
+  private void firehose(HttpExchange exchange) throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+    exchange.sendResponseHeaders(200, 0);
+    byte[] event = ("data: " + "x".repeat(16_000) + "\n\n").getBytes(StandardCharsets.UTF_8);
+    OutputStream out = exchange.getResponseBody();
+    try {
+      for (long sent = 0; sent < 64L << 20; sent += event.length) {
+        out.write(event);
+      }
+      out.close();
+    } catch (IOException e) {
+      firehoseAborted.incrementAndGet();
     }
   }
 
