@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * connecting, and no more than {@code PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT} of silence while the
  * proxy waits for the client: between keep-alive requests, in the middle of a request body, or with
  * a response the client has stopped reading. Waiting for the engine (a long completion, a quiet
- * stream) is the upstream timeout's business and never closes the client.
+ * stream, a body the proxy holds back until the engine has a connection for it or takes more of it)
+ * is the upstream timeout's business and never closes the client.
  *
  * <p>One instance per event loop; everything here runs on that loop (the connection map needs no
  * lock). The open count is shared by the loops.
@@ -73,10 +74,23 @@ final class ClientConnections {
       return;
     }
     watch.cancel();
+    watch.bodyHeld = false; // a new request: what held the last one's body is over
     if (!request.isEnded()) {
       watch.watchBody(request);
     }
     request.response().endHandler(v -> watch.arm(idleMillis, IDLE_TIMEOUT));
+  }
+
+  /**
+   * The proxy stops reading the request's body ({@code held}) until the engine can take it: no
+   * connection to it yet, or its write queue full. That is not the client's silence: the body's
+   * idle timeout waits, and starts again once the proxy reads on ({@code !held}).
+   */
+  void bodyHeld(HttpServerRequest request, boolean held) {
+    Watch watch = watches.get(request.connection());
+    if (watch != null) {
+      watch.bodyHeld(request, held);
+    }
   }
 
   /**
@@ -126,6 +140,7 @@ final class ClientConnections {
   private final class Watch {
     private final HttpConnection connection;
     private long timer = -1;
+    private boolean bodyHeld;
 
     Watch(HttpConnection connection) {
       this.connection = connection;
@@ -148,12 +163,21 @@ final class ClientConnections {
                 if (request.isEnded()) {
                   return; // the body is in; now the engine is waited for, not the client
                 }
-                if (request.bytesRead() == seen) {
+                if (request.bytesRead() == seen && !bodyHeld) {
                   expire(BODY_TIMEOUT);
                 } else {
                   watchBody(request);
                 }
               });
+    }
+
+    void bodyHeld(HttpServerRequest request, boolean held) {
+      bodyHeld = held;
+      // The client's idle time counts from now, while its body is still watched (not once the
+      // response is out and the idle timer runs instead).
+      if (!held && timer >= 0 && !request.isEnded() && !request.response().ended()) {
+        watchBody(request);
+      }
     }
 
     void cancel() {

@@ -138,10 +138,16 @@ final class Exchange {
                     connectEarly();
                   }));
       request.resume();
-    } else if (needSessionHeader) {
-      connectWithSessionHeader();
     } else {
-      connect();
+      if (hasBody) {
+        // Paused by the handler: the body waits for the engine's connection.
+        proxy.clients().bodyHeld(request, true);
+      }
+      if (needSessionHeader) {
+        connectWithSessionHeader();
+      } else {
+        connect();
+      }
     }
   }
 
@@ -151,7 +157,7 @@ final class Exchange {
     // A body let go for the capture bound connects at once too: its key can no longer come from
     // it, and the chunks read early must not pile up meanwhile.
     if (!waitForEnd && (capture.full() || capture.shed())) {
-      request.pause();
+      holdBody();
       connectEarly();
     }
   }
@@ -238,16 +244,29 @@ final class Exchange {
           requestEnded = true;
           upstream.end();
         });
-    request.resume();
+    releaseBody();
   }
 
   private void onRequestChunk(Buffer chunk) {
     capture.append(chunk);
     upstream.write(chunk);
     if (upstream.writeQueueFull()) {
-      request.pause();
-      upstream.drainHandler(v -> request.resume());
+      holdBody();
+      upstream.drainHandler(v -> releaseBody());
     }
+  }
+
+  /** The engine cannot take more of the body yet: the client is paused, and not timed for it. */
+  private void holdBody() {
+    request.pause();
+    proxy.clients().bodyHeld(request, true);
+  }
+
+  private void releaseBody() {
+    if (hasBody) {
+      proxy.clients().bodyHeld(request, false);
+    }
+    request.resume();
   }
 
   private void onUpstreamResponse(AsyncResult<HttpClientResponse> result) {

@@ -129,6 +129,37 @@ class ClientLimitsIT {
   }
 
   @Test
+  void shouldNotTakeAWaitForAnEngineConnectionForAStalledBody(KafkaCluster kafka) throws Exception {
+    // Given: one engine connection, held for 2 s by a first request, and an idle timeout of 700 ms
+    CaptureProxy proxy =
+        start(
+            config(kafka)
+                .withClientLimits(100, Duration.ofSeconds(30), Duration.ofMillis(700))
+                .with(ProxyConfig.EVENT_LOOPS, 1)
+                .with(ProxyConfig.MAX_CONNECTIONS, 1));
+    try (Socket first = connect(proxy);
+        Socket second = connect(proxy)) {
+      write(first, "GET /slow?ms=2000 HTTP/1.1\r\nHost: x\r\n\r\n");
+      Thread.sleep(200);
+
+      // When: a second request, its whole body sent (1 MiB: above what the proxy reads before
+      // it connects), waits for that connection
+      write(
+          second,
+          "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+              + "Content-Length: 1048576\r\n\r\n"
+              + "x".repeat(1 << 20));
+
+      // Then: both are answered; the proxy waiting for the engine is not the client's silence
+      assertThat(readHead(first)).startsWith("HTTP/1.1 200");
+      assertThat(readHead(second)).startsWith("HTTP/1.1 200");
+    }
+    assertThat(
+            Meters.count(proxy.metrics(), "prefixlog_proxy_client_timeouts_total", "kind", "body"))
+        .isZero();
+  }
+
+  @Test
   void shouldCloseAClientThatStopsReadingItsResponseAndLetTheEngineGo(KafkaCluster kafka)
       throws Exception {
     // Given: an idle timeout of 700 ms, and an engine that streams as fast as it is read
