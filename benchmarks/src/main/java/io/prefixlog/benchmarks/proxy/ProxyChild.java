@@ -80,6 +80,11 @@ public final class ProxyChild {
       config = config.with(ProxyConfig.CAPTURE_PRIORITY, Integer.parseInt(priority));
     }
     CaptureProxy proxy = CaptureProxy.start(config);
+    // -Dprefixlog.bench.affinity=…: threads pinned to CPUs (ThreadAffinity).
+    String affinity = System.getProperty("prefixlog.bench.affinity");
+    if (affinity != null) {
+      ThreadAffinity.apply(affinity);
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
