@@ -131,7 +131,7 @@ final class ColdStart {
   /** Runs the rounds, prints them and the table; returns the whole-window summary per target. */
   Map<String, Summary> run() throws IOException, InterruptedException {
     List<String> targets = new ArrayList<>(List.of("direct"));
-    for (String name : List.of("nginx", "prefixlog")) {
+    for (String name : List.of("nginx", "prefixlog", "netty-floor", "vertx-floor")) {
       if (settings.targets().contains(name)) {
         targets.add(name);
       }
@@ -168,14 +168,30 @@ final class ColdStart {
   private Window measure(String target, int round) throws IOException, InterruptedException {
     Path roundDir = dir.resolve("cold").resolve("r" + (round + 1)).resolve(target);
     if (target.equals("direct")) {
-      return new Window(pieces(upstream.baseUrl() + PATH, () -> -1, null), 0, null, null);
+      return new Window(pieces(upstream.baseUrl() + PATH, () -> -1, null, null), 0, null, null);
     }
     long started = System.nanoTime();
     if (target.equals("nginx")) {
       try (Nginx nginx = Nginx.start(roundDir, freePort(), upstream.port())) {
         double startMillis = (System.nanoTime() - started) / 1e6;
         return new Window(
-            pieces("http://127.0.0.1:" + nginx.port() + PATH, nginx::cpuNanos, null),
+            pieces("http://127.0.0.1:" + nginx.port() + PATH, nginx::cpuNanos, null, null),
+            startMillis,
+            null,
+            null);
+      }
+    }
+    if (target.endsWith("-floor")) {
+      // No warm-up of its own and no capture: what any JVM proxy's first minute starts from.
+      String kind = target.substring(0, target.indexOf('-'));
+      try (FloorProxy floor = FloorProxy.start(roundDir, kind, upstream.baseUrl())) {
+        double startMillis = (System.nanoTime() - started) / 1e6;
+        return new Window(
+            pieces(
+                "http://127.0.0.1:" + floor.port() + PATH,
+                floor::cpuNanos,
+                () -> compilerNanos(floor.threadGroupNanos()),
+                floor::loopWaitNanos),
             startMillis,
             null,
             null);
@@ -201,7 +217,12 @@ final class ColdStart {
             true,
             flags)) {
       startMillis = (System.nanoTime() - started) / 1e6;
-      pieces = pieces("http://127.0.0.1:" + proxy.port() + PATH, proxy::cpuNanos, proxy);
+      pieces =
+          pieces(
+              "http://127.0.0.1:" + proxy.port() + PATH,
+              proxy::cpuNanos,
+              () -> compilerNanos(proxy.threadGroupNanos()),
+              proxy::loopWaitNanos);
       capture = proxy.capture();
     }
     JvmPauses pauses = JvmPauses.read(log);
@@ -228,15 +249,16 @@ final class ColdStart {
   }
 
   /**
-   * The window's pieces against {@code url}; {@code proxy}: a proxy JVM's JIT and waits, or null.
+   * The window's pieces against {@code url}; {@code jit} and {@code loopWait}: a proxy JVM's
+   * compiler threads' CPU and its event loops' run-queue wait, in nanoseconds, or null.
    */
-  private List<Piece> pieces(String url, LongSupplier cpu, PrefixlogProxy proxy)
+  private List<Piece> pieces(String url, LongSupplier cpu, LongSupplier jit, LongSupplier loopWait)
       throws IOException, InterruptedException {
     List<Piece> pieces = new ArrayList<>();
     for (int i = 0; i < settings.pieces(); i++) {
       long cpuBefore = cpu.getAsLong();
-      long jitBefore = proxy == null ? 0 : jitNanos(proxy);
-      long waitBefore = proxy == null ? 0 : proxy.loopWaitNanos();
+      long jitBefore = jit == null ? 0 : jit.getAsLong();
+      long waitBefore = loopWait == null ? 0 : loopWait.getAsLong();
       long from = System.currentTimeMillis();
       Wrk.Result result = wrk.run(url, settings.interval());
       long to = System.currentTimeMillis();
@@ -245,8 +267,8 @@ final class ColdStart {
           new Piece(
               result,
               cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore,
-              proxy == null ? 0 : jitNanos(proxy) - jitBefore,
-              proxy == null ? 0 : proxy.loopWaitNanos() - waitBefore,
+              jit == null ? 0 : jit.getAsLong() - jitBefore,
+              loopWait == null ? 0 : loopWait.getAsLong() - waitBefore,
               from,
               to,
               null));
@@ -254,8 +276,8 @@ final class ColdStart {
     return pieces;
   }
 
-  private static long jitNanos(PrefixlogProxy proxy) {
-    return proxy.threadGroupNanos().entrySet().stream()
+  private static long compilerNanos(Map<String, Long> threadGroups) {
+    return threadGroups.entrySet().stream()
         .filter(e -> e.getKey().contains("Compiler"))
         .mapToLong(Map.Entry::getValue)
         .sum();
@@ -387,7 +409,9 @@ final class ColdStart {
             wait[r] = p.loopWaitNanos() / 1e3 / p.wrk().requests();
           }
         }
-        boolean jvm = e.getKey().startsWith("prefixlog");
+        // Pauses are read from the prefixlog proxies' logs; the floors give JIT and waits only.
+        boolean paused = e.getKey().startsWith("prefixlog");
+        boolean jvm = paused || e.getKey().endsWith("-floor");
         long from = piece * settings.interval().toSeconds();
         table.row(
             e.getKey(),
@@ -397,9 +421,9 @@ final class ColdStart {
             f("%+.2f ms", Medians.of(added50)),
             f("%+.2f ms", Medians.of(added99)),
             Double.isNaN(Medians.of(cpu)) ? "-" : f("%.0f", Medians.of(cpu)),
-            jvm ? f("%.1f", Medians.of(gc)) : "-",
-            jvm ? f("%.1f", Medians.of(safepoint)) : "-",
-            jvm ? f("%.1f", Medians.of(max)) : "-",
+            paused ? f("%.1f", Medians.of(gc)) : "-",
+            paused ? f("%.1f", Medians.of(safepoint)) : "-",
+            paused ? f("%.1f", Medians.of(max)) : "-",
             jvm ? f("%.0f", Medians.of(jit)) : "-",
             jvm ? f("%.0f", Medians.of(wait)) : "-");
         if (whole) {

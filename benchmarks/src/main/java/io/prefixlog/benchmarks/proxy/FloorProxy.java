@@ -38,7 +38,8 @@ final class FloorProxy implements AutoCloseable {
             .stopTimeout(Duration.ofSeconds(30))
             .start();
     int port = Integer.parseInt(PortFile.await(child, portFile, "the " + kind + " floor proxy")[0]);
-    return new FloorProxy(child, port, kind.equals("netty") ? "floor-loop" : "vert.x-eventloo");
+    // ProcCpu's group names: Netty's "floor-loop-1-1" is "floor-loop-" (digits dropped).
+    return new FloorProxy(child, port, kind.equals("netty") ? "floor-loop-" : "vert.x-eventloo");
   }
 
   int port() {

@@ -107,8 +107,8 @@ public final class ProxyBenchmark {
                   "targets",
                   "LIST",
                   "direct,nginx,prefixlog,prefixlog-nohist",
-                  "Targets measured, comma separated; also netty-floor and vertx-floor (warm"
-                      + " rounds only): JVM proxies without capture, on Netty alone and on Vert.x,"
+                  "Targets measured, comma separated; also netty-floor and vertx-floor (warm and"
+                      + " cold): JVM proxies without capture, on Netty alone and on Vert.x,"
                       + " as references for CPU per request."),
               Option.flag(
                   "cold-start",
