@@ -160,6 +160,38 @@ class ClientLimitsIT {
   }
 
   @Test
+  void shouldNotTakeAnEngineSlowToReadTheBodyForAStalledBody(KafkaCluster kafka) throws Exception {
+    // Given: an engine that reads a request's body only after 3 s, and an idle timeout of 700 ms
+    CaptureProxy proxy =
+        start(config(kafka).withClientLimits(100, Duration.ofSeconds(30), Duration.ofMillis(700)));
+    int length = 48 << 20;
+
+    try (Socket socket = connect(proxy)) {
+      // When: a client sends a body larger than the sockets on the way hold, as fast as it may
+      // (the proxy stops reading it while the engine's write queue is full)
+      write(
+          socket,
+          "POST /lazy?ms=3000 HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+              + "Content-Length: "
+              + length
+              + "\r\n\r\n");
+      OutputStream out = socket.getOutputStream();
+      byte[] piece = new byte[1 << 20];
+      java.util.Arrays.fill(piece, (byte) 'x');
+      for (int sent = 0; sent < length; sent += piece.length) {
+        out.write(piece);
+      }
+      out.flush();
+
+      // Then: the engine gets all of it and answers; the wait was the engine's, not the client's
+      assertThat(readHead(socket)).startsWith("HTTP/1.1 200");
+    }
+    assertThat(
+            Meters.count(proxy.metrics(), "prefixlog_proxy_client_timeouts_total", "kind", "body"))
+        .isZero();
+  }
+
+  @Test
   void shouldCloseAClientThatStopsReadingItsResponseAndLetTheEngineGo(KafkaCluster kafka)
       throws Exception {
     // Given: an idle timeout of 700 ms, and an engine that streams as fast as it is read

@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code /firehose}: SSE events of 16 KB written as fast as the proxy takes them, 64 MiB in
  *       all, or until the proxy goes away ({@link #firehoseAborted})
  *   <li>{@code /slow?ms=N}: answers after N ms
+ *   <li>{@code /lazy?ms=N}: reads the request body only after N ms, then answers its length
  *   <li>{@code /status?code=N}: that status with a small text body
  * </ul>
  */
@@ -84,6 +85,10 @@ final class TestUpstream implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
+      if (exchange.getRequestURI().getPath().equals("/lazy")) {
+        // An engine busy elsewhere: the body waits in the sockets and then in the proxy.
+        sleep(Long.parseLong(query(exchange.getRequestURI().getRawQuery()).get("ms")));
+      }
       byte[] body;
       try (InputStream in = exchange.getRequestBody()) {
         body = in.readAllBytes();
@@ -110,6 +115,8 @@ final class TestUpstream implements AutoCloseable {
         case "/gated" -> gated(exchange);
         case "/forever" -> forever(exchange);
         case "/firehose" -> firehose(exchange);
+        case "/lazy" ->
+            send(exchange, 200, Integer.toString(body.length).getBytes(StandardCharsets.UTF_8));
         case "/slow" -> {
           Thread.sleep(Long.parseLong(query.getOrDefault("ms", "1000")));
           send(exchange, 200, "late\n".getBytes(StandardCharsets.UTF_8));
@@ -232,6 +239,15 @@ final class TestUpstream implements AutoCloseable {
       out.close();
     } catch (IOException e) {
       firehoseAborted.incrementAndGet();
+    }
+  }
+
+  private static void sleep(long millis) throws IOException {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
     }
   }
 
