@@ -73,8 +73,7 @@ final class ClientConnections {
     if (watch == null) {
       return;
     }
-    watch.cancel();
-    watch.bodyHeld = false; // a new request: what held the last one's body is over
+    watch.newRequest();
     if (!request.isEnded()) {
       watch.watchBody(request);
     }
@@ -169,6 +168,12 @@ final class ClientConnections {
                   watchBody(request);
                 }
               });
+    }
+
+    /** The head timer or the idle timer stops, and what held the last request's body is over. */
+    void newRequest() {
+      cancel();
+      bodyHeld = false;
     }
 
     void bodyHeld(HttpServerRequest request, boolean held) {
