@@ -101,7 +101,19 @@ public final class StreamAppConfig {
   public static final ConfigKey<Integer> KEYFRAME_INTERVAL =
       ConfigKey.of("PREFIXLOG_KEYFRAME_INTERVAL", ConfigTypes.integer(1, 10_000))
           .defaultValue(EncoderSettings.DEFAULTS.keyframeInterval())
-          .doc("at most this many records per rebuild chain");
+          .doc(
+              "at most this many records per rebuild chain of `session.deltas`: a reader applies"
+                  + " up to this many deltas to rebuild one turn, and each keyframe stores a whole"
+                  + " body again");
+
+  public static final ConfigKey<Integer> BASE_REBUILD_RECORDS =
+      ConfigKey.of("PREFIXLOG_BASE_REBUILD_RECORDS", ConfigTypes.integer(1, 10_000))
+          .defaultValue(32)
+          .doc(
+              "at most this many records of the bases store are read and applied to rebuild a"
+                  + " base that is not in the base cache (after a restore, or for a session the"
+                  + " cache let go): the store writes a base whole when its log reaches this"
+                  + " length. Lower: cheaper misses, more whole bodies in the bases changelog");
 
   public static final ConfigKey<Double> MAX_INSERTED_FRACTION =
       ConfigKey.of("PREFIXLOG_MAX_INSERTED_FRACTION", ConfigTypes.decimal(0, 1))
@@ -218,7 +230,7 @@ public final class StreamAppConfig {
               "heap for the decoded base bodies all sessions of the process share (least recently"
                   + " used goes first). The bases store holds most bases as ops against the one"
                   + " before (its changelog carries deltas, not bodies); a base not in this cache"
-                  + " is rebuilt from up to `PREFIXLOG_KEYFRAME_INTERVAL` records. Size it for the"
+                  + " is rebuilt from up to `PREFIXLOG_BASE_REBUILD_RECORDS` records. Size it for the"
                   + " live sessions' newest bases, about one body each; `0`: no cache");
 
   public static final ConfigKey<String> APPLICATION_SERVER =
@@ -265,6 +277,7 @@ public final class StreamAppConfig {
               SESSION_MAX_BASES,
               SESSION_MAX_BASE_BYTES,
               KEYFRAME_INTERVAL,
+              BASE_REBUILD_RECORDS,
               MAX_INSERTED_FRACTION,
               MIN_MATCH_BYTES,
               SESSION_TTL,
@@ -370,6 +383,11 @@ public final class StreamAppConfig {
         values.get(MAX_INSERTED_FRACTION),
         EncoderSettings.DEFAULTS.goodEnoughFraction(),
         values.get(MIN_MATCH_BYTES));
+  }
+
+  /** Records of the bases store applied, at most, to rebuild a base the cache does not hold. */
+  public int baseRebuildRecords() {
+    return values.get(BASE_REBUILD_RECORDS);
   }
 
   public Duration sessionTtl() {

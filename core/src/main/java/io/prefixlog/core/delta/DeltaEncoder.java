@@ -14,12 +14,16 @@ import java.util.List;
  * Encodes a target body as copy/insert ops against a base body. Both must be well-formed UTF-8.
  *
  * <p>The common case of a session is "the base, plus new messages before the closing brackets": the
- * shared prefix and suffix are found with vectorised {@link Arrays#mismatch} and the delta is copy
- * · insert · copy without any indexing. When the middle of the base also changed (a timestamp in
- * the system prompt, an edited message), the base's middle is indexed by a hash of every {@value
- * #WINDOW}-byte window at a stride of {@code minMatch - WINDOW} bytes, and the target's middle is
- * scanned for matches that are then extended in both directions. So an edit costs its own bytes,
- * not the rest of the body. Every match is trimmed to code point boundaries: ops count code points.
+ * shared prefix and suffix are found with vectorised {@link Arrays#mismatch}. What lies between
+ * them in the target (the new messages, or an edit and what follows it) is matched against the
+ * whole base, shared prefix included: an agent's new turn repeats text from anywhere in its history
+ * (a file shown again after an edit, an edit call quoting earlier code, a compaction that keeps the
+ * rest of the history), and that text costs a copy op, not its bytes again. The base is indexed by
+ * a hash of every {@value #WINDOW}-byte window at a stride of {@code minMatch - WINDOW} bytes (one
+ * entry per 48 bytes by default, so the index costs a small fraction of a pass over the base), and
+ * the target's middle is scanned for matches that are then extended in both directions. So an edit
+ * costs its own bytes, not the rest of the body. Every match is trimmed to code point boundaries:
+ * ops count code points.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -69,11 +73,11 @@ public final class DeltaEncoder {
 
     ops.copy(0, 0, prefix);
     if (prefix < targetMiddleEnd) {
-      // The target's middle is matched against all of the base after the prefix, suffix included:
-      // the common suffix is taken greedily and may hold text that the middle repeats (the tail
-      // of the last question, which the new turn's question shares).
-      if (base.length - prefix >= minMatch && targetMiddleEnd - prefix >= minMatch) {
-        matchMiddle(base, prefix, base.length, target, prefix, targetMiddleEnd, ops);
+      // The target's middle is matched against all of the base: the shared prefix holds what an
+      // agent shows or quotes again, and the common suffix, taken greedily, may hold text that the
+      // middle repeats (the tail of the last question, which the new turn's question shares).
+      if (base.length >= minMatch && targetMiddleEnd - prefix >= minMatch) {
+        matchMiddle(base, 0, base.length, target, prefix, targetMiddleEnd, ops);
       } else {
         ops.insert(prefix, targetMiddleEnd);
       }

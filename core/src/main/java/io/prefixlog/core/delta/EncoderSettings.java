@@ -8,7 +8,10 @@ package io.prefixlog.core.delta;
  * @param maxBaseBytes total bytes of the bases kept per session; a body larger than this is never
  *     stored as a base
  * @param keyframeInterval at most this many records per chain: a delta whose base is already {@code
- *     keyframeInterval - 1} deltas from its keyframe becomes a keyframe, bounding rebuilds
+ *     keyframeInterval - 1} deltas from its keyframe becomes a keyframe, bounding the records a
+ *     reader applies to rebuild one turn. A keyframe stores the whole body again, which for a
+ *     coding agent's 0.5 MB request costs as much as dozens of its deltas, so the default is long:
+ *     only sessions of hundreds of turns see a second one
  * @param maxInsertedFraction above this share of literal bytes against the best base, the base is
  *     not close enough and a keyframe is written
  * @param goodEnoughFraction at or below this share of literal bytes the first candidate is taken
@@ -24,7 +27,7 @@ public record EncoderSettings(
     int minMatchBytes) {
 
   public static final EncoderSettings DEFAULTS =
-      new EncoderSettings(4, 8L * 1024 * 1024, 32, 0.5, 0.1, 64);
+      new EncoderSettings(4, 8L * 1024 * 1024, 256, 0.5, 0.1, 64);
 
   public EncoderSettings {
     if (maxBases < 1) {

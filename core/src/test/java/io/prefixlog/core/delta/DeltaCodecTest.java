@@ -58,6 +58,35 @@ class DeltaCodecTest {
   }
 
   @Test
+  void shouldCopyNewTextThatRepeatsAPassageOfTheSharedPrefix() {
+    // Given: an agent turn that shows a file again and quotes part of an earlier tool result,
+    // both far back in the history that the two bodies share
+    String file = lorem(12000);
+    String quoted = lorem(30000).substring(20000, 20600);
+    String history =
+        "{\"messages\":[{\"role\":\"tool\",\"content\":\""
+            + file
+            + "\"},{\"role\":\"tool\",\"content\":\""
+            + lorem(30000)
+            + "\"}";
+    String base = history + "],\"model\":\"m\"}";
+    String target =
+        history
+            + ",{\"role\":\"assistant\",\"content\":\"editing: "
+            + quoted
+            + "\"},{\"role\":\"tool\",\"content\":\""
+            + file
+            + "\"}],\"model\":\"m\"}";
+
+    // When
+    EncodedDelta delta = encoder.encode(bytes(base), bytes(target));
+
+    // Then: the 12 KB file and the 600-character quote are copies, not literal text
+    assertThat(delta.insertedBytes()).isLessThan(300);
+    assertRebuilds(base, target, delta);
+  }
+
+  @Test
   void shouldEncodeIdenticalBodiesAsOneCopy() {
     String body = "{\"a\":\"ü\"}";
     EncodedDelta delta = encoder.encode(bytes(body), bytes(body));

@@ -23,16 +23,14 @@ import org.slf4j.LoggerFactory;
 /**
  * A task's bases in the {@value SessionStores#BASES} store, kept as each session's {@link BaseLog}:
  * a record is the ops that rebuild a body from the record before it, or the whole body at the start
- * of the log, every {@code keyframeInterval} records and where ops would not pay. So the store's
+ * of the log, every {@code rebuildRecords} records and where ops would not pay. So the store's
  * changelog carries about what the deltas topic carries, not every body again, and a restore reads
- * deltas (issue 16: measured against whole bodies in {@code StreamThroughputBenchmark} and {@code
- * RestoreBenchmark}).
+ * deltas ({@code StreamThroughputBenchmark} and {@code RestoreBenchmark} measure both).
  *
  * <p>Reading a base costs nothing in the usual turn (the {@link BaseCache} holds the newest base of
- * a live session) and, after a restore or for a cold session, at most {@code keyframeInterval}
- * record reads and applications. A rebuilt base must match the SHA-256 its state holds, or it is
- * not used: the turn is then encoded against another base or as a keyframe, and the failure
- * counted.
+ * a live session) and, after a restore or for a cold session, at most {@code rebuildRecords} record
+ * reads and applications. A rebuilt base must match the SHA-256 its state holds, or it is not used:
+ * the turn is then encoded against another base or as a keyframe, and the failure counted.
  */
 final class BaseStore {
   private static final Logger LOGGER = LoggerFactory.getLogger(BaseStore.class);
@@ -48,11 +46,12 @@ final class BaseStore {
       KeyValueStore<String, byte[]> store,
       BaseCache cache,
       EncoderSettings settings,
+      int rebuildRecords,
       Counter failures) {
     this.store = store;
     this.cache = cache;
     this.encoder = new DeltaEncoder(settings.minMatchBytes());
-    this.wholeEvery = settings.keyframeInterval();
+    this.wholeEvery = rebuildRecords;
     this.maxInsertedFraction = settings.maxInsertedFraction();
     this.failures = failures;
   }
@@ -144,7 +143,7 @@ final class BaseStore {
   /**
    * The ops that rebuild {@code body} from the session's newest record, or null when the body is to
    * be stored whole: the log is empty, the turn is a keyframe (the deltas topic has the whole body
-   * there too), {@code keyframeInterval} records follow the last whole one, or ops would carry more
+   * there too), {@code rebuildRecords} records follow the last whole one, or ops would carry more
    * than {@code maxInsertedFraction} of the body. Usually the turn's own delta serves: its base is
    * the newest record. Otherwise (a branch) the ops are computed and checked here.
    */

@@ -92,6 +92,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
             baseRecords,
             wiring.baseCache(),
             wiring.config().encoder(),
+            wiring.config().baseRebuildRecords(),
             wiring.metrics().baseRebuildFailures());
     this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
     this.erasure = new SessionErasure(states, baseRecords, requestIds);

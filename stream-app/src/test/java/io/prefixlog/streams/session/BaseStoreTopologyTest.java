@@ -8,6 +8,8 @@ import io.prefixlog.core.delta.BaseRecordCodec;
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
@@ -179,6 +181,35 @@ class BaseStoreTopologyTest {
       assertThat(app.counter("prefixlog_base_rebuild_failures_total")).isPositive();
       String next = SessionStores.baseKey(session, state.chain(), state.nextSeq());
       assertThat(BaseRecordCodec.decode(bases.get(next)).whole()).isTrue();
+    }
+  }
+
+  @Test
+  void shouldStoreABaseWholeWhenItsLogReachesTheRebuildLimitWhileTheDeltasRunOn() {
+    // Given: one session of eight turns, a rebuild limit of 3 and the default keyframe interval
+    List<byte[]> run = LookupInputs.airlineRuns(1).get(0).subList(0, 8);
+    String session = String.format("%032x", 9);
+    try (Run app = new Run(cachedDir, Map.of("PREFIXLOG_BASE_REBUILD_RECORDS", "3"))) {
+      // When
+      for (int turn = 0; turn < run.size(); turn++) {
+        app.raw.pipeInput(session, event(session, turn, run.get(turn)), T0);
+      }
+
+      // Then: the bases log is whole at seqs 1, 4 and 7 (a miss reads at most 3 records), while
+      // the deltas topic has one keyframe, the first turn
+      List<Long> wholeSeqs = new ArrayList<>();
+      for (KeyValue<String, byte[]> record : app.basesChangelog.readKeyValuesToList()) {
+        if (record.value != null && BaseRecordCodec.decode(record.value).whole()) {
+          wholeSeqs.add(Long.parseLong(record.key.substring(record.key.lastIndexOf('/') + 1)));
+        }
+      }
+      assertThat(wholeSeqs).containsExactly(1L, 4L, 7L);
+      long keyframes =
+          app.deltas.readValuesToList().stream()
+              .map(v -> JsonSerde.of(DeltaRecord.class).fromBytes(v))
+              .filter(DeltaRecord::isKeyframe)
+              .count();
+      assertThat(keyframes).isEqualTo(1);
     }
   }
 
