@@ -1,0 +1,117 @@
+package io.prefixlog.benchmarks.agent;
+
+import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.text.Sha256;
+import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.ResponseInfo;
+import io.prefixlog.schemas.request.Usage;
+import io.prefixlog.tools.corpus.AgentSessions;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+
+/**
+ * The raw request events a capture proxy publishes for generated agent requests, keyed as it keys
+ * them: with a session header per conversation, or with none, all through one gateway address,
+ * model and user agent, as most OpenAI-SDK clients behind a gateway arrive.
+ */
+final class AgentEvents {
+  static final String SECRET = "prefixlog-benchmark-session-secret";
+  static final String GATEWAY_ADDR = "10.0.0.1";
+  static final String USER_AGENT = "OpenAI/Python 1.99.0";
+
+  private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
+
+  /** How the client identifies its sessions. */
+  enum Variant {
+    KEYED("keyed", "X-Session-ID per conversation"),
+    NO_HEADER("no header", "no session header, one gateway address, model and user agent");
+
+    final String label;
+    final String description;
+
+    Variant(String label, String description) {
+      this.label = label;
+      this.description = description;
+    }
+  }
+
+  /**
+   * One record for {@code requests.raw}.
+   *
+   * @param key the derived session key (the record key)
+   * @param value the raw event's JSON
+   * @param conversationId the generated conversation it belongs to, whatever its key
+   * @param bodyLen the request body's bytes
+   * @param timestamp the capture time, the record's timestamp
+   */
+  record Event(String key, byte[] value, String conversationId, int bodyLen, long timestamp) {}
+
+  private final SessionKeyDeriver deriver =
+      new SessionKeyDeriver(
+          SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+
+  /** The events of {@code requests}, in their order, keyed as {@code variant} says. */
+  List<Event> of(List<AgentSessions.AgentRequest> requests, Variant variant, long seed) {
+    Random random = new Random(seed);
+    long clockMs = 1_795_000_000_000L;
+    Map<String, Long> previousPromptTokens = new HashMap<>();
+    List<Event> events = new ArrayList<>(requests.size());
+    for (AgentSessions.AgentRequest request : requests) {
+      byte[] body = request.body();
+      Map<String, String> headers =
+          variant == Variant.KEYED ? Map.of("x-session-id", request.conversationId()) : Map.of();
+      SessionKey key = deriver.derive(headers, BodyFields.read(body), GATEWAY_ADDR, USER_AGENT);
+      clockMs += 50 + random.nextInt(500);
+      long promptTokens = body.length / 4;
+      Long previous = previousPromptTokens.put(request.conversationId(), promptTokens);
+      // vLLM reports the prefix it reused in 16-token blocks and omits zero.
+      Long cached = previous == null ? null : Math.min(previous, promptTokens) / 16 * 16;
+      double latency = 800 + random.nextInt(20_000);
+      ResponseInfo response =
+          new ResponseInfo(
+              200,
+              latency,
+              Math.min(latency, 150 + random.nextInt(2_000)),
+              new Usage(promptTokens, 40L + random.nextInt(600), cached),
+              "chatcmpl-" + Long.toHexString(random.nextLong()),
+              null);
+      BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
+      RawRequestEvent event =
+          new RawRequestEvent(
+              RawRequestEvent.SCHEMA_VERSION,
+              new UUID(
+                      random.nextLong() & ~0xF000L | 0x4000L,
+                      random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
+                  .toString(),
+              clockMs,
+              key.key(),
+              key.source(),
+              GATEWAY_ADDR,
+              USER_AGENT,
+              headers.isEmpty() ? null : headers,
+              "POST",
+              "/v1/chat/completions",
+              AgentSessions.MODEL,
+              encoded.text(),
+              encoded.encoding().wireName(),
+              (long) body.length,
+              Sha256.hex(body),
+              false,
+              null,
+              response);
+      events.add(
+          new Event(
+              key.key(), SERDE.toBytes(event), request.conversationId(), body.length, clockMs));
+    }
+    return events;
+  }
+}

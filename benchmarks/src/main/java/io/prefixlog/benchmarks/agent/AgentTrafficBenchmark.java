@@ -1,0 +1,311 @@
+package io.prefixlog.benchmarks.agent;
+
+import io.prefixlog.benchmarks.harness.Benchmark;
+import io.prefixlog.benchmarks.harness.Corpora;
+import io.prefixlog.benchmarks.harness.Machine;
+import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.report.TextTable;
+import io.prefixlog.core.delta.TurnEncoder;
+import io.prefixlog.tools.cli.CommandLine;
+import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.tools.corpus.AgentSessions;
+import io.prefixlog.tools.corpus.AgentShape;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Long coding-agent sessions ({@link AgentSessions}) through prefixlog, in two variants: every
+ * conversation with its own session header, and none with one, all through one gateway address,
+ * model and user agent. Per round (a seed of its own) it prints what the output topics store per
+ * turn next to {@code zstd -3 --patch-from} of the previous turn and whole-session {@code zstd -19
+ * --long}, the sessions the keys found, and every turn rebuilt from the deltas; then the medians of
+ * the per-round ratios against the targets: deltas ≤ 1.1× patch-from, lookups ≤ 0.25× the deltas,
+ * the header-less variant ≤ 1.2× the keyed one.
+ */
+public final class AgentTrafficBenchmark {
+  private static final Benchmark BENCHMARK =
+      new Benchmark(
+          "AgentTrafficBenchmark",
+          "Long coding-agent sessions, with and without session headers: the bytes prefixlog's"
+              + " topics store per turn next to zstd --patch-from and zstd -19 --long, every turn"
+              + " rebuilt (exit 1 if any is not).",
+          List.of(
+              Option.value("corpora", "DIR", "corpora/ found upwards", "The corpora."),
+              Option.value("sessions", "N", "10", "Conversations per round, interleaved."),
+              Option.value("turns", "N", "70", "Requests per conversation."),
+              Option.value("rounds", "N", "3", "Rounds, each with a seed of its own."),
+              Option.value("seed", "S", "20261128", "The first round's seed."),
+              Option.value("csv", "FILE", "none", "Also write the tables as CSV.")));
+
+  static final double DELTA_TARGET = 1.1;
+  static final double LOOKUP_TARGET = 0.25;
+  static final double NO_HEADER_TARGET = 1.2;
+
+  record Options(Path corpora, int sessions, int turns, int rounds, long seed, Path csv) {
+    static Options of(CommandLine line) throws UsageException {
+      Path corpora = line.value("corpora").map(Path::of).orElse(null);
+      return new Options(
+          corpora == null ? Corpora.find() : corpora,
+          (int) Benchmark.atMost("sessions", line.longValue("sessions", 10, 1), 10_000),
+          (int) Benchmark.atMost("turns", line.longValue("turns", 70, 1), 10_000),
+          (int) Benchmark.atMost("rounds", line.longValue("rounds", 3, 1), 100),
+          line.longValue("seed", 20261128, Long.MIN_VALUE),
+          line.value("csv").map(Path::of).orElse(null));
+    }
+  }
+
+  /** One variant's figures in one round. */
+  private record Figures(
+      int round, AgentEvents.Variant variant, DriverRun.Result result, References.Sizes refs) {
+    double turns() {
+      return result.events();
+    }
+
+    double deltaPerTurn() {
+      return result.deltaBytes() / turns();
+    }
+
+    double lookupPerTurn() {
+      return result.lookupBytes() / turns();
+    }
+
+    double patchFromPerTurn() {
+      return refs.patchFrom() / turns();
+    }
+
+    double wholeSessionPerTurn() {
+      return refs.wholeSession() / turns();
+    }
+
+    double deltaRatio() {
+      return result.deltaBytes() / (double) refs.patchFrom();
+    }
+
+    double lookupRatio() {
+      return result.lookupBytes() / (double) result.deltaBytes();
+    }
+
+    long mismatches() {
+      return result.rebuild().counts().failures(false);
+    }
+  }
+
+  private final Options options;
+  private final PrintStream out;
+
+  private AgentTrafficBenchmark(Options options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  public static void main(String[] args) throws Exception {
+    BENCHMARK.main(
+        args, Options::of, options -> new AgentTrafficBenchmark(options, System.out).run());
+  }
+
+  private int run() throws Exception {
+    out.println(BENCHMARK.title());
+    Machine.header(out);
+    out.println("prefixlog-core measured: " + Machine.codeSource(TurnEncoder.class));
+    AgentShape shape =
+        AgentShape.DEFAULT.withSize(options.sessions(), options.turns()).withSeed(options.seed());
+    out.printf(
+        Locale.ROOT,
+        "shape: %d interleaved sessions x %d turns; tool results %,d-%,d B; %.0f %% of results"
+            + " show an earlier file again, %.0f %% of edits quote %d characters; a compaction"
+            + " every %d turns keeps the newest %d results; %d rounds from seed %d%n",
+        shape.sessions(),
+        shape.turns(),
+        shape.minToolResultBytes(),
+        shape.maxToolResultBytes(),
+        shape.reshowShare() * 100,
+        shape.quoteShare() * 100,
+        shape.quoteChars(),
+        shape.compactEvery(),
+        shape.keepRecentResults(),
+        options.rounds(),
+        options.seed());
+    out.println("variants:");
+    for (AgentEvents.Variant variant : AgentEvents.Variant.values()) {
+      out.println("  " + variant.label + ": " + variant.description);
+    }
+    out.println();
+    out.flush();
+
+    List<Figures> all = new ArrayList<>();
+    Path stateRoot = Files.createTempDirectory("agent-traffic");
+    for (int round = 1; round <= options.rounds(); round++) {
+      AgentSessions generator =
+          AgentSessions.fromCorpora(options.corpora(), shape.withSeed(options.seed() + round - 1));
+      List<AgentSessions.AgentRequest> requests = generator.requests();
+      long bodyBytes = requests.stream().mapToLong(r -> r.body().length).sum();
+      int largest = requests.stream().mapToInt(r -> r.body().length).max().orElse(0);
+      References.Sizes refs = References.of(requests);
+      out.printf(
+          Locale.ROOT,
+          "round %d: %,d turns, %.1f MB of bodies, largest %,d B%n",
+          round,
+          requests.size(),
+          bodyBytes / 1e6,
+          largest);
+      for (AgentEvents.Variant variant : AgentEvents.Variant.values()) {
+        List<AgentEvents.Event> events =
+            new AgentEvents().of(requests, variant, options.seed() + round);
+        DriverRun.Result result =
+            DriverRun.run(events, Map.of(), stateRoot.resolve("r" + round + "-" + variant));
+        all.add(new Figures(round, variant, result, refs));
+        out.printf(
+            Locale.ROOT,
+            "  %-9s: %d session keys (%d holding several conversations), %d keyframes %s, deltas"
+                + " %,.0f B/turn, lookups %,.0f B/turn, %.1f MB/s in the driver%n",
+            variant.label,
+            result.sessionKeys(),
+            result.mixedKeys(),
+            result.keyframes(),
+            result.keyframeReasons(),
+            result.deltaBytes() / (double) result.events(),
+            result.lookupBytes() / (double) result.events(),
+            bodyBytes / 1e6 / (result.processNanos() / 1e9));
+      }
+      out.flush();
+    }
+    DriverRun.deleteRecursively(stateRoot);
+    out.println();
+
+    TextTable table = bytesTable(all);
+    table.print(out);
+    out.println(
+        "   deltas, lookups = the records of session.deltas and chunk.lookups as the real topology"
+            + " writes them (TopologyTestDriver), keys and values, per partition in produce order,"
+            + " zstd -3 in batches of at most 64 KiB (record framing left out), per turn;"
+            + " patch-from = zstd -3 of each body with the previous body of its conversation as"
+            + " raw-content dictionary (turn 1: plain zstd -3); zstd -19 --long = each"
+            + " conversation's bodies concatenated, level 19, 128 MiB window; mismatches = turns"
+            + " not rebuilt byte for byte from the deltas (must be 0).");
+    out.println();
+    TextTable ratios = ratioTable(all);
+    ratios.print(out);
+    out.println(
+        "   medians [ranges] of the per-round ratios. Targets: deltas / patch-from <= "
+            + DELTA_TARGET
+            + ", lookups / deltas <= "
+            + LOOKUP_TARGET
+            + ", no header / keyed (deltas) <= "
+            + NO_HEADER_TARGET
+            + ".");
+    Machine.footer(out);
+    if (options.csv() != null) {
+      Map<String, TextTable> tables = new LinkedHashMap<>();
+      tables.put("bytes", table);
+      tables.put("ratios", ratios);
+      TextTable.writeCsv(options.csv(), tables, out);
+    }
+    long mismatches = all.stream().mapToLong(Figures::mismatches).sum();
+    if (mismatches > 0) {
+      out.println("FAILED: " + mismatches + " turns did not rebuild");
+      return 1;
+    }
+    return 0;
+  }
+
+  private static TextTable bytesTable(List<Figures> all) {
+    TextTable table =
+        new TextTable(
+            "round",
+            "variant",
+            "turns",
+            "session keys",
+            "keyframes",
+            "deltas B/turn",
+            "lookups B/turn",
+            "patch-from B/turn",
+            "zstd -19 --long B/turn",
+            "deltas/pf",
+            "lookups/deltas",
+            "rebuilt",
+            "mismatches");
+    for (Figures f : all) {
+      table.row(
+          f.round(),
+          f.variant().label,
+          (long) f.turns(),
+          f.result().sessionKeys(),
+          f.result().keyframes(),
+          bytes(f.deltaPerTurn()),
+          bytes(f.lookupPerTurn()),
+          bytes(f.patchFromPerTurn()),
+          bytes(f.wholeSessionPerTurn()),
+          ratio(f.deltaRatio()),
+          ratio(f.lookupRatio()),
+          f.result().rebuild().counts().rebuiltOk(),
+          f.mismatches());
+    }
+    return table;
+  }
+
+  private TextTable ratioTable(List<Figures> all) {
+    Map<AgentEvents.Variant, List<Figures>> byVariant = new EnumMap<>(AgentEvents.Variant.class);
+    for (Figures f : all) {
+      byVariant.computeIfAbsent(f.variant(), k -> new ArrayList<>()).add(f);
+    }
+    TextTable table =
+        new TextTable(
+            "variant",
+            "deltas B/turn",
+            "patch-from B/turn",
+            "zstd -19 --long B/turn",
+            "deltas / patch-from",
+            "lookups B/turn",
+            "lookups / deltas",
+            "vs keyed (deltas)");
+    List<Figures> keyed = byVariant.get(AgentEvents.Variant.KEYED);
+    for (Map.Entry<AgentEvents.Variant, List<Figures>> entry : byVariant.entrySet()) {
+      List<Figures> rounds = entry.getValue();
+      double[] vsKeyed = new double[rounds.size()];
+      for (int i = 0; i < rounds.size(); i++) {
+        vsKeyed[i] = rounds.get(i).deltaPerTurn() / keyed.get(i).deltaPerTurn();
+      }
+      table.row(
+          entry.getKey().label,
+          bytes(median(rounds, Figures::deltaPerTurn)),
+          bytes(median(rounds, Figures::patchFromPerTurn)),
+          bytes(median(rounds, Figures::wholeSessionPerTurn)),
+          withRange(rounds.stream().mapToDouble(Figures::deltaRatio).toArray()),
+          bytes(median(rounds, Figures::lookupPerTurn)),
+          withRange(rounds.stream().mapToDouble(Figures::lookupRatio).toArray()),
+          withRange(vsKeyed));
+    }
+    return table;
+  }
+
+  private static double median(List<Figures> rounds, ToDoubleFunction<Figures> figure) {
+    return Medians.of(rounds.stream().mapToDouble(figure).toArray());
+  }
+
+  private static String withRange(double[] values) {
+    double min = Double.MAX_VALUE;
+    double max = -Double.MAX_VALUE;
+    for (double v : values) {
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    }
+    return String.format(Locale.ROOT, "%.2f [%.2f-%.2f]", Medians.of(values), min, max);
+  }
+
+  private static String bytes(double value) {
+    return String.format(Locale.ROOT, "%,.0f", value);
+  }
+
+  private static String ratio(double value) {
+    return String.format(Locale.ROOT, "%.2f", value);
+  }
+}

@@ -1,0 +1,84 @@
+package io.prefixlog.benchmarks.agent;
+
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * What a compacted output topic stores for a stream of records, before any broker sees them: the
+ * records of each partition (the session's, as the stream app partitions its outputs) in produce
+ * order, cut into producer batches of at most {@value #BATCH_BYTES} bytes of keys and values, each
+ * compressed with zstd at the producer's level 3. Record framing (a few bytes per record) is left
+ * out; the end-to-end run measures the log segments themselves.
+ */
+final class TopicBytes {
+  static final int BATCH_BYTES = 64 * 1024;
+  static final int LEVEL = 3;
+
+  private final int partitions;
+  private final List<List<byte[]>> records = new ArrayList<>();
+  private long count;
+
+  TopicBytes(int partitions) {
+    this.partitions = partitions;
+    for (int p = 0; p < partitions; p++) {
+      records.add(new ArrayList<>());
+    }
+  }
+
+  /** Adds one record, keyed {@code session_key/…}, partitioned by its session. */
+  void add(String key, byte[] value) {
+    int slash = key.indexOf('/');
+    String session = slash < 0 ? key : key.substring(0, slash);
+    int partition =
+        Utils.toPositive(Utils.murmur2(session.getBytes(StandardCharsets.UTF_8))) % partitions;
+    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+    byte[] record = new byte[k.length + value.length];
+    System.arraycopy(k, 0, record, 0, k.length);
+    System.arraycopy(value, 0, record, k.length, value.length);
+    records.get(partition).add(record);
+    count++;
+  }
+
+  long records() {
+    return count;
+  }
+
+  /** The compressed bytes of every batch of every partition. */
+  long compressedBytes() {
+    long total = 0;
+    try (ZstdCompressCtx ctx =
+        new ZstdCompressCtx().setLevel(LEVEL).setContentSize(true).setChecksum(false)) {
+      for (List<byte[]> partition : records) {
+        total += compress(ctx, partition);
+      }
+    }
+    return total;
+  }
+
+  private static long compress(ZstdCompressCtx ctx, List<byte[]> partition) {
+    byte[] batch = new byte[BATCH_BYTES];
+    byte[] out = new byte[Math.toIntExact(Zstd.compressBound(BATCH_BYTES))];
+    int filled = 0;
+    long total = 0;
+    for (byte[] record : partition) {
+      if (filled > 0 && filled + record.length > BATCH_BYTES) {
+        total += ctx.compressByteArray(out, 0, out.length, batch, 0, filled);
+        filled = 0;
+      }
+      if (record.length > BATCH_BYTES) {
+        total += ctx.compress(record).length;
+        continue;
+      }
+      System.arraycopy(record, 0, batch, filled, record.length);
+      filled += record.length;
+    }
+    if (filled > 0) {
+      total += ctx.compressByteArray(out, 0, out.length, batch, 0, filled);
+    }
+    return total;
+  }
+}

@@ -1,0 +1,2 @@
+/** Long coding-agent sessions, with and without session headers, through prefixlog. */
+package io.prefixlog.benchmarks.agent;
