@@ -59,6 +59,10 @@ class GoldenExamplesTest {
               "chunk-lookup.v1/invalid-lmcache-dtypes-field.json", "additionalProperties $ dtypes"),
           entry("chunk-lookup.v1/invalid-missing-chunk-hashes.json", "required $ chunk_hashes"),
           entry("chunk-lookup.v1/invalid-missing-session-key.json", "required $ session_key"),
+          entry("chunk-lookup.v2/invalid-whole-list-as-chunk-hashes.json", "not $"),
+          entry("chunk-lookup.v2/invalid-missing-tail-hashes.json", "required $ tail_hashes"),
+          entry("chunk-lookup.v2/invalid-prefix-chunks-negative.json", "minimum $.prefix_chunks"),
+          entry("chunk-lookup.v2/invalid-schema-version-1.json", "const $.schema_version"),
           entry(
               "erase-request.v1/invalid-before-without-session-key.json", "required $ session_key"),
           entry("erase-request.v1/invalid-erase-id-with-space.json", "pattern $.erase_id"),
@@ -429,7 +433,9 @@ class GoldenExamplesTest {
   }
 
   static Stream<Golden> lookupExamples() {
-    return WireSchemas.valid(WireSchemas.byName("chunk-lookup.v1")).stream();
+    return Stream.concat(
+        WireSchemas.valid(WireSchemas.byName("chunk-lookup.v1")).stream(),
+        WireSchemas.valid(WireSchemas.byName("chunk-lookup.v2")).stream());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -441,9 +447,11 @@ class GoldenExamplesTest {
     // When
     long fullChunks = lookup.seqLen() / lookup.chunkSize();
 
-    // Then
-    assertThat(lookup.chunkHashes()).hasSize((int) fullChunks);
-    assertThat(lookup.chunkHashes().stream().collect(toSet())).hasSize((int) fullChunks);
+    // Then: version 1 holds them all, version 2 those after the ones it shares
+    List<String> written = lookup.isV2() ? lookup.tailHashes() : lookup.chunkHashes();
+    int shared = lookup.isV2() ? lookup.prefixChunks() : 0;
+    assertThat(shared + written.size()).isEqualTo((int) fullChunks);
+    assertThat(written.stream().collect(toSet())).hasSize(written.size());
   }
 
   private static Golden golden(String schema, String file) {

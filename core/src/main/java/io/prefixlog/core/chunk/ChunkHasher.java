@@ -52,15 +52,39 @@ public final class ChunkHasher {
   /** The chained hashes of the full chunks of {@code bytes}: {@code bytes.length / chunkSize}. */
   public long[] hash(byte[] bytes) {
     Objects.requireNonNull(bytes, "bytes");
+    return hashFrom(bytes, new long[0], 0);
+  }
+
+  /**
+   * The chained hashes of the full chunks of {@code bytes}, of which the first {@code shared} are
+   * known already: they are copied from {@code known} (whose chunks are those of {@code bytes} up
+   * to there) and only the chunks after them are hashed. So a request that repeats an earlier one's
+   * prompt and adds to it costs the hashing of what it adds.
+   *
+   * @param known the chained hashes of an input whose first {@code shared} chunks equal those of
+   *     {@code bytes}
+   * @param shared how many of them to take, at most {@code known.length} and the full chunks
+   */
+  public long[] hashFrom(byte[] bytes, long[] known, int shared) {
+    Objects.requireNonNull(bytes, "bytes");
+    Objects.requireNonNull(known, "known");
     int chunks = bytes.length / chunkSize;
+    if (shared < 0 || shared > known.length || shared > chunks) {
+      throw new IllegalArgumentException(
+          "shared must be from 0 to "
+              + Math.min(known.length, chunks)
+              + " (known hashes, full chunks), got "
+              + shared);
+    }
     long[] hashes = new long[chunks];
+    System.arraycopy(known, 0, hashes, 0, shared);
     MessageDigest sha256 = sha256();
     // One buffer holds the previous hash and the chunk, so each chunk is one update call.
     byte[] input = new byte[Long.BYTES + chunkSize];
     byte[] digest = new byte[32];
-    long hash = 0;
+    long hash = shared == 0 ? 0 : known[shared - 1];
     try {
-      for (int i = 0; i < chunks; i++) {
+      for (int i = shared; i < chunks; i++) {
         putLong(input, hash);
         System.arraycopy(bytes, i * chunkSize, input, Long.BYTES, chunkSize);
         sha256.update(input);

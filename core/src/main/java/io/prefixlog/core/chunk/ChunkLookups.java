@@ -6,6 +6,7 @@ import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -38,10 +39,73 @@ public final class ChunkLookups {
     return hasher.chunkSize();
   }
 
-  /** The record of a validated request; a body that is not UTF-8 is chunked as it is. */
+  /** The version 1 record of a validated request; a body that is not UTF-8 is chunked as it is. */
   public ChunkLookupRecord of(ValidatedRequest request) {
     Objects.requireNonNull(request, "request");
     return of(request.event(), prompt(request.body(), request.utf8()));
+  }
+
+  /**
+   * A request's version 2 lookup record, and what the next request of its chain needs of it.
+   *
+   * @param record the record to write
+   * @param prints the request's chunk hashes and fingerprints
+   * @param sharedChunks leading chunks the request has in common with the previous turn, hashed
+   *     only there (also counted when the record lists them again, being whole)
+   */
+  public record Lookup(ChunkLookupRecord record, ChunkPrints prints, int sharedChunks) {}
+
+  /**
+   * The version 2 record of a validated request. The chunks it shares with the previous turn of its
+   * chain are found by their fingerprints and not hashed again; unless {@code whole}, the record
+   * refers to that turn for them ({@code prefix_chunks}) and lists only the hashes after them.
+   *
+   * @param previous the previous turn's prints, or null when the writer does not have them
+   * @param whole list every hash, as the first record of a chain or a periodic resynchronisation
+   *     point does
+   */
+  public Lookup of(ValidatedRequest request, ChunkPrints previous, boolean whole) {
+    Objects.requireNonNull(request, "request");
+    RenderedPrompt prompt = prompt(request.body(), request.utf8());
+    int chunkSize = hasher.chunkSize();
+    long[] fingerprints = ChunkPrints.fingerprints(prompt.bytes(), chunkSize);
+    int shared = 0;
+    long[] known = new long[0];
+    if (previous != null && previous.chunkSize() == chunkSize) {
+      shared = previous.sharedChunks(fingerprints);
+      known = previous.hashes();
+    }
+    long[] hashes = hasher.hashFrom(prompt.bytes(), known, shared);
+    int prefix = whole ? 0 : shared;
+    List<String> tail = ChunkHasher.hex(Arrays.copyOfRange(hashes, prefix, hashes.length));
+    RawRequestEvent event = request.event();
+    ChunkLookupRecord v1 =
+        record(
+            event,
+            chunkSize,
+            (long) prompt.length(),
+            List.of(),
+            ChunkHasher.ALGORITHM,
+            CHUNK_UNIT,
+            prompt.kind().wireName());
+    ChunkLookupRecord record =
+        ChunkLookupRecord.v2(
+            v1.timestamp(),
+            v1.requestId(),
+            v1.modelName(),
+            v1.chunkSize(),
+            v1.seqLen(),
+            v1.sessionKey(),
+            v1.hashAlgo(),
+            v1.chunkUnit(),
+            v1.chunked(),
+            v1.promptTokens(),
+            v1.cachedTokens(),
+            v1.bodyOmitted(),
+            v1.upstream(),
+            prefix,
+            tail);
+    return new Lookup(record, new ChunkPrints(chunkSize, hashes, fingerprints), shared);
   }
 
   /**

@@ -202,6 +202,72 @@ class ChunkLookupsTest {
     assertThat(ha.get(sharedChunks)).isNotEqualTo(hb.get(sharedChunks));
   }
 
+  @Test
+  void shouldReferToThePreviousTurnForTheChunksItSharesAndResolveToTheWholeList() {
+    // Given: a second turn that appends an answer and a question to the first
+    byte[] first = chat(List.of("What is a prime? ".repeat(40)));
+    byte[] second = chat(List.of("What is a prime? ".repeat(40), "One. ".repeat(30), "And 2?"));
+    ChunkLookups lookups = new ChunkLookups(32);
+    ChunkLookups.Lookup one =
+        lookups.of(validated(event("r1", 1000L, "llama", first, null), first), null, false);
+
+    // When
+    ChunkLookups.Lookup two =
+        lookups.of(
+            validated(event("r2", 2000L, "llama", second, null), second), one.prints(), false);
+
+    // Then: it lists only the hashes after the shared ones, which resolve to the version 1 list
+    ChunkLookupRecord v1 = lookups.of(validated(event("r2", 2000L, "llama", second, null), second));
+    ChunkLookupRecord record = two.record();
+    assertThat(one.record().prefixChunks()).isZero();
+    assertThat(record.schemaVersion()).isEqualTo(2);
+    assertThat(record.chunkHashes()).isNull();
+    assertThat(record.prefixChunks()).isEqualTo(two.sharedChunks()).isGreaterThan(15);
+    assertThat(record.tailHashes()).hasSize(v1.chunkHashes().size() - record.prefixChunks());
+    List<String> firstList = one.record().resolve(null);
+    assertThat(record.resolve(firstList)).isEqualTo(v1.chunkHashes());
+    assertThat(record.asVersion1(record.resolve(firstList))).isEqualTo(v1);
+  }
+
+  @Test
+  void shouldShareOnlyTheChunksBeforeAnEditAndListEveryHashWhenAskedForAWholeRecord() {
+    // Given: the second turn edits the first message near its end
+    String question = "Tell me about primes and composites. ".repeat(30);
+    byte[] first = chat(List.of(question, "Primes have two divisors."));
+    byte[] edited =
+        chat(List.of(question.substring(0, 900) + "EDIT" + question.substring(904), "Primes."));
+    ChunkLookups lookups = new ChunkLookups(32);
+    ChunkLookups.Lookup one =
+        lookups.of(validated(event("r1", 1000L, "llama", first, null), first), null, false);
+    ValidatedRequest request = validated(event("r2", 2000L, "llama", edited, null), edited);
+
+    // When
+    ChunkLookups.Lookup shared = lookups.of(request, one.prints(), false);
+    ChunkLookups.Lookup whole = lookups.of(request, one.prints(), true);
+
+    // Then: the chunks up to the edit are shared; the whole record lists them all, the same ones
+    ChunkLookupRecord v1 = lookups.of(request);
+    assertThat(shared.record().prefixChunks()).isEqualTo(shared.sharedChunks());
+    assertThat(shared.sharedChunks()).isBetween(20, 900 / 32 + 1);
+    assertThat(shared.record().resolve(one.record().resolve(null))).isEqualTo(v1.chunkHashes());
+    assertThat(whole.record().prefixChunks()).isZero();
+    assertThat(whole.record().tailHashes()).isEqualTo(v1.chunkHashes());
+    assertThat(whole.sharedChunks()).isEqualTo(shared.sharedChunks());
+  }
+
+  private static byte[] chat(List<String> contents) {
+    StringBuilder body = new StringBuilder("{\"model\":\"llama\",\"messages\":[");
+    for (int i = 0; i < contents.size(); i++) {
+      body.append(i == 0 ? "" : ",")
+          .append("{\"role\":\"")
+          .append(i % 2 == 0 ? "user" : "assistant")
+          .append("\",\"content\":\"")
+          .append(contents.get(i))
+          .append("\"}");
+    }
+    return utf8(body.append("]}").toString());
+  }
+
   static RawRequestEvent event(String requestId, long ts, String model, byte[] body, Usage usage) {
     BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
     return new RawRequestEvent(

@@ -1,6 +1,8 @@
 package io.prefixlog.schemas.lookup;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,6 +17,11 @@ import java.util.List;
  * files). {@code body_omitted} marks the hash-only lookup of a request whose body the capture
  * sampling left out: its hashes come from the bridge, keyed {@code session_key/ts/request_id}.
  * {@code upstream} is the raw event's: where the capture proxy forwarded the request.
+ *
+ * <p>Version 1 (no {@code schema_version}) holds the whole list in {@code chunk_hashes}. Version 2
+ * ({@code schema_version} 2) stores a turn at the cost of its new chunks: its first {@code
+ * prefix_chunks} hashes are those of the previous turn of the same chain, and {@code tail_hashes}
+ * holds the rest; {@code chunk_hashes} is absent. {@link #resolve} gives the whole list of either.
  */
 public record ChunkLookupRecord(
     @JsonProperty("timestamp") Double timestamp,
@@ -30,10 +37,120 @@ public record ChunkLookupRecord(
     @JsonProperty("prompt_tokens") Long promptTokens,
     @JsonProperty("cached_tokens") Long cachedTokens,
     @JsonProperty("body_omitted") String bodyOmitted,
-    @JsonProperty("upstream") String upstream) {
+    @JsonProperty("upstream") String upstream,
+    @JsonProperty("schema_version") Integer schemaVersion,
+    @JsonProperty("prefix_chunks") Integer prefixChunks,
+    @JsonProperty("tail_hashes") List<String> tailHashes) {
+
+  /** The {@code schema_version} of records that refer to the previous turn's hashes. */
+  public static final int SCHEMA_VERSION_V2 = 2;
 
   public ChunkLookupRecord {
     chunkHashes = chunkHashes == null ? null : List.copyOf(chunkHashes);
+    tailHashes = tailHashes == null ? null : List.copyOf(tailHashes);
+  }
+
+  /** A version 1 record: the whole list in {@code chunk_hashes}. */
+  public ChunkLookupRecord(
+      Double timestamp,
+      String requestId,
+      String modelName,
+      Integer chunkSize,
+      Long seqLen,
+      List<String> chunkHashes,
+      String sessionKey,
+      String hashAlgo,
+      String chunkUnit,
+      String chunked,
+      Long promptTokens,
+      Long cachedTokens,
+      String bodyOmitted,
+      String upstream) {
+    this(
+        timestamp,
+        requestId,
+        modelName,
+        chunkSize,
+        seqLen,
+        chunkHashes,
+        sessionKey,
+        hashAlgo,
+        chunkUnit,
+        chunked,
+        promptTokens,
+        cachedTokens,
+        bodyOmitted,
+        upstream,
+        null,
+        null,
+        null);
+  }
+
+  /** Whether this is a version 2 record ({@code prefix_chunks} and {@code tail_hashes}). */
+  @JsonIgnore
+  public boolean isV2() {
+    return schemaVersion != null && schemaVersion == SCHEMA_VERSION_V2;
+  }
+
+  /**
+   * Whether the whole list is in this record: a version 1 record, or a version 2 one that shares
+   * nothing with an earlier turn.
+   */
+  @JsonIgnore
+  public boolean isWhole() {
+    return !isV2() || prefixChunks == null || prefixChunks == 0;
+  }
+
+  /**
+   * The whole list of hashes.
+   *
+   * @param previous the resolved list of the previous turn of the chain; only read when this record
+   *     refers to it, and then at least {@code prefix_chunks} long
+   * @throws IllegalArgumentException when this record refers to hashes {@code previous} does not
+   *     have
+   */
+  public List<String> resolve(List<String> previous) {
+    if (!isV2()) {
+      return chunkHashes;
+    }
+    int shared = prefixChunks == null ? 0 : prefixChunks;
+    List<String> tail = tailHashes == null ? List.of() : tailHashes;
+    if (shared == 0) {
+      return tail;
+    }
+    if (previous == null || previous.size() < shared) {
+      throw new IllegalArgumentException(
+          "the record shares "
+              + shared
+              + " hashes with the previous turn, which has "
+              + (previous == null ? "no resolved list" : previous.size() + " hashes"));
+    }
+    List<String> all = new ArrayList<>(shared + tail.size());
+    all.addAll(previous.subList(0, shared));
+    all.addAll(tail);
+    return List.copyOf(all);
+  }
+
+  /**
+   * The same lookup in version 1's form, with the whole list: what LMCache's lookup-hash log and
+   * every earlier reader expect.
+   */
+  public ChunkLookupRecord asVersion1(List<String> wholeList) {
+    return new ChunkLookupRecord(
+        timestamp,
+        requestId,
+        modelName,
+        chunkSize,
+        seqLen,
+        wholeList,
+        sessionKey,
+        hashAlgo,
+        chunkUnit,
+        chunked,
+        promptTokens,
+        cachedTokens,
+        bodyOmitted,
+        upstream);
   }
 
   /** The lookup of a request whose body was kept (no {@code body_omitted}). */
@@ -97,5 +214,47 @@ public record ChunkLookupRecord(
         cachedTokens,
         bodyOmitted,
         null);
+  }
+
+  /**
+   * A version 2 record.
+   *
+   * @param prefixChunks leading hashes shared with the previous turn of the chain, not repeated
+   * @param tailHashes the hashes after them
+   */
+  public static ChunkLookupRecord v2(
+      Double timestamp,
+      String requestId,
+      String modelName,
+      Integer chunkSize,
+      Long seqLen,
+      String sessionKey,
+      String hashAlgo,
+      String chunkUnit,
+      String chunked,
+      Long promptTokens,
+      Long cachedTokens,
+      String bodyOmitted,
+      String upstream,
+      int prefixChunks,
+      List<String> tailHashes) {
+    return new ChunkLookupRecord(
+        timestamp,
+        requestId,
+        modelName,
+        chunkSize,
+        seqLen,
+        null,
+        sessionKey,
+        hashAlgo,
+        chunkUnit,
+        chunked,
+        promptTokens,
+        cachedTokens,
+        bodyOmitted,
+        upstream,
+        SCHEMA_VERSION_V2,
+        prefixChunks,
+        tailHashes);
   }
 }
