@@ -44,8 +44,8 @@ public final class BodyFieldsTiming {
     List<Bodies> sets =
         List.of(
             new Bodies(
-                "airline agent turns, 19-21 KB (tau-bench: short system prompt and first user"
-                    + " message, then tool calls)",
+                "airline agent turns, 19-21 KB (tau-bench: a 6 KB system prompt, a short first user"
+                    + " message, then tool calls and results)",
                 airlineBodies(19_000, 21_000)),
             new Bodies(
                 "one 20 KB first user message (ProxyBenchmark's body: all of it is anchor)",
