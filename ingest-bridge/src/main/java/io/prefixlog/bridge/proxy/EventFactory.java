@@ -69,8 +69,9 @@ final class EventFactory {
   }
 
   /**
-   * The session key of a request (header order, body fields, fallback tuple); the tuple's address
-   * follows {@code PREFIXLOG_CLIENT_ADDR} ({@link ClientAddresses#forSessionKey}).
+   * The session key of a request (header order, body fields, the conversation's start, fallback
+   * tuple: {@link SessionKeyDeriver}); the tuple's address follows {@code PREFIXLOG_CLIENT_ADDR}
+   * ({@link ClientAddresses#forSessionKey}).
    */
   SessionKey sessionKey(
       Map<String, String> sessionHeaders, BodyFields fields, String clientAddr, String userAgent) {
