@@ -115,6 +115,22 @@ class ConversationKeyTest {
   }
 
   @Test
+  void shouldStartANewKeyWhenTheSystemPromptChangesBetweenTurns() {
+    // Given: a client that writes the time into its system prompt on every turn
+    byte[] turn1 =
+        chat(system(SYSTEM + " It is 15:00."), user("Fix the failing test in parser.py"));
+    byte[] turn2 =
+        chat(
+            system(SYSTEM + " It is 15:01."),
+            user("Fix the failing test in parser.py"),
+            assistant("Reading parser.py first."),
+            user("Go on"));
+
+    // When / Then: each turn its own key (such a client should send a session header)
+    assertThat(derive(turn2).key()).isNotEqualTo(derive(turn1).key());
+  }
+
+  @Test
   void shouldGiveASubAgentWithTheSameSystemPromptItsOwnKey() {
     // Given: a sub-agent started with the parent's system prompt and its own task
     byte[] parent = chat(system(SYSTEM), user("Fix the failing test in parser.py"));
