@@ -71,13 +71,34 @@ public record BodyFields(
    * can be proxied; only JSON ones carry these fields). Never throws on a body's content.
    */
   public static BodyFields read(byte[] body, int offset, int length) {
+    return read(body, offset, length, true);
+  }
+
+  public static BodyFields read(byte[] body) {
+    return read(body, 0, body.length);
+  }
+
+  /**
+   * Reads the top-level fields only, every other value skipped undecoded: no {@link
+   * #conversationAnchor}, for a request whose key comes from elsewhere (a session header), which
+   * then does not pay for decoding and digesting the conversation's start.
+   */
+  public static BodyFields readTopLevel(byte[] body, int offset, int length) {
+    return read(body, offset, length, false);
+  }
+
+  public static BodyFields readTopLevel(byte[] body) {
+    return readTopLevel(body, 0, body.length);
+  }
+
+  private static BodyFields read(byte[] body, int offset, int length, boolean withAnchor) {
     // Jackson's streaming parser only: a hand-written top-level scan cost more than Jackson on real
     // chat bodies (benchmarks/README.md, "BodyFields' top-level scan").
     try (JsonParser parser = FACTORY.createParser(body, offset, length)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return EMPTY;
       }
-      ConversationAnchor anchor = ConversationAnchor.start();
+      ConversationAnchor anchor = withAnchor ? ConversationAnchor.start() : null;
       String model = null;
       String sessionId = null;
       String user = null;
@@ -91,20 +112,18 @@ public record BodyFields(
               sessionId = value == JsonToken.VALUE_STRING ? parser.getText() : sessionId;
           case "user" -> user = value == JsonToken.VALUE_STRING ? parser.getText() : user;
           case "stream" -> stream = value == JsonToken.VALUE_TRUE;
-          case "messages", "input" -> anchor.messages(parser);
-          case "system", "instructions" -> anchor.preamble(parser, name);
-          case "previous_response_id", "conversation" -> anchor.serverHeld(parser);
-          default -> parser.skipChildren();
+          default -> {
+            if (anchor == null || !anchor.read(name, parser)) {
+              parser.skipChildren();
+            }
+          }
         }
       }
-      return new BodyFields(model, sessionId, user, stream, anchor.finish(model));
+      return new BodyFields(
+          model, sessionId, user, stream, anchor == null ? null : anchor.finish(model));
     } catch (IOException e) {
       return EMPTY;
     }
-  }
-
-  public static BodyFields read(byte[] body) {
-    return read(body, 0, body.length);
   }
 
   @Override

@@ -87,10 +87,27 @@ final class ConversationAnchor {
   }
 
   /**
+   * Reads a top-level field of the body if the anchor needs it, the parser on its value.
+   *
+   * @return whether the field was one the anchor reads (and its value was consumed)
+   */
+  boolean read(String field, JsonParser parser) throws IOException {
+    switch (field) {
+      case "messages", "input" -> messages(parser);
+      case "system", "instructions" -> preamble(parser, field);
+      case "previous_response_id", "conversation" -> serverHeld(parser);
+      default -> {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Reads a top-level {@code system} (Anthropic: a string or an array of text parts) or {@code
    * instructions} (Responses: a string), the parser on its value.
    */
-  void preamble(JsonParser parser, String field) throws IOException {
+  private void preamble(JsonParser parser, String field) throws IOException {
     JsonToken value = parser.currentToken();
     if (value != JsonToken.VALUE_STRING && value != JsonToken.START_ARRAY) {
       parser.skipChildren();
@@ -106,7 +123,7 @@ final class ConversationAnchor {
    * skips the rest of it. A string (Responses' {@code input}) is itself a first user message; in an
    * array only objects with a {@code role} count.
    */
-  void messages(JsonParser parser) throws IOException {
+  private void messages(JsonParser parser) throws IOException {
     JsonToken value = parser.currentToken();
     if (userSeen) {
       parser.skipChildren();
@@ -139,7 +156,7 @@ final class ConversationAnchor {
   }
 
   /** Notes a {@code previous_response_id} or {@code conversation}, the parser on its value. */
-  void serverHeld(JsonParser parser) throws IOException {
+  private void serverHeld(JsonParser parser) throws IOException {
     serverHeld |= parser.currentToken() != JsonToken.VALUE_NULL;
     parser.skipChildren();
   }

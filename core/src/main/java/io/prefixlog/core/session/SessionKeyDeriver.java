@@ -86,6 +86,22 @@ public final class SessionKeyDeriver {
   }
 
   /**
+   * Whether the request carries one of the configured session headers, which then picks its key
+   * whatever the body holds: the body's conversation anchor need not be read.
+   *
+   * @param headers request headers with lower-case names
+   */
+  public boolean hasSessionHeader(Map<String, String> headers) {
+    for (String header : headerOrder) {
+      String value = headers.get(header);
+      if (value != null && !value.isBlank()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Derives the key of one request.
    *
    * @param headers request headers with lower-case names

@@ -222,6 +222,25 @@ class BodyFieldsTest {
   }
 
   @Test
+  void shouldReadTheSameTopLevelFieldsWithoutTheAnchorWhenAskedForThemOnly() {
+    // Given
+    byte[] body =
+        json(
+            "{'model':'m','messages':[{'role':'user','content':'U'}],'user':'u','stream':true,"
+                + "'session_id':'s'}");
+
+    // When
+    BodyFields all = BodyFields.read(body);
+    BodyFields topLevel = BodyFields.readTopLevel(body);
+
+    // Then
+    assertThat(all.conversationAnchor()).hasSize(BodyFields.ANCHOR_BYTES);
+    assertThat(topLevel).isEqualTo(new BodyFields("m", "s", "u", true, null));
+    assertThat(BodyFields.readTopLevel(json("{'model':'m','messages':[{'role':'us")))
+        .isEqualTo(BodyFields.EMPTY);
+  }
+
+  @Test
   void shouldNeverShowTheAnchorInToString() {
     // Given
     BodyFields fields =

@@ -112,6 +112,15 @@ class SessionKeyDeriverTest {
     assertThat(key).isEqualTo(new SessionKey("e623b297b0272f5acc83d8e39aad6168", "fallback"));
   }
 
+  @Test
+  void shouldTellWhetherAConfiguredSessionHeaderPicksTheKey() {
+    // Given / When / Then: only a configured header with a value does
+    assertThat(deriver.hasSessionHeader(Map.of("x-agent-session-id", "a"))).isTrue();
+    assertThat(deriver.hasSessionHeader(Map.of("x-session-id", " "))).isFalse();
+    assertThat(deriver.hasSessionHeader(Map.of("x-other-id", "a"))).isFalse();
+    assertThat(deriver.hasSessionHeader(Map.of())).isFalse();
+  }
+
   private String derive(Map<String, String> headers, BodyFields body) {
     return deriver.derive(headers, body, "10.0.0.1", "agent/1").key();
   }

@@ -76,6 +76,24 @@ class FallbackSessionKeyTest {
         .isNotEqualTo(omitted);
   }
 
+  @Test
+  void shouldReadTheConversationsStartOnlyWhenNoSessionHeaderPicksTheKey() {
+    // Given
+    EventFactory factory = factory(ClientAddrMode.FULL);
+    byte[] body =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
+            .getBytes(StandardCharsets.UTF_8);
+
+    // When
+    BodyFields headerless = factory.fields(Map.of(), body, body.length);
+    BodyFields underHeader = factory.fields(Map.of("x-session-id", "s-1"), body, body.length);
+
+    // Then
+    assertThat(headerless).isEqualTo(CONVERSATION);
+    assertThat(headerless.conversationAnchor()).isNotNull();
+    assertThat(underHeader).isEqualTo(new BodyFields("m", null, null, false, null));
+  }
+
   private static SessionKey conversationKey(EventFactory factory, String address) {
     return factory.sessionKey(Map.of(), CONVERSATION, address, "agent/1.0");
   }
