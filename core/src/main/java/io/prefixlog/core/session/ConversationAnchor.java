@@ -40,9 +40,8 @@ final class ConversationAnchor {
 
   private static final int ABSENT = -1;
 
-  /** Tags of the canonical form: one byte before each field. */
+  // Tags of the canonical form: one byte before each field.
   private static final byte TEXT = 'T';
-
   private static final byte URL = 'U';
   private static final byte DATA = 'B';
   private static final byte FILE = 'F';

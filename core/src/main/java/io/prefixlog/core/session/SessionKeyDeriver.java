@@ -32,8 +32,8 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Most SDK clients send no session signal, and everything behind one gateway address would share
  * one fallback key: concurrent conversations interleaved under it, a few bases for all of them, one
  * partition. Every turn of a conversation repeats its start, so the anchor tells them apart without
- * any signal from the client. The address, model and user agent stay in the key, so two clients
- * that open with the same words are still two sessions.
+ * any signal from the client. The address, model and user agent stay in the key, so the same
+ * opening words from another address, model or agent are another session.
  */
 public final class SessionKeyDeriver {
   /** 128 bits: collisions stay negligible at any realistic number of sessions. */
