@@ -298,6 +298,38 @@ class SchemaDefinitionTest {
   }
 
   @Test
+  void shouldDefineTheSessionKeyAndItsSourceIdenticallyInEverySchemaThatCarriesThem() {
+    // Given: the raw event's definitions, which every record of a captured request repeats
+    JsonNode raw = WireSchemas.schemaTree(WireSchemas.byName("raw-request-event.v1"));
+    List<String> names = List.of("session_key", "session_key_source");
+
+    // When
+    List<String> carriers = new ArrayList<>();
+    List<String> different = new ArrayList<>();
+    for (WireSchema schema : WireSchemas.ALL) {
+      JsonNode tree = WireSchemas.schemaTree(schema);
+      if (!tree.path("properties").has("session_key_source")) {
+        continue;
+      }
+      carriers.add(schema.name());
+      for (String name : names) {
+        if (!raw.path("properties").path(name).equals(tree.path("properties").path(name))) {
+          different.add(schema.name() + " properties/" + name);
+        }
+        if (!raw.path("$defs").path(name).equals(tree.path("$defs").path(name))) {
+          different.add(schema.name() + " $defs/" + name);
+        }
+      }
+    }
+
+    // Then
+    assertThat(carriers)
+        .containsExactly(
+            "raw-request-event.v1", "request-metadata.v1", "delta-record.v2", "delta-record.v3");
+    assertThat(different).isEmpty();
+  }
+
+  @Test
   void shouldCatchARecordComponentMissingFromASchema() {
     // Given
     ObjectNode tree =

@@ -13,13 +13,27 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Derives {@code session_key} (DESIGN §5): a keyed hash (HMAC-SHA-256, truncated to {@value
- * #KEY_HEX_CHARS} hex digits) of the first session signal present, in this order: the configured
- * session headers, the body's {@code session_id}, the body's {@code user}, and the fallback tuple
- * (client address, model, user agent).
+ * #KEY_HEX_CHARS} hex digits) of the first session signal present, in this order:
+ *
+ * <ol>
+ *   <li>the configured session headers ({@code header:<name>});
+ *   <li>the body's {@code session_id} ({@code body:session_id});
+ *   <li>the body's {@code user} ({@code body:user});
+ *   <li>the fallback tuple (client address, model, user agent) joined to the body's conversation
+ *       anchor ({@link BodyFields#conversationAnchor}: the start of the conversation up to its
+ *       first user message), when the body has one ({@code conversation});
+ *   <li>the fallback tuple alone ({@code fallback}).
+ * </ol>
  *
  * <p>Explicit session ids (headers and {@code session_id}) share one namespace, so a client that
- * sends the same id once as a header and once in the body stays in one session; {@code user} and
- * the fallback tuple have their own. Raw signal values never leave this class.
+ * sends the same id once as a header and once in the body stays in one session; {@code user}, the
+ * conversation and the fallback tuple have their own. Raw signal values never leave this class.
+ *
+ * <p>Most SDK clients send no session signal, and everything behind one gateway address would share
+ * one fallback key: concurrent conversations interleaved under it, a few bases for all of them, one
+ * partition. Every turn of a conversation repeats its start, so the anchor tells them apart without
+ * any signal from the client. The address, model and user agent stay in the key, so the same
+ * opening words from another address, model or agent are another session.
  */
 public final class SessionKeyDeriver {
   /** 128 bits: collisions stay negligible at any realistic number of sessions. */
@@ -72,11 +86,28 @@ public final class SessionKeyDeriver {
   }
 
   /**
+   * Whether the request carries one of the configured session headers, which then picks its key
+   * whatever the body holds: the body's conversation anchor need not be read.
+   *
+   * @param headers request headers with lower-case names
+   */
+  public boolean hasSessionHeader(Map<String, String> headers) {
+    for (String header : headerOrder) {
+      String value = headers.get(header);
+      if (value != null && !value.isBlank()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Derives the key of one request.
    *
    * @param headers request headers with lower-case names
-   * @param body the body's top-level session fields (may be {@link BodyFields#EMPTY})
-   * @param clientAddr the client address as the proxy saw it (before any anonymisation)
+   * @param body the body's session fields and conversation anchor (may be {@link BodyFields#EMPTY})
+   * @param clientAddr the client address, as much of it as keys may carry (the caller applies its
+   *     address policy), or null
    * @param userAgent the {@code User-Agent} header, or null
    */
   public SessionKey derive(
@@ -99,6 +130,10 @@ public final class SessionKeyDeriver {
             + nullToEmpty(body.model())
             + '\u0000'
             + nullToEmpty(userAgent);
+    byte[] anchor = body.conversationAnchor();
+    if (anchor != null) {
+      return new SessionKey(mac("conversation", tuple, anchor), "conversation");
+    }
     return new SessionKey(mac("fallback", tuple), "fallback");
   }
 
@@ -122,6 +157,19 @@ public final class SessionKeyDeriver {
     mac.update((byte) 0);
     byte[] digest = mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
     return HEX.formatHex(digest, 0, KEY_HEX_CHARS / 2);
+  }
+
+  /**
+   * The value, a zero byte and the digest: the digest has a fixed length, so nothing is ambiguous.
+   */
+  private String mac(String namespace, String value, byte[] digest) {
+    Mac mac = macs.get();
+    mac.update(namespace.getBytes(StandardCharsets.UTF_8));
+    mac.update((byte) 0);
+    mac.update(value.getBytes(StandardCharsets.UTF_8));
+    mac.update((byte) 0);
+    byte[] out = mac.doFinal(digest);
+    return HEX.formatHex(out, 0, KEY_HEX_CHARS / 2);
   }
 
   private Mac newMac() {

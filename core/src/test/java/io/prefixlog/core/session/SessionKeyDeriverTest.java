@@ -71,6 +71,56 @@ class SessionKeyDeriverTest {
     assertThat(other.get()).isEqualTo(expected);
   }
 
+  @Test
+  void shouldKeepTheKeysOfHeadersSessionIdsAndUsersAsTheyWereWhenTheBodyIsAConversation() {
+    // Given: one chat body with a system and a user message, sent with each signal in turn; the
+    // keys pinned are those this deriver gave before conversations were told apart
+    String start =
+        "\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"You are terse.\"},"
+            + "{\"role\":\"user\",\"content\":\"Hi\"}]";
+    BodyFields plain = BodyFields.read(utf8("{" + start + "}"));
+    BodyFields withUser = BodyFields.read(utf8("{" + start + ",\"user\":\"alice\"}"));
+    BodyFields withSessionId =
+        BodyFields.read(
+            utf8("{" + start + ",\"session_id\":\"conversation-42\",\"user\":\"alice\"}"));
+
+    // When
+    SessionKey header =
+        deriver.derive(Map.of("x-session-id", "conversation-42"), plain, "10.0.0.1", "agent/1");
+    SessionKey sessionId = deriver.derive(Map.of(), withSessionId, "10.0.0.1", "agent/1");
+    SessionKey user = deriver.derive(Map.of(), withUser, "10.0.0.1", "agent/1");
+
+    // Then
+    assertThat(plain.conversationAnchor()).hasSize(BodyFields.ANCHOR_BYTES);
+    assertThat(header)
+        .isEqualTo(new SessionKey("4040dc2d28d4ddc6783aa1c66255e043", "header:x-session-id"));
+    assertThat(sessionId)
+        .isEqualTo(new SessionKey("4040dc2d28d4ddc6783aa1c66255e043", "body:session_id"));
+    assertThat(user).isEqualTo(new SessionKey("a5275d6661e694c4a51be077e3824e9c", "body:user"));
+  }
+
+  @Test
+  void shouldKeepTheFallbackKeyOfABodyWithoutAConversationAsItWas() {
+    // Given: a completion prompt (no messages); the key pinned is the one given before
+    // conversations were told apart
+    BodyFields completion = BodyFields.read(utf8("{\"model\":\"m\",\"prompt\":\"Hi\"}"));
+
+    // When
+    SessionKey key = deriver.derive(Map.of(), completion, "10.0.0.1", "agent/1");
+
+    // Then
+    assertThat(key).isEqualTo(new SessionKey("e623b297b0272f5acc83d8e39aad6168", "fallback"));
+  }
+
+  @Test
+  void shouldTellWhetherAConfiguredSessionHeaderPicksTheKey() {
+    // Given / When / Then: only a configured header with a value does
+    assertThat(deriver.hasSessionHeader(Map.of("x-agent-session-id", "a"))).isTrue();
+    assertThat(deriver.hasSessionHeader(Map.of("x-session-id", " "))).isFalse();
+    assertThat(deriver.hasSessionHeader(Map.of("x-other-id", "a"))).isFalse();
+    assertThat(deriver.hasSessionHeader(Map.of())).isFalse();
+  }
+
   private String derive(Map<String, String> headers, BodyFields body) {
     return deriver.derive(headers, body, "10.0.0.1", "agent/1").key();
   }

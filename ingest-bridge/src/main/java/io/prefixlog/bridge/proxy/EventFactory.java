@@ -69,8 +69,9 @@ final class EventFactory {
   }
 
   /**
-   * The session key of a request (header order, body fields, fallback tuple); the tuple's address
-   * follows {@code PREFIXLOG_CLIENT_ADDR} ({@link ClientAddresses#forSessionKey}).
+   * The session key of a request (header order, body fields, the conversation's start, fallback
+   * tuple: {@link SessionKeyDeriver}); the tuple's address follows {@code PREFIXLOG_CLIENT_ADDR}
+   * ({@link ClientAddresses#forSessionKey}).
    */
   SessionKey sessionKey(
       Map<String, String> sessionHeaders, BodyFields fields, String clientAddr, String userAgent) {
@@ -78,13 +79,30 @@ final class EventFactory {
         sessionHeaders, fields, clientAddresses.forSessionKey(clientAddr), userAgent);
   }
 
+  /**
+   * The body's fields for its session key: the conversation's start is decoded and digested only
+   * when it can pick the key, not under a session header.
+   *
+   * @param sessionHeaders the request's session headers, lower-case names
+   * @param length how many bytes of {@code body} hold it
+   */
+  BodyFields fields(Map<String, String> sessionHeaders, byte[] body, int length) {
+    return deriver.hasSessionHeader(sessionHeaders)
+        ? BodyFields.readTopLevel(body, 0, length)
+        : BodyFields.read(body, 0, length);
+  }
+
   EncodedEvent encode(CapturedExchange x) {
-    // A truncated body is not whole JSON: BodyFields reads it as far as it goes, or gives EMPTY.
-    BodyFields fields = BodyFields.read(x.body);
+    // A truncated body is not whole JSON: BodyFields gives EMPTY.
+    Map<String, String> sessionHeaders = x.sessionHeaders();
+    BodyFields fields =
+        x.sessionKey != null
+            ? BodyFields.readTopLevel(x.body)
+            : fields(sessionHeaders, x.body, x.body.length);
     SessionKey key =
         x.sessionKey != null
             ? x.sessionKey
-            : sessionKey(x.sessionHeaders(), fields, x.clientAddr, x.userAgent);
+            : sessionKey(sessionHeaders, fields, x.clientAddr, x.userAgent);
     // Addresses in forwarding headers follow PREFIXLOG_CLIENT_ADDR as client_addr does.
     Map<String, String> capturedHeaders = clientAddresses.headers(x.capturedHeaders());
     ResponseInfo response =

@@ -1,6 +1,5 @@
 package io.prefixlog.bridge.proxy;
 
-import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.MultiMap;
@@ -19,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -174,14 +174,15 @@ final class Exchange {
     if (connecting) {
       return;
     }
+    Map<String, String> sessionHeaders =
+        HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().sessionHeaders());
+    EventFactory factory = proxy.factory();
     sessionKey =
-        proxy
-            .factory()
-            .sessionKey(
-                HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().sessionHeaders()),
-                BodyFields.read(capture.bytes(), 0, capture.length()),
-                clientAddr,
-                userAgent);
+        factory.sessionKey(
+            sessionHeaders,
+            factory.fields(sessionHeaders, capture.bytes(), capture.length()),
+            clientAddr,
+            userAgent);
     upstreamHeaders.set("X-Session-ID", sessionKey.key());
     connect();
   }

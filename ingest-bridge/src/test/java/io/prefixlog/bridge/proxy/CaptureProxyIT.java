@@ -546,6 +546,45 @@ class CaptureProxyIT {
   }
 
   @Test
+  void shouldKeyHeaderlessConversationsApartAndTellTheEngine(KafkaCluster kafka) throws Exception {
+    // Given: an SDK client that sends no session signal, two conversations, one of them twice
+    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.SET_SESSION_HEADER, true));
+    TopicReader reader = reader(kafka);
+    String system = "{\"role\":\"system\",\"content\":\"Be brief.\"}";
+    Map<String, String> bodies =
+        Map.of(
+            "req-a1",
+            "{\"model\":\"m\",\"messages\":[" + system + ",{\"role\":\"user\",\"content\":\"A\"}]}",
+            "req-b1",
+            "{\"model\":\"m\",\"messages\":[" + system + ",{\"role\":\"user\",\"content\":\"B\"}]}",
+            "req-a2",
+            "{\"model\":\"m\",\"messages\":["
+                + system
+                + ",{\"role\":\"user\",\"content\":\"A\"},{\"role\":\"assistant\",\"content\":\"a\"},"
+                + "{\"role\":\"user\",\"content\":\"A again\"}]}");
+
+    // When
+    for (String id : List.of("req-a1", "req-b1", "req-a2")) {
+      http.send(
+          chat(at(proxy, "/v1/chat/completions"), bodies.get(id))
+              .header("X-Request-Id", id)
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
+    }
+
+    // Then: one key per conversation, and the engine was told each request's key
+    List<ConsumerRecord<String, byte[]>> records = reader.await(3, WAIT);
+    RawRequestEvent a1 = byRequestId(records, "req-a1");
+    RawRequestEvent b1 = byRequestId(records, "req-b1");
+    RawRequestEvent a2 = byRequestId(records, "req-a2");
+    assertThat(List.of(a1.sessionKeySource(), b1.sessionKeySource(), a2.sessionKeySource()))
+        .containsOnly("conversation");
+    assertThat(a2.sessionKey()).isEqualTo(a1.sessionKey()).isNotEqualTo(b1.sessionKey());
+    assertThat(upstream.received().stream().map(r -> r.header("x-session-id")).toList())
+        .endsWith(a1.sessionKey(), b1.sessionKey(), a2.sessionKey());
+  }
+
+  @Test
   void shouldServeHealthAndMetrics(KafkaCluster kafka) throws Exception {
     // Given
     CaptureProxy proxy = start(config(kafka));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
 import io.prefixlog.core.session.BodyFields;
+import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -11,14 +12,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fallback session key (no session header, no session_id, no user) hashes the client address
- * with the model and user agent. Whoever knows the secret can enumerate every IPv4 address against
- * such a key in minutes, so the key must carry no more of the address than {@code
- * PREFIXLOG_CLIENT_ADDR} lets the event carry (issue 13, item 3).
+ * with the model and user agent, and the conversation key the same with the start of the
+ * conversation. Whoever knows the secret can enumerate every IPv4 address against such a key in
+ * minutes, so the key must carry no more of the address than {@code PREFIXLOG_CLIENT_ADDR} lets the
+ * event carry.
  */
 class FallbackSessionKeyTest {
   private static final String SECRET = "fallback-test-secret-0123456789";
   private static final BodyFields BODY =
       BodyFields.read("{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8));
+  private static final BodyFields CONVERSATION =
+      BodyFields.read(
+          "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
+              .getBytes(StandardCharsets.UTF_8));
 
   @Test
   void shouldLeaveTheAddressOutOfTheKeyWhenAddressesAreOmitted() {
@@ -50,6 +56,46 @@ class FallbackSessionKeyTest {
 
     // When / Then
     assertThat(key(factory, "203.0.113.7")).isNotEqualTo(key(factory, "203.0.113.200"));
+  }
+
+  @Test
+  void shouldKeyAConversationByNoMoreOfTheAddressThanTheEventCarries() {
+    // Given: one conversation from two addresses of one /24, and from another /24
+    EventFactory omit = factory(ClientAddrMode.OMIT);
+    EventFactory truncate = factory(ClientAddrMode.TRUNCATE);
+
+    // When
+    SessionKey omitted = conversationKey(omit, "203.0.113.7");
+
+    // Then
+    assertThat(omitted.source()).isEqualTo("conversation");
+    assertThat(omitted).isEqualTo(conversationKey(omit, "198.51.100.23"));
+    assertThat(conversationKey(truncate, "203.0.113.7"))
+        .isEqualTo(conversationKey(truncate, "203.0.113.200"))
+        .isNotEqualTo(conversationKey(truncate, "203.0.114.7"))
+        .isNotEqualTo(omitted);
+  }
+
+  @Test
+  void shouldReadTheConversationsStartOnlyWhenNoSessionHeaderPicksTheKey() {
+    // Given
+    EventFactory factory = factory(ClientAddrMode.FULL);
+    byte[] body =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
+            .getBytes(StandardCharsets.UTF_8);
+
+    // When
+    BodyFields headerless = factory.fields(Map.of(), body, body.length);
+    BodyFields underHeader = factory.fields(Map.of("x-session-id", "s-1"), body, body.length);
+
+    // Then
+    assertThat(headerless).isEqualTo(CONVERSATION);
+    assertThat(headerless.conversationAnchor()).isNotNull();
+    assertThat(underHeader).isEqualTo(new BodyFields("m", null, null, false, null));
+  }
+
+  private static SessionKey conversationKey(EventFactory factory, String address) {
+    return factory.sessionKey(Map.of(), CONVERSATION, address, "agent/1.0");
   }
 
   private static String key(EventFactory factory, String address) {

@@ -26,10 +26,11 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code replay --via-proxy}: sends each replayed turn as a real HTTP/1.1 request ({@link
  * HttpClient}) to the capture proxy, as the simulated client would to its engine: the conversation
- * id as {@code X-Session-ID}, a fresh {@code X-Request-Id}, {@code User-Agent:
- * prefixlog-replay/<version>}. At most {@code concurrency} requests are in flight; a session's next
- * turn is sent only once its previous answer has been read in full (a chat client waits for the
- * answer), so the capture sees each session's turns in order.
+ * id as {@code X-Session-ID} (or no session header at all, as most SDK clients send, when so
+ * configured), a fresh {@code X-Request-Id}, {@code User-Agent: prefixlog-replay/<version>}. At
+ * most {@code concurrency} requests are in flight; a session's next turn is sent only once its
+ * previous answer has been read in full (a chat client waits for the answer), so the capture sees
+ * each session's turns in order.
  */
 final class ProxyReplay {
   static final Duration REQUEST_TIMEOUT = Duration.ofMinutes(2);
@@ -40,6 +41,7 @@ final class ProxyReplay {
   private final int concurrency;
   private final StreamChoice streamChoice;
   private final String userAgent;
+  private final boolean sessionHeader;
   private final HttpClient client;
 
   private final Map<Integer, LongAdder> statuses = new ConcurrentHashMap<>();
@@ -58,12 +60,14 @@ final class ProxyReplay {
       int concurrency,
       double streamFraction,
       String userAgent,
+      boolean sessionHeader,
       int plannedRequests) {
     this.terminal = terminal;
     this.base = base;
     this.concurrency = concurrency;
     this.streamChoice = new StreamChoice(streamFraction);
     this.userAgent = userAgent;
+    this.sessionHeader = sessionHeader;
     this.latencies = new long[plannedRequests];
     this.client =
         HttpClient.newBuilder()
@@ -122,11 +126,15 @@ final class ProxyReplay {
   }
 
   private HttpRequest request(Turns.Turn turn, byte[] body) {
-    return HttpRequest.newBuilder(base.resolve(ReplayEvents.PATH))
-        .timeout(REQUEST_TIMEOUT)
-        .header("Content-Type", "application/json")
-        .header("User-Agent", userAgent)
-        .header("X-Session-ID", turn.request().conversationId())
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(base.resolve(ReplayEvents.PATH))
+            .timeout(REQUEST_TIMEOUT)
+            .header("Content-Type", "application/json")
+            .header("User-Agent", userAgent);
+    if (sessionHeader) {
+      request.header("X-Session-ID", turn.request().conversationId());
+    }
+    return request
         .header("X-Request-Id", turn.requestId())
         .POST(HttpRequest.BodyPublishers.ofByteArray(body))
         .build();

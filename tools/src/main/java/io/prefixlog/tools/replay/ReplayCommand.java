@@ -30,7 +30,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -119,6 +118,13 @@ public final class ReplayCommand implements Command {
               "Append S to every conversation's id, so its turns make new sessions (the id is the"
                   + " session id: X-Session-ID through the proxy, keyed into session_key): a"
                   + " corpus replayed again beside an earlier replay of it, as up --demo does."),
+          Option.flag(
+              "no-session-header",
+              "Send no session header, as most SDK clients do: the capture then keys each"
+                  + " conversation by its start (session_key_source conversation). Through"
+                  + " --via-proxy the proxy derives the key; without it, the events carry the key"
+                  + " the capture derives for such a client at 127.0.0.1 with"
+                  + " PREFIXLOG_CLIENT_ADDR=full."),
           Option.value(
               "seed",
               "N",
@@ -186,6 +192,7 @@ public final class ReplayCommand implements Command {
           "model",
           "secret",
           "session-suffix",
+          "no-session-header",
           "seed",
           "stream");
 
@@ -198,7 +205,9 @@ public final class ReplayCommand implements Command {
       event per assistant turn, whose body is the chat request that turn answered (every message
       before it), keyed by session_key. The simulated client sends the conversation id as
       X-Session-ID, so session_key is derived from that header with the session key secret, as
-      the capture does. Events carry no response. The topic must exist (the stream app creates
+      the capture does; with --no-session-header it sends none, and session_key is derived from
+      the start of each conversation, as the capture does for SDK clients that send no session
+      signal. Events carry no response. The topic must exist (the stream app creates
       it). With --via-proxy, every turn is instead a real HTTP request to the capture proxy, which
       captures it (and the engine's answer) as such an event.
 
@@ -402,6 +411,7 @@ public final class ReplayCommand implements Command {
             settings.concurrency,
             settings.streamFraction,
             "prefixlog-replay/" + Version.current(),
+            settings.sessionHeader,
             plan.size());
     Turns turns = turns(settings, selection, plan);
     long started = System.nanoTime();
@@ -444,9 +454,9 @@ public final class ReplayCommand implements Command {
 
   private int send(
       Settings settings, Selection selection, List<Step> plan, EventSink sink, String topic) {
-    ReplayEvents events = new ReplayEvents(settings.secret, Version.current());
+    ReplayEvents events =
+        new ReplayEvents(settings.secret, Version.current(), settings.sessionHeader);
     Turns turns = turns(settings, selection, plan);
-    Map<Integer, SessionKey> keys = new HashMap<>();
     AtomicLong acknowledged = new AtomicLong();
     AtomicLong failed = new AtomicLong();
     AtomicReference<Exception> firstFailure = new AtomicReference<>();
@@ -463,12 +473,7 @@ public final class ReplayCommand implements Command {
           }
           pace(settings.rate, started, sent);
           ChatRequest request = turn.request();
-          SessionKey key =
-              keys.computeIfAbsent(
-                  turn.session(), i -> events.sessionKey(request.conversationId()));
-          if (turn.last()) {
-            keys.remove(turn.session());
-          }
+          SessionKey key = events.sessionKey(request);
           RawRequestEvent event = events.event(request, key, turn.requestId(), clock.getAsLong());
           sink.send(
               key.key(),
@@ -588,6 +593,7 @@ public final class ReplayCommand implements Command {
     double rate;
     String model;
     String sessionSuffix;
+    boolean sessionHeader;
     String secret;
     boolean secretIsDefault;
     String bootstrap;
@@ -626,6 +632,11 @@ public final class ReplayCommand implements Command {
       s.rate = line.doubleValue("rate", 0, 0);
       s.model = line.string("model", DEFAULT_MODEL);
       s.sessionSuffix = line.string("session-suffix", "");
+      s.sessionHeader = !line.has("no-session-header");
+      if (!s.sessionHeader && line.has("session-suffix")) {
+        throw new UsageException(
+            "--session-suffix renames the sessions' ids, and --no-session-header sends none");
+      }
       if (s.model.isBlank()) {
         throw new UsageException("--model must not be empty");
       }

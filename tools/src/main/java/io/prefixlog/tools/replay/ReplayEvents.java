@@ -13,8 +13,9 @@ import java.util.Objects;
 
 /**
  * Builds the raw request event a capture would publish for one replayed request, as sent by a
- * client that puts the conversation id into {@code X-Session-ID}. There is no response (replay does
- * not call an engine), so {@code response} is absent, not invented.
+ * client that puts the conversation id into {@code X-Session-ID}, or by one that sends no session
+ * header, as most SDK clients do (the capture then keys the conversation by its start). There is no
+ * response (replay does not call an engine), so {@code response} is absent, not invented.
  */
 public final class ReplayEvents {
   public static final String SESSION_HEADER = "x-session-id";
@@ -24,22 +25,45 @@ public final class ReplayEvents {
 
   private final SessionKeyDeriver deriver;
   private final String userAgent;
+  private final boolean sessionHeader;
 
   /**
+   * Events of a client that sends the conversation id as {@code X-Session-ID}.
+   *
    * @param secret the session key secret the stream app and bridge are configured with
    * @param version the tools' version, for {@code User-Agent: prefixlog-replay/<version>}
    */
   public ReplayEvents(String secret, String version) {
+    this(secret, version, true);
+  }
+
+  /**
+   * @param secret the session key secret the stream app and bridge are configured with
+   * @param version the tools' version, for {@code User-Agent: prefixlog-replay/<version>}
+   * @param sessionHeader whether the client sends {@code X-Session-ID}; without it, the key is the
+   *     one the capture derives from the body for a client at {@link #CLIENT_ADDR} whose address it
+   *     keeps whole ({@code PREFIXLOG_CLIENT_ADDR=full})
+   */
+  public ReplayEvents(String secret, String version, boolean sessionHeader) {
     this.deriver =
         new SessionKeyDeriver(
             Objects.requireNonNull(secret, "secret").getBytes(StandardCharsets.UTF_8),
             SessionKeyDeriver.DEFAULT_HEADERS);
     this.userAgent = "prefixlog-replay/" + Objects.requireNonNull(version, "version");
+    this.sessionHeader = sessionHeader;
   }
 
-  /** The session key the capture derives for a conversation's requests. */
+  /** The session key the capture derives for a conversation's requests sent with the header. */
   public SessionKey sessionKey(String conversationId) {
     return deriver.derive(headers(conversationId), BodyFields.EMPTY, CLIENT_ADDR, userAgent);
+  }
+
+  /** The session key the capture derives for one request of this client. */
+  public SessionKey sessionKey(ChatRequest request) {
+    if (sessionHeader) {
+      return sessionKey(request.conversationId());
+    }
+    return deriver.derive(Map.of(), BodyFields.read(request.body()), CLIENT_ADDR, userAgent);
   }
 
   /**
@@ -58,7 +82,7 @@ public final class ReplayEvents {
         key.source(),
         CLIENT_ADDR,
         userAgent,
-        headers(request.conversationId()),
+        sessionHeader ? headers(request.conversationId()) : null,
         METHOD,
         PATH,
         BodyFields.read(body).model(),

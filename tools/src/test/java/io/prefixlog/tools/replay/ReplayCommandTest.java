@@ -6,6 +6,7 @@ import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.EventSink.SinkException;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -272,6 +274,56 @@ class ReplayCommandTest {
                     .get(0)
                     .body(),
                 StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void shouldKeyEachConversationByItsStartWithoutASessionHeader() {
+    // When
+    int code =
+        replay(
+            "--corpus",
+            corpus.toString(),
+            "--interleave",
+            "2",
+            "--no-session-header",
+            "--secret",
+            SECRET);
+
+    // Then: no header captured, and one key per conversation, the one its first turn gives
+    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(sent).allSatisfy(s -> assertThat(s.event().headers()).isNull());
+    assertThat(sent)
+        .allSatisfy(s -> assertThat(s.event().sessionKeySource()).isEqualTo("conversation"));
+    ReplayEvents events = new ReplayEvents(SECRET, Version.current(), false);
+    ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
+    List<String> firstTurnKeys = new ArrayList<>();
+    for (int conversation : new int[] {0, 1, 0, 3, 3, 3}) {
+      firstTurnKeys.add(
+          events.sessionKey(requests.of(CorpusFile.read(corpus).get(conversation)).get(0)).key());
+    }
+    assertThat(sent).extracting(Sent::key).containsExactlyElementsOf(firstTurnKeys);
+    assertThat(sent).allSatisfy(s -> assertThat(s.event().sessionKey()).isEqualTo(s.key()));
+    assertThat(new HashSet<>(firstTurnKeys)).hasSize(3);
+  }
+
+  @Test
+  void shouldRefuseASessionSuffixWithoutASessionHeader() {
+    // When
+    int code =
+        replay(
+            "--corpus",
+            corpus.toString(),
+            "--no-session-header",
+            "--session-suffix",
+            "@run2",
+            "--secret",
+            SECRET);
+
+    // Then
+    assertThat(code).isEqualTo(Command.USAGE);
+    assertThat(sent).isEmpty();
+    assertThat(err())
+        .contains("--session-suffix renames the sessions' ids, and --no-session-header sends none");
   }
 
   @Test

@@ -73,4 +73,42 @@ class ReplayEventsTest {
                 null,
                 null));
   }
+
+  @Test
+  void shouldDeriveTheKeyTheCaptureDerivesForAClientWithoutASessionHeader() {
+    // Given: two turns of one conversation and the first turn of another
+    ReplayEvents events = new ReplayEvents(SECRET, "1.2.3", false);
+    SessionKeyDeriver capture =
+        new SessionKeyDeriver(
+            SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+    byte[] turn1 = utf8("{\"model\":\"m1\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    byte[] turn2 =
+        utf8(
+            "{\"model\":\"m1\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+                + "{\"role\":\"assistant\",\"content\":\"hello\"},"
+                + "{\"role\":\"user\",\"content\":\"more\"}]}");
+    byte[] other =
+        utf8("{\"model\":\"m1\",\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}");
+
+    // When
+    SessionKey first = events.sessionKey(new ChatRequest("conv-1", 1, turn1));
+    SessionKey second = events.sessionKey(new ChatRequest("conv-1", 2, turn2));
+    SessionKey another = events.sessionKey(new ChatRequest("conv-2", 1, other));
+    RawRequestEvent event = events.event(new ChatRequest("conv-1", 1, turn1), first, "rid", 42L);
+
+    // Then
+    assertThat(first)
+        .isEqualTo(
+            capture.derive(
+                Map.of(), BodyFields.read(turn1), "127.0.0.1", "prefixlog-replay/1.2.3"));
+    assertThat(first.source()).isEqualTo("conversation");
+    assertThat(second).isEqualTo(first);
+    assertThat(another.key()).isNotEqualTo(first.key());
+    assertThat(event.headers()).isNull();
+    assertThat(event.sessionKeySource()).isEqualTo("conversation");
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
 }

@@ -2,11 +2,13 @@ package io.prefixlog.tools.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.demo.Served;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,6 +55,51 @@ class ReplayViaProxyTest {
         .contains("replay: 6 requests from 3 conversations")
         .contains("status 200 6")
         .contains("streamed 3");
+  }
+
+  @Test
+  void shouldSendNoSessionHeaderWhenAsked() throws Exception {
+    // Given: an engine that notes each request's X-Session-ID
+    List<String> sessionHeaders = new CopyOnWriteArrayList<>();
+    HttpServer engine = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    engine.createContext(
+        "/",
+        exchange -> {
+          try (exchange) {
+            exchange.getRequestBody().readAllBytes();
+            sessionHeaders.add(
+                String.valueOf(exchange.getRequestHeaders().getFirst("X-Session-ID")));
+            byte[] answer = "{}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+          }
+        });
+    engine.start();
+    String url = "http://127.0.0.1:" + engine.getAddress().getPort();
+    try {
+      // When: the corpus replayed once as usual, once without the header
+      int withHeader =
+          replay("--corpus", corpus().toString(), "--via-proxy", url, "--concurrency", "1");
+      List<String> usual = List.copyOf(sessionHeaders);
+      sessionHeaders.clear();
+      int without =
+          replay(
+              "--corpus",
+              corpus().toString(),
+              "--via-proxy",
+              url,
+              "--concurrency",
+              "1",
+              "--no-session-header");
+
+      // Then
+      assertThat(withHeader).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      assertThat(without).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      assertThat(usual).containsExactlyInAnyOrder("c1", "c2", "c2", "c3", "c3", "c3");
+      assertThat(sessionHeaders).containsExactly("null", "null", "null", "null", "null", "null");
+    } finally {
+      engine.stop(0);
+    }
   }
 
   @Test
