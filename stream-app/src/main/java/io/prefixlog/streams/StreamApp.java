@@ -18,6 +18,9 @@ import io.prefixlog.streams.query.StateEndpoint;
 import io.prefixlog.streams.query.StateQueries;
 import io.prefixlog.streams.state.BoundedRocksDbMemory;
 import io.prefixlog.streams.topology.PrefixlogTopology;
+import io.prefixlog.streams.upgrade.FormatGenerations;
+import io.prefixlog.streams.upgrade.GroupGuard;
+import io.prefixlog.streams.upgrade.TopologyFingerprint;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.UUID;
+import java.util.function.BiFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -32,14 +37,16 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The stream app: creates its topics when absent, runs the topology with exactly-once v2, serves
- * metrics and health, and stops cleanly on SIGTERM.
+ * The stream app: creates its topics when absent, refuses to join a group whose running members
+ * have another topology, runs the topology with exactly-once v2, serves metrics and health, and
+ * stops cleanly on SIGTERM.
  */
 public final class StreamApp implements AutoCloseable, ServiceMain.Service {
   private static final Logger LOGGER = LoggerFactory.getLogger(StreamApp.class);
@@ -50,16 +57,45 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
   private final KafkaStreams streams;
   private final KafkaStreamsMetrics streamsMetrics;
   private final ThreadFailures threadFailures;
+  private final GroupGuard groupGuard;
   private MetricsServer metricsServer;
   private boolean closed;
 
   public StreamApp(StreamAppConfig config) {
+    this(config, PrefixlogTopology::build);
+  }
+
+  /**
+   * The app running the topology {@code topology} builds rather than {@link PrefixlogTopology}'s:
+   * for tests that need an instance with another topology (the group check refuses it).
+   */
+  public StreamApp(
+      StreamAppConfig config, BiFunction<StreamAppConfig, StreamAppMetrics, Topology> topology) {
     this.config = config;
     this.serviceMetrics = ServiceMetrics.create();
     this.metrics = new StreamAppMetrics(serviceMetrics.registry());
-    this.streams =
-        new KafkaStreams(
-            PrefixlogTopology.build(config, metrics), streamsProperties(config, metrics));
+    Topology built = topology.apply(config, metrics);
+    Properties properties = streamsProperties(config, metrics);
+    // The guard names this instance by its client id, which the group lists as the prefix of its
+    // members' (Kafka Streams' own default, the application id and a random process id, is not
+    // known before the streams start).
+    String clientId =
+        config
+            .kafka()
+            .getOrDefault(
+                StreamsConfig.CLIENT_ID_CONFIG, config.applicationId() + "-" + UUID.randomUUID());
+    properties.put(StreamsConfig.CLIENT_ID_CONFIG, clientId);
+    this.groupGuard =
+        new GroupGuard(
+            config.applicationId(),
+            clientId,
+            TopologyFingerprint.of(built),
+            FormatGenerations.KNOWN.newest(),
+            config.formatsToWrite(),
+            GroupGuard.clientConfig(config.bootstrapServers(), config.kafka()),
+            config.replicationFactor(),
+            Duration.ofSeconds(60));
+    this.streams = new KafkaStreams(built, properties);
     // Every Kafka Streams metric (thread, task, processor node, state store, RocksDB, record
     // cache) and its embedded clients' (consumer lag, producer errors), as Kafka's own tools name
     // them: what an operator of any Kafka Streams application already has dashboards for.
@@ -155,7 +191,14 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     return properties;
   }
 
-  /** Creates the topics, starts the streams and the metrics endpoint. */
+  /**
+   * Creates the topics, checks this instance against the group's running members ({@link
+   * GroupGuard}: the same topology, formats they read), starts the streams and the metrics
+   * endpoint.
+   *
+   * @throws io.prefixlog.streams.upgrade.IncompatibleGroupException when a running member has
+   *     another topology or cannot share formats with this instance
+   */
   public void start() throws InterruptedException, IOException {
     Properties adminProperties = new Properties();
     adminProperties.putAll(config.kafka());
@@ -163,6 +206,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     try (Admin admin = Admin.create(adminProperties)) {
       TopicCreator.createMissing(admin, config, Duration.ofSeconds(60));
       LimitCheck.requireLimits(admin, config, Duration.ofSeconds(60));
+      groupGuard.checkAndRegister(admin);
     }
     if (config.metricsPort() >= 0) {
       metricsServer =
@@ -180,6 +224,8 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
         .addKeyValue("applicationId", config.applicationId())
         .addKeyValue("bootstrap", config.bootstrapServers())
         .addKeyValue("metricsPort", metricsServer == null ? -1 : metricsServer.port())
+        .addKeyValue("formatGeneration", config.formatsToWrite().number())
+        .addKeyValue("newestFormatGeneration", FormatGenerations.KNOWN.newest().number())
         .log();
   }
 
@@ -244,6 +290,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     }
     closed = true;
     streams.close(Duration.ofSeconds(30));
+    groupGuard.deregister();
     if (metricsServer != null) {
       metricsServer.close();
     }

@@ -13,6 +13,8 @@ import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
+import io.prefixlog.streams.upgrade.FormatGeneration;
+import io.prefixlog.streams.upgrade.FormatGenerations;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -40,6 +42,16 @@ public final class StreamAppConfig {
           .doc(
               "Kafka Streams application id: the consumer group and the prefix of the changelog"
                   + " topics, shared by every instance");
+
+  public static final ConfigKey<Integer> UPGRADE_FROM =
+      ConfigKey.of("PREFIXLOG_UPGRADE_FROM", FormatGenerations.KNOWN.settingType())
+          .documentedDefault("none (write the newest formats)")
+          .doc(
+              "the format generation of the build a rolling upgrade replaces: this build then"
+                  + " keeps writing that generation's state and record formats, which every member"
+                  + " of the mixed group reads. Roll once with it, then once without it (the"
+                  + " README's \"Upgrades and rollbacks\"). The app logs the generation it writes"
+                  + " at start");
 
   public static final ConfigKey<Path> STATE_DIR =
       ConfigKey.of("PREFIXLOG_STATE_DIR", ConfigTypes.path())
@@ -266,6 +278,7 @@ public final class StreamAppConfig {
               BOOTSTRAP_SERVERS,
               TOPIC_PREFIX,
               APPLICATION_ID,
+              UPGRADE_FROM,
               STATE_DIR,
               STREAM_THREADS,
               STANDBY_REPLICAS,
@@ -338,6 +351,13 @@ public final class StreamAppConfig {
 
   public String applicationId() {
     return values.get(APPLICATION_ID);
+  }
+
+  /**
+   * The formats to write: the newest generation, or the one {@code PREFIXLOG_UPGRADE_FROM} names.
+   */
+  public FormatGeneration formatsToWrite() {
+    return FormatGenerations.KNOWN.toWrite(values.get(UPGRADE_FROM));
   }
 
   public Path stateDir() {

@@ -142,13 +142,25 @@ final class Pipeline {
   /** The stream app's main in a child JVM, configured by a properties file in {@code dir}. */
   static ChildProcess streamApp(Path dir, Map<String, String> settings, String name)
       throws Exception {
+    return streamApp(
+        dir, settings, name, StreamApp.class.getName(), System.getProperty("java.class.path"));
+  }
+
+  /**
+   * {@code mainClass} (a stream app's) in a child JVM on {@code classpath} (another build's, say),
+   * configured by a properties file in {@code dir}; its log is {@code dir/name.log}.
+   */
+  static ChildProcess streamApp(
+      Path dir, Map<String, String> settings, String name, String mainClass, String classpath)
+      throws Exception {
     Properties properties = new Properties();
     properties.putAll(settings);
     Path file = dir.resolve(name + ".properties");
     try (var writer = Files.newBufferedWriter(file)) {
       properties.store(writer, "stream app " + name);
     }
-    return ChildProcess.builder(StreamApp.class.getName())
+    return ChildProcess.builder(mainClass)
+        .classpath(classpath)
         .args(List.of("--config", file.toString()))
         .logFile(dir.resolve(name + ".log"))
         .start();

@@ -1,0 +1,41 @@
+package io.prefixlog.streams.upgrade;
+
+/**
+ * A format the stream app writes and a process other than the writer reads: another instance of the
+ * app (store values come back through the changelogs when a task moves, the repartitioned requests
+ * go to whichever instance owns the state partition) or a consumer of the outputs ({@code
+ * reconstruct}, the archive, the UI). During a rolling upgrade instances of two builds share the
+ * work, so each of these is written in a version every member can read; {@link FormatGenerations}
+ * says which.
+ */
+public enum WireFormat {
+  /** {@code session-state} store values ({@code SessionStateCodec}). */
+  SESSION_STATE,
+  /** {@code session-bases} store values ({@code BaseRecordCodec}). */
+  SESSION_BASE,
+  /** {@code session-request-ids} store values ({@code SeenRequest}). */
+  SEEN_REQUEST,
+  /** {@code kv-block-index} store values ({@code BlockState}). */
+  KV_BLOCK_STATE,
+  /** {@code kv-source-stats} store values ({@code SourceStatsState}). */
+  KV_SOURCE_STATS_STATE,
+  /**
+   * The {@code prefixlog.source} header the raw requests carry through the repartition topic
+   * ({@code SourcePosition}).
+   */
+  SOURCE_POSITION,
+  /** {@code session.deltas} values ({@code DeltaRecord}, {@code schema_version}). */
+  DELTA_RECORD,
+  /** {@code chunk.lookups} values ({@code ChunkLookupRecord}). */
+  CHUNK_LOOKUP,
+  /** {@code requests.metadata} values ({@code RequestMetadata}). */
+  REQUEST_METADATA,
+  /** {@code dlq} values ({@code DeadLetter}). */
+  DEAD_LETTER,
+  /** {@code erasures} values ({@code ErasureAck}). */
+  ERASURE_ACK,
+  /** {@code kv.block-index} values ({@code BlockIndexEntry}). */
+  BLOCK_INDEX_ENTRY,
+  /** {@code kv.source-stats} values ({@code SourceStats}). */
+  SOURCE_STATS
+}
