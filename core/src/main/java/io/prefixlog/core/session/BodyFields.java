@@ -10,18 +10,18 @@ import java.util.Objects;
 
 /**
  * The fields of an OpenAI-style request body that capture needs: the top-level {@code model},
- * {@code session_id}, {@code user} and {@code stream}, and the digest of the conversation's start.
- * Read with a streaming parser that builds nothing and skips everything else undecoded, the
- * messages after the first user message included.
+ * {@code session_id}, {@code user} and {@code stream}, and the digest of the conversation's
+ * opening. Read with a streaming parser that builds nothing and skips everything else undecoded,
+ * the messages after the first user message included.
  *
  * @param model the body's {@code model}, or null
  * @param sessionId the body's {@code session_id}, or null
  * @param user the body's {@code user}, or null
  * @param stream whether the body asks for a streamed answer
- * @param conversationAnchor the SHA-256 ({@value #ANCHOR_BYTES} bytes) of the model and the start
- *     of the conversation up to its first user message, which every turn of the conversation
- *     repeats (Chat Completions' {@code messages}, Anthropic's {@code system} and {@code messages},
- *     the Responses API's {@code instructions} and {@code input}); null when the body has no user
+ * @param conversationAnchor the SHA-256 ({@value #ANCHOR_BYTES} bytes) of the model and the first
+ *     user message of the conversation, which every turn of the conversation repeats (of Chat
+ *     Completions' and Anthropic's {@code messages}, of the Responses API's {@code input}; the
+ *     system prompt is left out, see {@link ConversationAnchor}); null when the body has no user
  *     message, continues a conversation held by the server ({@code previous_response_id}, {@code
  *     conversation}) or is not whole JSON. Never written anywhere: {@link SessionKeyDeriver} keys
  *     it with the secret, and {@link #toString} leaves it out.
@@ -81,7 +81,7 @@ public record BodyFields(
   /**
    * Reads the top-level fields only, every other value skipped undecoded: no {@link
    * #conversationAnchor}, for a request whose key comes from elsewhere (a session header), which
-   * then does not pay for decoding and digesting the conversation's start.
+   * then does not pay for decoding and digesting the conversation's first user message.
    */
   public static BodyFields readTopLevel(byte[] body, int offset, int length) {
     return read(body, offset, length, false);

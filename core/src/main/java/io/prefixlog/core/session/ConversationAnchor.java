@@ -13,21 +13,27 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * Reads the start of a conversation out of a request body while {@link BodyFields#read} streams it,
- * and digests it: the model, a top-level {@code system} or {@code instructions}, and the leading
- * messages of {@code messages} or {@code input} up to and including the first {@code user} message.
- * Every later turn of the same conversation starts the same way, so it gives the same digest;
- * nothing after the first user message is read (it is skipped undecoded, as before).
+ * and digests it: the model and the first {@code user} message of {@code messages} or {@code
+ * input}. Every later turn of the same conversation repeats that message, so it gives the same
+ * digest; nothing after it is read (it is skipped undecoded, as before).
  *
- * <p>What is digested is what a client keeps from turn to turn: a message's {@code role}, {@code
- * name} and content; a content part's {@code type}, {@code text} and image or file reference
- * ({@code image_url} or its {@code url}, an Anthropic {@code source}'s {@code url} or {@code data},
- * {@code file_id}); a string content as the one text part it stands for. Every other field is left
- * out, {@code cache_control} above all: clients move that marker to the latest messages, so the
- * first user message carries it at turn 1 and not at turn 2. Texts are digested as decoded, so a
- * JSON escape or its character give the same digest.
+ * <p>The system prompt is left out on purpose (a top-level {@code system} or {@code instructions},
+ * and the {@code system}/{@code developer} messages before the first user message): clients write
+ * the time, retrieved context or memory into it, so it changes between the turns of one
+ * conversation, and a key that followed it would start a new session, and a keyframe, on every
+ * turn. What tells conversations apart is the task the user opened with; a sub-agent started with
+ * its parent's system prompt has a task of its own, so a key of its own.
+ *
+ * <p>What is digested is what a client keeps from turn to turn: the message's {@code name} and
+ * content; a content part's {@code type}, {@code text} and image or file reference ({@code
+ * image_url} or its {@code url}, an Anthropic {@code source}'s {@code url} or {@code data}, {@code
+ * file_id}); a string content as the one text part it stands for. Every other field is left out,
+ * {@code cache_control} above all: clients move that marker to the latest messages, so the first
+ * user message carries it at turn 1 and not at turn 2. Texts are digested as decoded, so a JSON
+ * escape or its character give the same digest.
  *
  * <p>The canonical form is unambiguous: every variable field is a tag byte, its length in UTF-16
- * code units (-1 when absent) and its UTF-8 bytes; each message's content is digested apart and
+ * code units (-1 when absent) and its UTF-8 bytes; the message's content is digested apart and
  * joined to its role and name after the message ends, so the order of a message's fields does not
  * matter. A body that continues a conversation held by the server ({@code previous_response_id} or
  * {@code conversation}, Responses API) has no anchor: its input is only the new turn.
@@ -48,13 +54,12 @@ final class ConversationAnchor {
   private static final byte PART = 'P';
   private static final byte ROLE = 'R';
   private static final byte NAME = 'N';
-  private static final byte PREAMBLE = 'S';
   private static final byte MODEL = 'O';
 
-  /** The top-level {@code system} and {@code instructions}, then the final digest. */
-  private final MessageDigest preamble = sha256();
+  /** The final digest: the model and the first user message's. */
+  private final MessageDigest anchor = sha256();
 
-  /** The leading messages, each its role, name and content digest. */
+  /** The first user message: its role, name and content digest. */
   private final MessageDigest messages = sha256();
 
   /** One message's content (reset per message). */
@@ -67,7 +72,6 @@ final class ConversationAnchor {
   private final CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder();
 
   private char[] chars = new char[64];
-  private boolean hasPreamble;
   private boolean userSeen;
   private boolean serverHeld;
 
@@ -76,10 +80,9 @@ final class ConversationAnchor {
   /** This thread's reader, emptied for a new body. */
   static ConversationAnchor start() {
     ConversationAnchor reader = READERS.get();
-    reader.preamble.reset();
+    reader.anchor.reset();
     reader.messages.reset();
     reader.content.reset();
-    reader.hasPreamble = false;
     reader.userSeen = false;
     reader.serverHeld = false;
     return reader;
@@ -93,7 +96,6 @@ final class ConversationAnchor {
   boolean read(String field, JsonParser parser) throws IOException {
     switch (field) {
       case "messages", "input" -> messages(parser);
-      case "system", "instructions" -> preamble(parser, field);
       case "previous_response_id", "conversation" -> serverHeld(parser);
       default -> {
         return false;
@@ -103,24 +105,9 @@ final class ConversationAnchor {
   }
 
   /**
-   * Reads a top-level {@code system} (Anthropic: a string or an array of text parts) or {@code
-   * instructions} (Responses: a string), the parser on its value.
-   */
-  private void preamble(JsonParser parser, String field) throws IOException {
-    JsonToken value = parser.currentToken();
-    if (value != JsonToken.VALUE_STRING && value != JsonToken.START_ARRAY) {
-      parser.skipChildren();
-      return;
-    }
-    hasPreamble = true;
-    putString(preamble, PREAMBLE, field);
-    readContent(parser, preamble);
-  }
-
-  /**
-   * Reads the leading messages of {@code messages} or {@code input}, the parser on its value, and
-   * skips the rest of it. A string (Responses' {@code input}) is itself a first user message; in an
-   * array only objects with a {@code role} count.
+   * Reads {@code messages} or {@code input} up to its first user message, the parser on its value,
+   * and skips the rest of it. A string (Responses' {@code input}) is itself a first user message;
+   * in an array only objects with a {@code role} count.
    */
   private void messages(JsonParser parser) throws IOException {
     JsonToken value = parser.currentToken();
@@ -151,6 +138,7 @@ final class ConversationAnchor {
     if (!userSeen) {
       // A list without a user message anchors nothing; another list in the body starts afresh.
       messages.reset();
+      content.reset();
     }
   }
 
@@ -168,18 +156,10 @@ final class ConversationAnchor {
     if (!userSeen || serverHeld) {
       return null;
     }
-    byte[] leading = messages.digest();
-    byte[] system = hasPreamble ? preamble.digest() : null;
-    preamble.reset();
-    putString(preamble, MODEL, model);
-    if (system == null) {
-      putLength(preamble, PREAMBLE, ABSENT);
-    } else {
-      putLength(preamble, PREAMBLE, system.length);
-      preamble.update(system);
-    }
-    preamble.update(leading);
-    return preamble.digest();
+    anchor.reset();
+    putString(anchor, MODEL, model);
+    anchor.update(messages.digest());
+    return anchor.digest();
   }
 
   private void readMessage(JsonParser parser) throws IOException {
@@ -201,11 +181,16 @@ final class ConversationAnchor {
     }
   }
 
+  /** Ends a message: the first user message is the anchor; the messages before it are not. */
   private void endMessage(String role, String name) {
+    byte[] contentDigest = content.digest();
+    if (!role.equals("user")) {
+      return;
+    }
     putString(messages, ROLE, role);
     putString(messages, NAME, name);
-    messages.update(content.digest());
-    userSeen = role.equals("user");
+    messages.update(contentDigest);
+    userSeen = true;
   }
 
   /**

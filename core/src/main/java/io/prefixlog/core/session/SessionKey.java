@@ -7,9 +7,8 @@ import java.util.Objects;
  *
  * @param key truncated keyed hash, lower-case hex; never the raw signal
  * @param source where the signal was found: {@code header:<name>}, {@code body:session_id}, {@code
- *     body:user}, {@code conversation} (the client tuple and the start of the conversation, up to
- *     its first user message) or {@code fallback} (the client tuple alone: client address, model,
- *     user agent)
+ *     body:user}, {@code conversation} (the client tuple and the conversation's first user message)
+ *     or {@code fallback} (the client tuple alone: client address, model, user agent)
  */
 public record SessionKey(String key, String source) {
   public SessionKey {

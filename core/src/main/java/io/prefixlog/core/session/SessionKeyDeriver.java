@@ -20,8 +20,8 @@ import javax.crypto.spec.SecretKeySpec;
  *   <li>the body's {@code session_id} ({@code body:session_id});
  *   <li>the body's {@code user} ({@code body:user});
  *   <li>the fallback tuple (client address, model, user agent) joined to the body's conversation
- *       anchor ({@link BodyFields#conversationAnchor}: the start of the conversation up to its
- *       first user message), when the body has one ({@code conversation});
+ *       anchor ({@link BodyFields#conversationAnchor}: the model and the conversation's first user
+ *       message), when the body has one ({@code conversation});
  *   <li>the fallback tuple alone ({@code fallback}).
  * </ol>
  *

@@ -85,7 +85,7 @@ class BodyFieldsTest {
   }
 
   @Test
-  void shouldAnchorTheModelAndEveryMessageUpToTheFirstUserMessageOnly() {
+  void shouldAnchorTheModelAndTheFirstUserMessageOnly() {
     // Given
     String start = "{'role':'system','content':'S'},{'role':'user','content':'U'}";
     byte[] reference = anchor("{'model':'m','messages':[" + start + "]}");
@@ -94,10 +94,10 @@ class BodyFieldsTest {
     assertThat(reference).hasSize(BodyFields.ANCHOR_BYTES);
     assertThat(anchor("{'model':'m','messages':[" + start + ",{'role':'user','content':'V'}]}"))
         .isEqualTo(reference);
-    // the model, the system prompt, a name and the first user message are
+    // the model, a name and the first user message are; the system prompt before it is not
     assertThat(anchor("{'model':'n','messages':[" + start + "]}")).isNotEqualTo(reference);
     assertThat(anchor("{'model':'m','messages':[{'role':'user','content':'U'}]}"))
-        .isNotEqualTo(reference);
+        .isEqualTo(reference);
     assertThat(
             anchor(
                 "{'model':'m','messages':[{'role':'system','content':'S'},"
@@ -144,23 +144,29 @@ class BodyFieldsTest {
   }
 
   @Test
-  void shouldAnchorAnAnthropicSystemPromptWhereverItStands() {
-    // Given: a top-level system prompt as a string, as marked text parts, after the messages
+  void shouldLeaveTheSystemPromptOutOfTheAnchorWhereverItStands() {
+    // Given: a top-level system prompt (Anthropic) as a string, as marked text parts, after the
+    // messages, another one, a system message, and none at all
     String messages = "'messages':[{'role':'user','content':'U'}]";
-    byte[] string = anchor("{'model':'m','system':'S'," + messages + "}");
-    byte[] parts =
-        anchor(
-            "{'model':'m','system':[{'type':'text','text':'S','cache_control':{'type':'ephemeral'}}],"
-                + messages
-                + "}");
-    byte[] after = anchor("{'model':'m'," + messages + ",'system':'S'}");
+    byte[] none = anchor("{'model':'m'," + messages + "}");
 
-    // When / Then
-    assertThat(string).hasSize(BodyFields.ANCHOR_BYTES);
-    assertThat(parts).isEqualTo(string);
-    assertThat(after).isEqualTo(string);
-    assertThat(anchor("{'model':'m','system':'T'," + messages + "}")).isNotEqualTo(string);
-    assertThat(anchor("{'model':'m'," + messages + "}")).isNotEqualTo(string);
+    // When / Then: all anchor the first user message alone, which the system prompt does not touch
+    assertThat(none).hasSize(BodyFields.ANCHOR_BYTES);
+    assertThat(anchor("{'model':'m','system':'S'," + messages + "}")).isEqualTo(none);
+    assertThat(
+            anchor(
+                "{'model':'m','system':[{'type':'text','text':'S','cache_control':{'type':'ephemeral'}}],"
+                    + messages
+                    + "}"))
+        .isEqualTo(none);
+    assertThat(anchor("{'model':'m'," + messages + ",'system':'T'}")).isEqualTo(none);
+    assertThat(
+            anchor(
+                "{'model':'m','messages':[{'role':'system','content':'It is 15:01.'},"
+                    + "{'role':'user','content':'U'}]}"))
+        .isEqualTo(none);
+    assertThat(anchor("{'model':'m','messages':[{'role':'user','content':'V'}]}"))
+        .isNotEqualTo(none);
   }
 
   @Test
@@ -175,8 +181,9 @@ class BodyFieldsTest {
     // When / Then
     assertThat(string).hasSize(BodyFields.ANCHOR_BYTES);
     assertThat(items).isEqualTo(string);
-    assertThat(anchor("{'model':'m','instructions':'J','input':'U'}")).isNotEqualTo(string);
-    assertThat(anchor("{'model':'m','input':'U'}")).isNotEqualTo(string);
+    assertThat(anchor("{'model':'m','instructions':'J','input':'U'}")).isEqualTo(string);
+    assertThat(anchor("{'model':'m','input':'U'}")).isEqualTo(string);
+    assertThat(anchor("{'model':'m','input':'V'}")).isNotEqualTo(string);
   }
 
   @Test

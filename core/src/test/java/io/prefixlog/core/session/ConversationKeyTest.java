@@ -60,7 +60,7 @@ class ConversationKeyTest {
     SessionKey fifth = derive(turn5);
 
     // Then: the key is pinned, for it is what every stored conversation is filed under
-    assertThat(first).isEqualTo(new SessionKey("3cf156a6dbee81b4645c03cd7bac640a", "conversation"));
+    assertThat(first).isEqualTo(new SessionKey("a1d93a6be918a96cb2dc13987a437df1", "conversation"));
     assertThat(fifth).isEqualTo(first);
   }
 
@@ -115,7 +115,7 @@ class ConversationKeyTest {
   }
 
   @Test
-  void shouldStartANewKeyWhenTheSystemPromptChangesBetweenTurns() {
+  void shouldKeepTheKeyWhenTheSystemPromptChangesBetweenTurns() {
     // Given: a client that writes the time into its system prompt on every turn
     byte[] turn1 =
         chat(system(SYSTEM + " It is 15:00."), user("Fix the failing test in parser.py"));
@@ -126,8 +126,8 @@ class ConversationKeyTest {
             assistant("Reading parser.py first."),
             user("Go on"));
 
-    // When / Then: each turn its own key (such a client should send a session header)
-    assertThat(derive(turn2).key()).isNotEqualTo(derive(turn1).key());
+    // When / Then: one conversation, one key (each turn is a delta, the edit a few bytes)
+    assertThat(derive(turn2)).isEqualTo(derive(turn1));
   }
 
   @Test

@@ -51,10 +51,10 @@ final class ClientAddresses {
   /**
    * The address as the fallback and conversation session keys may use it: no more of it than the
    * event may carry. Whoever holds the session secret can enumerate every IPv4 address against a
-   * fallback key in minutes (against a conversation key too, given the conversation's start); with
-   * {@code omit} the key would otherwise be the one place the address survives. {@code hash} keeps
-   * the whole address here: the recorded hash is keyed by the same secret, so it already gives the
-   * address to a holder of the secret, and to nobody else.
+   * fallback key in minutes (against a conversation key too, given the conversation's first user
+   * message); with {@code omit} the key would otherwise be the one place the address survives.
+   * {@code hash} keeps the whole address here: the recorded hash is keyed by the same secret, so it
+   * already gives the address to a holder of the secret, and to nobody else.
    */
   String forSessionKey(String address) {
     if (address == null || address.isEmpty()) {
