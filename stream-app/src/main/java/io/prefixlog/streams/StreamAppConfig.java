@@ -245,6 +245,17 @@ public final class StreamAppConfig {
                   + " is rebuilt from up to `PREFIXLOG_BASE_REBUILD_RECORDS` records. Size it for the"
                   + " live sessions' newest bases, about one body each; `0`: no cache");
 
+  public static final ConfigKey<Long> LOOKUP_CACHE_BYTES =
+      ConfigKey.of("PREFIXLOG_LOOKUP_CACHE_BYTES", ConfigTypes.size(0, 1L << 40))
+          .defaultValue(64L << 20)
+          .doc(
+              "heap for each live chain's newest chunk hashes and fingerprints (16 bytes a chunk,"
+                  + " ~6 % of a rendered prompt at 256-byte chunks), shared by the process: with"
+                  + " them a turn hashes only its new chunks and its lookup record lists only"
+                  + " their hashes; a chain not in it (evicted, restored, moved) gets one whole"
+                  + " record. 64 MiB holds ~4 M chunks, about 2,000 sessions of 0.5 MB; `0`: every"
+                  + " record whole and every chunk hashed");
+
   public static final ConfigKey<String> APPLICATION_SERVER =
       ConfigKey.of("PREFIXLOG_APPLICATION_SERVER", ConfigTypes.text())
           .documentedDefault("none (state queries off)")
@@ -308,6 +319,7 @@ public final class StreamAppConfig {
               THREAD_FAILURE_WINDOW,
               ROCKSDB_MEMORY,
               BASE_CACHE_BYTES,
+              LOOKUP_CACHE_BYTES,
               METRICS_HOST,
               METRICS_PORT,
               APPLICATION_SERVER,
@@ -420,6 +432,10 @@ public final class StreamAppConfig {
 
   public Duration dedupWindow() {
     return values.get(DEDUP_WINDOW);
+  }
+
+  public long lookupCacheBytes() {
+    return values.get(LOOKUP_CACHE_BYTES);
   }
 
   public long baseCacheBytes() {

@@ -12,11 +12,13 @@ import java.util.Map;
 final class ChunkLookupMetrics {
   static final String LOOKUPS = "prefixlog_chunk_lookups_total";
   static final String CHUNKS = "prefixlog_chunks_hashed_total";
+  static final String REUSED = "prefixlog_chunk_hashes_reused_total";
   static final String BYTES = "prefixlog_chunked_bytes_total";
 
   private final Map<RenderedPrompt.Kind, Counter> lookups =
       new EnumMap<>(RenderedPrompt.Kind.class);
   private final Counter chunks;
+  private final Counter reused;
   private final Counter bytes;
   private final Counter chunkSizeMismatches;
 
@@ -31,7 +33,14 @@ final class ChunkLookupMetrics {
               "chunked",
               kind.wireName()));
     }
-    this.chunks = Meters.counter(registry, CHUNKS, "Full chunks hashed into lookup records.");
+    this.chunks =
+        Meters.counter(
+            registry, CHUNKS, "Full chunks hashed for lookup records (SHA-256 chained).");
+    this.reused =
+        Meters.counter(
+            registry,
+            REUSED,
+            "Hashes of full chunks taken from the previous turn of the chain, not hashed again.");
     this.bytes =
         Meters.counter(
             registry, BYTES, "Bytes of rendered prompts chunked (the records' seq_len).");
@@ -49,14 +58,20 @@ final class ChunkLookupMetrics {
     chunkSizeMismatches.increment();
   }
 
-  /** Counts one emitted record. */
-  void emitted(ChunkLookupRecord record) {
+  /**
+   * Counts one emitted record.
+   *
+   * @param hashed full chunks whose hashes were computed for it
+   * @param reusedHashes full chunks whose hashes were the previous turn's
+   */
+  void emitted(ChunkLookupRecord record, int hashed, int reusedHashes) {
     for (RenderedPrompt.Kind kind : RenderedPrompt.Kind.values()) {
       if (kind.wireName().equals(record.chunked())) {
         lookups.get(kind).increment();
       }
     }
-    chunks.increment(record.chunkHashes().size());
+    chunks.increment(hashed);
+    reused.increment(reusedHashes);
     bytes.increment(record.seqLen());
   }
 }

@@ -1,8 +1,6 @@
 package io.prefixlog.streams.session;
 
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import io.prefixlog.streams.state.BoundedLru;
 
 /**
  * Decoded base bodies, least recently used first out, bounded in bytes and shared by every task of
@@ -15,66 +13,40 @@ import java.util.Map;
  * replayed differently could otherwise stand for another body under the same key. Bodies put here
  * are the request bodies the validator checked against their digest, or rebuilt bodies checked the
  * same way.
- *
- * <p>A {@code LinkedHashMap} in access order under one lock: a stream thread holds it for a map
- * operation (well under a microsecond against about 100 µs of work per record), so it is not worth
- * a concurrent cache library.
  */
 final class BaseCache {
   private record Entry(byte[] body, String sha256) {}
 
-  private final long capacityBytes;
-  private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>(1024, 0.75f, true);
-  private long bytes;
+  private final BoundedLru<Entry> entries;
 
   BaseCache(long capacityBytes) {
-    this.capacityBytes = capacityBytes;
+    this.entries = new BoundedLru<>(capacityBytes, entry -> entry.body.length);
   }
 
   /** The body cached under {@code key} if its digest is {@code sha256}, else null. */
-  synchronized byte[] get(String key, String sha256) {
+  byte[] get(String key, String sha256) {
     Entry entry = entries.get(key);
     return entry != null && entry.sha256.equals(sha256) ? entry.body : null;
   }
 
-  synchronized void put(String key, byte[] body, String sha256) {
-    if (body.length > capacityBytes) {
-      return;
-    }
-    Entry old = entries.put(key, new Entry(body, sha256));
-    bytes += body.length - (old == null ? 0 : old.body.length);
-    Iterator<Map.Entry<String, Entry>> eldest = entries.entrySet().iterator();
-    while (bytes > capacityBytes && eldest.hasNext()) {
-      bytes -= eldest.next().getValue().body.length;
-      eldest.remove();
-    }
+  void put(String key, byte[] body, String sha256) {
+    entries.put(key, new Entry(body, sha256));
   }
 
-  synchronized void remove(String key) {
-    Entry old = entries.remove(key);
-    if (old != null) {
-      bytes -= old.body.length;
-    }
+  void remove(String key) {
+    entries.remove(key);
   }
 
   /** Drops every entry of the session (an erasure: its bodies leave the heap too). */
-  synchronized void removeSession(String session) {
-    String prefix = session + "/";
-    Iterator<Map.Entry<String, Entry>> all = entries.entrySet().iterator();
-    while (all.hasNext()) {
-      Map.Entry<String, Entry> e = all.next();
-      if (e.getKey().startsWith(prefix)) {
-        bytes -= e.getValue().body.length;
-        all.remove();
-      }
-    }
+  void removeSession(String session) {
+    entries.removeByPrefix(session + "/");
   }
 
-  synchronized long bytes() {
-    return bytes;
+  long bytes() {
+    return entries.bytes();
   }
 
-  synchronized int size() {
+  int size() {
     return entries.size();
   }
 }

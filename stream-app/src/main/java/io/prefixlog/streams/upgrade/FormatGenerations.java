@@ -47,6 +47,23 @@ public final class FormatGenerations {
                       entry(WireFormat.DEAD_LETTER, 1),
                       entry(WireFormat.ERASURE_ACK, 1),
                       entry(WireFormat.BLOCK_INDEX_ENTRY, 1),
+                      entry(WireFormat.SOURCE_STATS, 1))),
+              // Lookup records list only the hashes after those shared with the previous turn.
+              new FormatGeneration(
+                  2,
+                  Map.ofEntries(
+                      entry(WireFormat.SESSION_STATE, 3),
+                      entry(WireFormat.SESSION_BASE, 1),
+                      entry(WireFormat.SEEN_REQUEST, 1),
+                      entry(WireFormat.KV_BLOCK_STATE, 1),
+                      entry(WireFormat.KV_SOURCE_STATS_STATE, 1),
+                      entry(WireFormat.SOURCE_POSITION, 1),
+                      entry(WireFormat.DELTA_RECORD, 3),
+                      entry(WireFormat.CHUNK_LOOKUP, 2),
+                      entry(WireFormat.REQUEST_METADATA, 1),
+                      entry(WireFormat.DEAD_LETTER, 1),
+                      entry(WireFormat.ERASURE_ACK, 1),
+                      entry(WireFormat.BLOCK_INDEX_ENTRY, 1),
                       entry(WireFormat.SOURCE_STATS, 1)))));
 
   private final List<FormatGeneration> generations;

@@ -127,35 +127,48 @@ class ChunkLookupTopologyTest {
     List<KeyValue<String, ChunkLookupRecord>> out = lookups.readKeyValuesToList();
     assertThat(out).extracting(kv -> kv.value.requestId()).containsExactlyElementsOf(requestIds);
     Map<String, List<String>> previous = new LinkedHashMap<>();
+    List<List<String>> resolved = new ArrayList<>();
     int extended = 0;
     long chunks = 0;
+    long listed = 0;
     long seqLen = 0;
     for (KeyValue<String, ChunkLookupRecord> kv : out) {
       ChunkLookupRecord record = kv.value;
       assertThat(kv.key).matches(record.sessionKey() + "/[0-9a-f]{8}/[0-9]+");
       assertThat(record.sessionKey()).isEqualTo(sessionOf.get(record.requestId()));
       assertThat(record.chunked()).isEqualTo("chat_messages");
-      assertThat(record.chunkHashes()).hasSize((int) (record.seqLen() / 256));
-      // Each turn appends to the previous turn of its session: its hashes start with all of them
+      // the first turn of a chain lists every hash; every later one refers to its previous turn
       List<String> before = previous.get(record.sessionKey());
+      assertThat(record.isV2()).isTrue();
+      assertThat(record.isWhole()).as(kv.key).isEqualTo(before == null);
+      List<String> all = record.resolve(before);
+      assertThat(all).hasSize((int) (record.seqLen() / 256));
+      resolved.add(all);
+      // Each turn appends to the previous turn of its session: its hashes start with all of them,
+      // and only those after them are listed
       if (before != null) {
-        assertThat(record.chunkHashes().size()).isGreaterThanOrEqualTo(before.size());
-        assertThat(record.chunkHashes().subList(0, before.size())).as(kv.key).isEqualTo(before);
+        assertThat(all.size()).isGreaterThanOrEqualTo(before.size());
+        assertThat(all.subList(0, before.size())).as(kv.key).isEqualTo(before);
+        assertThat(record.prefixChunks()).isEqualTo(before.size());
         extended++;
       }
-      previous.put(record.sessionKey(), record.chunkHashes());
-      chunks += record.chunkHashes().size();
+      previous.put(record.sessionKey(), all);
+      chunks += all.size();
+      listed += record.tailHashes().size();
       seqLen += record.seqLen();
     }
     assertThat(extended).isEqualTo(out.size() - runs.size());
+    assertThat(listed).isLessThan(chunks / 3);
     // All three runs open with the same airline policy, so their first chunks are shared
-    List<ChunkLookupRecord> firstTurns = out.subList(0, 3).stream().map(kv -> kv.value).toList();
-    assertThat(firstTurns.get(1).chunkHashes().subList(0, 20))
-        .isEqualTo(firstTurns.get(0).chunkHashes().subList(0, 20))
-        .isEqualTo(firstTurns.get(2).chunkHashes().subList(0, 20));
+    assertThat(resolved.get(1).subList(0, 20))
+        .isEqualTo(resolved.get(0).subList(0, 20))
+        .isEqualTo(resolved.get(2).subList(0, 20));
     assertThat(Meters.count(registry, "prefixlog_chunk_lookups_total", "chunked", "chat_messages"))
         .isEqualTo(out.size());
-    assertThat(Meters.count(registry, "prefixlog_chunks_hashed_total")).isEqualTo(chunks);
+    // only the chunks a turn added were hashed; the rest came from its previous turn
+    assertThat(Meters.count(registry, "prefixlog_chunks_hashed_total")).isEqualTo(listed);
+    assertThat(Meters.count(registry, "prefixlog_chunk_hashes_reused_total"))
+        .isEqualTo(chunks - listed);
     assertThat(Meters.count(registry, "prefixlog_chunked_bytes_total")).isEqualTo(seqLen);
   }
 
@@ -164,6 +177,46 @@ class ChunkLookupTopologyTest {
     // Given: its rendering is "<|system|>\nYou are a terse assistant.<|end|>\n<|user|>\nName
     // three primes, ünïcödé 😀.<|end|>\n", 98 bytes; the hashes come from Python's hashlib
     start(32, Map.of());
+
+    // When
+    String json = goldenRequestsRecord();
+
+    // Then: the first turn of its chain, so a whole version 2 record
+    assertThat(json)
+        .isEqualTo(
+            "{\"timestamp\":1.749633401877E9,\"request_id\":\"req-golden\","
+                + "\"model_name\":\"llama\",\"chunk_size\":32,\"seq_len\":98,\"session_key\":\""
+                + SESSION
+                + "\","
+                + "\"hash_algo\":\"sha256_chain_64\",\"chunk_unit\":\"bytes\","
+                + "\"chunked\":\"chat_messages\",\"prompt_tokens\":30,\"cached_tokens\":0,"
+                + "\"schema_version\":2,\"prefix_chunks\":0,"
+                + "\"tail_hashes\":[\"0x079d3328184567e4\",\"0xd3801d01a63579f5\","
+                + "\"0x9ebf251fbd61f216\"]}");
+  }
+
+  @Test
+  void shouldWriteVersion1RecordsWhileUpgradingFromGeneration1() {
+    // Given: a rolling upgrade from a build that wrote version 1
+    start(32, Map.of("PREFIXLOG_UPGRADE_FROM", "1"));
+
+    // When
+    String json = goldenRequestsRecord();
+
+    // Then: the record that build wrote, byte for byte
+    assertThat(json)
+        .isEqualTo(
+            "{\"timestamp\":1.749633401877E9,\"request_id\":\"req-golden\","
+                + "\"model_name\":\"llama\",\"chunk_size\":32,\"seq_len\":98,"
+                + "\"chunk_hashes\":[\"0x079d3328184567e4\",\"0xd3801d01a63579f5\","
+                + "\"0x9ebf251fbd61f216\"],\"session_key\":\""
+                + SESSION
+                + "\","
+                + "\"hash_algo\":\"sha256_chain_64\",\"chunk_unit\":\"bytes\","
+                + "\"chunked\":\"chat_messages\",\"prompt_tokens\":30,\"cached_tokens\":0}");
+  }
+
+  private String goldenRequestsRecord() {
     byte[] body =
         utf8(
             "{\"model\":\"llama\",\"messages\":["
@@ -177,24 +230,60 @@ class ChunkLookupTopologyTest {
             config.topics().chunkLookups().name(),
             Serdes.String().deserializer(),
             Serdes.ByteArray().deserializer());
-
-    // When
     raw.pipeInput(SESSION, bytes(event));
-
-    // Then
     KeyValue<String, byte[]> out = json.readKeyValue();
     assertThat(out.key).matches(SESSION + "/[0-9a-f]{8}/1");
-    assertThat(new String(out.value, StandardCharsets.UTF_8))
-        .isEqualTo(
-            "{\"timestamp\":1.749633401877E9,\"request_id\":\"req-golden\","
-                + "\"model_name\":\"llama\",\"chunk_size\":32,\"seq_len\":98,"
-                + "\"chunk_hashes\":[\"0x079d3328184567e4\",\"0xd3801d01a63579f5\","
-                + "\"0x9ebf251fbd61f216\"],\"session_key\":\""
-                + SESSION
-                + "\","
-                + "\"hash_algo\":\"sha256_chain_64\",\"chunk_unit\":\"bytes\","
-                + "\"chunked\":\"chat_messages\",\"prompt_tokens\":30,\"cached_tokens\":0}");
     assertThat(json.isEmpty()).isTrue();
+    return new String(out.value, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldWriteAWholeRecordEverySixtyFourTurnsOfAChain() {
+    // Given
+    start(32, Map.of());
+
+    // When: 66 turns of one session
+    List<ChunkLookupRecord> out = pipeGrowingChat(66);
+
+    // Then: whole at seqs 1 and 65, where a reader that starts inside the chain resynchronises
+    List<Integer> whole = new ArrayList<>();
+    for (int i = 0; i < out.size(); i++) {
+      if (out.get(i).isWhole()) {
+        whole.add(i + 1);
+      }
+    }
+    assertThat(whole).containsExactly(1, 65);
+  }
+
+  @Test
+  void shouldWriteWholeRecordsWhenThePreviousTurnsPrintsAreNotAtHand() {
+    // Given: no room for prints
+    start(32, Map.of("PREFIXLOG_LOOKUP_CACHE_BYTES", "0"));
+
+    // When
+    List<ChunkLookupRecord> out = pipeGrowingChat(3);
+
+    // Then: each lists every hash, all of them hashed
+    assertThat(out).allMatch(ChunkLookupRecord::isWhole);
+    long chunks = out.stream().mapToLong(r -> r.tailHashes().size()).sum();
+    assertThat(Meters.count(registry, "prefixlog_chunks_hashed_total")).isEqualTo(chunks);
+    assertThat(Meters.count(registry, "prefixlog_chunk_hashes_reused_total")).isZero();
+  }
+
+  /** Turns of one session whose every body appends a question to the one before. */
+  private List<ChunkLookupRecord> pipeGrowingChat(int turns) {
+    StringBuilder messages = new StringBuilder("{\"role\":\"system\",\"content\":\"Be brief.\"}");
+    for (int t = 1; t <= turns; t++) {
+      messages
+          .append(",{\"role\":\"user\",\"content\":\"Question number ")
+          .append(t)
+          .append("?\"}");
+      byte[] body = utf8("{\"model\":\"m\",\"messages\":[" + messages + "]}");
+      raw.pipeInput(SESSION, bytes(event("req-" + t, 1000L * t, SESSION, "m", body, null)));
+    }
+    List<ChunkLookupRecord> out = lookups.readValuesToList();
+    assertThat(out).hasSize(turns);
+    return out;
   }
 
   @Test
@@ -216,7 +305,8 @@ class ChunkLookupTopologyTest {
     ChunkLookupRecord prompt = lookups.readValue();
     assertThat(prompt.chunked()).isEqualTo("completion_prompt");
     assertThat(prompt.seqLen()).isEqualTo(65L);
-    assertThat(prompt.chunkHashes())
+    assertThat(prompt.prefixChunks()).isZero();
+    assertThat(prompt.tailHashes())
         .containsExactly(
             "0xa8d417ef22ce6778", "0x0c2e63200571d865", "0x0a172208e37f91dc", "0xed44eba3e019cae5");
     assertThat(prompt.promptTokens()).isNull();
@@ -224,7 +314,8 @@ class ChunkLookupTopologyTest {
     ChunkLookupRecord raw = lookups.readValue();
     assertThat(raw.chunked()).isEqualTo("raw_body");
     assertThat(raw.seqLen()).isEqualTo(40L);
-    assertThat(raw.chunkHashes()).hasSize(2);
+    assertThat(raw.prefixChunks()).isZero();
+    assertThat(raw.tailHashes()).hasSize(2);
     assertThat(raw.modelName()).isNull();
     assertThat(raw.timestamp()).isEqualTo(2.0);
   }

@@ -11,6 +11,7 @@ import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.KvEvent;
 import io.prefixlog.schemas.kv.KvEventBatch;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.RequestMetadata;
@@ -99,6 +100,18 @@ class WrittenVersionsTest {
                   .readValuesToList()
                   .stream()
                   .map(DeltaRecord::schemaVersion)
+                  .toList()));
+      written.put(
+          WireFormat.CHUNK_LOOKUP,
+          only(
+              driver
+                  .createOutputTopic(
+                      topics.chunkLookups().name(),
+                      Serdes.String().deserializer(),
+                      JsonSerde.of(ChunkLookupRecord.class).deserializer())
+                  .readValuesToList()
+                  .stream()
+                  .map(r -> r.schemaVersion() == null ? 1 : r.schemaVersion())
                   .toList()));
       written.put(
           WireFormat.REQUEST_METADATA,
