@@ -60,6 +60,15 @@ class GoldenExamplesTest {
           entry("chunk-lookup.v1/invalid-missing-chunk-hashes.json", "required $ chunk_hashes"),
           entry("chunk-lookup.v1/invalid-missing-session-key.json", "required $ session_key"),
           entry("chunk-lookup.v2/invalid-whole-list-as-chunk-hashes.json", "not $"),
+          entry(
+              "raw-request-event.v2/invalid-body-encoding-in-header.json",
+              "additionalProperties $ body_encoding"),
+          entry("raw-request-event.v2/invalid-schema-version-1.json", "const $.schema_version"),
+          entry("raw-request-event.v2/invalid-body-in-header.json", "additionalProperties $ body"),
+          entry("raw-request-event.v2/invalid-missing-body-sha256.json", "required $ body_sha256"),
+          entry(
+              "raw-request-event.v2/invalid-original-body-len-without-truncated.json",
+              "required $ truncated"),
           entry("chunk-lookup.v2/invalid-missing-tail-hashes.json", "required $ tail_hashes"),
           entry("chunk-lookup.v2/invalid-prefix-chunks-negative.json", "minimum $.prefix_chunks"),
           entry("chunk-lookup.v2/invalid-schema-version-1.json", "const $.schema_version"),

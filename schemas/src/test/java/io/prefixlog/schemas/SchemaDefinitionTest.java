@@ -325,7 +325,11 @@ class SchemaDefinitionTest {
     // Then
     assertThat(carriers)
         .containsExactly(
-            "raw-request-event.v1", "request-metadata.v1", "delta-record.v2", "delta-record.v3");
+            "raw-request-event.v1",
+            "raw-request-event.v2",
+            "request-metadata.v1",
+            "delta-record.v2",
+            "delta-record.v3");
     assertThat(different).isEmpty();
   }
 

@@ -63,6 +63,7 @@ final class WireSchemas {
   static final List<WireSchema> ALL =
       List.of(
           new WireSchema("raw-request-event.v1", RawRequestEvent.class),
+          new WireSchema("raw-request-event.v2", RawRequestEvent.class, false),
           new WireSchema("request-metadata.v1", RequestMetadata.class),
           new WireSchema("delta-record.v2", DeltaRecord.class, false),
           new WireSchema("delta-record.v3", DeltaRecord.class),

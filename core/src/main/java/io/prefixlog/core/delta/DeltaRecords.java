@@ -1,5 +1,6 @@
 package io.prefixlog.core.delta;
 
+import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
@@ -13,10 +14,36 @@ public final class DeltaRecords {
   private DeltaRecords() {}
 
   /**
+   * The record of a validated request, from either form of raw event: a keyframe carries the body
+   * as the version 1 event had it, or, for a framed event (whose body is bytes, not a field), as
+   * its UTF-8 text when the bytes are well-formed UTF-8 and as base64 otherwise.
+   *
+   * @param request the validated raw event and its body's bytes
+   * @param turn the encoder's decision for it
+   */
+  public static DeltaRecord of(ValidatedRequest request, EncodedTurn turn) {
+    RawRequestEvent raw = request.event();
+    if (raw.body() != null || !turn.isKeyframe()) {
+      return of(raw, turn);
+    }
+    String body =
+        request.utf8()
+            ? new String(request.body(), StandardCharsets.UTF_8)
+            : Base64.getEncoder().encodeToString(request.body());
+    BodyEncoding encoding = request.utf8() ? BodyEncoding.UTF_8 : BodyEncoding.BASE64;
+    return of(raw, turn, body, encoding.wireName());
+  }
+
+  /**
    * @param raw the validated raw event (its body fields are copied only for keyframes)
    * @param turn the encoder's decision for it
    */
   public static DeltaRecord of(RawRequestEvent raw, EncodedTurn turn) {
+    return of(raw, turn, raw.body(), raw.bodyEncoding());
+  }
+
+  private static DeltaRecord of(
+      RawRequestEvent raw, EncodedTurn turn, String body, String bodyEncoding) {
     Long promptTokens = null;
     Long cachedTokens = null;
     ResponseInfo response = raw.response();
@@ -34,8 +61,6 @@ public final class DeltaRecords {
             ? (double) cachedTokens / promptTokens
             : null;
     boolean keyframe = turn.isKeyframe();
-    String body = raw.body();
-    String bodyEncoding = raw.bodyEncoding();
     if (turn.keyframeReason() == EncodedTurn.KeyframeReason.RECORD_SIZE
         && BodyEncoding.UTF_8.wireName().equals(bodyEncoding)) {
       // A utf-8 body's text is its bytes decoded: encoding it again gives the exact bytes.

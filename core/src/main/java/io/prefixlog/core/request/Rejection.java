@@ -17,6 +17,9 @@ public record Rejection(String reason, String detail) {
   public static final String BODY_MISMATCH = "body_mismatch";
   public static final String KEY_MISMATCH = "key_mismatch";
 
+  /** A framed raw event (version 2) whose frame is cut short or whose lengths do not fit. */
+  public static final String INVALID_FRAME = "invalid_frame";
+
   /** A {@code request_id} seen again in its session within the dedup window, with another body. */
   public static final String DUPLICATE_REQUEST_ID = "duplicate_request_id";
 

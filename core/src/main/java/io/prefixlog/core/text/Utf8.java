@@ -5,10 +5,11 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Code-point arithmetic on UTF-8 bytes without decoding them to strings.
+ * UTF-8 bytes without decoding them to strings: the strict well-formedness check every component
+ * applies to a body ({@link #isStrict}), and code-point arithmetic.
  *
- * <p>All methods assume well-formed UTF-8 (the delta codec only works on bodies that passed a
- * strict decode): a code point starts at every byte that is not a continuation byte ({@code
+ * <p>The arithmetic assumes well-formed UTF-8 (the delta codec only works on bodies that passed the
+ * strict check): a code point starts at every byte that is not a continuation byte ({@code
  * 10xxxxxx}).
  */
 public final class Utf8 {
@@ -17,6 +18,64 @@ public final class Utf8 {
   private static final long HIGH_BITS = 0x8080808080808080L;
 
   private Utf8() {}
+
+  /**
+   * Whether {@code bytes[offset, offset + length)} is well-formed UTF-8 as RFC 3629 defines it: no
+   * overlong forms, no encoded surrogates, nothing above U+10FFFF, no sequence cut short. The bytes
+   * whose decoding gives back exactly the same bytes, so the only ones a body may be stored as text
+   * for. Eight ASCII bytes at a time, without decoding: a body is checked on the hot path.
+   */
+  public static boolean isStrict(byte[] bytes, int offset, int length) {
+    int i = offset;
+    int end = offset + length;
+    while (i < end) {
+      if (i + Long.BYTES <= end && ((long) LONGS.get(bytes, i) & HIGH_BITS) == 0) {
+        i += Long.BYTES;
+        continue;
+      }
+      int c = bytes[i] & 0xFF;
+      if (c < 0x80) {
+        i++;
+      } else if (c >= 0xC2 && c <= 0xDF) {
+        if (i + 1 >= end || !isContinuation(bytes[i + 1])) {
+          return false;
+        }
+        i += 2;
+      } else if (c >= 0xE0 && c <= 0xEF) {
+        if (i + 2 >= end) {
+          return false;
+        }
+        int c1 = bytes[i + 1] & 0xFF;
+        // E0: no overlongs (second byte >= A0); ED: no surrogates (second byte <= 9F).
+        int lo = c == 0xE0 ? 0xA0 : 0x80;
+        int hi = c == 0xED ? 0x9F : 0xBF;
+        if (c1 < lo || c1 > hi || !isContinuation(bytes[i + 2])) {
+          return false;
+        }
+        i += 3;
+      } else if (c >= 0xF0 && c <= 0xF4) {
+        if (i + 3 >= end) {
+          return false;
+        }
+        int c1 = bytes[i + 1] & 0xFF;
+        // F0: no overlongs (second byte >= 90); F4: nothing above U+10FFFF (second byte <= 8F).
+        int lo = c == 0xF0 ? 0x90 : 0x80;
+        int hi = c == 0xF4 ? 0x8F : 0xBF;
+        if (c1 < lo || c1 > hi || !isContinuation(bytes[i + 2]) || !isContinuation(bytes[i + 3])) {
+          return false;
+        }
+        i += 4;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@link #isStrict(byte[], int, int)} of the whole array. */
+  public static boolean isStrict(byte[] bytes) {
+    return isStrict(bytes, 0, bytes.length);
+  }
 
   /** True when {@code b} continues a multi-byte sequence rather than starting a code point. */
   public static boolean isContinuation(byte b) {

@@ -2,6 +2,7 @@ package io.prefixlog.core.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.schemas.request.BodyEncoding;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,5 +49,27 @@ class Utf8Test {
     }
     offsets.add(offset);
     return offsets;
+  }
+
+  @Test
+  void shouldJudgeUtf8ExactlyAsTheStrictDecoderDoes() {
+    Random random = new Random(42);
+    byte[] alphabet = "a\"\\\n".getBytes(StandardCharsets.UTF_8);
+    for (int n = 0; n < 20_000; n++) {
+      byte[] b = new byte[random.nextInt(40)];
+      for (int i = 0; i < b.length; i++) {
+        int pick = random.nextInt(4);
+        b[i] = pick == 0 ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
+        if (pick == 1) {
+          b[i] = (byte) (0x80 | random.nextInt(64)); // continuation bytes, often valid
+        } else if (pick == 2) {
+          int[] leads = {0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC1};
+          b[i] = (byte) leads[random.nextInt(leads.length)];
+        }
+      }
+      assertThat(Utf8.isStrict(b, 0, b.length))
+          .as("bytes %s", java.util.Arrays.toString(b))
+          .isEqualTo(BodyEncoding.strictUtf8(b).isPresent());
+    }
   }
 }

@@ -204,7 +204,8 @@ public final class CaptureProxy implements AutoCloseable {
               addresses,
               CaptureSampling.of(config),
               metrics,
-              EventFactory.upstreamLabel(config.upstream()));
+              EventFactory.upstreamLabel(config.upstream()),
+              config.rawEventFormat());
       HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
       IngestHandler ingest =
           new IngestHandler(

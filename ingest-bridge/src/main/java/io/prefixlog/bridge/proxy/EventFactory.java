@@ -4,6 +4,7 @@ import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.text.Sha256;
+import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.util.Map;
@@ -21,6 +22,9 @@ final class EventFactory {
 
   /** The raw events' {@code upstream}: where this proxy forwards, or null (the ingest endpoint). */
   private final String upstream;
+
+  /** How an event with its body is written (a metadata-only event is JSON either way). */
+  private final ProxyConfig.RawEventFormat format;
 
   /** One reusable JSON writer per thread that encodes (the publisher's). */
   private final ThreadLocal<EventWriter> writers = ThreadLocal.withInitial(EventWriter::new);
@@ -50,11 +54,25 @@ final class EventFactory {
       CaptureSampling sampling,
       ProxyMetrics metrics,
       String upstream) {
+    this(deriver, clientAddresses, sampling, metrics, upstream, ProxyConfig.RawEventFormat.FRAMED);
+  }
+
+  /**
+   * @param format how events with their body are written
+   */
+  EventFactory(
+      SessionKeyDeriver deriver,
+      ClientAddresses clientAddresses,
+      CaptureSampling sampling,
+      ProxyMetrics metrics,
+      String upstream,
+      ProxyConfig.RawEventFormat format) {
     this.deriver = deriver;
     this.clientAddresses = clientAddresses;
     this.sampling = sampling;
     this.metrics = metrics;
     this.upstream = upstream;
+    this.format = format;
   }
 
   /**
@@ -149,16 +167,25 @@ final class EventFactory {
               upstream);
       return new EncodedEvent(key.key(), json, x.requestId);
     }
-    byte[] json =
-        writer.write(
-            request,
-            x.body,
-            Sha256.hex(x.body),
-            x.truncated,
-            x.originalBodyLen,
-            response,
-            upstream);
-    return new EncodedEvent(key.key(), json, x.requestId);
+    byte[] value =
+        format == ProxyConfig.RawEventFormat.FRAMED
+            ? writer.writeFramed(
+                request,
+                x.body,
+                Sha256.hex(x.body),
+                x.truncated,
+                x.originalBodyLen,
+                response,
+                upstream)
+            : writer.write(
+                request,
+                x.body,
+                Sha256.hex(x.body),
+                x.truncated,
+                x.originalBodyLen,
+                response,
+                upstream);
+    return new EncodedEvent(key.key(), value, x.requestId);
   }
 
   /** Microsecond precision is plenty, and keeps the JSON short. */

@@ -2,9 +2,11 @@ package io.prefixlog.bridge.proxy;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.PromptChunks;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.io.IOException;
@@ -90,6 +92,32 @@ final class EventWriter {
   }
 
   /**
+   * The event framed (version 2, {@link RawEventFrame}): its header, the fields of {@link #write}
+   * but the body's, with {@code schema_version} 2, then the body's bytes as they are. Nothing is
+   * escaped and nothing checked: the stream app reads the bytes where they lie.
+   */
+  byte[] writeFramed(
+      RequestFields request,
+      byte[] body,
+      String bodySha256,
+      boolean truncated,
+      long originalBodyLen,
+      ResponseInfo response,
+      String upstream) {
+    out.reset();
+    try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
+      g.setCodec(Json.mapper());
+      writeRequestFields(g, request, RawEventFrame.SCHEMA_VERSION);
+      writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
+      stringField(g, "upstream", upstream);
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory does not fail", e);
+    }
+    return RawEventFrame.frame(out.toByteArray(), body);
+  }
+
+  /**
    * A metadata-only event's JSON (capture sampling): no {@code body} and no {@code body_encoding};
    * {@code body_len} and {@code body_sha256} of the body left out, then {@code body_omitted},
    * {@code prompt_chunks} and {@code upstream}, in the record's field order.
@@ -122,10 +150,15 @@ final class EventWriter {
     return out.toByteArray();
   }
 
-  /** The fields both kinds of event start with, {@code schema_version} to {@code model}. */
+  /** The fields every kind of event starts with, {@code schema_version} to {@code model}. */
   private static void writeRequestFields(JsonGenerator g, RequestFields r) throws IOException {
+    writeRequestFields(g, r, RawRequestEvent.SCHEMA_VERSION);
+  }
+
+  private static void writeRequestFields(JsonGenerator g, RequestFields r, int schemaVersion)
+      throws IOException {
     g.writeStartObject();
-    g.writeNumberField("schema_version", RawRequestEvent.SCHEMA_VERSION);
+    g.writeNumberField("schema_version", schemaVersion);
     stringField(g, "request_id", r.requestId());
     g.writeNumberField("ts", r.ts());
     stringField(g, "session_key", r.sessionKey());

@@ -39,6 +39,14 @@ public final class ProxyConfig {
   public static final int DEFAULT_PORT = 8088;
   public static final int DEFAULT_METRICS_PORT = 9465;
 
+  /** How a captured request is written to {@code requests.raw}. */
+  public enum RawEventFormat {
+    /** Version 2: a JSON header, then the body's exact bytes (no escaping, no base64). */
+    FRAMED,
+    /** Version 1: one JSON object, the body a string; what stream apps before framing read. */
+    JSON
+  }
+
   /** How the client address is written into the event. */
   public enum ClientAddrMode {
     /** As the proxy saw it. */
@@ -120,6 +128,17 @@ public final class ProxyConfig {
                   + " `X-Real-IP`, `Forwarded`'s `for=`/`by=`, `True-Client-IP`,"
                   + " `CF-Connecting-IP`, …; `omit` drops them). Events posted to the ingest"
                   + " endpoint are stored as the middleware wrote them");
+
+  public static final ConfigKey<RawEventFormat> RAW_EVENT_FORMAT =
+      ConfigKey.of("PREFIXLOG_RAW_EVENT_FORMAT", ConfigTypes.oneOf(RawEventFormat.class))
+          .defaultValue(RawEventFormat.FRAMED)
+          .doc(
+              "how captured requests are written to `requests.raw`: `framed` (version 2: a JSON"
+                  + " header, then the body's exact bytes, neither escaped nor base64; the stream"
+                  + " app checks them where they lie) or `json` (version 1: one JSON object with"
+                  + " the body as a string, the form kcat and middlewares write). Stream apps"
+                  + " read both; set `json` while stream apps older than framing still run (a"
+                  + " rolling upgrade: stream apps first, then bridges)");
 
   public static final ConfigKey<Double> SAMPLE_SESSIONS =
       ConfigKey.of("PREFIXLOG_SAMPLE_SESSIONS", ConfigTypes.decimal(0, 1))
@@ -458,6 +477,7 @@ public final class ProxyConfig {
               SESSION_HEADERS,
               CAPTURE_HEADERS,
               CLIENT_ADDR,
+              RAW_EVENT_FORMAT,
               SAMPLE_SESSIONS,
               SAMPLE_SEED,
               SAMPLE_KEEP_ERRORS,
@@ -614,6 +634,10 @@ public final class ProxyConfig {
 
   public ClientAddrMode clientAddrMode() {
     return values.get(CLIENT_ADDR);
+  }
+
+  public RawEventFormat rawEventFormat() {
+    return values.get(RAW_EVENT_FORMAT);
   }
 
   public long maxBodyBytes() {

@@ -5,8 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.embedded.KafkaBroker;
-import io.prefixlog.schemas.json.Json;
-import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.RawEventFrame;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -262,7 +261,7 @@ class BrokerDownIT {
       throws IOException {
     List<String> ids = new ArrayList<>();
     for (ConsumerRecord<String, byte[]> record : records) {
-      ids.add(Json.mapper().readValue(record.value(), RawRequestEvent.class).requestId());
+      ids.add(RawEventFrame.readAsVersion1(record.value()).requestId());
     }
     return ids;
   }

@@ -7,6 +7,7 @@ import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.Usage;
 import java.io.BufferedReader;
@@ -105,7 +106,7 @@ class CaptureProxyIT {
   }
 
   private static RawRequestEvent event(ConsumerRecord<String, byte[]> record) throws IOException {
-    return Json.mapper().readValue(record.value(), RawRequestEvent.class);
+    return RawEventFrame.readAsVersion1(record.value());
   }
 
   private static RawRequestEvent byRequestId(

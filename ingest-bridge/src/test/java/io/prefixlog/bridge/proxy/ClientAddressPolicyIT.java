@@ -7,6 +7,7 @@ import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -104,8 +105,7 @@ class ClientAddressPolicyIT {
       // Then: the addresses as the mode says, the body as it was
       assertThat(records).hasSize(1);
       String stored = new String(records.get(0).value(), StandardCharsets.UTF_8);
-      RawRequestEvent event =
-          Json.mapper().readValue(records.get(0).value(), RawRequestEvent.class);
+      RawRequestEvent event = RawEventFrame.readAsVersion1(records.get(0).value());
       assertThat(event.body()).isEqualTo(new String(body, StandardCharsets.UTF_8));
       assertThat(event.bodySha256()).isEqualTo(Sha256.hex(body));
       switch (mode) {

@@ -2,10 +2,12 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.PromptChunks;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
@@ -51,28 +53,6 @@ class EventWriterTest {
             new byte[] {'x', (byte) 0xE2, (byte) 0x82}); // truncated at the end (a capture cut)
     for (byte[] body : bodies) {
       assertSame(body, true);
-    }
-  }
-
-  @Test
-  void shouldJudgeUtf8ExactlyAsTheStrictDecoderDoes() {
-    Random random = new Random(42);
-    byte[] alphabet = "a\"\\\n".getBytes(StandardCharsets.UTF_8);
-    for (int n = 0; n < 20_000; n++) {
-      byte[] b = new byte[random.nextInt(24)];
-      for (int i = 0; i < b.length; i++) {
-        int pick = random.nextInt(4);
-        b[i] = pick == 0 ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
-        if (pick == 1) {
-          b[i] = (byte) (0x80 | random.nextInt(64)); // continuation bytes, often valid
-        } else if (pick == 2) {
-          int[] leads = {0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC1};
-          b[i] = (byte) leads[random.nextInt(leads.length)];
-        }
-      }
-      assertThat(Utf8.isStrict(b, 0, b.length))
-          .as("bytes %s", java.util.Arrays.toString(b))
-          .isEqualTo(BodyEncoding.strictUtf8(b).isPresent());
     }
   }
 
@@ -303,6 +283,29 @@ class EventWriterTest {
     assertThat(new String(actual, StandardCharsets.UTF_8))
         .isEqualTo(new String(expected, StandardCharsets.UTF_8));
     assertThat(actual).isEqualTo(expected);
+
+    // and framed: the mapper's header of the same event, then the body's bytes as they are
+    byte[] framed =
+        writer.writeFramed(
+            new EventWriter.RequestFields(
+                "req-1",
+                1_700_000_000_123L,
+                "key",
+                "header",
+                full ? "10.0.0.1" : null,
+                full ? "curl/8 \"x\"" : null,
+                full ? headers : null,
+                "POST",
+                "/v1/chat/completions?x=\"1\"",
+                full ? "llama" : null),
+            body,
+            sha,
+            full,
+            body.length + 100L,
+            response,
+            full ? "http://10.0.3.17:8000" : null);
+    assertThat(framed).isEqualTo(RawEventFrame.frame(event, body));
+    assertThat(RawEventFrame.readAsVersion1(framed)).isEqualTo(event);
     return actual;
   }
 }

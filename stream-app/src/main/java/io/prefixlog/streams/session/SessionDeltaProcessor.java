@@ -157,12 +157,12 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
         record.timestamp());
 
     // Serialised here, once, so the byte count is exact and the sink does not serialise again.
-    byte[] delta = deltaSerde.toBytes(DeltaRecords.of(request.event(), turn));
+    byte[] delta = deltaSerde.toBytes(DeltaRecords.of(request, turn));
     if (delta.length > maxRecordBytes) {
       // JSON text of control characters takes six bytes per byte; base64 always fits, and a
       // record the producer refused would abort the exactly-once transaction on every retry.
       turn = turn.asKeyframe(EncodedTurn.KeyframeReason.RECORD_SIZE);
-      delta = deltaSerde.toBytes(DeltaRecords.of(request.event(), turn));
+      delta = deltaSerde.toBytes(DeltaRecords.of(request, turn));
     }
     context.forward(
         new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());

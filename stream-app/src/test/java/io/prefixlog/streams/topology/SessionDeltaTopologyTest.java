@@ -20,6 +20,7 @@ import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.streams.StreamApp;
@@ -62,6 +63,7 @@ class SessionDeltaTopologyTest {
           "beta", ": Feed it twice, keep it at 24 °C, bake at 250 °C 🍞. ");
 
   @TempDir Path stateDir;
+  @TempDir Path otherStateDir;
 
   private TopologyTestDriver driver;
   private TestInputTopic<String, byte[]> raw;
@@ -71,8 +73,12 @@ class SessionDeltaTopologyTest {
   private final Map<String, byte[]> rebuilt = new HashMap<>();
 
   private void start(Map<String, String> settings) {
+    start(settings, stateDir);
+  }
+
+  private void start(Map<String, String> settings, Path state) {
     Map<String, String> all = new HashMap<>(settings);
-    all.put("PREFIXLOG_STATE_DIR", stateDir.toString());
+    all.put("PREFIXLOG_STATE_DIR", state.toString());
     StreamAppConfig config = StreamAppConfig.defaults(all);
     registry = new SimpleMeterRegistry();
     Properties properties = StreamApp.streamsProperties(config);
@@ -453,6 +459,38 @@ class SessionDeltaTopologyTest {
           .as(reason)
           .isEqualTo(1);
     }
+  }
+
+  @Test
+  void shouldWriteTheSameRecordsForFramedEventsAsForTheirJsonForm() throws Exception {
+    // Given: one conversation sent as version 1 JSON, the same events framed (version 2), and a
+    // body that is not UTF-8 in both forms
+    List<byte[]> bodies = new ArrayList<>(conversation("alpha", 4));
+    bodies.add(new byte[] {'{', (byte) 0xFF, '}'});
+    List<RawRequestEvent> events = new ArrayList<>();
+    for (byte[] body : bodies) {
+      events.add(RawEvents.of(SESSION, body));
+    }
+    start(Map.of());
+    events.forEach(e -> raw.pipeInput(SESSION, RawEvents.bytes(e)));
+    List<KeyValue<String, DeltaRecord>> fromJson = deltas.readKeyValuesToList();
+    close();
+
+    // When: through an app of its own
+    start(Map.of(), otherStateDir);
+    for (int i = 0; i < events.size(); i++) {
+      raw.pipeInput(SESSION, RawEventFrame.frame(events.get(i), bodies.get(i)));
+    }
+    List<KeyValue<String, DeltaRecord>> fromFrames = deltas.readKeyValuesToList();
+
+    // Then: record for record the same, keyframes' bodies included, and none dead-lettered
+    assertThat(fromFrames).hasSize(bodies.size());
+    assertThat(fromFrames).usingRecursiveFieldByFieldElementComparator().isEqualTo(fromJson);
+    assertThat(fromFrames.get(0).value.body())
+        .isEqualTo(new String(bodies.get(0), StandardCharsets.UTF_8));
+    assertThat(fromFrames.get(4).value.bodyEncoding()).isEqualTo("base64");
+    assertThat(deadLetters.isEmpty()).isTrue();
+    assertRebuilds(fromFrames, bodies);
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.streams.StreamApp;
@@ -148,7 +149,7 @@ class CaptureReplayIT {
         Topics.readAtLeast(
                 kafka.bootstrapServers(), REPLAYED + "requests.raw", TURNS, Duration.ofMinutes(1))
             .stream()
-            .map(r -> JsonSerde.of(RawRequestEvent.class).fromBytes(r.value()))
+            .map(r -> RawEventFrame.readAsVersion1(r.value()))
             .toList();
     assertThat(recaptured).hasSize(TURNS);
     assertThat(sessions(recaptured.stream().map(RawRequestEvent::sessionKey)))
@@ -248,7 +249,7 @@ class CaptureReplayIT {
         Topics.readAtLeast(
                 kafka.bootstrapServers(), CAPTURED + "requests.raw", TURNS, Duration.ofMinutes(1))
             .stream()
-            .map(r -> JsonSerde.of(RawRequestEvent.class).fromBytes(r.value()))
+            .map(r -> RawEventFrame.readAsVersion1(r.value()))
             .toList();
     Path mooncake = dir.resolve("trace.jsonl");
     Path vllm = dir.resolve("dataset.jsonl");
@@ -348,7 +349,7 @@ class CaptureReplayIT {
         Topics.readAtLeast(
                 kafka.bootstrapServers(), CAPTURED + "requests.raw", TURNS, Duration.ofMinutes(1))
             .stream()
-            .map(r -> JsonSerde.of(RawRequestEvent.class).fromBytes(r.value()))
+            .map(r -> RawEventFrame.readAsVersion1(r.value()))
             .toList();
     assertThat(raw).extracting(RawRequestEvent::upstream).containsOnly(upstream);
     List<ChunkLookupRecord> lookups =

@@ -11,6 +11,7 @@ import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import java.time.Duration;
 import java.util.HashMap;
@@ -107,7 +108,7 @@ final class Ledger {
     Map<String, String> rawBodyById = new HashMap<>();
     for (ConsumerRecord<String, byte[]> r : raw) {
       try {
-        RawRequestEvent event = RAW.fromBytes(r.value());
+        RawRequestEvent event = RawEventFrame.readAsVersion1(r.value());
         // The first body seen under an id is the one that must be stored.
         rawBodyById.putIfAbsent(event.sessionKey() + "|" + event.requestId(), event.bodySha256());
       } catch (RuntimeException e) {

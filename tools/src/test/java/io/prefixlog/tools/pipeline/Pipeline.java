@@ -12,6 +12,7 @@ import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
@@ -238,7 +239,7 @@ final class Pipeline {
       JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
       Map<String, RawRequestEvent> rawById =
           raw.stream()
-              .map(r -> rawSerde.fromBytes(r.value()))
+              .map(r -> RawEventFrame.readAsVersion1(r.value()))
               .collect(Collectors.toMap(RawRequestEvent::requestId, Function.identity()));
       List<DeltaRecord> records =
           deltas.stream().map(r -> deltaSerde.fromBytes(r.value())).toList();
