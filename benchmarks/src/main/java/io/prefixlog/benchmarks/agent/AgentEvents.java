@@ -6,6 +6,7 @@ import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
@@ -59,10 +60,25 @@ final class AgentEvents {
       new SessionKeyDeriver(
           SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
 
-  /** The events of {@code requests}, in their order, keyed as {@code variant} says. */
-  List<Event> of(List<AgentSessions.AgentRequest> requests, Variant variant, long seed) {
+  private final boolean framed;
+
+  /**
+   * @param framed write events as the capture proxy does (framed, version 2), else as version 1
+   *     JSON, as kcat and middlewares do
+   */
+  AgentEvents(boolean framed) {
+    this.framed = framed;
+  }
+
+  /**
+   * The events of {@code requests}, in their order, keyed as {@code variant} says.
+   *
+   * @param startMs the first capture time: recent, or the topics' time retention deletes them
+   */
+  List<Event> of(
+      List<AgentSessions.AgentRequest> requests, Variant variant, long seed, long startMs) {
     Random random = new Random(seed);
-    long clockMs = 1_795_000_000_000L;
+    long clockMs = startMs;
     Map<String, Long> previousPromptTokens = new HashMap<>();
     List<Event> events = new ArrayList<>(requests.size());
     for (AgentSessions.AgentRequest request : requests) {
@@ -108,9 +124,8 @@ final class AgentEvents {
               false,
               null,
               response);
-      events.add(
-          new Event(
-              key.key(), SERDE.toBytes(event), request.conversationId(), body.length, clockMs));
+      byte[] value = framed ? RawEventFrame.frame(event, body) : SERDE.toBytes(event);
+      events.add(new Event(key.key(), value, request.conversationId(), body.length, clockMs));
     }
     return events;
   }

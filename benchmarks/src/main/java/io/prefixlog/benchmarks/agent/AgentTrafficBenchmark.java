@@ -44,13 +44,44 @@ public final class AgentTrafficBenchmark {
               Option.value("turns", "N", "70", "Requests per conversation."),
               Option.value("rounds", "N", "3", "Rounds, each with a seed of its own."),
               Option.value("seed", "S", "20261128", "The first round's seed."),
+              Option.flag(
+                  "no-stream-app",
+                  "Leave out the end-to-end run of the stream app on a broker (its rate, memory"
+                      + " and disk bytes)."),
+              Option.value(
+                  "app-setting",
+                  "KEY=VALUE",
+                  "none",
+                  "A stream-app setting for the end-to-end run (repeatable), such as"
+                      + " PREFIXLOG_BASE_CACHE_BYTES=256MiB."),
+              Option.flag(
+                  "json-events",
+                  "Raw events as version 1 JSON (kcat, middlewares), not framed as the proxy"
+                      + " writes them."),
               Option.value("csv", "FILE", "none", "Also write the tables as CSV.")));
 
   static final double DELTA_TARGET = 1.1;
   static final double LOOKUP_TARGET = 0.25;
   static final double NO_HEADER_TARGET = 1.2;
+  static final double MEGABYTES_PER_SECOND_TARGET = 100;
 
-  record Options(Path corpora, int sessions, int turns, int rounds, long seed, Path csv) {
+  /** The stream app's JVM: a fixed 2 GiB heap, as a container of 3 GiB would give it. */
+  static final List<String> APP_JVM_FLAGS =
+      List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
+
+  /** The stream app's run in one round, with that round's references. */
+  private record EndToEnd(int round, StreamAppRun.Result run, References.Sizes refs) {}
+
+  record Options(
+      Path corpora,
+      int sessions,
+      int turns,
+      int rounds,
+      long seed,
+      boolean streamApp,
+      Map<String, String> appSettings,
+      boolean jsonEvents,
+      Path csv) {
     static Options of(CommandLine line) throws UsageException {
       Path corpora = line.value("corpora").map(Path::of).orElse(null);
       return new Options(
@@ -59,8 +90,23 @@ public final class AgentTrafficBenchmark {
           (int) Benchmark.atMost("turns", line.longValue("turns", 70, 1), 10_000),
           (int) Benchmark.atMost("rounds", line.longValue("rounds", 3, 1), 100),
           line.longValue("seed", 20261128, Long.MIN_VALUE),
+          !line.has("no-stream-app"),
+          AgentTrafficBenchmark.appSettings(line.values("app-setting")),
+          line.has("json-events"),
           line.value("csv").map(Path::of).orElse(null));
     }
+  }
+
+  private static Map<String, String> appSettings(List<String> pairs) throws UsageException {
+    Map<String, String> settings = new LinkedHashMap<>();
+    for (String pair : pairs) {
+      int equals = pair.indexOf('=');
+      if (equals < 1 || !pair.startsWith("PREFIXLOG_")) {
+        throw new UsageException("--app-setting must be PREFIXLOG_NAME=VALUE, got " + pair);
+      }
+      settings.put(pair.substring(0, equals), pair.substring(equals + 1));
+    }
+    return settings;
   }
 
   /** One variant's figures in one round. */
@@ -142,7 +188,30 @@ public final class AgentTrafficBenchmark {
     out.flush();
 
     List<Figures> all = new ArrayList<>();
+    List<EndToEnd> endToEnd = new ArrayList<>();
+    // Capture times of now: the topics' time retention would delete older records under the run.
+    long startMs = System.currentTimeMillis() / 1000 * 1000;
     Path stateRoot = Files.createTempDirectory("agent-traffic");
+    StreamAppRun app =
+        options.streamApp()
+            ? new StreamAppRun(stateRoot.resolve("e2e"), options.appSettings(), APP_JVM_FLAGS)
+            : null;
+    if (app != null) {
+      // One unmeasured round, so that the measured ones find the app's JIT warm, as at line rate.
+      AgentSessions warmUp =
+          AgentSessions.fromCorpora(options.corpora(), shape.withSeed(options.seed() - 1));
+      StreamAppRun.Result warm =
+          app.round(
+              new AgentEvents(!options.jsonEvents())
+                  .of(warmUp.requests(), AgentEvents.Variant.KEYED, options.seed() - 1, startMs));
+      out.printf(
+          Locale.ROOT,
+          "stream app warm-up round: %,d turns, %.1f MB/s of bodies, %.1f MB per stream-thread CPU"
+              + " second%n",
+          warm.turns(),
+          warm.steadyMegabytesPerSecond(),
+          warm.streamThreadMegabytesPerCpuSecond());
+    }
     for (int round = 1; round <= options.rounds(); round++) {
       AgentSessions generator =
           AgentSessions.fromCorpora(options.corpora(), shape.withSeed(options.seed() + round - 1));
@@ -159,7 +228,8 @@ public final class AgentTrafficBenchmark {
           largest);
       for (AgentEvents.Variant variant : AgentEvents.Variant.values()) {
         List<AgentEvents.Event> events =
-            new AgentEvents().of(requests, variant, options.seed() + round);
+            new AgentEvents(!options.jsonEvents())
+                .of(requests, variant, options.seed() + round, startMs);
         DriverRun.Result result =
             DriverRun.run(events, Map.of(), stateRoot.resolve("r" + round + "-" + variant));
         all.add(new Figures(round, variant, result, refs));
@@ -175,8 +245,24 @@ public final class AgentTrafficBenchmark {
             result.deltaBytes() / (double) result.events(),
             result.lookupBytes() / (double) result.events(),
             bodyBytes / 1e6 / (result.processNanos() / 1e9));
+        if (app != null && variant == AgentEvents.Variant.KEYED) {
+          StreamAppRun.Result run = app.round(events);
+          endToEnd.add(new EndToEnd(round, run, refs));
+          out.printf(
+              Locale.ROOT,
+              "  stream app: %.1f MB/s of bodies, %.1f MB per stream-thread CPU second, peak RSS"
+                  + " %,d MiB, on disk: deltas %,.0f B/turn, lookups %,.0f B/turn%n",
+              run.steadyMegabytesPerSecond(),
+              run.streamThreadMegabytesPerCpuSecond(),
+              run.peakRssMiB(),
+              run.deltaDiskBytes() / (double) run.turns(),
+              run.lookupDiskBytes() / (double) run.turns());
+        }
       }
       out.flush();
+    }
+    if (app != null) {
+      app.close();
     }
     DriverRun.deleteRecursively(stateRoot);
     out.println();
@@ -202,14 +288,37 @@ public final class AgentTrafficBenchmark {
             + ", no header / keyed (deltas) <= "
             + NO_HEADER_TARGET
             + ".");
+    TextTable streamApp = null;
+    if (!endToEnd.isEmpty()) {
+      out.println();
+      streamApp = endToEndTable(endToEnd);
+      streamApp.print(out);
+      out.println(
+          "   the stream app in a JVM of its own ("
+              + String.join(" ", APP_JVM_FLAGS)
+              + "), one stream thread, defaults otherwise, on a broker on this machine, fed the"
+              + " keyed variant's events as the capture proxy produces them (framed unless"
+              + " --json-events, lz4); MB/s = bodies taken in from its first turn to its last;"
+              + " per CPU s = the same bodies over the stream thread's CPU time (what one stream"
+              + " thread sustains on a core of its own); RSS = VmHWM; on disk = the topics' log"
+              + " segments on the broker, per turn; rebuilt from the deltas topic, read committed."
+              + " Target: >= "
+              + MEGABYTES_PER_SECOND_TARGET
+              + " MB/s per stream thread.");
+    }
     Machine.footer(out);
     if (options.csv() != null) {
       Map<String, TextTable> tables = new LinkedHashMap<>();
       tables.put("bytes", table);
       tables.put("ratios", ratios);
+      if (streamApp != null) {
+        tables.put("stream-app", streamApp);
+      }
       TextTable.writeCsv(options.csv(), tables, out);
     }
-    long mismatches = all.stream().mapToLong(Figures::mismatches).sum();
+    long mismatches =
+        all.stream().mapToLong(Figures::mismatches).sum()
+            + endToEnd.stream().mapToLong(e -> e.run().rebuild().counts().failures(false)).sum();
     if (mismatches > 0) {
       out.println("FAILED: " + mismatches + " turns did not rebuild");
       return 1;
@@ -284,6 +393,61 @@ public final class AgentTrafficBenchmark {
           withRange(rounds.stream().mapToDouble(Figures::lookupRatio).toArray()),
           withRange(vsKeyed));
     }
+    return table;
+  }
+
+  private static TextTable endToEndTable(List<EndToEnd> runs) {
+    TextTable table =
+        new TextTable(
+            "round",
+            "turns",
+            "MB/s of bodies",
+            "MB per stream-thread CPU s",
+            "peak RSS MiB",
+            "deltas on disk B/turn",
+            "lookups on disk B/turn",
+            "deltas on disk / patch-from",
+            "rebuilt",
+            "mismatches");
+    for (EndToEnd e : runs) {
+      StreamAppRun.Result r = e.run();
+      table.row(
+          e.round(),
+          r.turns(),
+          String.format(Locale.ROOT, "%.1f", r.steadyMegabytesPerSecond()),
+          String.format(Locale.ROOT, "%.1f", r.streamThreadMegabytesPerCpuSecond()),
+          r.peakRssMiB(),
+          bytes(r.deltaDiskBytes() / (double) r.turns()),
+          bytes(r.lookupDiskBytes() / (double) r.turns()),
+          ratio(r.deltaDiskBytes() / (double) e.refs().patchFrom()),
+          r.rebuild().counts().rebuiltOk(),
+          r.rebuild().counts().failures(false));
+    }
+    table.separator();
+    table.row(
+        "median",
+        "",
+        String.format(
+            Locale.ROOT,
+            "%.1f",
+            Medians.of(
+                runs.stream().mapToDouble(e -> e.run().steadyMegabytesPerSecond()).toArray())),
+        String.format(
+            Locale.ROOT,
+            "%.1f",
+            Medians.of(
+                runs.stream()
+                    .mapToDouble(e -> e.run().streamThreadMegabytesPerCpuSecond())
+                    .toArray())),
+        (long) Medians.of(runs.stream().mapToDouble(e -> e.run().peakRssMiB()).toArray()),
+        "",
+        "",
+        withRange(
+            runs.stream()
+                .mapToDouble(e -> e.run().deltaDiskBytes() / (double) e.refs().patchFrom())
+                .toArray()),
+        "",
+        "");
     return table;
   }
 
