@@ -213,6 +213,27 @@ class AnalyzeIT {
           .as(csv)
           .isEqualTo(Files.readString(dir.resolve("v1").resolve(csv)));
     }
+
+    // And: export --lmcache-lookups writes the same log from either topic, the version 1 records
+    for (String version : List.of("v1", "v2")) {
+      int code =
+          new io.prefixlog.tools.reconstruct.ExportCommand(Terminal.captured(out, err))
+              .run(
+                  new String[] {
+                    "--bootstrap", kafka.bootstrapServers(),
+                    "--topic-prefix", version + ".",
+                    "--lmcache-lookups", dir.resolve("log-" + version).toString()
+                  });
+      assertThat(code).as(out()).isEqualTo(Command.OK);
+    }
+    StringBuilder log = new StringBuilder();
+    traffic.stream()
+        .sorted(java.util.Comparator.comparingDouble(r -> r.v1().timestamp()))
+        .forEach(r -> log.append(r.json(false)).append('\n'));
+    Path logFile = dir.resolve("log-v2/lookup_hashes_20251121_044000_000000.jsonl");
+    assertThat(Files.readString(logFile)).isEqualTo(log.toString());
+    assertThat(Files.readString(dir.resolve("log-v1").resolve(logFile.getFileName())))
+        .isEqualTo(log.toString());
   }
 
   private static String[] concat(List<String> first, String[] rest) {
