@@ -86,7 +86,6 @@ public final class LookupExport {
   private int[] lengths = new int[1024];
   private int entries;
   private long records;
-  private long v1Records;
   private long v2Records;
   private long tombstones;
   private long replaced;
@@ -217,7 +216,7 @@ public final class LookupExport {
           Locale.ROOT, "export: %s: %s%n", names, Units.count(records, "lookup record"));
     }
     int partitions;
-    long[] bytes = {0};
+    long[] counts = {0, 0}; // records, bytes of values
     try (Progress progress =
         Progress.counting(terminal, settings.progress(), "read", 0, "records")) {
       partitions =
@@ -229,6 +228,7 @@ public final class LookupExport {
               "--file reads a dump",
               progress,
               record -> {
+                counts[0]++;
                 String where =
                     input.topic()
                         + " partition "
@@ -238,7 +238,7 @@ public final class LookupExport {
                 if (record.value() == null) {
                   tombstone(record.key());
                 } else {
-                  bytes[0] += record.value().length;
+                  counts[1] += record.value().length;
                   value(record.key(), record.value(), where);
                 }
               });
@@ -249,8 +249,8 @@ public final class LookupExport {
         input.topic(),
         input.bootstrap(),
         Units.count(partitions, "partition"),
-        Units.count(records + tombstones, "record"),
-        Units.bytes(bytes[0]));
+        Units.count(counts[0], "record"),
+        Units.bytes(counts[1]));
   }
 
   /** One line of a dump: a record value, or a kcat {@code -J} envelope. */
@@ -304,8 +304,6 @@ public final class LookupExport {
     records++;
     if (record.isV2()) {
       v2Records++;
-    } else {
-      v1Records++;
     }
     LookupChains.Outcome<List<String>> outcome = resolver.resolve(key, record);
     if (key != null) {
@@ -318,7 +316,12 @@ public final class LookupExport {
     if (!(outcome instanceof LookupChains.Resolved<List<String>> resolved)) {
       return;
     }
-    byte[] v1 = record.isV2() ? SERDE.toBytes(record.asVersion1(resolved.hashes())) : value;
+    // A version 1 value goes out as the topic holds it, unless it spans lines (not written by
+    // prefixlog, which writes compact JSON): a log line is one record.
+    byte[] v1 =
+        record.isV2() || spansLines(value)
+            ? SERDE.toBytes(record.isV2() ? record.asVersion1(resolved.hashes()) : record)
+            : value;
     add(key, record.timestamp(), spool.append(v1), v1.length);
   }
 
@@ -440,6 +443,15 @@ public final class LookupExport {
                 + "; a reader of the directory would read both: give an empty or new directory");
       }
     }
+  }
+
+  private static boolean spansLines(byte[] value) {
+    for (byte b : value) {
+      if (b == '\n' || b == '\r') {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isBlank(byte[] line, int length) {

@@ -158,14 +158,19 @@ class AnalyzeIT {
     }
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(kafka.clientConfig(), new StringSerializer(), new StringSerializer())) {
+      List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
       for (LookupTraffic.Record r : traffic) {
         for (boolean v2 : new boolean[] {false, true}) {
-          producer.send(
-              new ProducerRecord<>(
-                  (v2 ? "v2" : "v1") + ".chunk.lookups", r.partition(3), r.key(), r.json(v2)));
+          sent.add(
+              producer.send(
+                  new ProducerRecord<>(
+                      (v2 ? "v2" : "v1") + ".chunk.lookups", r.partition(3), r.key(), r.json(v2))));
         }
       }
       producer.flush();
+      for (java.util.concurrent.Future<?> send : sent) {
+        send.get(); // a send that failed fails here, not as a shorter topic
+      }
     }
 
     // When
