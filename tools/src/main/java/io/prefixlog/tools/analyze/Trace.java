@@ -157,11 +157,6 @@ final class Trace {
     lookups.add(lookup);
   }
 
-  /** A blank line (or an empty value). */
-  void blank() {
-    blank++;
-  }
-
   /** A line or record that is not a lookup: counted, and listed up to {@link #PROBLEMS_SHOWN}. */
   void bad(String location, String reason) {
     problemCount++;
