@@ -13,9 +13,13 @@ import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.types.Types;
 
 /**
  * Creates the archive's namespace and tables before the sink connectors start, with schemas taken
@@ -27,6 +31,12 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
  * holds for the event lists of KV batches. And each connector's task initializes the JDBC catalog
  * on its own: on a fresh database they race to create its tables ("duplicate column name:
  * iceberg_type"). Schema evolution stays on, so fields added to the contracts later become columns.
+ *
+ * <p>A table that exists already gains, here, every top-level column its contract has and it lacks,
+ * as an optional column of the contract's type: rows written before read it as null. Left to the
+ * sink, such a column would appear only when a record first holds the field, with the type that
+ * record's value suggests; an empty list suggests none, so the version 2 lookups' {@code
+ * tail_hashes} of a turn that adds no chunk would be lost until a later record brought the column.
  */
 public final class ArchiveCatalog {
   /** Table properties of every archive table: Parquet, zstd, format version 2. */
@@ -48,15 +58,27 @@ public final class ArchiveCatalog {
   private ArchiveCatalog() {}
 
   /**
-   * Creates the namespace and any of the topics' tables that do not exist; existing tables are left
-   * as they are.
+   * What {@link #prepare} did.
    *
-   * @return the tables created
+   * @param created the tables created
+   * @param columnsAdded per existing table that lacked columns of its contract, the columns added
    */
-  public static List<String> prepare(ArchiveSettings settings, List<ArchivedTopic> topics)
+  public record Prepared(List<String> created, Map<String, List<String>> columnsAdded) {
+    public Prepared {
+      created = List.copyOf(created);
+      columnsAdded = Map.copyOf(columnsAdded);
+    }
+  }
+
+  /**
+   * Creates the namespace and any of the topics' tables that do not exist, and adds to each table
+   * that exists the top-level columns of its contract it lacks (optional; nothing else changes).
+   */
+  public static Prepared prepare(ArchiveSettings settings, List<ArchivedTopic> topics)
       throws IOException {
     Objects.requireNonNull(settings, "settings");
     List<String> created = new ArrayList<>();
+    Map<String, List<String>> columnsAdded = new java.util.TreeMap<>();
     try (JdbcCatalog catalog = new JdbcCatalog()) {
       catalog.initialize(ArchiveSettings.CATALOG_NAME, ArchiveReader.catalogProperties(settings));
       for (ArchivedTopic topic : topics) {
@@ -69,6 +91,10 @@ public final class ArchiveCatalog {
           }
         }
         if (catalog.tableExists(id)) {
+          List<String> added = addMissingColumns(catalog.loadTable(id), schemaOf(id.name()));
+          if (!added.isEmpty()) {
+            columnsAdded.put(topic.table(), added);
+          }
           continue;
         }
         Schema schema = schemaOf(id.name());
@@ -85,7 +111,40 @@ public final class ArchiveCatalog {
         }
       }
     }
-    return List.copyOf(created);
+    return new Prepared(created, columnsAdded);
+  }
+
+  /**
+   * Adds the contract's top-level columns the table lacks, by name, in the contract's order; the
+   * table's own columns stay as they are, whatever their type.
+   *
+   * @return the names of the columns added
+   */
+  static List<String> addMissingColumns(Table table, Schema contract) {
+    for (int attempt = 1; ; attempt++) {
+      List<String> added = new ArrayList<>();
+      UpdateSchema update = table.updateSchema();
+      for (Types.NestedField field : contract.columns()) {
+        if (table.schema().findField(field.name()) == null) {
+          update.addColumn(field.name(), field.type(), field.doc());
+          added.add(field.name());
+        }
+      }
+      if (added.isEmpty()) {
+        return List.of();
+      }
+      try {
+        update.commit();
+        return List.copyOf(added);
+      } catch (CommitFailedException e) {
+        // Another process changed the table meanwhile (a second prepare, the sink evolving it):
+        // look again at what it has now.
+        if (attempt == 3) {
+          throw e;
+        }
+        table.refresh();
+      }
+    }
   }
 
   /**

@@ -64,12 +64,22 @@ public final class PrepareCatalog {
               Duration.ofSeconds(10));
       List<ArchivedTopic> topics =
           ArchivedTopic.all(options.getOrDefault("--topic-prefix", "prefixlog."));
-      List<String> created = ArchiveCatalog.prepare(settings, topics);
+      ArchiveCatalog.Prepared prepared = ArchiveCatalog.prepare(settings, topics);
+      List<String> created = prepared.created();
       out.println(
           "PrepareCatalog: "
               + settings.catalogUri()
               + ": created "
               + (created.isEmpty() ? "nothing (all tables existed)" : String.join(", ", created)));
+      prepared
+          .columnsAdded()
+          .forEach(
+              (table, columns) ->
+                  out.println(
+                      "PrepareCatalog: "
+                          + table
+                          + ": added columns "
+                          + String.join(", ", columns)));
       return 0;
     } catch (IllegalArgumentException e) {
       err.println("PrepareCatalog: " + e.getMessage());

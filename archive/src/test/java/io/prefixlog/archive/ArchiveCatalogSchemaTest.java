@@ -37,7 +37,11 @@ class ArchiveCatalogSchemaTest {
           + "43: id: optional string, 44: error: optional string>, "
           + "46: kafka_ts: optional timestamptz>";
 
-  /** {@code schemaOf("chunk_lookups").asStruct()} of the hand-written schema. */
+  /**
+   * {@code schemaOf("chunk_lookups").asStruct()}: the hand-written schema's columns (ids 1 to 15),
+   * then those of the version 2 record ({@code schema_version}, {@code prefix_chunks}, {@code
+   * tail_hashes}), which {@link ArchiveCatalog#prepare} adds to a table created before them.
+   */
   private static final String CHUNK_LOOKUPS =
       "struct<1: timestamp: optional double, 2: request_id: optional string, "
           + "3: model_name: optional string, 4: chunk_size: optional long, "
@@ -46,7 +50,9 @@ class ArchiveCatalogSchemaTest {
           + "10: chunk_unit: optional string, 11: chunked: optional string, "
           + "12: prompt_tokens: optional long, 13: cached_tokens: optional long, "
           + "14: body_omitted: optional string, 15: upstream: optional string, "
-          + "16: kafka_ts: optional timestamptz>";
+          + "16: schema_version: optional long, 17: prefix_chunks: optional long, "
+          + "19: tail_hashes: optional list<string>, "
+          + "20: kafka_ts: optional timestamptz>";
 
   /** {@code schemaOf("kv_events").asStruct()} of the hand-written schema. */
   private static final String KV_EVENTS =

@@ -70,9 +70,17 @@ public final class AnalyzeCommand implements Command {
                   "Read lookup files instead of the topic: a JSONL file, or a directory whose"
                       + " *.jsonl files are read in name order (LMCache's lookup_hashes_*.jsonl"
                       + " and chunk_hashes_*.jsonl logs, unchanged, or dumps of the lookups topic:"
-                      + " one record value per line, or kcat -J envelopes). .gz files are"
-                      + " decompressed.")
+                      + " kcat -J envelopes, or one record value per line, which has no keys to"
+                      + " resolve version 2 records by). .gz files are decompressed.")
               .repeatable(),
+          Option.value(
+              "chain-memory",
+              "SIZE",
+              "256MiB",
+              "Heap for resolving version 2 lookup records, which list only the hashes after"
+                  + " those of their chain's previous turn: the newest turn's hashes of each chain"
+                  + " (8 bytes a hash). A chain let go beyond it is reported as unresolved until"
+                  + " its next whole record."),
           Option.value("model", "NAME", "all models", "Analyse only this model_name."),
           Option.value(
                   "capacity",
@@ -217,8 +225,13 @@ public final class AnalyzeCommand implements Command {
       capacity, and the gap to LRU (exact analyses only; --no-opt skips it). Reads the lookups
       topic (<prefix>chunk.lookups, read_committed, from the beginning to the end offsets at
       start; the latest record of a request_id wins), or files (--file): prefixlog's dumps and
-      LMCache's lookup_hashes_*.jsonl logs unchanged. Requests are ordered by timestamp. A bad
-      line is reported as file:line, counted and skipped. With --chunk-sizes the input is the
+      LMCache's lookup_hashes_*.jsonl logs unchanged. Version 2 records (a turn's hashes after
+      those it shares with the previous turn of its chain) are resolved to their whole lists in
+      the order read, so the analysis is the one their version 1 form gives; one whose previous
+      turn was not read (the read began inside its chain, that turn was compacted, erased or
+      expired, or a dump has no keys) is counted, with why, and left out until its chain's next
+      whole record. Requests are ordered by timestamp. A bad line is reported as file:line,
+      counted and skipped. With --chunk-sizes the input is the
       capture itself: every body is rebuilt from the session deltas (topic, kcat -J dump or
       archive), re-rendered and re-hashed at each size, and the sizes are compared at equal
       capacity. Exit code 0 when the analysis ran; 1 when there was nothing to analyse or an
@@ -251,7 +264,7 @@ public final class AnalyzeCommand implements Command {
     if (settings.chunkSizes != null) {
       return ChunkSizeCommand.run(terminal, settings);
     }
-    Trace trace = new Trace(settings.model);
+    Trace trace = new Trace(settings.model, settings.chainMemory);
     String input;
     try {
       input = read(settings, trace);
@@ -274,6 +287,17 @@ public final class AnalyzeCommand implements Command {
     List<Lookup> lookups = trace.sorted();
     StringBuilder header = new StringBuilder(input);
     describeTrace(header, trace, settings, lookups);
+    long unresolved = trace.resolution().unresolvedTotal();
+    if (unresolved > 0) {
+      terminal
+          .err()
+          .println(
+              "prefixlog analyze: "
+                  + Units.count(unresolved, "version 2 lookup record")
+                  + " could not be resolved and "
+                  + (unresolved == 1 ? "was" : "were")
+                  + " left out; the summary says why");
+    }
     if (trace.problemCount() > 0) {
       terminal
           .err()
@@ -550,7 +574,7 @@ public final class AnalyzeCommand implements Command {
       s.append(
           String.format(
               Locale.ROOT,
-              "  %s, %s replaced by a later record of the same request_id%n",
+              "  %s, %s replaced by a later record of the same key%n",
               Units.count(trace.tombstones(), "tombstone"),
               Units.count(trace.replaced())));
     }
@@ -580,6 +604,7 @@ public final class AnalyzeCommand implements Command {
               Units.count(trace.records(), "lookup record"),
               100.0 * trace.sampledOut() / Math.max(1, trace.records())));
     }
+    Resolution.describe(s, trace.v2Records(), trace.resolution(), "--chain-memory");
     if (trace.blankLines() > 0) {
       s.append("  ").append(Units.count(trace.blankLines(), "blank line")).append(" skipped\n");
     }
@@ -627,6 +652,7 @@ public final class AnalyzeCommand implements Command {
     String topicPrefix;
     List<String> files;
     String model;
+    long chainMemory;
     List<Quantities.Capacity> capacities;
     long bytesPerChunk;
     Duration window;
@@ -664,6 +690,7 @@ public final class AnalyzeCommand implements Command {
         throw new UsageException(
             "--file reads files, --bootstrap and --topic-prefix the topic: give one or the other");
       }
+      s.chainMemory = chainMemory(line);
       s.model = line.value("model").orElse(null);
       if (s.model != null && s.model.isEmpty()) {
         throw new UsageException("--model needs a model_name");
@@ -712,6 +739,18 @@ public final class AnalyzeCommand implements Command {
       routing(line, s);
       ChunkSizeCommand.settings(line, env, s);
       return s;
+    }
+
+    /** {@code --chain-memory}, shared with {@code export --lmcache-lookups}. */
+    static long chainMemory(CommandLine line) throws UsageException {
+      if (!line.has("chain-memory")) {
+        return Trace.DEFAULT_CHAIN_BYTES;
+      }
+      try {
+        return Quantities.bytes(line.value("chain-memory").orElseThrow());
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--chain-memory: " + e.getMessage());
+      }
     }
 
     private static void routing(CommandLine line, Settings s) throws UsageException {

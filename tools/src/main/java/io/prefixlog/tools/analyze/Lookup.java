@@ -11,7 +11,9 @@ import java.util.Objects;
  * @param model {@code model_name}, or {@code ""} when the record names none
  * @param chunkSize units per chunk, at least 1
  * @param seqLen units of the request, tail included
- * @param keys the chunk hashes as 64-bit keys (see {@link LookupParser#key}); never modified
+ * @param keys the chunk hashes as 64-bit keys (see {@link LookupParser#key}); never modified. As
+ *     parsed, a version 2 record's are its {@code tail_hashes}; {@link Trace} makes them the whole
+ *     list
  * @param unit what {@code chunk_size} and {@code seq_len} count
  * @param lmcache whether the line has LMCache's {@code dtypes}/{@code shapes} and no {@code
  *     chunk_unit}: a line of LMCache's own log
@@ -62,6 +64,24 @@ record Lookup(
     Objects.requireNonNull(unit, "unit");
     Objects.requireNonNull(sessionKey, "sessionKey");
     Objects.requireNonNull(upstream, "upstream");
+  }
+
+  /** The same lookup with other hashes: a version 2 record's once resolved. */
+  Lookup withKeys(long[] wholeKeys) {
+    return new Lookup(
+        timestamp,
+        model,
+        chunkSize,
+        seqLen,
+        wholeKeys,
+        unit,
+        lmcache,
+        promptTokens,
+        cachedTokens,
+        kvBytesPerChunk,
+        sessionKey,
+        sampledOut,
+        upstream);
   }
 
   /** The engine's view of this lookup, under the cache (model) name {@code cache}. */

@@ -30,6 +30,15 @@ final class LookupFiles {
 
   private LookupFiles() {}
 
+  /** Receives each line of the input, without its terminator ({@code \n} or {@code \r\n}). */
+  @FunctionalInterface
+  interface LineHandler {
+    /**
+     * @param location {@code file:line}, for a problem's message
+     */
+    void line(byte[] line, int length, String location) throws IOException;
+  }
+
   /**
    * The files named by the arguments, in order: a file as it is, a directory as its {@code *.jsonl}
    * (and {@code *.jsonl.gz}) files sorted by name.
@@ -66,6 +75,11 @@ final class LookupFiles {
 
   /** Reads every file into the trace, advancing the progress bar by bytes read. */
   static void read(List<Path> files, Trace trace, Progress progress) throws IOException {
+    read(files, (line, length, location) -> onLine(line, length, location, trace), progress);
+  }
+
+  /** Reads every file's lines in order, advancing the progress bar by bytes read. */
+  static void read(List<Path> files, LineHandler handler, Progress progress) throws IOException {
     long total = 0;
     for (Path file : files) {
       total += Files.size(file);
@@ -79,7 +93,7 @@ final class LookupFiles {
             file.getFileName().toString().endsWith(".gz")
                 ? new GZIPInputStream(counted, CHUNK)
                 : counted;
-        read(lines, file.toString(), trace);
+        read(lines, file.toString(), handler);
         done = counted.position;
       }
     }
@@ -87,6 +101,10 @@ final class LookupFiles {
 
   /** Reads one stream of lines; {@code name} is the location prefix of its problems. */
   static void read(InputStream in, String name, Trace trace) throws IOException {
+    read(in, name, (line, length, location) -> onLine(line, length, location, trace));
+  }
+
+  private static void read(InputStream in, String name, LineHandler handler) throws IOException {
     byte[] chunk = new byte[CHUNK];
     byte[] line = new byte[CHUNK];
     int lineLength = 0;
@@ -102,7 +120,7 @@ final class LookupFiles {
         line = ensure(line, lineLength + part);
         System.arraycopy(chunk, from, line, lineLength, part);
         lineLength += part;
-        onLine(line, lineLength, name, ++lineNumber, trace);
+        deliver(line, lineLength, name, ++lineNumber, handler);
         lineLength = 0;
         from = i + 1;
       }
@@ -112,26 +130,22 @@ final class LookupFiles {
       lineLength += rest;
     }
     if (lineLength > 0) {
-      onLine(line, lineLength, name, ++lineNumber, trace);
+      deliver(line, lineLength, name, ++lineNumber, handler);
     }
   }
 
-  private static void onLine(byte[] line, int length, String name, long number, Trace trace) {
-    if (length > 0 && line[length - 1] == '\r') {
-      length--;
-    }
+  private static void deliver(
+      byte[] line, int length, String name, long number, LineHandler handler) throws IOException {
+    handler.line(
+        line, length > 0 && line[length - 1] == '\r' ? length - 1 : length, name + ":" + number);
+  }
+
+  private static void onLine(byte[] line, int length, String location, Trace trace) {
     try {
-      LookupParser.Parsed parsed = LookupParser.parse(line, length);
-      if (parsed.key() != null || parsed.tombstone()) {
-        // A kcat -J dump of the topic: compacted by key, as the topic is.
-        trace.addKeyed(parsed.key(), parsed.lookup().orElse(null));
-      } else if (parsed.lookup().isPresent()) {
-        trace.add(parsed.lookup().get());
-      } else {
-        trace.blank();
-      }
+      // A kcat -J envelope has its record key: compacted by key, as the topic is.
+      trace.accept(LookupParser.parse(line, length));
     } catch (LookupParser.BadLineException e) {
-      trace.bad(name + ":" + number, e.getMessage());
+      trace.bad(location, e.getMessage());
     }
   }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.prefixlog.core.mrc.LookupRequest;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -29,8 +30,11 @@ import java.util.Optional;
  * <p>A line may also be a kcat {@code -J} envelope ({@code {"key": …, "payload": …}}) whose payload
  * is such a record, as a JSON string or object; a {@code null} payload is a tombstone. Required:
  * {@code timestamp} (a number ≥ 0), {@code chunk_size} (≥ 1), {@code seq_len} (≥ the full chunks'
- * units) and {@code chunk_hashes} (an array of hex strings, {@code 0x} optional, or integers).
- * Unknown fields are ignored. Error messages name the field, never quote the input.
+ * units) and {@code chunk_hashes} (an array of hex strings, {@code 0x} optional, or integers); or,
+ * in a version 2 record ({@code schema_version} 2), {@code prefix_chunks} and {@code tail_hashes}
+ * instead of {@code chunk_hashes}: such a record is parsed as it lists its hashes, and {@link
+ * Parsed#prefixChunks} says how many leading ones its chain's previous turn holds ({@link Trace}
+ * resolves it). Unknown fields are ignored. Error messages name the field, never quote the input.
  */
 final class LookupParser {
   private static final JsonFactory FACTORY = Json.mapper().getFactory();
@@ -63,10 +67,29 @@ final class LookupParser {
     }
   }
 
-  /** What a line held. */
-  record Parsed(Optional<Lookup> lookup, String key, boolean tombstone) {
+  /**
+   * What a line held.
+   *
+   * @param lookup the record, its {@code keys} the hashes it lists: all of them, or a version 2
+   *     record's {@code tail_hashes}
+   * @param prefixChunks a version 2 record's {@code prefix_chunks}: the leading hashes its chain's
+   *     previous turn holds; 0 for a whole record
+   * @param v2 whether the record is a version 2 one ({@code schema_version} 2)
+   */
+  record Parsed(
+      Optional<Lookup> lookup, String key, boolean tombstone, int prefixChunks, boolean v2) {
     static Parsed blank() {
-      return new Parsed(Optional.empty(), null, false);
+      return new Parsed(Optional.empty(), null, false, 0, false);
+    }
+
+    /** A topic record's tombstone. */
+    static Parsed tombstone(String key) {
+      return new Parsed(Optional.empty(), key, true, 0, false);
+    }
+
+    /** The same, read under a record key (a topic record's). */
+    Parsed withKey(String recordKey) {
+      return new Parsed(lookup, recordKey, tombstone, prefixChunks, v2);
     }
   }
 
@@ -117,12 +140,14 @@ final class LookupParser {
         throw new BadLineException("trailing data after the JSON object");
       }
       if (!envelope) {
-        return new Parsed(Optional.of(top.lookup()), null, false);
+        Lookup lookup = top.lookup();
+        return new Parsed(Optional.of(lookup), null, false, top.prefixChunks, top.isV2());
       }
       if (tombstone) {
-        return new Parsed(Optional.empty(), key, true);
+        return new Parsed(Optional.empty(), key, true, 0, false);
       }
-      return new Parsed(Optional.of(payload.lookup()), key, false);
+      Lookup lookup = payload.lookup();
+      return new Parsed(Optional.of(lookup), key, false, payload.prefixChunks, payload.isV2());
     } catch (JsonParseException e) {
       throw new BadLineException(
           "not valid JSON (at column " + e.getLocation().getColumnNr() + ")");
@@ -132,12 +157,12 @@ final class LookupParser {
   }
 
   /** Parses a record value (a topic record's bytes). */
-  static Lookup parseValue(byte[] value) throws BadLineException {
+  static Parsed parseValue(byte[] value) throws BadLineException {
     Parsed parsed = parse(value, value.length);
     if (parsed.lookup().isEmpty()) {
       throw new BadLineException(parsed.tombstone() ? "a tombstone" : "an empty value");
     }
-    return parsed.lookup().get();
+    return parsed;
   }
 
   private static Fields readPayload(byte[] inner) throws BadLineException, IOException {
@@ -201,6 +226,10 @@ final class LookupParser {
     Long chunkSize;
     Long seqLen;
     long[] keys;
+    Long schemaVersion;
+    Long prefix;
+    long[] tailKeys;
+    int prefixChunks;
     String chunkUnit;
     boolean hasDtypes;
     boolean hasShapes;
@@ -237,7 +266,10 @@ final class LookupParser {
         case "model_name" -> model = value == JsonToken.VALUE_STRING ? parser.getText() : null;
         case "chunk_size" -> chunkSize = integer(name, value, parser);
         case "seq_len" -> seqLen = integer(name, value, parser);
-        case "chunk_hashes" -> keys = hashes(value, parser);
+        case "chunk_hashes" -> keys = hashes(name, value, parser);
+        case "tail_hashes" -> tailKeys = hashes(name, value, parser);
+        case "schema_version" -> schemaVersion = integer(name, value, parser);
+        case "prefix_chunks" -> prefix = integer(name, value, parser);
         case "chunk_unit" -> {
           if (value != JsonToken.VALUE_STRING) {
             throw new BadLineException("chunk_unit is not a string (bytes or tokens)");
@@ -277,15 +309,16 @@ final class LookupParser {
       if (seqLen == null) {
         throw new BadLineException(missing("seq_len"));
       }
-      if (keys == null) {
-        throw new BadLineException(missing("chunk_hashes"));
-      }
-      if (seqLen < (long) keys.length * chunkSize) {
+      long[] listed = listed();
+      long chunks = (long) prefixChunks + listed.length;
+      if (seqLen < chunks * chunkSize) {
         throw new BadLineException(
             "seq_len "
                 + seqLen
-                + " is less than chunk_hashes x chunk_size = "
-                + keys.length
+                + " is less than "
+                + (schemaVersion == null ? "chunk_hashes" : "(prefix_chunks + tail_hashes)")
+                + " x chunk_size = "
+                + chunks
                 + " x "
                 + chunkSize);
       }
@@ -315,7 +348,7 @@ final class LookupParser {
           model == null ? "" : model,
           (int) (long) chunkSize,
           seqLen,
-          keys,
+          listed,
           unit,
           lmcache,
           prompt,
@@ -324,6 +357,49 @@ final class LookupParser {
           sessionKey == null ? "" : sessionKey,
           bodyOmitted != null,
           upstream == null ? "" : upstream);
+    }
+
+    boolean isV2() {
+      return schemaVersion != null;
+    }
+
+    /**
+     * The hashes the record lists, and in {@link #prefixChunks} how many its chain's previous turn
+     * holds before them: version 1's (no {@code schema_version}) whole {@code chunk_hashes}, or
+     * version 2's {@code prefix_chunks} and {@code tail_hashes}.
+     */
+    private long[] listed() throws BadLineException {
+      if (schemaVersion == null) {
+        if (tailKeys != null || prefix != null) {
+          throw new BadLineException("prefix_chunks and tail_hashes need schema_version 2");
+        }
+        if (keys == null) {
+          throw new BadLineException(missing("chunk_hashes"));
+        }
+        prefixChunks = 0;
+        return keys;
+      }
+      if (schemaVersion != ChunkLookupRecord.SCHEMA_VERSION_V2) {
+        throw new BadLineException(
+            "schema_version "
+                + schemaVersion
+                + " is not one this reader knows (2, or none for version 1)");
+      }
+      if (keys != null) {
+        throw new BadLineException(
+            "a version 2 record has chunk_hashes (it lists prefix_chunks and tail_hashes)");
+      }
+      if (prefix == null) {
+        throw new BadLineException(missing("prefix_chunks") + " (schema_version 2)");
+      }
+      if (tailKeys == null) {
+        throw new BadLineException(missing("tail_hashes") + " (schema_version 2)");
+      }
+      if (prefix > Integer.MAX_VALUE) {
+        throw new BadLineException("prefix_chunks " + prefix + " is too large");
+      }
+      prefixChunks = (int) (long) prefix;
+      return tailKeys;
     }
 
     /** LMCache's bytes per chunk: Σ shape product × dtype size; 0 when unknown. */
@@ -371,10 +447,10 @@ final class LookupParser {
       return n;
     }
 
-    private static long[] hashes(JsonToken value, JsonParser parser)
+    private static long[] hashes(String name, JsonToken value, JsonParser parser)
         throws IOException, BadLineException {
       if (value != JsonToken.START_ARRAY) {
-        throw new BadLineException("chunk_hashes is not an array");
+        throw new BadLineException(name + " is not an array");
       }
       long[] keys = new long[16];
       int n = 0;
@@ -385,14 +461,12 @@ final class LookupParser {
           try {
             key = key(parser.getText());
           } catch (IllegalArgumentException e) {
-            throw new BadLineException(
-                "chunk_hashes[" + n + "] is not a hex hash: " + e.getMessage());
+            throw new BadLineException(name + "[" + n + "] is not a hex hash: " + e.getMessage());
           }
         } else if (t == JsonToken.VALUE_NUMBER_INT) {
           key = parser.getBigIntegerValue().longValue();
         } else {
-          throw new BadLineException(
-              "chunk_hashes[" + n + "] is neither a hex string nor a number");
+          throw new BadLineException(name + "[" + n + "] is neither a hex string nor a number");
         }
         if (n == keys.length) {
           keys = Arrays.copyOf(keys, n * 2);

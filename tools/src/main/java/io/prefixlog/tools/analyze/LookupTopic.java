@@ -8,8 +8,9 @@ import java.io.IOException;
  * Reads the lookups topic from the beginning up to the end offsets taken at the start, then stops,
  * as {@code reconstruct} reads the deltas topic ({@link TopicScan}: every partition assigned, no
  * consumer group, {@code read_committed} so that aborted transactions of the exactly-once stream
- * app are never seen). Records go to {@link Trace#addKeyed}, which applies compaction's rule (the
- * latest record of a {@code request_id} wins, a tombstone removes it).
+ * app are never seen). Records go to {@link Trace#accept} in the order of their partitions, which
+ * resolves version 2 records and applies compaction's rule (the latest record of a key wins, a
+ * tombstone removes it).
  */
 final class LookupTopic {
   /** Lookup records are small: a hash list of a 16 MiB capture in 256-byte chunks is ~1.5 MB. */
@@ -48,12 +49,12 @@ final class LookupTopic {
               record -> {
                 counts[0]++;
                 if (record.value() == null) {
-                  trace.addKeyed(record.key(), null);
+                  trace.accept(LookupParser.Parsed.tombstone(record.key()));
                   return;
                 }
                 counts[1] += record.value().length;
                 try {
-                  trace.addKeyed(record.key(), LookupParser.parseValue(record.value()));
+                  trace.accept(LookupParser.parseValue(record.value()).withKey(record.key()));
                 } catch (LookupParser.BadLineException e) {
                   trace.bad(
                       topic + " partition " + record.partition() + " offset " + record.offset(),

@@ -5,6 +5,7 @@ import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.analyze.LookupExport;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Terminal;
@@ -24,7 +25,8 @@ import java.util.Locale;
  * {@code prefixlog export}: the captured requests, rebuilt from the session deltas topic (or a kcat
  * {@code -J} dump of it) as {@code reconstruct} rebuilds them, written as a Mooncake trace or a
  * {@code vllm bench serve} custom dataset ({@link TraceExport}). Lives beside {@code reconstruct}
- * because it is a reader of the same rebuild.
+ * because it is a reader of the same rebuild. With {@code --lmcache-lookups DIR} it writes the
+ * chunk lookups instead, as LMCache's lookup-hash log ({@link LookupExport}).
  */
 public final class ExportCommand implements Command {
   static final int DEFAULT_BLOCK_BYTES = 2048;
@@ -35,14 +37,14 @@ public final class ExportCommand implements Command {
           Option.value(
               "format",
               "FORMAT",
-              "none (required)",
+              "none (required, but with --lmcache-lookups)",
               "mooncake: Mooncake's trace JSONL (timestamp, input_length, output_length, hash_ids),"
                   + " for Dynamo's simulators; vllm-custom: vllm bench serve's custom dataset"
                   + " (prompt, output_tokens)."),
           Option.value(
               "out",
               "FILE",
-              "none (required)",
+              "none (required, but with --lmcache-lookups)",
               "The file to write (replaced whole, via a temporary file); vllm-custom needs a"
                   + " .jsonl name, as vLLM reads no other."),
           Option.value(
@@ -51,13 +53,18 @@ public final class ExportCommand implements Command {
               "topic-prefix",
               "PREFIX",
               "\"" + Topics.DEFAULT_PREFIX + "\"",
-              "Prefix of every topic name: the turns are read from <prefix>session.deltas."),
+              "Prefix of every topic name: the turns are read from <prefix>session.deltas (with"
+                  + " --lmcache-lookups, the lookups from <prefix>chunk.lookups)."),
           Option.value(
-              "file",
-              "PATH",
-              "none (read the topic)",
-              "Read a kcat -J dump of the deltas topic instead (keys kept, so erased turns are"
-                  + " known); a value-only dump with tombstones is refused."),
+                  "file",
+                  "PATH",
+                  "none (read the topic)",
+                  "Read a kcat -J dump of the deltas topic instead (keys kept, so erased turns are"
+                      + " known); a value-only dump with tombstones is refused. With"
+                      + " --lmcache-lookups: dumps of the lookups topic (kcat -J envelopes, or record"
+                      + " values one per line, which have no keys to resolve version 2 records by), a"
+                      + " file or a directory of *.jsonl (.gz read through gzip); repeatable.")
+              .repeatable(),
           Option.value(
               "block-bytes",
               "N",
@@ -70,6 +77,24 @@ public final class ExportCommand implements Command {
               Long.toString(DEFAULT_OUTPUT_TOKENS),
               "Output length of a turn whose response usage (completion_tokens) was not"
                   + " captured."),
+          Option.value(
+              "lmcache-lookups",
+              "DIR",
+              "none (export requests)",
+              "Write the chunk lookups instead of requests: LMCache's lookup-hash log"
+                  + " (DIR/lookup_hashes_<UTC>_000000.jsonl), one version 1 record per line in"
+                  + " timestamp order, whatever version the topic holds. DIR is created if need be"
+                  + " and must hold no *.jsonl file."),
+          Option.value(
+              "chain-memory",
+              "SIZE",
+              "256MiB",
+              "With --lmcache-lookups: heap for resolving version 2 records, the newest turn's"
+                  + " hashes of each chain (about 60 bytes a hash)."),
+          Option.flag(
+              "allow-unresolved",
+              "With --lmcache-lookups: exit 0 even when some version 2 records could not be"
+                  + " resolved (they are counted, said why, and left out of the file)."),
           Option.flag("progress", "Show progress bars even when stderr is not a terminal."));
 
   private static final String DESCRIPTION =
@@ -86,6 +111,19 @@ public final class ExportCommand implements Command {
       output length is --default-output-tokens, and the summary counts both. Exit code 0 when
       the file was written; 1 when the input could not be read, a turn failed its check or
       nothing was exported; 2 for a bad command line.
+
+      With --lmcache-lookups DIR: the chunk lookups (<prefix>chunk.lookups, read_committed, from
+      the beginning to the end offsets at start, or --file dumps of it) as LMCache's lookup-hash
+      log, for LMCache's tools and anyone who reads that format: each lookup as a version 1
+      record, the whole hash list in chunk_hashes. Version 2 records (a turn's hashes after those
+      it shares with the previous turn of its chain) are resolved in the order of their partition
+      and written byte for byte as version 1 wrote them; version 1 records as the topic holds
+      them. The latest record of a key wins and a tombstone removes it, so nothing erased is
+      written. A record whose chain's previous turn was not read (the read began inside the
+      chain: retention deleted its start) cannot be resolved: it is counted, with why, and left
+      out, and its chain resolves again from its next whole record (at most 64 turns on). Exit
+      code 0 when the file was written and every record resolved (or --allow-unresolved); 1
+      otherwise.
       """;
 
   private final Terminal terminal;
@@ -98,7 +136,8 @@ public final class ExportCommand implements Command {
   public Spec spec() {
     return new Spec(
         "export",
-        "Write captured traffic as a Mooncake trace or a vllm bench serve custom dataset.",
+        "Write captured traffic as a Mooncake trace or a vllm bench serve custom dataset, or the"
+            + " chunk lookups as LMCache's lookup-hash log.",
         DESCRIPTION,
         OPTIONS);
   }
@@ -110,6 +149,9 @@ public final class ExportCommand implements Command {
       return invocation.exitCode();
     }
     Settings settings = invocation.value();
+    if (settings.lookups != null) {
+      return LookupExport.run(terminal, settings.lookups);
+    }
     TraceExport export =
         new TraceExport(settings.format, settings.blockBytes, settings.defaultOutputTokens);
     CaptureInput input =
@@ -206,9 +248,22 @@ public final class ExportCommand implements Command {
     int blockBytes;
     long defaultOutputTokens;
     boolean progress;
+    LookupExport.Settings lookups;
 
     static Settings from(CommandLine line) throws UsageException {
       Settings s = new Settings();
+      if (line.has("lmcache-lookups")) {
+        s.lookups = lookups(line);
+        return s;
+      }
+      for (String option : List.of("chain-memory", "allow-unresolved")) {
+        if (line.has(option)) {
+          throw new UsageException("--" + option + " needs --lmcache-lookups");
+        }
+      }
+      if (line.values("file").size() > 1) {
+        throw new UsageException("--file: one dump of the deltas topic");
+      }
       String format =
           line.value("format")
               .orElseThrow(
@@ -243,6 +298,41 @@ public final class ExportCommand implements Command {
       s.defaultOutputTokens = line.longValue("default-output-tokens", DEFAULT_OUTPUT_TOKENS, 1);
       s.progress = line.has("progress");
       return s;
+    }
+
+    /** The settings of {@code --lmcache-lookups}, which writes lookups, not requests. */
+    private static LookupExport.Settings lookups(CommandLine line) throws UsageException {
+      for (String option : List.of("format", "out", "block-bytes", "default-output-tokens")) {
+        if (line.has(option)) {
+          throw new UsageException(
+              "--" + option + " is for requests; --lmcache-lookups writes the lookups");
+        }
+      }
+      String directory = line.value("lmcache-lookups").orElseThrow();
+      if (directory.isEmpty()) {
+        throw new UsageException("--lmcache-lookups needs a directory");
+      }
+      List<String> files = line.values("file");
+      for (String file : files) {
+        if (file.isEmpty()) {
+          throw new UsageException("--file needs a path");
+        }
+      }
+      if (!files.isEmpty() && (line.has("bootstrap") || line.has("topic-prefix"))) {
+        throw new UsageException(
+            "--file reads dumps, --bootstrap and --topic-prefix the topic: give one or the other");
+      }
+      String bootstrap = line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP);
+      String topic =
+          Topics.withPrefix(line.string("topic-prefix", Topics.DEFAULT_PREFIX))
+              .chunkLookups()
+              .name();
+      return new LookupExport.Settings(
+          new LookupExport.Input(bootstrap, topic, files),
+          Path.of(directory),
+          LookupExport.chainMemory(line),
+          line.has("allow-unresolved"),
+          line.has("progress"));
     }
   }
 }

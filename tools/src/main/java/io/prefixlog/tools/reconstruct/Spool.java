@@ -13,10 +13,11 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * A temporary file that record values are appended to while the input is read, and read back from
- * when their session is rebuilt: memory holds only where each value is, however large the topic.
- * The file is created owner-only (values hold prompts) and deleted on {@link #close()}.
+ * when their session is rebuilt (or, for {@code export --lmcache-lookups}, when the lookups are
+ * written in timestamp order): memory holds only where each value is, however large the topic. The
+ * file is created owner-only (values hold prompts) and deleted on {@link #close()}.
  */
-final class Spool implements AutoCloseable {
+public final class Spool implements AutoCloseable {
   private final Path file;
   private final FileChannel channel;
   private final OutputStream out;
@@ -28,7 +29,7 @@ final class Spool implements AutoCloseable {
     this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 20);
   }
 
-  static Spool create() throws IOException {
+  public static Spool create() throws IOException {
     // createTempFile makes the file readable by its owner only on POSIX systems.
     Path file = Files.createTempFile("prefixlog-reconstruct-", ".spool");
     file.toFile().deleteOnExit();
@@ -50,7 +51,7 @@ final class Spool implements AutoCloseable {
   }
 
   /** Appends the bytes and returns their offset. */
-  long append(byte[] bytes) throws IOException {
+  public long append(byte[] bytes) throws IOException {
     long offset = size;
     out.write(bytes);
     size += bytes.length;
@@ -58,7 +59,7 @@ final class Spool implements AutoCloseable {
   }
 
   /** Everything appended is readable from now on. */
-  void finishWriting() throws IOException {
+  public void finishWriting() throws IOException {
     out.flush();
   }
 
@@ -67,7 +68,7 @@ final class Spool implements AutoCloseable {
     return () -> RecordSource.json(read(offset, length)).load();
   }
 
-  byte[] read(long offset, int length) throws IOException {
+  public byte[] read(long offset, int length) throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(length);
     while (buffer.hasRemaining()) {
       if (channel.read(buffer, offset + buffer.position()) < 0) {

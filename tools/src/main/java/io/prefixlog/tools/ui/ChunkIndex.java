@@ -39,13 +39,28 @@ final class ChunkIndex {
   record Lookup(
       String chain, long seq, int partition, long offset, int chunks, int chunkSize, String unit) {}
 
-  /** Only the fields the index keeps; the hashes are counted and dropped. */
+  /**
+   * Only the fields the index keeps; the hashes are counted and dropped. A version 2 record's
+   * chunks are the {@code prefix_chunks} it shares with the previous turn and its {@code
+   * tail_hashes}.
+   */
   @JsonIgnoreProperties(ignoreUnknown = true)
   record Header(
       @JsonProperty("chunk_size") Integer chunkSize,
       @JsonProperty("chunk_unit") String chunkUnit,
       @JsonProperty("chunk_hashes") List<Object> chunkHashes,
-      @JsonProperty("body_omitted") String bodyOmitted) {}
+      @JsonProperty("body_omitted") String bodyOmitted,
+      @JsonProperty("prefix_chunks") Integer prefixChunks,
+      @JsonProperty("tail_hashes") List<Object> tailHashes) {
+    /** Full chunks of the prompt, in either version. */
+    int chunks() {
+      if (chunkHashes != null) {
+        return chunkHashes.size();
+      }
+      return (prefixChunks == null ? 0 : prefixChunks)
+          + (tailHashes == null ? 0 : tailHashes.size());
+    }
+  }
 
   private static final ObjectReader HEADER = Json.mapper().readerFor(Header.class);
 
@@ -100,7 +115,7 @@ final class ChunkIndex {
               k.seq(),
               partition,
               offset,
-              h == null || h.chunkHashes() == null ? 0 : h.chunkHashes().size(),
+              h == null ? 0 : h.chunks(),
               h == null || h.chunkSize() == null ? 0 : h.chunkSize(),
               h == null || h.chunkUnit() == null ? "bytes" : h.chunkUnit().intern());
       List<Lookup> s = sessions.get(k.sessionKey());

@@ -1,11 +1,13 @@
 package io.prefixlog.tools.ui;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectReader;
+import io.prefixlog.core.chunk.ChunkLookupResolver;
+import io.prefixlog.core.chunk.LookupChains;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,7 +27,10 @@ import java.util.TreeMap;
  * stops at the first miss.
  *
  * <p>The session page fetches its turns' lookup records by offset (the index keeps no hashes) and
- * keeps the result per session while its lookups are the same records.
+ * keeps the result per session while its lookups are the same records. Version 2 records, which
+ * list only the hashes after those shared with the previous turn of their chain, are resolved chain
+ * by chain in {@code seq} order ({@link ChunkLookupResolver}); a turn whose previous turn's lookup
+ * is gone (retention, erasure) has no figure until its chain's next whole record, and is counted.
  */
 final class ChunkPrefix {
   /**
@@ -42,15 +47,26 @@ final class ChunkPrefix {
     }
   }
 
-  @JsonIgnoreProperties(ignoreUnknown = true)
-  record Hashes(@JsonProperty("chunk_hashes") List<String> chunkHashes) {}
+  /**
+   * A session's figures.
+   *
+   * @param hits per turn, keyed {@code chain/seq}
+   * @param unresolved turns whose lookup could not be resolved: it refers to a previous turn whose
+   *     lookup is not on the topic
+   */
+  record Figures(Map<String, Hit> hits, long unresolved) {
+    static final Figures NONE = new Figures(Map.of(), 0);
+  }
 
-  private static final ObjectReader HASHES = Json.mapper().readerFor(Hashes.class);
+  private static final ObjectReader RECORD = Json.mapper().readerFor(ChunkLookupRecord.class);
+
+  /** A session's lists while they are resolved: far more than the longest session needs. */
+  private static final long RESOLVE_BYTES = 256L << 20;
 
   /** Sessions whose figures are kept; a session page is computed again after that many others. */
   private static final int CACHED_SESSIONS = 256;
 
-  private record Cached(Map<String, Long> offsets, Map<String, Hit> hits) {}
+  private record Cached(Map<String, Long> offsets, Figures figures) {}
 
   private final Map<String, Cached> cache =
       new LinkedHashMap<>(64, 0.75f, true) {
@@ -73,25 +89,25 @@ final class ChunkPrefix {
    * @param turns the session's turns, oldest first (the timeline's order)
    * @param lookups the session's lookups from the index, keyed {@code chain/seq}
    */
-  Map<String, Hit> of(
+  Figures of(
       String sessionKey, List<TurnInfo> turns, Map<String, ChunkIndex.Lookup> lookups, Fetch fetch)
       throws RecordFetcher.FetchException {
     if (lookups.isEmpty()) {
-      return Map.of();
+      return Figures.NONE;
     }
     Map<String, Long> offsets = new TreeMap<>();
     lookups.forEach((id, l) -> offsets.put(id, l.partition() * (1L << 48) + l.offset()));
     synchronized (cache) {
       Cached c = cache.get(sessionKey);
       if (c != null && c.offsets().equals(offsets)) {
-        return c.hits();
+        return c.figures();
       }
     }
     Map<Integer, List<Long>> byPartition = new TreeMap<>();
     for (ChunkIndex.Lookup l : lookups.values()) {
       byPartition.computeIfAbsent(l.partition(), p -> new ArrayList<>()).add(l.offset());
     }
-    Map<String, List<String>> hashes = new HashMap<>();
+    Map<String, ChunkLookupRecord> records = new HashMap<>();
     for (Map.Entry<Integer, List<Long>> e : byPartition.entrySet()) {
       Map<Long, RecordFetcher.Located> found = fetch.fetch(e.getKey(), e.getValue());
       for (Map.Entry<String, ChunkIndex.Lookup> l : lookups.entrySet()) {
@@ -108,20 +124,57 @@ final class ChunkPrefix {
           continue; // erased or compacted since it was indexed: the turn shows no figure
         }
         try {
-          Hashes h = HASHES.readValue(r.value());
-          if (h != null && h.chunkHashes() != null) {
-            hashes.put(l.getKey(), h.chunkHashes());
+          ChunkLookupRecord record = RECORD.readValue(r.value());
+          if (record != null) {
+            records.put(l.getKey(), record);
           }
         } catch (IOException ex) {
           // Counted by the index when it could not read the record; here it only lacks a figure.
         }
       }
     }
-    Map<String, Hit> hits = compute(turns, lookups, hashes);
+    Map<String, List<String>> hashes = new HashMap<>();
+    long unresolved = resolve(sessionKey, lookups, records, hashes);
+    Figures figures = new Figures(compute(turns, lookups, hashes), unresolved);
     synchronized (cache) {
-      cache.put(sessionKey, new Cached(offsets, hits));
+      cache.put(sessionKey, new Cached(offsets, figures));
     }
-    return hits;
+    return figures;
+  }
+
+  /**
+   * Resolves the records chain by chain in {@code seq} order into {@code hashes}, keyed {@code
+   * chain/seq}; returns how many could not be.
+   */
+  private static long resolve(
+      String sessionKey,
+      Map<String, ChunkIndex.Lookup> lookups,
+      Map<String, ChunkLookupRecord> records,
+      Map<String, List<String>> hashes) {
+    List<Map.Entry<String, ChunkIndex.Lookup>> ordered = new ArrayList<>(lookups.entrySet());
+    ordered.sort(
+        Comparator.comparing((Map.Entry<String, ChunkIndex.Lookup> e) -> e.getValue().chain())
+            .thenComparingLong(e -> e.getValue().seq()));
+    ChunkLookupResolver resolver = new ChunkLookupResolver(RESOLVE_BYTES);
+    long unresolved = 0;
+    for (Map.Entry<String, ChunkIndex.Lookup> e : ordered) {
+      ChunkLookupRecord record = records.get(e.getKey());
+      if (record == null) {
+        continue; // gone since it was indexed: the next turn of its chain cannot refer to it
+      }
+      ChunkIndex.Lookup l = e.getValue();
+      String key = sessionKey + "/" + (l.chain().isEmpty() ? "" : l.chain() + "/") + l.seq();
+      try {
+        if (resolver.resolve(key, record) instanceof LookupChains.Resolved<List<String>> r) {
+          hashes.put(e.getKey(), r.hashes());
+        } else {
+          unresolved++;
+        }
+      } catch (IllegalArgumentException ex) {
+        // A record without its hashes: the index counted it as read; here it lacks a figure.
+      }
+    }
+    return unresolved;
   }
 
   /**

@@ -209,11 +209,13 @@ final class SessionPages {
 
   /**
    * The chunk-prefix figures of a session's turns ({@link ChunkPrefix}), keyed {@code chain/seq},
-   * and whether the lookups index is complete enough to say that a turn has none.
+   * how many turns' lookups could not be resolved, and whether the lookups index is complete enough
+   * to say that a turn has none.
    */
-  record Lookups(Map<String, ChunkPrefix.Hit> hits, boolean caughtUp, String problem) {
+  record Lookups(
+      Map<String, ChunkPrefix.Hit> hits, long unresolved, boolean caughtUp, String problem) {
     static Lookups none() {
-      return new Lookups(Map.of(), true, "");
+      return new Lookups(Map.of(), 0, true, "");
     }
   }
 
@@ -299,14 +301,24 @@ final class SessionPages {
       chunks += h.chunks();
       seenChunks += h.seen();
     }
+    String unresolved =
+        lookups.unresolved() == 0
+            ? ""
+            : Html.count(lookups.unresolved())
+                + " turns' lookups list only the chunks after their previous turn's, whose lookup"
+                + " is no longer on the topic: no figure until their chain's next whole lookup";
     fact(
         b,
         "Chunk prefix the history allowed",
         lookups.hits().isEmpty()
-            ? (lookups.problem().isEmpty()
-                ? "no chunk lookups for this session"
-                    + (lookups.caughtUp() ? "" : " yet (the lookups topic is still being read)")
-                : Html.text(lookups.problem()))
+            ? (!lookups.problem().isEmpty()
+                ? Html.text(lookups.problem())
+                : !unresolved.isEmpty()
+                    ? unresolved
+                    : "no chunk lookups for this session"
+                        + (lookups.caughtUp()
+                            ? ""
+                            : " yet (the lookups topic is still being read)"))
             : Html.count(seenChunks)
                 + " of "
                 + Html.count(chunks)
@@ -314,7 +326,8 @@ final class SessionPages {
                 + Html.percent(chunks == 0 ? -1 : (double) seenChunks / chunks)
                 + "), over "
                 + Html.count(lookups.hits().size())
-                + " turns with a lookup");
+                + " turns with a lookup"
+                + (unresolved.isEmpty() ? "" : "; " + unresolved));
     b.append("</dl>").append(panelsHtml);
     b.append("<div class=\"timeline-and-tree\">").append(TurnTree.html(s.key(), turns));
     b.append(

@@ -387,9 +387,11 @@ public final class UiServer implements AutoCloseable {
     }
     SessionPages.Lookups lookups;
     try {
+      ChunkPrefix.Figures figures = chunkPrefix.of(key, turns, chunks.of(key), chunkFetcher::fetch);
       lookups =
           new SessionPages.Lookups(
-              chunkPrefix.of(key, turns, chunks.of(key), chunkFetcher::fetch),
+              figures.hits(),
+              figures.unresolved(),
               chunkFollower.caughtUp(),
               chunkFollower.problem());
     } catch (RecordFetcher.FetchException e) {
@@ -397,6 +399,7 @@ public final class UiServer implements AutoCloseable {
       lookups =
           new SessionPages.Lookups(
               Map.of(),
+              0,
               chunkFollower.caughtUp(),
               "cannot read the chunk lookups: " + e.getMessage());
     }
@@ -467,6 +470,7 @@ public final class UiServer implements AutoCloseable {
     SessionPages.Lookups lookups =
         new SessionPages.Lookups(
             Map.of(),
+            0,
             true,
             "not read for a session from the archive (its chunk_lookups table is not queried)");
     return Response.html(

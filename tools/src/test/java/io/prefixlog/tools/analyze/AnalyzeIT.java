@@ -133,11 +133,123 @@ class AnalyzeIT {
         .contains(
             "  1 tombstone, "
                 + String.format(java.util.Locale.ROOT, "%,d", trace.size() + 1)
-                + " replaced by a later record of the same request_id\n");
+                + " replaced by a later record of the same key\n");
     assertThat(Files.readString(dir.resolve("topic/curve.csv")))
         .isEqualTo(Files.readString(dir.resolve("file/curve.csv")));
     assertThat(Files.readString(dir.resolve("topic/rolling.csv")))
         .isEqualTo(Files.readString(dir.resolve("file/rolling.csv")));
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void shouldAnalyseVersion2RecordsOnTheTopicExactlyAsTheirVersion1Form(KafkaCluster kafka)
+      throws Exception {
+    // Given: the same traffic on two topics of 3 partitions, once per version, each record in its
+    // session's partition as the stream app writes it
+    List<LookupTraffic.Record> traffic = LookupTraffic.records();
+    try (Admin admin = Admin.create(kafka.clientConfig())) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic("v1.chunk.lookups", 3, (short) 1),
+                  new NewTopic("v2.chunk.lookups", 3, (short) 1)))
+          .all()
+          .get();
+    }
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(kafka.clientConfig(), new StringSerializer(), new StringSerializer())) {
+      List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+      for (LookupTraffic.Record r : traffic) {
+        for (boolean v2 : new boolean[] {false, true}) {
+          sent.add(
+              producer.send(
+                  new ProducerRecord<>(
+                      (v2 ? "v2" : "v1") + ".chunk.lookups", r.partition(3), r.key(), r.json(v2))));
+        }
+      }
+      producer.flush();
+      for (java.util.concurrent.Future<?> send : sent) {
+        send.get(); // a send that failed fails here, not as a shorter topic
+      }
+    }
+
+    // When
+    String[] options = {"--capacity", "400", "--window", "2s", "--no-opt"};
+    int v1 =
+        analyze(
+            concat(
+                List.of(
+                    "--bootstrap",
+                    kafka.bootstrapServers(),
+                    "--topic-prefix",
+                    "v1.",
+                    "--csv",
+                    dir.resolve("v1").toString()),
+                options));
+    String v1Out = out();
+    int v2 =
+        analyze(
+            concat(
+                List.of(
+                    "--bootstrap",
+                    kafka.bootstrapServers(),
+                    "--topic-prefix",
+                    "v2.",
+                    "--csv",
+                    dir.resolve("v2").toString()),
+                options));
+    String v2Out = out();
+
+    // Then
+    assertThat(v1).as(v1Out).isEqualTo(Command.OK);
+    assertThat(v2).as(v2Out).isEqualTo(Command.OK);
+    long referring = traffic.stream().filter(r -> !r.v2().isWhole()).count();
+    assertThat(v2Out)
+        .contains(
+            "  "
+                + String.format(java.util.Locale.ROOT, "%,d", traffic.size())
+                + " records of version 2 (schema_version 2); "
+                + String.format(java.util.Locale.ROOT, "%,d", referring)
+                + " listed only the hashes after those of their chain's previous turn and were"
+                + " all resolved from it\n");
+    assertThat(analysisPart(v2Out)).isEqualTo(analysisPart(v1Out));
+    for (String csv : List.of("curve.csv", "rolling.csv")) {
+      assertThat(Files.readString(dir.resolve("v2").resolve(csv)))
+          .as(csv)
+          .isEqualTo(Files.readString(dir.resolve("v1").resolve(csv)));
+    }
+
+    // And: export --lmcache-lookups writes the same log from either topic, the version 1 records
+    for (String version : List.of("v1", "v2")) {
+      int code =
+          new io.prefixlog.tools.reconstruct.ExportCommand(Terminal.captured(out, err))
+              .run(
+                  new String[] {
+                    "--bootstrap", kafka.bootstrapServers(),
+                    "--topic-prefix", version + ".",
+                    "--lmcache-lookups", dir.resolve("log-" + version).toString()
+                  });
+      assertThat(code).as(out()).isEqualTo(Command.OK);
+    }
+    StringBuilder log = new StringBuilder();
+    traffic.stream()
+        .sorted(java.util.Comparator.comparingDouble(r -> r.v1().timestamp()))
+        .forEach(r -> log.append(r.json(false)).append('\n'));
+    Path logFile = dir.resolve("log-v2/lookup_hashes_20251121_044000_000000.jsonl");
+    assertThat(Files.readString(logFile)).isEqualTo(log.toString());
+    assertThat(Files.readString(dir.resolve("log-v1").resolve(logFile.getFileName())))
+        .isEqualTo(log.toString());
+  }
+
+  private static String[] concat(List<String> first, String[] rest) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(List.of(rest));
+    return all.toArray(String[]::new);
+  }
+
+  /** The report from its first model section to the files written: what does not name the input. */
+  private static String analysisPart(String report) {
+    return report.substring(report.indexOf("\n== "), report.indexOf("\nwrote "));
   }
 
   @Test
@@ -202,6 +314,9 @@ class AnalyzeIT {
       // hits nearly all the bytes that an agent re-sends; with a one-chunk cache, nothing
       assertThat(code).as(out()).isEqualTo(Command.OK);
       assertThat(out())
+          .contains(
+              " listed only the hashes after those of their chain's previous turn and were all")
+          .doesNotContain("unresolved")
           .contains("== prefixlog-demo  (chunks of 256 bytes)")
           .contains("  requests " + String.format(java.util.Locale.ROOT, "%,d", turns) + ",");
       List<String> curve = Files.readAllLines(dir.resolve("csv/curve.csv"));

@@ -126,6 +126,58 @@ class LookupParserTest {
   }
 
   @Test
+  void shouldReadAVersion2RecordAsItListsItsHashesWithItsSharedCount() throws Exception {
+    // Given: the v2 schema's golden example of a turn that shares two chunks
+    String line =
+        "{\"timestamp\":1.749633409112E9,\"request_id\":\"req-20250611-091649-002\","
+            + "\"model_name\":\"meta-llama/Llama-3.1-8B-Instruct\",\"chunk_size\":256,"
+            + "\"seq_len\":1304,\"session_key\":\"3f9a0c5e71b2d48a6c0e9f1b2a7d3c58\","
+            + "\"hash_algo\":\"sha256_chain_64\",\"chunk_unit\":\"bytes\","
+            + "\"chunked\":\"chat_messages\",\"prompt_tokens\":398,\"cached_tokens\":160,"
+            + "\"upstream\":\"http://10.0.3.17:8000\",\"schema_version\":2,\"prefix_chunks\":2,"
+            + "\"tail_hashes\":[\"0x0f3c9b5e2d7a6184\",\"0x9e1d47c0b3a2f568\","
+            + "\"0x51b8e2a9c4d70f36\"]}";
+
+    // When
+    LookupParser.Parsed parsed = parse(line);
+
+    // Then
+    assertThat(parsed.v2()).isTrue();
+    assertThat(parsed.prefixChunks()).isEqualTo(2);
+    assertThat(parsed.lookup().orElseThrow().keys())
+        .containsExactly(0x0f3c9b5e2d7a6184L, 0x9e1d47c0b3a2f568L, 0x51b8e2a9c4d70f36L);
+    assertThat(parsed.lookup().orElseThrow().upstream()).isEqualTo("http://10.0.3.17:8000");
+  }
+
+  @Test
+  void shouldRefuseVersion2RecordsThatAreNotWhatVersion2Writes() {
+    String common = "{\"timestamp\":1,\"chunk_size\":4,\"seq_len\":12,";
+    assertThat(bad(common + "\"schema_version\":2,\"prefix_chunks\":2}"))
+        .isEqualTo("no tail_hashes (schema_version 2)");
+    assertThat(bad(common + "\"schema_version\":2,\"tail_hashes\":[]}"))
+        .isEqualTo("no prefix_chunks (schema_version 2)");
+    assertThat(
+            bad(
+                common
+                    + "\"schema_version\":2,\"prefix_chunks\":0,\"tail_hashes\":[],"
+                    + "\"chunk_hashes\":[\"0x1\"]}"))
+        .isEqualTo("a version 2 record has chunk_hashes (it lists prefix_chunks and tail_hashes)");
+    assertThat(bad(common + "\"schema_version\":3,\"prefix_chunks\":0,\"tail_hashes\":[]}"))
+        .isEqualTo("schema_version 3 is not one this reader knows (2, or none for version 1)");
+    assertThat(bad(common + "\"prefix_chunks\":1,\"tail_hashes\":[\"0x1\"]}"))
+        .isEqualTo("prefix_chunks and tail_hashes need schema_version 2");
+    assertThat(bad(common + "\"schema_version\":2,\"prefix_chunks\":-1,\"tail_hashes\":[]}"))
+        .isEqualTo("prefix_chunks must be >= 0, got -1");
+    assertThat(
+            bad(
+                common
+                    + "\"schema_version\":2,\"prefix_chunks\":2,\"tail_hashes\":[\"0x1\",\"0x2\"]}"))
+        .isEqualTo("seq_len 12 is less than (prefix_chunks + tail_hashes) x chunk_size = 4 x 4");
+    assertThat(bad(common + "\"schema_version\":2,\"prefix_chunks\":0,\"tail_hashes\":[\"zz\"]}"))
+        .isEqualTo("tail_hashes[0] is not a hex hash: not a hex digit at index 0");
+  }
+
+  @Test
   void shouldSayWhatIsWrongWithABadLineWithoutQuotingIt() {
     assertThat(bad("{\"timestamp\":\"soon\"}"))
         .isEqualTo("timestamp is not a number (Unix seconds)");

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.PublisherThreadBridge;
+import io.prefixlog.core.chunk.ChunkLookupResolver;
+import io.prefixlog.core.chunk.LookupChains;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
@@ -14,6 +16,7 @@ import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.core.session.SessionSampler;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
@@ -111,9 +114,11 @@ class SampledCaptureCorpusTest {
     }
 
     // Then: every request's lookup, hash for hash the one the stream app computes from the body
+    // (both resolved to their version 1 form: a kept turn's record lists only the hashes after
+    // those of its chain's previous turn, a hash-only one is whole)
     assertThat(tenth.lookups()).hasSize(all.size());
-    Map<String, JsonNode> fullLookups = byRequestId(full.lookups());
-    for (JsonNode lookup : tenth.lookups().values()) {
+    Map<String, JsonNode> fullLookups = byRequestId(asVersion1(full.lookups()));
+    for (JsonNode lookup : asVersion1(tenth.lookups()).values()) {
       JsonNode twin = fullLookups.get(lookup.path("request_id").asText());
       assertThat(lookup.has("body_omitted"))
           .isEqualTo(!selected.contains(lookup.path("session_key").asText()));
@@ -264,19 +269,40 @@ class SampledCaptureCorpusTest {
     return copy;
   }
 
+  /** The lookups, in the order written, each resolved and in its version 1 form. */
+  private static Map<String, JsonNode> asVersion1(Map<String, JsonNode> lookups) {
+    ChunkLookupResolver resolver = new ChunkLookupResolver(1L << 30);
+    Map<String, JsonNode> v1 = new LinkedHashMap<>();
+    lookups.forEach(
+        (key, tree) -> {
+          ChunkLookupRecord record = Json.mapper().convertValue(tree, ChunkLookupRecord.class);
+          LookupChains.Outcome<List<String>> outcome = resolver.resolve(key, record);
+          assertThat(outcome).as(key).isInstanceOf(LookupChains.Resolved.class);
+          List<String> whole = ((LookupChains.Resolved<List<String>>) outcome).hashes();
+          v1.put(key, Json.mapper().valueToTree(record.asVersion1(whole)));
+        });
+    return v1;
+  }
+
   private static RebuildReport rebuild(Map<String, byte[]> deltas) {
     Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
     deltas.forEach((key, value) -> rebuilder.addTopicRecord(key, value, key));
     return rebuilder.run(new RebuildListener() {});
   }
 
-  /** {@code prefixlog analyze --file <lookups> --csv <dir>}: the curve and rolling CSVs. */
+  /**
+   * {@code prefixlog analyze --file <lookups> --csv <dir>} on a kcat {@code -J} dump of the lookups
+   * (keys kept, as version 2 records need): the curve and rolling CSVs.
+   */
   private Map<String, String> analyzeCsv(Map<String, JsonNode> lookups, String name)
       throws IOException {
     Path file = dir.resolve(name + ".jsonl");
     StringBuilder lines = new StringBuilder();
-    for (JsonNode lookup : lookups.values()) {
-      lines.append(Json.mapper().writeValueAsString(lookup)).append('\n');
+    for (Map.Entry<String, JsonNode> lookup : lookups.entrySet()) {
+      com.fasterxml.jackson.databind.node.ObjectNode envelope = Json.mapper().createObjectNode();
+      envelope.put("key", lookup.getKey());
+      envelope.put("payload", Json.mapper().writeValueAsString(lookup.getValue()));
+      lines.append(Json.mapper().writeValueAsString(envelope)).append('\n');
     }
     Files.writeString(file, lines.toString(), StandardCharsets.UTF_8);
     Path csv = Files.createDirectories(dir.resolve(name + "-csv"));

@@ -24,7 +24,7 @@ class ChunkPrefixTest {
 
     // When
     Map<String, ChunkPrefix.Hit> hits =
-        new ChunkPrefix().of("s1", turns, index.of("s1"), this::fetch);
+        new ChunkPrefix().of("s1", turns, index.of("s1"), this::fetch).hits();
 
     // Then: the first turn had no history; the others all but their new chunk
     assertThat(hits)
@@ -33,6 +33,51 @@ class ChunkPrefixTest {
         .containsEntry("c/3", new ChunkPrefix.Hit(4, 3, 256, "bytes"))
         .containsEntry("c/4", new ChunkPrefix.Hit(3, 2, 256, "bytes"));
     assertThat(hits.get("c/3").seenUnits()).isEqualTo(768);
+  }
+
+  @Test
+  void shouldGiveVersion2LookupsTheFiguresOfTheirVersion1Form() throws Exception {
+    // Given: the same four turns as version 2 records, turn 4 whole (a writer's cache miss)
+    List<TurnInfo> turns =
+        List.of(turn(1, 0, 1000), turn(2, 1, 2000), turn(3, 2, 3000), turn(4, 1, 4000));
+    lookupV2(1, 0, "0xa1", "0xa2");
+    lookupV2(2, 2, "0xa3");
+    lookupV2(3, 3, "0xa4");
+    lookupV2(4, 0, "0xa1", "0xa2", "0xb3");
+
+    // When
+    ChunkPrefix.Figures figures = new ChunkPrefix().of("s1", turns, index.of("s1"), this::fetch);
+
+    // Then
+    assertThat(figures.hits())
+        .containsOnly(
+            Map.entry("c/1", new ChunkPrefix.Hit(2, 0, 256, "bytes")),
+            Map.entry("c/2", new ChunkPrefix.Hit(3, 2, 256, "bytes")),
+            Map.entry("c/3", new ChunkPrefix.Hit(4, 3, 256, "bytes")),
+            Map.entry("c/4", new ChunkPrefix.Hit(3, 2, 256, "bytes")));
+    assertThat(figures.unresolved()).isZero();
+    assertThat(index.of("s1").get("c/3").chunks()).isEqualTo(4);
+  }
+
+  @Test
+  void shouldGiveNoFigureToVersion2LookupsWhosePreviousTurnIsGoneAndCountThem() throws Exception {
+    // Given: turn 1's lookup is gone (retention); turns 2 and 3 refer back, turn 4 is whole
+    List<TurnInfo> turns =
+        List.of(turn(2, 1, 2000), turn(3, 2, 3000), turn(4, 3, 4000), turn(5, 4, 5000));
+    lookupV2(2, 2, "0xa3");
+    lookupV2(3, 3, "0xa4");
+    lookupV2(4, 0, "0xa1", "0xa2", "0xa3", "0xa4", "0xa5");
+    lookupV2(5, 5, "0xa6");
+
+    // When
+    ChunkPrefix.Figures figures = new ChunkPrefix().of("s1", turns, index.of("s1"), this::fetch);
+
+    // Then: never figures from the tails alone
+    assertThat(figures.unresolved()).isEqualTo(2);
+    assertThat(figures.hits())
+        .containsOnly(
+            Map.entry("c/4", new ChunkPrefix.Hit(5, 0, 256, "bytes")),
+            Map.entry("c/5", new ChunkPrefix.Hit(6, 5, 256, "bytes")));
   }
 
   @Test
@@ -64,11 +109,11 @@ class ChunkPrefixTest {
     ChunkPrefix prefix = new ChunkPrefix();
 
     // When
-    Map<String, ChunkPrefix.Hit> first = prefix.of("s1", turns, index.of("s1"), this::fetch);
-    Map<String, ChunkPrefix.Hit> again = prefix.of("s1", turns, index.of("s1"), this::fetch);
+    ChunkPrefix.Figures first = prefix.of("s1", turns, index.of("s1"), this::fetch);
+    ChunkPrefix.Figures again = prefix.of("s1", turns, index.of("s1"), this::fetch);
 
     // Then
-    assertThat(first).containsOnlyKeys("c/1");
+    assertThat(first.hits()).containsOnlyKeys("c/1");
     assertThat(again).isSameAs(first);
     assertThat(fetches).isEqualTo(1);
   }
@@ -147,6 +192,29 @@ class ChunkPrefixTest {
                 + ",\"chunk_hashes\":["
                 + String.join(",", quoted)
                 + "],\"session_key\":\"s1\",\"chunk_unit\":\"bytes\"}")
+            .getBytes(StandardCharsets.UTF_8);
+    long offset = seq - 1;
+    index.put("s1/c/" + seq, value, 0, offset);
+    records.put(offset, new RecordFetcher.Located("s1/c/" + seq, value));
+  }
+
+  /** A version 2 lookup sharing {@code prefix} chunks with turn {@code seq - 1}. */
+  private void lookupV2(long seq, int prefix, String... tail) {
+    List<String> quoted = new ArrayList<>();
+    for (String h : tail) {
+      quoted.add("\"" + h + "\"");
+    }
+    byte[] value =
+        ("{\"timestamp\":1.5,\"request_id\":\"r"
+                + seq
+                + "\",\"chunk_size\":256,\"seq_len\":"
+                + (256 * (prefix + tail.length) + 10)
+                + ",\"session_key\":\"s1\",\"chunk_unit\":\"bytes\",\"schema_version\":2,"
+                + "\"prefix_chunks\":"
+                + prefix
+                + ",\"tail_hashes\":["
+                + String.join(",", quoted)
+                + "]}")
             .getBytes(StandardCharsets.UTF_8);
     long offset = seq - 1;
     index.put("s1/c/" + seq, value, 0, offset);

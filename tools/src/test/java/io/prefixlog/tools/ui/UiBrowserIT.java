@@ -204,7 +204,8 @@ class UiBrowserIT {
       } finally {
         kvEngine.close();
       }
-      // the chunk hashes the stream app wrote for the shown session's first two turns
+      // the chunk hashes the stream app wrote for the shown session's first two turns: turn 2's
+      // record (version 2) lists only the hashes after those it shares with turn 1
       List<String> lookup1 = new ArrayList<>();
       List<String> lookup2 = new ArrayList<>();
       await()
@@ -216,11 +217,17 @@ class UiBrowserIT {
                 Map<String, byte[]> lookups =
                     CompactedView.read(
                         kafka.bootstrapServers(), PREFIX + "chunk.lookups", "ui-it-lookups");
+                byte[] second = null;
                 for (Map.Entry<String, byte[]> e : lookups.entrySet()) {
                   String k = e.getKey();
-                  if (k.startsWith(shown + "/") && (k.endsWith("/1") || k.endsWith("/2"))) {
-                    (k.endsWith("/1") ? lookup1 : lookup2).addAll(hashes(e.getValue()));
+                  if (k.startsWith(shown + "/") && k.endsWith("/1")) {
+                    lookup1.addAll(hashes(e.getValue(), List.of()));
+                  } else if (k.startsWith(shown + "/") && k.endsWith("/2")) {
+                    second = e.getValue();
                   }
+                }
+                if (second != null && !lookup1.isEmpty()) {
+                  lookup2.addAll(hashes(second, lookup1));
                 }
                 return !lookup1.isEmpty() && !lookup2.isEmpty();
               });
@@ -494,9 +501,20 @@ class UiBrowserIT {
     return KvBridgeConfig.fromSettings(Settings.of(settings));
   }
 
-  private static List<String> hashes(byte[] lookup) throws java.io.IOException {
+  /**
+   * A lookup record's whole list: version 1's {@code chunk_hashes}, or version 2's {@code
+   * prefix_chunks} first hashes of the previous turn's list followed by its {@code tail_hashes}.
+   */
+  private static List<String> hashes(byte[] lookup, List<String> previous)
+      throws java.io.IOException {
+    com.fasterxml.jackson.databind.JsonNode record = Json.mapper().readTree(lookup);
     List<String> hashes = new ArrayList<>();
-    Json.mapper().readTree(lookup).get("chunk_hashes").forEach(h -> hashes.add(h.asText()));
+    if (record.has("chunk_hashes")) {
+      record.get("chunk_hashes").forEach(h -> hashes.add(h.asText()));
+      return hashes;
+    }
+    hashes.addAll(previous.subList(0, record.get("prefix_chunks").asInt()));
+    record.get("tail_hashes").forEach(h -> hashes.add(h.asText()));
     return hashes;
   }
 

@@ -42,6 +42,12 @@ class UpCommandIT {
     assertEveryTurnRebuilt(printed);
     assertThat(printed)
         .contains("demo: prefixlog analyze (charts and CSV in " + dataDir.resolve("analysis"))
+        // The stream app writes chunk lookup records version 2; every one resolves from the start
+        .containsPattern(
+            "\n  [\\d,]+ records of version 2 \\(schema_version 2\\); [\\d,]+ listed only the"
+                + " hashes after those of their chain's previous turn and were all resolved from"
+                + " it\n")
+        .doesNotContain("unresolved")
         .contains("  LRU hit rate by capacity:\n")
         // The optimal bound beside LRU, and the routing what-if over the demo's small fleet
         .contains("  optimal bound     OPT = Belady/MIN per chunk")
