@@ -67,7 +67,7 @@ public final class AgentTrafficBenchmark {
 
   /** The stream app's JVM: a fixed 2 GiB heap, as a container of 3 GiB would give it. */
   static final List<String> APP_JVM_FLAGS =
-      List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
+      List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", "-XX:StartFlightRecording=filename=/tmp/app.jfr,settings=profile");
 
   /** The stream app's run in one round, with that round's references. */
   private record EndToEnd(int round, StreamAppRun.Result run, References.Sizes refs) {}

@@ -94,8 +94,12 @@ public final class PromptRenderer {
     /** The sections (tools, messages, prompt), each a range; a duplicate key adds a new range. */
     private final ByteSink out;
 
-    /** One message's fields before they are copied into {@link #out} in the template's order. */
-    private final ByteSink scratch = new ByteSink(1024);
+    /**
+     * One message's fields before they are copied into {@link #out} in the template's order. Sized
+     * for an agent's large messages (tool results of tens of KB) up front: grown by doubling, it
+     * was copied over and over on every body.
+     */
+    private final ByteSink scratch;
 
     private final ByteSink key = new ByteSink(64);
 
@@ -109,6 +113,7 @@ public final class PromptRenderer {
     Pass(byte[] body) {
       this.json = new JsonCursor(body);
       this.out = new ByteSink(body.length + 64);
+      this.scratch = new ByteSink(Math.min(body.length + 64, 64 << 10));
     }
 
     /** The rendering, or null when the body is JSON but not a chat or completion request. */

@@ -1,9 +1,9 @@
 package io.prefixlog.core.delta;
 
-import io.prefixlog.core.text.Utf8;
+import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.schemas.delta.DeltaOp;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /** Applies copy/insert ops to a UTF-8 base: the inverse of {@link DeltaEncoder}. */
@@ -16,19 +16,32 @@ public final class DeltaDecoder {
    * @throws DeltaException when an op reaches outside the base
    */
   public static byte[] apply(byte[] base, List<DeltaOp> ops) throws DeltaException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(base.length + 1024);
-    // Copies mostly move forward through the base: resume counting from the last position.
-    int cursorByte = 0;
-    long cursorCodePoint = 0;
+    return apply(base, ops, -1);
+  }
+
+  /**
+   * Rebuilds the target bytes into an array of {@code expectedLength} (the record's {@code
+   * body_len}), grown if the ops make more: one copy of each byte, none of the whole.
+   *
+   * @param expectedLength the target's length when known, else -1
+   * @throws DeltaException when an op reaches outside the base
+   */
+  public static byte[] apply(byte[] base, List<DeltaOp> ops, long expectedLength)
+      throws DeltaException {
+    Output out =
+        new Output(
+            expectedLength >= 0 && expectedLength <= Integer.MAX_VALUE - 8
+                ? (int) expectedLength
+                : base.length + 1024);
+    CodePointIndex index = null;
     for (DeltaOp op : ops) {
       // Java 17 has no pattern switch; DeltaOp is sealed to exactly these two.
       if (op instanceof DeltaOp.Copy copy) {
-        if (copy.from() < cursorCodePoint) {
-          cursorByte = 0;
-          cursorCodePoint = 0;
+        if (index == null) {
+          index = CodePointIndex.of(base);
         }
-        int start = Utf8.advance(base, cursorByte, (int) (copy.from() - cursorCodePoint));
-        int end = start < 0 ? -1 : Utf8.advance(base, start, copy.len());
+        int start = index.byteOffsetOf(copy.from());
+        int end = start < 0 ? -1 : index.byteOffsetOf((long) copy.from() + copy.len());
         if (end < 0) {
           throw new DeltaException(
               "copy of code points ["
@@ -36,18 +49,47 @@ public final class DeltaDecoder {
                   + ", "
                   + ((long) copy.from() + copy.len())
                   + ") reaches past the end of the base ("
-                  + Utf8.countCodePoints(base, 0, base.length)
+                  + index.codePoints()
                   + " code points)");
         }
         out.write(base, start, end - start);
-        cursorByte = end;
-        cursorCodePoint = (long) copy.from() + copy.len();
       } else if (op instanceof DeltaOp.Insert insert) {
-        out.writeBytes(insert.text().getBytes(StandardCharsets.UTF_8));
+        out.write(insert.text());
       } else {
         throw new IllegalStateException("unknown op " + op.getClass());
       }
     }
     return out.toByteArray();
+  }
+
+  /** The rebuilt bytes, in an array sized for them up front. */
+  private static final class Output {
+    private byte[] buf;
+    private int size;
+
+    Output(int capacity) {
+      this.buf = new byte[capacity];
+    }
+
+    void write(byte[] from, int offset, int length) {
+      ensure(length);
+      System.arraycopy(from, offset, buf, size, length);
+      size += length;
+    }
+
+    void write(String text) {
+      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      write(bytes, 0, bytes.length);
+    }
+
+    byte[] toByteArray() {
+      return size == buf.length ? buf : Arrays.copyOf(buf, size);
+    }
+
+    private void ensure(int more) {
+      if (size + more > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
+      }
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.prefixlog.core.delta;
 
+import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.delta.DeltaOp;
 import java.lang.invoke.MethodHandles;
@@ -83,7 +84,8 @@ public final class DeltaEncoder {
       }
     }
     ops.copy(targetMiddleEnd, baseMiddleEnd, suffix);
-    return ops.build(Utf8.countCodePoints(target, 0, prefix));
+    // The prefix is the same bytes in both: the base's index counts it.
+    return ops.build(ops.baseIndex().codePointAt(prefix));
   }
 
   private static int commonPrefix(byte[] base, byte[] target) {
@@ -264,13 +266,19 @@ public final class DeltaEncoder {
     // Pending copy, merged with the next one when both ranges are contiguous.
     private int copyFrom = -1;
     private int copyLength;
-    // Code-point cursor into the base: copies mostly move forward.
-    private int cursorByte;
-    private long cursorCodePoint;
+    private CodePointIndex baseIndex;
 
     OpsBuilder(byte[] base, byte[] target) {
       this.base = base;
       this.target = target;
+    }
+
+    /** Code points of the base, indexed on first use (an identical body needs none). */
+    CodePointIndex baseIndex() {
+      if (baseIndex == null) {
+        baseIndex = CodePointIndex.of(base);
+      }
+      return baseIndex;
     }
 
     void copy(int targetFrom, int baseFrom, int length) {
@@ -302,20 +310,10 @@ public final class DeltaEncoder {
       if (copyFrom < 0) {
         return;
       }
-      long from = codePointAt(copyFrom);
-      long to = codePointAt(copyFrom + copyLength);
-      ops.add(new DeltaOp.Copy(Math.toIntExact(from), Math.toIntExact(to - from)));
+      long from = baseIndex().codePointAt(copyFrom);
+      long length = Utf8.countCodePoints(base, copyFrom, copyFrom + copyLength);
+      ops.add(new DeltaOp.Copy(Math.toIntExact(from), Math.toIntExact(length)));
       copyFrom = -1;
-    }
-
-    private long codePointAt(int byteOffset) {
-      if (byteOffset < cursorByte) {
-        cursorByte = 0;
-        cursorCodePoint = 0;
-      }
-      cursorCodePoint += Utf8.countCodePoints(base, cursorByte, byteOffset);
-      cursorByte = byteOffset;
-      return cursorCodePoint;
     }
 
     EncodedDelta build(long prefixCodePoints) {

@@ -157,7 +157,8 @@ public final class TurnEncoder {
   /** Whether the chosen delta, applied to its base, gives back exactly the body. */
   private static boolean rebuilds(Choice choice, byte[] body) {
     try {
-      return Arrays.equals(DeltaDecoder.apply(choice.baseBody, choice.delta.ops()), body);
+      return Arrays.equals(
+          DeltaDecoder.apply(choice.baseBody, choice.delta.ops(), body.length), body);
     } catch (DeltaException e) {
       return false;
     }

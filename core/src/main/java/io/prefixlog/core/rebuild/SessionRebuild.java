@@ -298,7 +298,8 @@ final class SessionRebuild {
       return null;
     }
     try {
-      return DeltaDecoder.apply(bodies.get(base), record.ops());
+      return DeltaDecoder.apply(
+          bodies.get(base), record.ops(), record.bodyLen() == null ? -1 : record.bodyLen());
     } catch (DeltaException e) {
       fail(
           turn,

@@ -165,7 +165,9 @@ final class BaseStore {
       return null;
     }
     try {
-      return Arrays.equals(DeltaDecoder.apply(parent, delta.ops()), body) ? delta.ops() : null;
+      return Arrays.equals(DeltaDecoder.apply(parent, delta.ops(), body.length), body)
+          ? delta.ops()
+          : null;
     } catch (DeltaException e) {
       return null;
     }
