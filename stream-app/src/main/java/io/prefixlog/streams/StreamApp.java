@@ -35,6 +35,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -289,7 +290,12 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
       return;
     }
     closed = true;
-    streams.close(Duration.ofSeconds(30));
+    // Leave the group at once rather than after the session timeout: the group guard of an
+    // instance started next (a restart, the next build of a rolling upgrade) must not find this
+    // one listed as a live member once its registration is gone.
+    streams.close(
+        CloseOptions.timeout(Duration.ofSeconds(30))
+            .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     groupGuard.deregister();
     if (metricsServer != null) {
       metricsServer.close();
