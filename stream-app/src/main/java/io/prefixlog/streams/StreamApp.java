@@ -7,6 +7,7 @@ import io.prefixlog.core.metrics.ServiceMetrics;
 import io.prefixlog.core.service.ServiceMain;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.streams.admin.LimitCheck;
+import io.prefixlog.streams.admin.TopicCompression;
 import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.streams.errors.DeserializationErrors;
 import io.prefixlog.streams.errors.ErrorWiring;
@@ -165,7 +166,10 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     p.put(
         StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG),
         Math.max(32L << 20, 2L * maxRecord));
-    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
+    // lz4 on the stream thread; the broker stores each kept topic at its own zstd level.
+    p.put(
+        StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG),
+        TopicCompression.PRODUCER_CODEC);
     // A ~20 KB body overflows the 16 KiB default batch, so every changelog record was a batch of
     // its own with a fresh zstd context: 1 MiB batches doubled throughput and shrank the bytes
     // sent (StreamThroughputBenchmark, variant G).

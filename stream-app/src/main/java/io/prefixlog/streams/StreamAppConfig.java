@@ -235,6 +235,17 @@ public final class StreamAppConfig {
                   + " up to 48 MiB of memtables per store and partition, unbounded in all. Size"
                   + " the container for the heap plus this plus ~10 %");
 
+  public static final ConfigKey<Integer> OUTPUT_ZSTD_LEVEL =
+      ConfigKey.of("PREFIXLOG_OUTPUT_ZSTD_LEVEL", ConfigTypes.integer(1, 22))
+          .defaultValue(9)
+          .doc(
+              "the zstd level `session.deltas`, `requests.metadata`, `dlq` and the erasure"
+                  + " acknowledgements are stored at (the topics' `compression.type=zstd` and"
+                  + " `compression.zstd.level`): the stream app's producer writes lz4, cheap on"
+                  + " the stream thread, and the broker recompresses to this level. 9 stores ~6 %"
+                  + " fewer delta bytes than 3 on long agent sessions; chunk lookups and"
+                  + " changelogs are stored at 3 (`TopicCompression`)");
+
   public static final ConfigKey<Long> BASE_CACHE_BYTES =
       ConfigKey.of("PREFIXLOG_BASE_CACHE_BYTES", ConfigTypes.size(0, 1L << 40))
           .defaultValue(64L << 20)
@@ -318,6 +329,7 @@ public final class StreamAppConfig {
               THREAD_FAILURE_LIMIT,
               THREAD_FAILURE_WINDOW,
               ROCKSDB_MEMORY,
+              OUTPUT_ZSTD_LEVEL,
               BASE_CACHE_BYTES,
               LOOKUP_CACHE_BYTES,
               METRICS_HOST,
@@ -432,6 +444,10 @@ public final class StreamAppConfig {
 
   public Duration dedupWindow() {
     return values.get(DEDUP_WINDOW);
+  }
+
+  public int outputZstdLevel() {
+    return values.get(OUTPUT_ZSTD_LEVEL);
   }
 
   public long lookupCacheBytes() {

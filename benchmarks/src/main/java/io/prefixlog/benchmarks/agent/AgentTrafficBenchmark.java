@@ -67,7 +67,7 @@ public final class AgentTrafficBenchmark {
 
   /** The stream app's JVM: a fixed 2 GiB heap, as a container of 3 GiB would give it. */
   static final List<String> APP_JVM_FLAGS =
-      List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", "-XX:StartFlightRecording=filename=/tmp/app.jfr,settings=profile");
+      List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
 
   /** The stream app's run in one round, with that round's references. */
   private record EndToEnd(int round, StreamAppRun.Result run, References.Sizes refs) {}
@@ -272,7 +272,8 @@ public final class AgentTrafficBenchmark {
     out.println(
         "   deltas, lookups = the records of session.deltas and chunk.lookups as the real topology"
             + " writes them (TopologyTestDriver), keys and values, per partition in produce order,"
-            + " zstd -3 in batches of at most 64 KiB (record framing left out), per turn;"
+            + " in batches of at most 64 KiB compressed at the zstd level the app has the broker"
+            + " store the topic at (deltas 9, lookups 3; record framing left out), per turn;"
             + " patch-from = zstd -3 of each body with the previous body of its conversation as"
             + " raw-content dictionary (turn 1: plain zstd -3); zstd -19 --long = each"
             + " conversation's bodies concatenated, level 19, 128 MiB window; mismatches = turns"

@@ -10,6 +10,7 @@ import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,6 +24,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -75,8 +78,10 @@ final class DriverRun {
     StreamAppMetrics metrics = new StreamAppMetrics(new SimpleMeterRegistry());
     Properties properties = StreamApp.streamsProperties(config, metrics);
     int partitions = config.statePartitions();
-    TopicBytes deltaBytes = new TopicBytes(partitions);
-    TopicBytes lookupBytes = new TopicBytes(partitions);
+    TopicBytes deltaBytes =
+        new TopicBytes(partitions, storedLevel(config, config.topics().sessionDeltas().name()));
+    TopicBytes lookupBytes =
+        new TopicBytes(partitions, storedLevel(config, config.topics().chunkLookups().name()));
     Rebuilder rebuilder = new Rebuilder(RebuildScope.allSessions());
     Map<String, String> conversationOfKey = new HashMap<>();
     Set<String> mixed = new HashSet<>();
@@ -130,6 +135,16 @@ final class DriverRun {
         reasons,
         report,
         nanos);
+  }
+
+  /** The zstd level the stream app has the broker store {@code topic} at. */
+  static int storedLevel(StreamAppConfig config, String topic) {
+    for (NewTopic planned : TopicCreator.plan(config)) {
+      if (planned.name().equals(topic)) {
+        return Integer.parseInt(planned.configs().get(TopicConfig.COMPRESSION_ZSTD_LEVEL_CONFIG));
+      }
+    }
+    throw new IllegalArgumentException("the stream app plans no topic " + topic);
   }
 
   private static TestOutputTopic<String, byte[]> output(

@@ -11,19 +11,23 @@ import org.apache.kafka.common.utils.Utils;
  * What a compacted output topic stores for a stream of records, before any broker sees them: the
  * records of each partition (the session's, as the stream app partitions its outputs) in produce
  * order, cut into producer batches of at most {@value #BATCH_BYTES} bytes of keys and values, each
- * compressed with zstd at the producer's level 3. Record framing (a few bytes per record) is left
- * out; the end-to-end run measures the log segments themselves.
+ * compressed with zstd at the level the topic is stored at (the broker recompresses the stream
+ * app's lz4 batches to it, batch for batch). Record framing (a few bytes per record) is left out;
+ * the end-to-end run measures the log segments themselves.
  */
 final class TopicBytes {
   static final int BATCH_BYTES = 64 * 1024;
-  static final int LEVEL = 3;
-
   private final int partitions;
+  private final int level;
   private final List<List<byte[]>> records = new ArrayList<>();
   private long count;
 
-  TopicBytes(int partitions) {
+  /**
+   * @param level the zstd level the topic is stored at
+   */
+  TopicBytes(int partitions, int level) {
     this.partitions = partitions;
+    this.level = level;
     for (int p = 0; p < partitions; p++) {
       records.add(new ArrayList<>());
     }
@@ -51,7 +55,7 @@ final class TopicBytes {
   long compressedBytes() {
     long total = 0;
     try (ZstdCompressCtx ctx =
-        new ZstdCompressCtx().setLevel(LEVEL).setContentSize(true).setChecksum(false)) {
+        new ZstdCompressCtx().setLevel(level).setContentSize(true).setChecksum(false)) {
       for (List<byte[]> partition : records) {
         total += compress(ctx, partition);
       }

@@ -6,6 +6,7 @@ import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamAppConfig;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,16 +15,24 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the topics the stream app reads and writes when they are absent, with the settings of
- * DESIGN §3: cleanup policy, retention, and a message size limit that fits the capture limit.
- * Existing topics are left as they are (an operator may have tuned them).
+ * Creates the topics the stream app reads and writes when they are absent, with their settings:
+ * cleanup policy, retention, a message size limit that fits the capture limit, and for the topics
+ * it writes, the zstd level the broker stores them at ({@link TopicCompression}). Existing topics
+ * are left as they are (an operator may have tuned them), but for one thing: a topic the app writes
+ * whose {@code compression.type} is still the broker's default ({@code producer}) gets the app's,
+ * since its producer writes lz4, which such a topic would keep (created by a build before the
+ * split, or by hand).
  */
 public final class TopicCreator {
   private static final Logger LOGGER = LoggerFactory.getLogger(TopicCreator.class);
@@ -48,11 +57,30 @@ public final class TopicCreator {
             TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG,
             Long.toString(config.maxCompactionLag().toMillis()));
       }
+      settings.putAll(compressionOf(topic, topics, config));
       plan.add(
           new NewTopic(topic.name(), config.partitions(), config.replicationFactor())
               .configs(settings));
     }
     return plan;
+  }
+
+  /**
+   * How the broker stores a topic: the inputs as their producers wrote them (the bridge's lz4, a
+   * middleware's choice), the lookups and the KV outputs at zstd 3, the rest of what the app writes
+   * at {@code PREFIXLOG_OUTPUT_ZSTD_LEVEL}.
+   */
+  static Map<String, String> compressionOf(
+      Topic<?, ?> topic, Topics topics, StreamAppConfig config) {
+    if (topic == topics.requestsRaw() || topic == topics.kvEvents()) {
+      return Map.of();
+    }
+    boolean light =
+        topic == topics.chunkLookups()
+            || topic == topics.blockIndex()
+            || topic == topics.sourceStats();
+    return TopicCompression.zstd(
+        light ? TopicCompression.LIGHT_ZSTD_LEVEL : config.outputZstdLevel());
   }
 
   private static Duration retentionOf(Topic<?, ?> topic, Topics topics, StreamAppConfig config) {
@@ -61,6 +89,75 @@ public final class TopicCreator {
     }
     boolean input = topic == topics.requestsRaw() || topic == topics.kvEvents();
     return input ? config.rawRetention() : config.outputRetention();
+  }
+
+  /**
+   * Gives the existing topics the app writes (its outputs and its changelogs, {@code <application
+   * id>-*-changelog}) the compression of {@link #plan} where theirs is the broker's default, {@code
+   * producer}: an operator's explicit choice is kept.
+   */
+  private static void compressExisting(
+      Admin admin,
+      List<NewTopic> plan,
+      Set<String> existing,
+      StreamAppConfig config,
+      Duration timeout)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    Map<String, Map<String, String>> wanted = new HashMap<>();
+    for (NewTopic topic : plan) {
+      Map<String, String> settings = topic.configs();
+      if (existing.contains(topic.name())
+          && settings.containsKey(TopicConfig.COMPRESSION_TYPE_CONFIG)) {
+        wanted.put(topic.name(), settings);
+      }
+    }
+    String changelogPrefix = config.applicationId() + "-";
+    for (String name : existing) {
+      if (name.startsWith(changelogPrefix) && name.endsWith("-changelog")) {
+        wanted.put(name, TopicCompression.zstd(TopicCompression.LIGHT_ZSTD_LEVEL));
+      }
+    }
+    if (wanted.isEmpty()) {
+      return;
+    }
+    List<ConfigResource> resources =
+        wanted.keySet().stream()
+            .map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n))
+            .toList();
+    Map<ConfigResource, Config> current =
+        admin.describeConfigs(resources).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    Map<ConfigResource, Collection<AlterConfigOp>> changes = new HashMap<>();
+    for (Map.Entry<ConfigResource, Config> e : current.entrySet()) {
+      ConfigEntry codec = e.getValue().get(TopicConfig.COMPRESSION_TYPE_CONFIG);
+      boolean untuned =
+          codec == null
+              || (codec.source() != ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG
+                  && "producer".equals(codec.value()));
+      if (!untuned) {
+        continue;
+      }
+      List<AlterConfigOp> ops = new ArrayList<>();
+      wanted
+          .get(e.getKey().name())
+          .forEach(
+              (k, v) ->
+                  ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+      changes.put(e.getKey(), ops);
+    }
+    if (changes.isEmpty()) {
+      return;
+    }
+    admin.incrementalAlterConfigs(changes).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    changes
+        .keySet()
+        .forEach(
+            r ->
+                LOGGER
+                    .atInfo()
+                    .setMessage("topic compression set: the app writes lz4, the broker stores zstd")
+                    .addKeyValue("topic", r.name())
+                    .addKeyValue("settings", wanted.get(r.name()))
+                    .log());
   }
 
   /**
@@ -73,8 +170,9 @@ public final class TopicCreator {
     try {
       Set<String> existing =
           admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      List<NewTopic> missing =
-          plan(config).stream().filter(t -> !existing.contains(t.name())).toList();
+      List<NewTopic> plan = plan(config);
+      compressExisting(admin, plan, existing, config, timeout);
+      List<NewTopic> missing = plan.stream().filter(t -> !existing.contains(t.name())).toList();
       if (missing.isEmpty()) {
         return Set.of();
       }

@@ -6,7 +6,9 @@ import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.admin.TopicCompression;
 import io.prefixlog.streams.errors.SourcePosition;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -61,9 +63,15 @@ public final class KvIndexTopology {
     this.kvMetrics = new KvIndexMetrics(Objects.requireNonNull(metrics, "metrics").registry());
   }
 
-  /** The stores' changelog settings: an erased session id leaves the broker within the lag. */
+  /**
+   * The stores' changelog settings: an erased session id leaves the broker within the lag, and the
+   * broker stores them in zstd ({@link TopicCompression}).
+   */
   private Map<String, String> changelog() {
-    return Map.of("max.compaction.lag.ms", Long.toString(config.maxCompactionLag().toMillis()));
+    Map<String, String> settings =
+        new HashMap<>(TopicCompression.zstd(TopicCompression.LIGHT_ZSTD_LEVEL));
+    settings.put("max.compaction.lag.ms", Long.toString(config.maxCompactionLag().toMillis()));
+    return Map.copyOf(settings);
   }
 
   /** The source, its position stamp, the repartition step and the block-index processor. */

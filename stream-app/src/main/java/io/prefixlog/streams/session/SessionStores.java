@@ -1,6 +1,8 @@
 package io.prefixlog.streams.session;
 
+import io.prefixlog.streams.admin.TopicCompression;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -49,12 +51,11 @@ public final class SessionStores {
    */
   public static Set<StoreBuilder<?>> builders(
       long maxRecordBytes, Duration dedupWindow, Duration maxCompactionLag) {
-    Map<String, String> changelog =
-        Map.of(
-            "max.message.bytes",
-            Long.toString(maxRecordBytes),
-            "max.compaction.lag.ms",
-            Long.toString(maxCompactionLag.toMillis()));
+    // The broker stores the changelogs in zstd: the stream thread's producer writes lz4.
+    Map<String, String> compressed = TopicCompression.zstd(TopicCompression.LIGHT_ZSTD_LEVEL);
+    Map<String, String> changelog = new HashMap<>(compressed);
+    changelog.put("max.message.bytes", Long.toString(maxRecordBytes));
+    changelog.put("max.compaction.lag.ms", Long.toString(maxCompactionLag.toMillis()));
     StoreBuilder<KeyValueStore<String, byte[]>> state =
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(STATE), Serdes.String(), Serdes.ByteArray())
@@ -70,8 +71,7 @@ public final class SessionStores {
                 Stores.persistentWindowStore(REQUEST_IDS, dedupWindow, Duration.ofMillis(1), false),
                 Serdes.String(),
                 Serdes.ByteArray())
-            .withLoggingEnabled(
-                Map.of("max.compaction.lag.ms", Long.toString(maxCompactionLag.toMillis())));
+            .withLoggingEnabled(withCompactionLag(compressed, maxCompactionLag));
     StoreBuilder<KeyValueStore<String, byte[]>> idleIndex =
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(IDLE_INDEX), Serdes.String(), Serdes.ByteArray())
@@ -79,6 +79,13 @@ public final class SessionStores {
     // A fixed order: Set.of iterates in an order salted per JVM, and the order the stores are added
     // in is the order topology.describe() lists them (the golden topology test saw both orders).
     return new LinkedHashSet<>(List.of(state, bases, requestIds, idleIndex));
+  }
+
+  private static Map<String, String> withCompactionLag(
+      Map<String, String> settings, Duration maxCompactionLag) {
+    Map<String, String> all = new HashMap<>(settings);
+    all.put("max.compaction.lag.ms", Long.toString(maxCompactionLag.toMillis()));
+    return all;
   }
 
   static String baseKey(String sessionKey, String chain, long seq) {
