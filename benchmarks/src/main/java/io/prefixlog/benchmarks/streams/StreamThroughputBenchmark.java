@@ -89,6 +89,10 @@ public final class StreamThroughputBenchmark {
                   .repeatable(),
               Option.value("stage-passes", "P", "3", "Passes of the stage profile."),
               Option.flag("no-stage-profile", "Skip the stage profile."),
+              Option.flag(
+                  "json-events",
+                  "Raw events as version 1 JSON (kcat, middlewares), not framed as the capture"
+                      + " proxy writes them."),
               Option.flag("no-profile", "Skip the stack sampler."),
               Option.value("sampler-ms", "MS", "20", "Stack sampler period."),
               Option.flag("jfr", "Also record a JFR profile."),
@@ -165,7 +169,13 @@ public final class StreamThroughputBenchmark {
             v.settings().isEmpty() ? "" : ", " + v.settings());
       }
       TopicCreator.createMissing(admin, setup, Duration.ofSeconds(60));
-      preload(broker.bootstrapServers(), setup, workload, admin, out);
+      // Framed as the capture proxy writes them, unless asked for version 1 JSON.
+      preload(
+          broker.bootstrapServers(),
+          setup,
+          options.jsonEvents() ? workload : workload.framed(),
+          admin,
+          out);
 
       ThroughputRun runner = new ThroughputRun(context);
       int totalRounds = options.warmupRounds() + options.rounds();
@@ -855,6 +865,7 @@ public final class StreamThroughputBenchmark {
       Map<String, String> settings,
       int stagePasses,
       boolean stageProfile,
+      boolean jsonEvents,
       boolean profile,
       Duration samplerPeriod,
       boolean jfr,
@@ -905,6 +916,7 @@ public final class StreamThroughputBenchmark {
           Map.copyOf(settings),
           (int) line.longValue("stage-passes", 3, 1),
           !line.has("no-stage-profile"),
+          line.has("json-events"),
           !line.has("no-profile"),
           line.value("sampler-ms").isPresent()
               ? Duration.ofMillis(line.longValue("sampler-ms", 0, 0))

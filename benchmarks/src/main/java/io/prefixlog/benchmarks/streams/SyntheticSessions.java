@@ -12,6 +12,7 @@ import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
@@ -78,6 +79,21 @@ final class SyntheticSessions {
   record Workload(List<Event> events, int sessions, int concurrent, long seed) {
     Workload {
       events = List.copyOf(events);
+    }
+
+    /**
+     * The same events framed (raw event version 2: a JSON header, then the body's bytes), as the
+     * capture proxy writes them.
+     */
+    Workload framed() {
+      List<Event> framed = new ArrayList<>(events.size());
+      for (Event e : events) {
+        RawRequestEvent event = SERDE.fromBytes(e.value());
+        byte[] body =
+            BodyEncoding.fromWireName(event.bodyEncoding()).orElseThrow().decode(event.body());
+        framed.add(new Event(e.key(), RawEventFrame.frame(event, body), e.bodyLen()));
+      }
+      return new Workload(framed, sessions, concurrent, seed);
     }
 
     long bodyBytes() {
