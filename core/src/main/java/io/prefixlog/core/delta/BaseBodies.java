@@ -1,5 +1,7 @@
 package io.prefixlog.core.delta;
 
+import io.prefixlog.core.text.CodePointIndex;
+
 /** Where the session encoder loads stored base bodies from (a state store, or memory). */
 @FunctionalInterface
 public interface BaseBodies {
@@ -8,4 +10,12 @@ public interface BaseBodies {
    * treats as "not a candidate").
    */
   byte[] load(long seq);
+
+  /**
+   * The code-point index of the base {@code seq}, whose bytes {@link #load} gave: kept with the
+   * body where bodies are cached (built when it was a turn's target), else built here.
+   */
+  default CodePointIndex indexOf(long seq, byte[] body) {
+    return CodePointIndex.of(body);
+  }
 }

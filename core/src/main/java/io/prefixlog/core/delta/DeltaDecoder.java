@@ -28,12 +28,23 @@ public final class DeltaDecoder {
    */
   public static byte[] apply(byte[] base, List<DeltaOp> ops, long expectedLength)
       throws DeltaException {
+    return apply(base, null, ops, expectedLength);
+  }
+
+  /**
+   * {@link #apply(byte[], List, long)} with the base's code-point index at hand.
+   *
+   * @param baseIndex the base's index, or null to build it if a copy needs it
+   */
+  public static byte[] apply(
+      byte[] base, CodePointIndex baseIndex, List<DeltaOp> ops, long expectedLength)
+      throws DeltaException {
     Output out =
         new Output(
             expectedLength >= 0 && expectedLength <= Integer.MAX_VALUE - 8
                 ? (int) expectedLength
                 : base.length + 1024);
-    CodePointIndex index = null;
+    CodePointIndex index = baseIndex;
     for (DeltaOp op : ops) {
       // Java 17 has no pattern switch; DeltaOp is sealed to exactly these two.
       if (op instanceof DeltaOp.Copy copy) {

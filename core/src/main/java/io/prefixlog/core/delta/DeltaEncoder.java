@@ -66,7 +66,16 @@ public final class DeltaEncoder {
   }
 
   public EncodedDelta encode(byte[] base, byte[] target) {
-    OpsBuilder ops = new OpsBuilder(base, target);
+    return encode(base, null, target);
+  }
+
+  /**
+   * The ops from {@code base} to {@code target}, with the target's code-point index.
+   *
+   * @param baseIndex the base's code-point index, or null to build it
+   */
+  public EncodedDelta encode(byte[] base, CodePointIndex baseIndex, byte[] target) {
+    OpsBuilder ops = new OpsBuilder(base, baseIndex, target);
     int prefix = commonPrefix(base, target);
     int suffix = commonSuffix(base, target, prefix);
     int targetMiddleEnd = target.length - suffix;
@@ -84,8 +93,9 @@ public final class DeltaEncoder {
       }
     }
     ops.copy(targetMiddleEnd, baseMiddleEnd, suffix);
-    // The prefix is the same bytes in both: the base's index counts it.
-    return ops.build(ops.baseIndex().codePointAt(prefix));
+    // The prefix is the same bytes in both: the base's index counts it, and is the target's there.
+    CodePointIndex known = ops.baseIndex();
+    return ops.build(known.codePointAt(prefix), CodePointIndex.extend(known, target, prefix));
   }
 
   private static int commonPrefix(byte[] base, byte[] target) {
@@ -268,12 +278,13 @@ public final class DeltaEncoder {
     private int copyLength;
     private CodePointIndex baseIndex;
 
-    OpsBuilder(byte[] base, byte[] target) {
+    OpsBuilder(byte[] base, CodePointIndex baseIndex, byte[] target) {
       this.base = base;
+      this.baseIndex = baseIndex;
       this.target = target;
     }
 
-    /** Code points of the base, indexed on first use (an identical body needs none). */
+    /** Code points of the base, as given or indexed on first use. */
     CodePointIndex baseIndex() {
       if (baseIndex == null) {
         baseIndex = CodePointIndex.of(base);
@@ -316,9 +327,9 @@ public final class DeltaEncoder {
       copyFrom = -1;
     }
 
-    EncodedDelta build(long prefixCodePoints) {
+    EncodedDelta build(long prefixCodePoints, CodePointIndex targetIndex) {
       flushCopy();
-      return new EncodedDelta(ops, prefixCodePoints, copiedBytes, insertedBytes);
+      return new EncodedDelta(ops, prefixCodePoints, copiedBytes, insertedBytes, targetIndex);
     }
   }
 }

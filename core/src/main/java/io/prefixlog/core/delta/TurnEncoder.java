@@ -1,6 +1,7 @@
 package io.prefixlog.core.delta;
 
 import io.prefixlog.core.delta.EncodedTurn.KeyframeReason;
+import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.core.text.Sha256;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,7 +25,7 @@ import java.util.Objects;
 public final class TurnEncoder {
   /** Computes the ops from a base to a target (the {@link DeltaEncoder}; tests inject faults). */
   interface OpsEncoder {
-    EncodedDelta encode(byte[] base, byte[] target);
+    EncodedDelta encode(byte[] base, CodePointIndex baseIndex, byte[] target);
   }
 
   private final EncoderSettings settings;
@@ -123,9 +124,10 @@ public final class TurnEncoder {
       if (baseBody == null) {
         continue;
       }
-      EncodedDelta delta = encoder.encode(baseBody, body);
+      CodePointIndex baseIndex = bodies.indexOf(candidate.seq(), baseBody);
+      EncodedDelta delta = encoder.encode(baseBody, baseIndex, body);
       if (best == null || delta.insertedBytes() < best.delta.insertedBytes()) {
-        best = new Choice(candidate, baseBody, delta);
+        best = new Choice(candidate, baseBody, baseIndex, delta);
       }
       if (best.delta.insertedFraction() <= settings.goodEnoughFraction()) {
         break;
@@ -158,11 +160,13 @@ public final class TurnEncoder {
   private static boolean rebuilds(Choice choice, byte[] body) {
     try {
       return Arrays.equals(
-          DeltaDecoder.apply(choice.baseBody, choice.delta.ops(), body.length), body);
+          DeltaDecoder.apply(choice.baseBody, choice.baseIndex, choice.delta.ops(), body.length),
+          body);
     } catch (DeltaException e) {
       return false;
     }
   }
 
-  private record Choice(BaseInfo base, byte[] baseBody, EncodedDelta delta) {}
+  private record Choice(
+      BaseInfo base, byte[] baseBody, CodePointIndex baseIndex, EncodedDelta delta) {}
 }

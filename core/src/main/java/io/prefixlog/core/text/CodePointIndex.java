@@ -36,12 +36,48 @@ public final class CodePointIndex {
   /** The index of {@code bytes}, which must be well-formed UTF-8. */
   public static CodePointIndex of(byte[] bytes) {
     Objects.requireNonNull(bytes, "bytes");
+    return build(bytes, null, 0);
+  }
+
+  /**
+   * The index of {@code bytes}, whose first {@code shared} bytes are those {@code known} indexes:
+   * its checkpoints there are taken as they are and only the rest is counted. A session's next turn
+   * repeats its base's bytes up to where it adds to them, so its index costs what it adds.
+   */
+  public static CodePointIndex extend(CodePointIndex known, byte[] bytes, int shared) {
+    Objects.requireNonNull(known, "known");
+    Objects.requireNonNull(bytes, "bytes");
+    if (shared < 0 || shared > bytes.length || shared > known.bytes.length) {
+      throw new IllegalArgumentException(
+          "shared must be from 0 to the shorter length, got "
+              + shared
+              + " of "
+              + bytes.length
+              + " and "
+              + known.bytes.length);
+    }
+    return build(bytes, known, shared);
+  }
+
+  private static CodePointIndex build(byte[] bytes, CodePointIndex known, int shared) {
     int blocks = bytes.length / BLOCK + 1;
     int[] positions = new int[blocks];
     long[] before = new long[blocks];
     long count = 0;
     int previous = 0;
-    for (int k = 1; k < blocks; k++) {
+    int start = 1;
+    if (known != null) {
+      // A checkpoint and the bytes before it are the same wherever the byte it stands on is
+      // shared: its position was found by looking at that byte.
+      while (start < blocks && start < known.positions.length && known.positions[start] < shared) {
+        positions[start] = known.positions[start];
+        before[start] = known.before[start];
+        start++;
+      }
+      previous = positions[start - 1];
+      count = before[start - 1];
+    }
+    for (int k = start; k < blocks; k++) {
       int at = k * BLOCK;
       while (at < bytes.length && Utf8.isContinuation(bytes[at])) {
         at++;

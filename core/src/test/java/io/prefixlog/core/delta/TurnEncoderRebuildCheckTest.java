@@ -38,8 +38,8 @@ class TurnEncoderRebuildCheckTest {
     // Given: an encoder whose ops lose the last one (the kind of bug the check is there for)
     DeltaEncoder real = new DeltaEncoder(EncoderSettings.DEFAULTS.minMatchBytes());
     TurnEncoder.OpsEncoder faulty =
-        (base, target) -> {
-          EncodedDelta delta = real.encode(base, target);
+        (base, baseIndex, target) -> {
+          EncodedDelta delta = real.encode(base, baseIndex, target);
           List<io.prefixlog.schemas.delta.DeltaOp> ops = delta.ops();
           return new EncodedDelta(
               ops.subList(0, ops.size() - 1),

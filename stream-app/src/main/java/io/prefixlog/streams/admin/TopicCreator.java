@@ -108,7 +108,14 @@ public final class TopicCreator {
       Map<String, String> settings = topic.configs();
       if (existing.contains(topic.name())
           && settings.containsKey(TopicConfig.COMPRESSION_TYPE_CONFIG)) {
-        wanted.put(topic.name(), settings);
+        // The compression settings only: the rest of an existing topic is the operator's.
+        wanted.put(
+            topic.name(),
+            Map.of(
+                TopicConfig.COMPRESSION_TYPE_CONFIG,
+                settings.get(TopicConfig.COMPRESSION_TYPE_CONFIG),
+                TopicConfig.COMPRESSION_ZSTD_LEVEL_CONFIG,
+                settings.get(TopicConfig.COMPRESSION_ZSTD_LEVEL_CONFIG)));
       }
     }
     String changelogPrefix = config.applicationId() + "-";

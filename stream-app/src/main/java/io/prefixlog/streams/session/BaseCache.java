@@ -1,5 +1,6 @@
 package io.prefixlog.streams.session;
 
+import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.streams.state.BoundedLru;
 
 /**
@@ -15,7 +16,12 @@ import io.prefixlog.streams.state.BoundedLru;
  * same way.
  */
 final class BaseCache {
-  private record Entry(byte[] body, String sha256) {}
+  /**
+   * A cached base: its bytes, their digest, and their code-point index when it was built (the index
+   * of a turn's body comes with its delta, extended from its base's: the next turn, encoded against
+   * it, then counts no code point of what the two share).
+   */
+  private record Entry(byte[] body, String sha256, CodePointIndex index) {}
 
   private final BoundedLru<Entry> entries;
 
@@ -29,8 +35,17 @@ final class BaseCache {
     return entry != null && entry.sha256.equals(sha256) ? entry.body : null;
   }
 
-  void put(String key, byte[] body, String sha256) {
-    entries.put(key, new Entry(body, sha256));
+  /** The code-point index cached with {@code body} under {@code key}, or null. */
+  CodePointIndex index(String key, byte[] body) {
+    Entry entry = entries.get(key);
+    return entry != null && entry.body == body ? entry.index : null;
+  }
+
+  /**
+   * @param index the body's code-point index, or null when it has none yet
+   */
+  void put(String key, byte[] body, String sha256, CodePointIndex index) {
+    entries.put(key, new Entry(body, sha256, index));
   }
 
   void remove(String key) {

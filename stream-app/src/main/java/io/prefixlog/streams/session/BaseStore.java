@@ -1,6 +1,7 @@
 package io.prefixlog.streams.session;
 
 import io.micrometer.core.instrument.Counter;
+import io.prefixlog.core.delta.BaseBodies;
 import io.prefixlog.core.delta.BaseInfo;
 import io.prefixlog.core.delta.BaseLog;
 import io.prefixlog.core.delta.BaseRecordCodec;
@@ -11,6 +12,7 @@ import io.prefixlog.core.delta.EncodedDelta;
 import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.core.delta.SessionState;
+import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.delta.DeltaOp;
 import java.util.ArrayList;
@@ -87,8 +89,35 @@ final class BaseStore {
     if (!Sha256.hex(body).equals(base.sha256())) {
       return failed(session, seq, "rebuilt body does not match its SHA-256");
     }
-    cache.put(key, body, base.sha256());
+    cache.put(key, body, base.sha256(), null);
     return body;
+  }
+
+  /**
+   * The session's stored bases as the encoder loads them: bodies by {@link #load}, and their
+   * code-point indexes from the cache where a turn left one, else built and kept there.
+   */
+  BaseBodies bodiesOf(String session, SessionState state) {
+    return new BaseBodies() {
+      @Override
+      public byte[] load(long seq) {
+        return BaseStore.this.load(session, state, seq);
+      }
+
+      @Override
+      public CodePointIndex indexOf(long seq, byte[] body) {
+        String key = SessionStores.baseKey(session, state.chain(), seq);
+        CodePointIndex index = cache.index(key, body);
+        if (index == null) {
+          index = CodePointIndex.of(body);
+          BaseInfo base = find(state, seq);
+          if (base != null) {
+            cache.put(key, body, base.sha256(), index);
+          }
+        }
+        return index;
+      }
+    };
   }
 
   /**
@@ -107,7 +136,7 @@ final class BaseStore {
       List<DeltaOp> ops = opsFromNewest(session, before, turn, body);
       String key = SessionStores.baseKey(session, chain, turn.seq());
       store.put(key, ops == null ? BaseRecordCodec.whole(body) : BaseRecordCodec.ops(ops));
-      cache.put(key, body, bodySha256);
+      cache.put(key, body, bodySha256, turn.isKeyframe() ? null : turn.delta().targetIndex());
       log = log.append(new BaseLog.Entry(turn.seq(), ops == null));
     }
     List<Long> dropped = new ArrayList<>();

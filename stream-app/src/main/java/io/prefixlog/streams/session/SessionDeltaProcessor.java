@@ -139,7 +139,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
             request.body(),
             request.event().bodySha256(),
             request.utf8(),
-            seq -> bases.load(session, state, seq),
+            bases.bodiesOf(session, state),
             record.timestamp());
 
     SessionState next =

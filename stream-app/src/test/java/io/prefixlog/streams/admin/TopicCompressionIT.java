@@ -39,7 +39,7 @@ class TopicCompressionIT {
       admin
           .createTopics(
               List.of(
-                  new NewTopic(deltas, 1, (short) 1),
+                  new NewTopic(deltas, 1, (short) 1).configs(Map.of("retention.ms", "3600000")),
                   new NewTopic(changelog, 1, (short) 1),
                   new NewTopic(metadata, 1, (short) 1).configs(Map.of("compression.type", "gzip"))))
           .all()
@@ -56,7 +56,14 @@ class TopicCompressionIT {
       assertThat(codec(admin, config.topics().chunkLookups().name())).isEqualTo("zstd/3");
       assertThat(codec(admin, config.topics().deadLetters().name())).isEqualTo("zstd/9");
       assertThat(codec(admin, config.topics().requestsRaw().name())).startsWith("producer/");
+      // and nothing else of an existing topic changed
+      assertThat(setting(admin, deltas, "retention.ms")).isEqualTo("3600000");
     }
+  }
+
+  private static String setting(Admin admin, String topic, String name) throws Exception {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    return admin.describeConfigs(List.of(resource)).all().get().get(resource).get(name).value();
   }
 
   private static String codec(Admin admin, String topic) throws Exception {
