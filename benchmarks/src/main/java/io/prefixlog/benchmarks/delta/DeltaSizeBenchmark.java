@@ -376,9 +376,12 @@ public final class DeltaSizeBenchmark {
             + " dictionary (= zstd -3 --patch-from; turn 1: plain zstd -3), no checksum;");
     out.println(
         "   prefixlog = the delta records' JSON values as produced to Kafka, concatenated in"
-            + " produce order, zstd -3 in independent "
+            + " produce order, in independent "
             + ProducerBatches.GROUP_BYTES / 1024
-            + " KiB input groups, total / turns; v2 seq = the same records in the previous layout"
+            + " KiB input groups compressed at zstd "
+            + ProducerBatches.LEVEL
+            + " (the level the stream app has the broker store session.deltas at), total /"
+            + " turns; v2 seq = the same records in the previous layout"
             + " (schema version 2, no chain id), same order and batches: v3/v2 is what the chain"
             + " id costs in the values; v3/v2 keyed = the same with each record's key before its"
             + " value (session_key/chain/seq against session_key/seq).");
@@ -390,7 +393,7 @@ public final class DeltaSizeBenchmark {
             + options.interleave()
             + " concurrent sessions (replay --interleave "
             + options.interleave()
-            + "). Target: prefixlog/patch-from <= 1.5. mismatches = turns whose record did not"
+            + "). Target: prefixlog/patch-from <= 0.9 (K=8). mismatches = turns whose record did not"
             + " rebuild the body byte for byte (must be 0).");
     out.println();
   }

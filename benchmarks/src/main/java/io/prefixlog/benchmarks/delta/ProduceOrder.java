@@ -84,6 +84,9 @@ final class ProduceOrder {
   }
 
   private static ZstdCompressCtx context() {
-    return new ZstdCompressCtx().setLevel(PatchFrom.LEVEL).setContentSize(true).setChecksum(false);
+    return new ZstdCompressCtx()
+        .setLevel(ProducerBatches.LEVEL)
+        .setContentSize(true)
+        .setChecksum(false);
   }
 }

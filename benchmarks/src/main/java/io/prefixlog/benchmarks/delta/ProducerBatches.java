@@ -2,22 +2,31 @@ package io.prefixlog.benchmarks.delta;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
+import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.streams.admin.TopicCreator;
 import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 
 /**
- * What a producer's compressed batches store: records concatenated in produce order, cut into
- * independent groups of at most {@value #GROUP_BYTES} bytes of input (a record larger than that is
- * a group of its own), each group compressed with zstd -3 without dictionary.
+ * What the deltas topic stores of a producer's batches: records concatenated in produce order, cut
+ * into independent groups of at most {@value #GROUP_BYTES} bytes of input (a record larger than
+ * that is a group of its own), each group compressed without dictionary at the zstd level the
+ * stream app has the broker store {@code session.deltas} at ({@link #LEVEL}).
  */
 final class ProducerBatches {
   static final int GROUP_BYTES = 64 * 1024;
+
+  /** The zstd level {@code session.deltas} is stored at with the stream app's defaults. */
+  static final int LEVEL = storedDeltaLevel();
 
   private ProducerBatches() {}
 
   /** Total compressed bytes of the records' groups. */
   static long compressedSize(List<byte[]> records) {
     try (ZstdCompressCtx ctx =
-        new ZstdCompressCtx().setLevel(PatchFrom.LEVEL).setContentSize(true).setChecksum(false)) {
+        new ZstdCompressCtx().setLevel(LEVEL).setContentSize(true).setChecksum(false)) {
       byte[] group = new byte[GROUP_BYTES];
       byte[] out = new byte[Math.toIntExact(Zstd.compressBound(GROUP_BYTES))];
       int filled = 0;
@@ -40,5 +49,15 @@ final class ProducerBatches {
       }
       return total;
     }
+  }
+
+  private static int storedDeltaLevel() {
+    StreamAppConfig config = StreamAppConfig.defaults(Map.of());
+    for (NewTopic topic : TopicCreator.plan(config)) {
+      if (topic.name().equals(config.topics().sessionDeltas().name())) {
+        return Integer.parseInt(topic.configs().get(TopicConfig.COMPRESSION_ZSTD_LEVEL_CONFIG));
+      }
+    }
+    throw new IllegalStateException("the stream app plans no deltas topic");
   }
 }
