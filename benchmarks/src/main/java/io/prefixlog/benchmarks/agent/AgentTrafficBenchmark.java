@@ -49,6 +49,14 @@ public final class AgentTrafficBenchmark {
                   "Leave out the end-to-end run of the stream app on a broker (its rate, memory"
                       + " and disk bytes)."),
               Option.value(
+                  "live-sessions",
+                  "N",
+                  "0",
+                  "Also run a stream app of a 1 GiB heap over N sessions at once, each of"
+                      + " --live-turns turns, for its resident memory with that many live"
+                      + " sessions (0: not run)."),
+              Option.value("live-turns", "T", "4", "Turns of each of the --live-sessions."),
+              Option.value(
                   "app-setting",
                   "KEY=VALUE",
                   "none",
@@ -69,6 +77,10 @@ public final class AgentTrafficBenchmark {
   static final List<String> APP_JVM_FLAGS =
       List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
 
+  /** The stream app of the live-sessions run: the heap a 1.5 GiB container would give. */
+  static final List<String> LIVE_JVM_FLAGS =
+      List.of("-Xmx1g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
+
   /** The stream app's run in one round, with that round's references. */
   private record EndToEnd(int round, StreamAppRun.Result run, References.Sizes refs) {}
 
@@ -79,6 +91,8 @@ public final class AgentTrafficBenchmark {
       int rounds,
       long seed,
       boolean streamApp,
+      int liveSessions,
+      int liveTurns,
       Map<String, String> appSettings,
       boolean jsonEvents,
       Path csv) {
@@ -91,6 +105,8 @@ public final class AgentTrafficBenchmark {
           (int) Benchmark.atMost("rounds", line.longValue("rounds", 3, 1), 100),
           line.longValue("seed", 20261128, Long.MIN_VALUE),
           !line.has("no-stream-app"),
+          (int) Benchmark.atMost("live-sessions", line.longValue("live-sessions", 0, 0), 100_000),
+          (int) Benchmark.atMost("live-turns", line.longValue("live-turns", 4, 1), 100),
           AgentTrafficBenchmark.appSettings(line.values("app-setting")),
           line.has("json-events"),
           line.value("csv").map(Path::of).orElse(null));
@@ -264,6 +280,10 @@ public final class AgentTrafficBenchmark {
     if (app != null) {
       app.close();
     }
+    StreamAppRun.Result live = null;
+    if (options.liveSessions() > 0) {
+      live = liveSessions(shape, stateRoot.resolve("live"), startMs);
+    }
     DriverRun.deleteRecursively(stateRoot);
     out.println();
 
@@ -306,6 +326,21 @@ public final class AgentTrafficBenchmark {
               + " Target: >= "
               + MEGABYTES_PER_SECOND_TARGET
               + " MB/s per stream thread.");
+    }
+    if (live != null) {
+      out.println();
+      out.printf(
+          Locale.ROOT,
+          "Live sessions: %,d sessions of %d turns at once (%,d turns), a stream app of %s and"
+              + " the memory settings' defaults: %.1f MB/s of bodies, peak RSS %,d MiB, every turn"
+              + " rebuilt: %s%n",
+          options.liveSessions(),
+          options.liveTurns(),
+          live.turns(),
+          String.join(" ", LIVE_JVM_FLAGS),
+          live.steadyMegabytesPerSecond(),
+          live.peakRssMiB(),
+          live.rebuild().counts().failures(false) == 0 ? "yes" : "NO");
     }
     Machine.footer(out);
     if (options.csv() != null) {
@@ -395,6 +430,31 @@ public final class AgentTrafficBenchmark {
           withRange(vsKeyed));
     }
     return table;
+  }
+
+  /**
+   * {@code --live-sessions} sessions of {@code --live-turns} turns, all interleaved, through a
+   * stream app of its own with a 1 GiB heap and every memory setting at its default: what its
+   * resident memory comes to with that many live sessions at once.
+   */
+  private StreamAppRun.Result liveSessions(AgentShape shape, Path dir, long startMs)
+      throws Exception {
+    AgentShape many =
+        shape.withSize(options.liveSessions(), options.liveTurns()).withSeed(options.seed() + 1000);
+    List<AgentSessions.AgentRequest> requests =
+        AgentSessions.fromCorpora(options.corpora(), many).requests();
+    out.printf(
+        Locale.ROOT,
+        "live sessions: %,d turns of %,d sessions, %.1f MB of bodies%n",
+        requests.size(),
+        options.liveSessions(),
+        requests.stream().mapToLong(r -> r.body().length).sum() / 1e6);
+    List<AgentEvents.Event> events =
+        new AgentEvents(!options.jsonEvents())
+            .of(requests, AgentEvents.Variant.KEYED, options.seed() + 1000, startMs);
+    try (StreamAppRun run = new StreamAppRun(dir, options.appSettings(), LIVE_JVM_FLAGS)) {
+      return run.round(events);
+    }
   }
 
   private static TextTable endToEndTable(List<EndToEnd> runs) {

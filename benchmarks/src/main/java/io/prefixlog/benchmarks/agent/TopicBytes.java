@@ -1,7 +1,6 @@
 package io.prefixlog.benchmarks.agent;
 
-import com.github.luben.zstd.Zstd;
-import com.github.luben.zstd.ZstdCompressCtx;
+import io.prefixlog.benchmarks.delta.ProducerBatches;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +9,8 @@ import org.apache.kafka.common.utils.Utils;
 /**
  * What a compacted output topic stores for a stream of records, before any broker sees them: the
  * records of each partition (the session's, as the stream app partitions its outputs) in produce
- * order, cut into producer batches of at most {@value #BATCH_BYTES} bytes of keys and values, each
- * compressed with zstd at the level the topic is stored at (the broker recompresses the stream
+ * order, cut into producer batches of at most 64 KiB of keys and values ({@link ProducerBatches}),
+ * each compressed with zstd at the level the topic is stored at (the broker recompresses the stream
  * app's lz4 batches to it, batch for batch). Record framing (a few bytes per record) is left out;
  * the end-to-end run measures the log segments themselves.
  */
@@ -54,34 +53,8 @@ final class TopicBytes {
   /** The compressed bytes of every batch of every partition. */
   long compressedBytes() {
     long total = 0;
-    try (ZstdCompressCtx ctx =
-        new ZstdCompressCtx().setLevel(level).setContentSize(true).setChecksum(false)) {
-      for (List<byte[]> partition : records) {
-        total += compress(ctx, partition);
-      }
-    }
-    return total;
-  }
-
-  private static long compress(ZstdCompressCtx ctx, List<byte[]> partition) {
-    byte[] batch = new byte[BATCH_BYTES];
-    byte[] out = new byte[Math.toIntExact(Zstd.compressBound(BATCH_BYTES))];
-    int filled = 0;
-    long total = 0;
-    for (byte[] record : partition) {
-      if (filled > 0 && filled + record.length > BATCH_BYTES) {
-        total += ctx.compressByteArray(out, 0, out.length, batch, 0, filled);
-        filled = 0;
-      }
-      if (record.length > BATCH_BYTES) {
-        total += ctx.compress(record).length;
-        continue;
-      }
-      System.arraycopy(record, 0, batch, filled, record.length);
-      filled += record.length;
-    }
-    if (filled > 0) {
-      total += ctx.compressByteArray(out, 0, out.length, batch, 0, filled);
+    for (List<byte[]> partition : records) {
+      total += ProducerBatches.compressedSize(partition, level);
     }
     return total;
   }

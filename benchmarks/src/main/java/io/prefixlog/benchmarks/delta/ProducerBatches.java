@@ -15,7 +15,7 @@ import org.apache.kafka.common.config.TopicConfig;
  * that is a group of its own), each group compressed without dictionary at the zstd level the
  * stream app has the broker store {@code session.deltas} at ({@link #LEVEL}).
  */
-final class ProducerBatches {
+public final class ProducerBatches {
   static final int GROUP_BYTES = 64 * 1024;
 
   /** The zstd level {@code session.deltas} is stored at with the stream app's defaults. */
@@ -23,10 +23,18 @@ final class ProducerBatches {
 
   private ProducerBatches() {}
 
-  /** Total compressed bytes of the records' groups. */
+  /** Total compressed bytes of the records' groups at {@link #LEVEL}. */
   static long compressedSize(List<byte[]> records) {
+    return compressedSize(records, LEVEL);
+  }
+
+  /**
+   * Total compressed bytes of the records' groups: each group of at most {@value #GROUP_BYTES}
+   * bytes, or a larger record alone, compressed at zstd {@code level}.
+   */
+  public static long compressedSize(List<byte[]> records, int level) {
     try (ZstdCompressCtx ctx =
-        new ZstdCompressCtx().setLevel(LEVEL).setContentSize(true).setChecksum(false)) {
+        new ZstdCompressCtx().setLevel(level).setContentSize(true).setChecksum(false)) {
       byte[] group = new byte[GROUP_BYTES];
       byte[] out = new byte[Math.toIntExact(Zstd.compressBound(GROUP_BYTES))];
       int filled = 0;

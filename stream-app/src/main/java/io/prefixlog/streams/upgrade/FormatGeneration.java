@@ -40,4 +40,11 @@ public record FormatGeneration(int number, Map<WireFormat, Integer> versions) {
   public int version(WireFormat format) {
     return versions.get(Objects.requireNonNull(format, "format"));
   }
+
+  /** The next generation: this one's versions, but {@code format} at {@code version}. */
+  public FormatGeneration next(WireFormat format, int version) {
+    Map<WireFormat, Integer> changed = new EnumMap<>(versions);
+    changed.put(Objects.requireNonNull(format, "format"), version);
+    return new FormatGeneration(number + 1, changed);
+  }
 }

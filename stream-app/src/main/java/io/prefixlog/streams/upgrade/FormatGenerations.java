@@ -28,43 +28,34 @@ public final class FormatGenerations {
    */
   public static final int UNREGISTERED = 1;
 
-  /** The generations of this build. */
+  /**
+   * The generation of every build before chunk lookup records listed only their new hashes: the
+   * version of each format as it was first written.
+   */
+  private static final FormatGeneration FIRST =
+      new FormatGeneration(
+          1,
+          Map.ofEntries(
+              entry(WireFormat.SESSION_STATE, 3),
+              entry(WireFormat.SESSION_BASE, 1),
+              entry(WireFormat.SEEN_REQUEST, 1),
+              entry(WireFormat.KV_BLOCK_STATE, 1),
+              entry(WireFormat.KV_SOURCE_STATS_STATE, 1),
+              entry(WireFormat.SOURCE_POSITION, 1),
+              entry(WireFormat.DELTA_RECORD, 3),
+              entry(WireFormat.CHUNK_LOOKUP, 1),
+              entry(WireFormat.REQUEST_METADATA, 1),
+              entry(WireFormat.DEAD_LETTER, 1),
+              entry(WireFormat.ERASURE_ACK, 1),
+              entry(WireFormat.BLOCK_INDEX_ENTRY, 1),
+              entry(WireFormat.SOURCE_STATS, 1)));
+
+  /**
+   * The generations of this build, each the one before with one format moved on: 2, lookup records
+   * that list only the hashes after those shared with the previous turn.
+   */
   public static final FormatGenerations KNOWN =
-      new FormatGenerations(
-          List.of(
-              new FormatGeneration(
-                  1,
-                  Map.ofEntries(
-                      entry(WireFormat.SESSION_STATE, 3),
-                      entry(WireFormat.SESSION_BASE, 1),
-                      entry(WireFormat.SEEN_REQUEST, 1),
-                      entry(WireFormat.KV_BLOCK_STATE, 1),
-                      entry(WireFormat.KV_SOURCE_STATS_STATE, 1),
-                      entry(WireFormat.SOURCE_POSITION, 1),
-                      entry(WireFormat.DELTA_RECORD, 3),
-                      entry(WireFormat.CHUNK_LOOKUP, 1),
-                      entry(WireFormat.REQUEST_METADATA, 1),
-                      entry(WireFormat.DEAD_LETTER, 1),
-                      entry(WireFormat.ERASURE_ACK, 1),
-                      entry(WireFormat.BLOCK_INDEX_ENTRY, 1),
-                      entry(WireFormat.SOURCE_STATS, 1))),
-              // Lookup records list only the hashes after those shared with the previous turn.
-              new FormatGeneration(
-                  2,
-                  Map.ofEntries(
-                      entry(WireFormat.SESSION_STATE, 3),
-                      entry(WireFormat.SESSION_BASE, 1),
-                      entry(WireFormat.SEEN_REQUEST, 1),
-                      entry(WireFormat.KV_BLOCK_STATE, 1),
-                      entry(WireFormat.KV_SOURCE_STATS_STATE, 1),
-                      entry(WireFormat.SOURCE_POSITION, 1),
-                      entry(WireFormat.DELTA_RECORD, 3),
-                      entry(WireFormat.CHUNK_LOOKUP, 2),
-                      entry(WireFormat.REQUEST_METADATA, 1),
-                      entry(WireFormat.DEAD_LETTER, 1),
-                      entry(WireFormat.ERASURE_ACK, 1),
-                      entry(WireFormat.BLOCK_INDEX_ENTRY, 1),
-                      entry(WireFormat.SOURCE_STATS, 1)))));
+      new FormatGenerations(List.of(FIRST, FIRST.next(WireFormat.CHUNK_LOOKUP, 2)));
 
   private final List<FormatGeneration> generations;
 
