@@ -24,7 +24,7 @@ import java.util.UUID;
  * them: with a session header per conversation, or with none, all through one gateway address,
  * model and user agent, as most OpenAI-SDK clients behind a gateway arrive.
  */
-final class AgentEvents {
+public final class AgentEvents {
   static final String SECRET = "prefixlog-benchmark-session-secret";
   static final String GATEWAY_ADDR = "10.0.0.1";
   static final String USER_AGENT = "OpenAI/Python 1.99.0";
@@ -32,7 +32,7 @@ final class AgentEvents {
   private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
 
   /** How the client identifies its sessions. */
-  enum Variant {
+  public enum Variant {
     KEYED("keyed", "X-Session-ID per conversation"),
     NO_HEADER("no header", "no session header, one gateway address, model and user agent");
 
@@ -54,7 +54,8 @@ final class AgentEvents {
    * @param bodyLen the request body's bytes
    * @param timestamp the capture time, the record's timestamp
    */
-  record Event(String key, byte[] value, String conversationId, int bodyLen, long timestamp) {}
+  public record Event(
+      String key, byte[] value, String conversationId, int bodyLen, long timestamp) {}
 
   private final SessionKeyDeriver deriver =
       new SessionKeyDeriver(
@@ -66,7 +67,7 @@ final class AgentEvents {
    * @param framed write events as the capture proxy does (framed, version 2), else as version 1
    *     JSON, as kcat and middlewares do
    */
-  AgentEvents(boolean framed) {
+  public AgentEvents(boolean framed) {
     this.framed = framed;
   }
 
@@ -75,7 +76,7 @@ final class AgentEvents {
    *
    * @param startMs the first capture time: recent, or the topics' time retention deletes them
    */
-  List<Event> of(
+  public List<Event> of(
       List<AgentSessions.AgentRequest> requests, Variant variant, long seed, long startMs) {
     Random random = new Random(seed);
     long clockMs = startMs;

@@ -14,6 +14,7 @@ import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.tools.corpus.AgentShape;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -89,6 +90,14 @@ public final class StreamThroughputBenchmark {
                   .repeatable(),
               Option.value("stage-passes", "P", "3", "Passes of the stage profile."),
               Option.flag("no-stage-profile", "Skip the stage profile."),
+              Option.value(
+                  "agent-sessions",
+                  "N",
+                  "0",
+                  "Long coding-agent sessions (AgentSessions, 0.3-0.5 MB bodies) instead of the"
+                      + " ~20 KB ones: N sessions of --agent-turns turns; --records is then N x"
+                      + " turns."),
+              Option.value("agent-turns", "T", "70", "Turns of each agent session."),
               Option.flag(
                   "json-events",
                   "Raw events as version 1 JSON (kcat, middlewares), not framed as the capture"
@@ -124,8 +133,14 @@ public final class StreamThroughputBenchmark {
 
     long buildStart = System.nanoTime();
     Workload workload =
-        SyntheticSessions.build(
-            options.corpora(), options.records(), options.concurrentSessions(), options.seed());
+        options.agentSessions() > 0
+            ? Workload.agent(
+                options.corpora(),
+                AgentShape.DEFAULT
+                    .withSize(options.agentSessions(), options.agentTurns())
+                    .withSeed(options.seed()))
+            : SyntheticSessions.build(
+                options.corpora(), options.records(), options.concurrentSessions(), options.seed());
     printWorkload(workload, System.nanoTime() - buildStart);
 
     Path tmp;
@@ -865,6 +880,8 @@ public final class StreamThroughputBenchmark {
       Map<String, String> settings,
       int stagePasses,
       boolean stageProfile,
+      int agentSessions,
+      int agentTurns,
       boolean jsonEvents,
       boolean profile,
       Duration samplerPeriod,
@@ -916,6 +933,8 @@ public final class StreamThroughputBenchmark {
           Map.copyOf(settings),
           (int) line.longValue("stage-passes", 3, 1),
           !line.has("no-stage-profile"),
+          (int) line.longValue("agent-sessions", 0, 0),
+          (int) line.longValue("agent-turns", 70, 1),
           line.has("json-events"),
           !line.has("no-profile"),
           line.value("sampler-ms").isPresent()

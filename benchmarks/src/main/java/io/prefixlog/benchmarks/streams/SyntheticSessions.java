@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.prefixlog.benchmarks.agent.AgentEvents;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -16,6 +17,8 @@ import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
+import io.prefixlog.tools.corpus.AgentSessions;
+import io.prefixlog.tools.corpus.AgentShape;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import java.io.IOException;
@@ -79,6 +82,25 @@ final class SyntheticSessions {
   record Workload(List<Event> events, int sessions, int concurrent, long seed) {
     Workload {
       events = List.copyOf(events);
+    }
+
+    /**
+     * Long coding-agent sessions ({@link AgentSessions}) instead: {@code shape}'s sessions, all
+     * interleaved, each turn keyed by its session header, as JSON events (framed by {@link
+     * #framed}).
+     */
+    static Workload agent(Path corpora, AgentShape shape) {
+      List<Event> events = new ArrayList<>();
+      for (AgentEvents.Event e :
+          new AgentEvents(false)
+              .of(
+                  AgentSessions.fromCorpora(corpora, shape).requests(),
+                  AgentEvents.Variant.KEYED,
+                  shape.seed(),
+                  System.currentTimeMillis())) {
+        events.add(new Event(e.key(), e.value(), e.bodyLen()));
+      }
+      return new Workload(events, shape.sessions(), shape.sessions(), shape.seed());
     }
 
     /**
