@@ -9,6 +9,7 @@ import io.prefixlog.bridge.proxy.PublisherThreadBridge;
 import io.prefixlog.core.chunk.ChunkLookups;
 import io.prefixlog.core.session.SessionSampler;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.ProjectHome;
@@ -109,8 +110,8 @@ public final class SamplingCostBenchmark {
     // Every sampled-out event must be metadata-only, and every reference event carry its body:
     // otherwise the two variants would not measure what they say.
     for (Request r : out) {
-      JsonNode s = Json.mapper().readTree(capture(sampled, r));
-      JsonNode f = Json.mapper().readTree(capture(full, r));
+      JsonNode s = Json.mapper().valueToTree(RawEventFrame.readAsVersion1(capture(sampled, r)));
+      JsonNode f = Json.mapper().valueToTree(RawEventFrame.readAsVersion1(capture(full, r)));
       if (!"sampled_out".equals(s.path("body_omitted").asText(null))
           || s.has("body")
           || !f.has("body")) {
@@ -201,7 +202,7 @@ public final class SamplingCostBenchmark {
           String id = sessionId + "#" + request.turn();
           byte[] event =
               bridge.capture(id, 1_750_000_000_000L, sessionId, request.body(), 200, null);
-          String key = Json.mapper().readTree(event).path("session_key").asText();
+          String key = RawEventFrame.readAsVersion1(event).sessionKey();
           requests.add(new Request(id, sessionId, request.body(), key));
         }
       }

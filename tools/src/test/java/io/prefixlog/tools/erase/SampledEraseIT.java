@@ -11,6 +11,7 @@ import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
@@ -198,7 +199,7 @@ class SampledEraseIT {
               ("{\"model\":\"m\",\"messages\":[" + messages + "]}")
                   .getBytes(StandardCharsets.UTF_8);
           byte[] event = bridge.capture(session + "-" + turn, ts++, session, body, 200, null);
-          String key = Json.mapper().readTree(event).path("session_key").asText();
+          String key = RawEventFrame.readAsVersion1(event).sessionKey();
           producer.send(new ProducerRecord<>(topic, key, event)).get();
         }
       }

@@ -17,6 +17,7 @@ import io.prefixlog.core.session.SessionSampler;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
+import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
@@ -158,7 +159,7 @@ class SampledCaptureCorpusTest {
       assertThat(restarted.get(i).event()).isEqualTo(first.get(i).event());
       assertThat(secondBridge.get(i).event()).isEqualTo(first.get(i).event());
     }
-    long sampledOut = first.stream().filter(c -> tree(c.event()).has("body_omitted")).count();
+    long sampledOut = first.stream().filter(c -> eventTree(c.event()).has("body_omitted")).count();
     assertThat(sampledOut).isPositive().isLessThan(first.size());
     assertThat(other.decisions("sampled_out")).isEqualTo(sampledOut);
     assertThat(other.decisions("session_selected")).isEqualTo(first.size() - sampledOut);
@@ -196,7 +197,7 @@ class SampledCaptureCorpusTest {
                   request.body(),
                   200,
                   new Usage(prompt, 32L, request.turn() > 1 ? prompt / 2 : null));
-          JsonNode tree = tree(event);
+          JsonNode tree = eventTree(event);
           captured.add(
               new Captured(sessionId, tree.path("session_key").asText(), requestId, event));
           ts += 1000;
@@ -246,6 +247,11 @@ class SampledCaptureCorpusTest {
     Map<String, JsonNode> trees = new LinkedHashMap<>();
     values.forEach((key, value) -> trees.put(key, tree(value)));
     return trees;
+  }
+
+  /** A raw event of either form (the bridge frames those with a body) as version 1's JSON tree. */
+  private static JsonNode eventTree(byte[] event) {
+    return Json.mapper().valueToTree(RawEventFrame.readAsVersion1(event));
   }
 
   private static JsonNode tree(byte[] json) {
