@@ -174,6 +174,9 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     // its own with a fresh zstd context: 1 MiB batches doubled throughput and shrank the bytes
     // sent (StreamThroughputBenchmark, variant G).
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 1 << 20);
+    // The input a thread buffers is bounded in records, not bytes: few, since a record can be a
+    // body of megabytes. Fetches stay whole-batch: a batch larger than the fetch sizes still comes.
+    p.put(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, config.bufferedRecords());
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), maxRecord);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_BYTES_CONFIG), maxRecord);
     p.put(

@@ -225,6 +225,17 @@ public final class StreamAppConfig {
           .defaultValue(Duration.ofMinutes(10))
           .doc("the sliding window of that count");
 
+  public static final ConfigKey<Integer> BUFFERED_RECORDS =
+      ConfigKey.of("PREFIXLOG_BUFFERED_RECORDS", ConfigTypes.integer(1, 100_000))
+          .defaultValue(64)
+          .doc(
+              "input records a stream thread holds per partition before it stops fetching that"
+                  + " partition (Kafka Streams' `buffered.records.per.partition`, 1,000 by"
+                  + " default): with an agent's 0.5 MB requests, 1,000 a partition was gigabytes"
+                  + " of heap. The heap an instance needs for them: input partitions (the raw"
+                  + " topic's and the repartition topic's, of its tasks) × this × the largest"
+                  + " requests");
+
   public static final ConfigKey<Long> ROCKSDB_MEMORY =
       ConfigKey.of("PREFIXLOG_ROCKSDB_MEMORY", ConfigTypes.size(0, 1L << 40))
           .defaultValue(256L << 20)
@@ -328,6 +339,7 @@ public final class StreamAppConfig {
               KV_STATS_INTERVAL,
               THREAD_FAILURE_LIMIT,
               THREAD_FAILURE_WINDOW,
+              BUFFERED_RECORDS,
               ROCKSDB_MEMORY,
               OUTPUT_ZSTD_LEVEL,
               BASE_CACHE_BYTES,
@@ -444,6 +456,10 @@ public final class StreamAppConfig {
 
   public Duration dedupWindow() {
     return values.get(DEDUP_WINDOW);
+  }
+
+  public int bufferedRecords() {
+    return values.get(BUFFERED_RECORDS);
   }
 
   public int outputZstdLevel() {
