@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.apache.kafka.clients.admin.Admin;
@@ -34,6 +35,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -73,20 +75,29 @@ class AnalyzeIT {
       admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
     }
     List<Req> trace = TraceLines.random(11, 40, List.of("m1", "m2"));
+    List<Future<RecordMetadata>> sends = new ArrayList<>();
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(kafka.clientConfig(), new StringSerializer(), new StringSerializer())) {
       for (Req r : trace) {
         Req stale = Req.of(r.timestamp(), r.model(), r.chunkSize(), 16, 0xdead);
-        producer.send(
-            new ProducerRecord<>(topic, r.requestId(), TraceLines.prefixlog(stale, "bytes")));
+        sends.add(
+            producer.send(
+                new ProducerRecord<>(topic, r.requestId(), TraceLines.prefixlog(stale, "bytes"))));
       }
       Req erased = Req.of(1_763_700_000, "m1", 16, 16, 0xbeef);
-      producer.send(new ProducerRecord<>(topic, "erased", TraceLines.prefixlog(erased, "bytes")));
+      sends.add(
+          producer.send(
+              new ProducerRecord<>(topic, "erased", TraceLines.prefixlog(erased, "bytes"))));
       for (Req r : trace) {
-        producer.send(new ProducerRecord<>(topic, r.requestId(), TraceLines.prefixlog(r, "bytes")));
+        sends.add(
+            producer.send(
+                new ProducerRecord<>(topic, r.requestId(), TraceLines.prefixlog(r, "bytes"))));
       }
-      producer.send(new ProducerRecord<>(topic, "erased", null));
+      sends.add(producer.send(new ProducerRecord<>(topic, "erased", null)));
       producer.flush();
+    }
+    for (Future<RecordMetadata> send : sends) {
+      send.get(); // a send that failed (a loaded machine) fails here, not as a shorter topic
     }
     Path file =
         Files.write(
