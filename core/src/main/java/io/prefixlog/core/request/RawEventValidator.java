@@ -59,6 +59,13 @@ public final class RawEventValidator {
   private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern CHUNK_HASH = Pattern.compile("0x[0-9a-f]+");
 
+  /**
+   * The schema's {@code $defs/session_key}. Not only a form: the turn keys are {@code
+   * session_key/chain/seq}, and erasure, the rebuild and every reader take the session as what
+   * comes before the first {@code /}.
+   */
+  private static final Pattern SESSION_KEY = Pattern.compile("[0-9a-f]{16,64}");
+
   private final long maxBodyBytes;
 
   /**
@@ -277,8 +284,9 @@ public final class RawEventValidator {
         return Outcome.reject(Rejection.MISSING_FIELD, field[0] + " is missing");
       }
     }
-    if (event.sessionKey().isEmpty()) {
-      return Outcome.reject(Rejection.INVALID_FIELD, "session_key must not be empty");
+    Optional<Rejection> keyProblem = sessionKeyProblem(event.sessionKey());
+    if (keyProblem.isPresent()) {
+      return new Outcome(null, keyProblem.get());
     }
     if (event.ts() == null || event.bodyLen() == null) {
       return Outcome.reject(
@@ -354,8 +362,9 @@ public final class RawEventValidator {
         return Optional.of(new Rejection(Rejection.MISSING_FIELD, field[0] + " is missing"));
       }
     }
-    if (event.sessionKey().isEmpty()) {
-      return Optional.of(new Rejection(Rejection.INVALID_FIELD, "session_key must not be empty"));
+    Optional<Rejection> keyProblem = sessionKeyProblem(event.sessionKey());
+    if (keyProblem.isPresent()) {
+      return keyProblem;
     }
     if (event.ts() == null) {
       return Optional.of(new Rejection(Rejection.MISSING_FIELD, "ts is missing"));
@@ -372,6 +381,26 @@ public final class RawEventValidator {
           new Rejection(Rejection.INVALID_FIELD, "body_len must be a non-negative integer"));
     }
     return Optional.empty();
+  }
+
+  /**
+   * Why {@code sessionKey} is not a session key, or empty. The detail gives its length, never the
+   * value: a producer that put a raw session id there must not see it copied into a dead letter's
+   * reason.
+   */
+  private static Optional<Rejection> sessionKeyProblem(String sessionKey) {
+    if (SESSION_KEY.matcher(sessionKey).matches()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Rejection(
+            Rejection.INVALID_FIELD,
+            "session_key must be 16 to 64 lower-case hex digits (a keyed hash), got "
+                + sessionKey.length()
+                + " characters"
+                + (sessionKey.indexOf('/') >= 0
+                    ? " with a '/', which would split the keys session_key/chain/seq"
+                    : "")));
   }
 
   /** A value of the wrong JSON type: which field, and what it should have been. */

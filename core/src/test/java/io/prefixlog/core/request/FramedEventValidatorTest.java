@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /** Framed raw events (version 2): a JSON header, then the body's bytes as they are. */
 class FramedEventValidatorTest {
+  private static final String KEY = "0123456789abcdef0123456789abcdef";
+
   private final RawEventValidator validator = new RawEventValidator(1024);
 
   @Test
@@ -19,7 +21,7 @@ class FramedEventValidatorTest {
     byte[] body = utf8("{\"a\":\"é\\n\\\"x\\\"\",\n\"b\":\"😀\"}");
 
     // When
-    RawEventValidator.Outcome outcome = validator.validate("s", framed(header(body), body));
+    RawEventValidator.Outcome outcome = validator.validate(KEY, framed(header(body), body));
 
     // Then
     assertThat(outcome.rejected()).isNull();
@@ -71,13 +73,15 @@ class FramedEventValidatorTest {
   }
 
   private void assertReason(byte[] value, String reason) {
-    RawEventValidator.Outcome outcome = validator.validate("s", value);
+    RawEventValidator.Outcome outcome = validator.validate(KEY, value);
     assertThat(outcome.accepted()).isNull();
     assertThat(outcome.rejected().reason()).isEqualTo(reason);
   }
 
   private static String header(byte[] body) {
-    return "{\"schema_version\":2,\"request_id\":\"r1\",\"ts\":1,\"session_key\":\"s\","
+    return "{\"schema_version\":2,\"request_id\":\"r1\",\"ts\":1,\"session_key\":\""
+        + KEY
+        + "\","
         + "\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body_len\":"
         + body.length
         + ",\"body_sha256\":\""

@@ -8,10 +8,14 @@ import java.util.Base64;
 import org.junit.jupiter.api.Test;
 
 class RawEventValidatorTest {
+  private static final String KEY = "0123456789abcdef0123456789abcdef";
+
   private final RawEventValidator validator = new RawEventValidator(1024);
 
   private static String event(String body, String encoding, long len, String sha) {
-    return "{\"schema_version\":1,\"request_id\":\"r1\",\"ts\":1,\"session_key\":\"s\","
+    return "{\"schema_version\":1,\"request_id\":\"r1\",\"ts\":1,\"session_key\":\""
+        + KEY
+        + "\","
         + "\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":\""
         + body
         + "\",\"body_encoding\":\""
@@ -30,7 +34,7 @@ class RawEventValidatorTest {
   @Test
   void shouldAcceptAUtf8BodyAndReturnItsExactBytes() {
     String json = event("{\\\"a\\\":\\\"é\\\"}", "utf-8", 10, Sha256.hex(bytes("{\"a\":\"é\"}")));
-    RawEventValidator.Outcome outcome = validator.validate("s", bytes(json));
+    RawEventValidator.Outcome outcome = validator.validate(KEY, bytes(json));
     assertThat(outcome.rejected()).isNull();
     assertThat(outcome.accepted().body()).isEqualTo(bytes("{\"a\":\"é\"}"));
     assertThat(outcome.accepted().utf8()).isTrue();
