@@ -150,9 +150,11 @@ public final class StreamAppConfig {
       ConfigKey.of("PREFIXLOG_SESSION_SEQ_RETENTION", ConfigTypes.positiveDuration())
           .defaultValue(Duration.ofDays(7))
           .doc(
-              "idle sessions lose their chain (stream time); their next turn starts a new chain,"
-                  + " so keys never repeat while older records with the same key are still in the"
-                  + " topic; at least the TTL");
+              "idle sessions lose their chain (stream time); their next turn starts a new chain."
+                  + " At least `PREFIXLOG_OUTPUT_RETENTION`: a new chain then starts only once the"
+                  + " records of the session's previous chain are past the outputs' retention, so"
+                  + " no key (`session_key/chain/seq`, with an 8-digit chain id) repeats while"
+                  + " older records are kept");
 
   public static final ConfigKey<Duration> DEDUP_WINDOW =
       ConfigKey.of("PREFIXLOG_DEDUP_WINDOW", ConfigTypes.positiveDuration())
@@ -619,8 +621,17 @@ public final class StreamAppConfig {
           order(SESSION_TTL, "must be below", OUTPUT_RETENTION)
               + ": a delta could name a base that retention has already deleted");
     }
-    if (sessionSeqRetention().compareTo(sessionTtl()) < 0) {
-      throw new ConfigException(order(SESSION_SEQ_RETENTION, "must be at least", SESSION_TTL));
+    // A session idle past the seq retention starts a new chain, whose 8-digit id must not meet
+    // one of its older chains' still in the topics (their keys would repeat, and compaction would
+    // replace the older turns). When that idle time is at least the outputs' retention, the older
+    // chain's records are past their retention as the new chain begins, so a session has a
+    // handful of chains in the topics at most. The TTL is below both, so it cannot outlast the
+    // chain.
+    if (sessionSeqRetention().compareTo(outputRetention()) < 0) {
+      throw new ConfigException(
+          order(SESSION_SEQ_RETENTION, "must be at least", OUTPUT_RETENTION)
+              + ": a session's new chain would start while its older chains' records are still"
+              + " in the topics, and an 8-digit chain id could repeat among them");
     }
     checkStateQueries();
   }

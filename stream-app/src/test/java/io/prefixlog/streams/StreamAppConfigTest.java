@@ -50,7 +50,9 @@ class StreamAppConfigTest {
         "PREFIXLOG_EVICTION_INTERVAL=1h|PREFIXLOG_EVICTION_INTERVAL (1h) must be at most"
             + " PREFIXLOG_SESSION_TTL (30m)",
         "PREFIXLOG_SESSION_SEQ_RETENTION=10m|PREFIXLOG_SESSION_SEQ_RETENTION (10m) must be at"
-            + " least PREFIXLOG_SESSION_TTL (30m)",
+            + " least PREFIXLOG_OUTPUT_RETENTION (7d)",
+        "PREFIXLOG_SESSION_SEQ_RETENTION=1d|PREFIXLOG_SESSION_SEQ_RETENTION (1d) must be at"
+            + " least PREFIXLOG_OUTPUT_RETENTION (7d)",
         "PREFIXLOG_DEDUP_WINDOW=0s|PREFIXLOG_DEDUP_WINDOW=0s: expected a duration above zero",
       })
   void shouldRefuseRetentionSettingsThatContradictEachOther(String setting, String message) {

@@ -67,7 +67,11 @@ class LosslessUnderOperationsTest {
   @Test
   void shouldNeverReuseADeltaKeyWhenASessionOutlivesItsSeqRetention() {
     // Given: a session with two turns, then idle for longer than the seq retention
-    start(Map.of("PREFIXLOG_SESSION_TTL", "10m", "PREFIXLOG_SESSION_SEQ_RETENTION", "1h"));
+    start(
+        Map.of(
+            "PREFIXLOG_SESSION_TTL", "10m",
+            "PREFIXLOG_SESSION_SEQ_RETENTION", "1h",
+            "PREFIXLOG_OUTPUT_RETENTION", "1h"));
     send(SESSION, "req-1", T0, chat(SESSION, 1));
     send(SESSION, "req-2", T0.plusSeconds(60), chat(SESSION, 2));
     send(OTHER, "other-1", T0.plus(Duration.ofMinutes(90)), chat(OTHER, 1));

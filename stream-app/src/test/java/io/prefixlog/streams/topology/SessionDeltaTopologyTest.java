@@ -309,6 +309,7 @@ class SessionDeltaTopologyTest {
         Map.of(
             "PREFIXLOG_SESSION_TTL", "10m",
             "PREFIXLOG_SESSION_SEQ_RETENTION", "1h",
+            "PREFIXLOG_OUTPUT_RETENTION", "1h",
             "PREFIXLOG_EVICTION_INTERVAL", "1m"));
     Instant t0 = Instant.parse("2026-11-24T12:00:00Z");
     List<String> sessions = new ArrayList<>();
@@ -368,7 +369,11 @@ class SessionDeltaTopologyTest {
   @Test
   void shouldStartANewChainOnlyAfterTheSeqRetentionHasPassed() {
     // Given
-    start(Map.of("PREFIXLOG_SESSION_TTL", "10m", "PREFIXLOG_SESSION_SEQ_RETENTION", "1h"));
+    start(
+        Map.of(
+            "PREFIXLOG_SESSION_TTL", "10m",
+            "PREFIXLOG_SESSION_SEQ_RETENTION", "1h",
+            "PREFIXLOG_OUTPUT_RETENTION", "1h"));
     List<byte[]> bodies = conversation("alpha", 3);
     Instant t0 = Instant.parse("2026-11-24T12:00:00Z");
     raw.pipeInput(SESSION, RawEvents.bytes(RawEvents.of(SESSION, bodies.get(0))), t0);

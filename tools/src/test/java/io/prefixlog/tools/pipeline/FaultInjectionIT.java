@@ -131,22 +131,27 @@ class FaultInjectionIT {
   @Order(2)
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
   void sessionIdlePastTheTtlAndSeqRetentionThenResumed() throws Exception {
-    // Given: short TTL and seq retention; two turns of every session, then two idle hours
+    // Given: short TTL, seq retention and output retention (the seq retention may not be
+    // shorter); two turns of every session 45 minutes ago, then 70 idle minutes, so the later
+    // turns are captured 25 minutes ahead of now: the first chain's records are still within
+    // their retention while the ledger reads them, and the broker takes the later ones (it refuses
+    // a timestamp more than an hour ahead)
     String prefix = "fi2.";
     Map<String, String> settings = settings(kafka, prefix, "fi2-app", "a");
     settings.put("PREFIXLOG_SESSION_TTL", "10m");
     settings.put("PREFIXLOG_SESSION_SEQ_RETENTION", "1h");
+    settings.put("PREFIXLOG_OUTPUT_RETENTION", "1h");
     Pipeline.createTopics(kafka, settings);
-    long t0 = System.currentTimeMillis() - Duration.ofHours(3).toMillis();
+    long t0 = System.currentTimeMillis() - Duration.ofMinutes(45).toMillis();
     Traffic traffic = Traffic.of(10, t0, 1000);
     List<Event> before = traffic.firstTurns(2);
-    List<Event> after = Traffic.shifted(traffic.laterTurns(2), Duration.ofHours(2).toMillis());
+    List<Event> after = Traffic.shifted(traffic.laterTurns(2), Duration.ofMinutes(70).toMillis());
     try (ChildProcess app = Pipeline.streamApp(dir, settings, "fi2");
         KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
       Traffic.send(producer, prefix + "requests.raw", before);
       Pipeline.awaitCommitted(kafka, prefix + "session.deltas", before.size(), app);
 
-      // When: the sessions resume two hours (stream time) later
+      // When: the sessions resume 70 minutes (stream time) later
       Traffic.send(producer, prefix + "requests.raw", after);
 
       // Then: a second chain per session, and no key written twice
@@ -267,6 +272,7 @@ class FaultInjectionIT {
     Map<String, String> settings = settings(kafka, prefix, "fi10-app", "a");
     settings.put("PREFIXLOG_SESSION_TTL", "5s");
     settings.put("PREFIXLOG_SESSION_SEQ_RETENTION", "1h");
+    settings.put("PREFIXLOG_OUTPUT_RETENTION", "1h");
     settings.put("PREFIXLOG_EVICTION_INTERVAL", "1s");
     Pipeline.createTopics(kafka, settings);
     long t0 = System.currentTimeMillis();
