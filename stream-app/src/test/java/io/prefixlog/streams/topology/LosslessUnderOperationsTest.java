@@ -195,21 +195,28 @@ class LosslessUnderOperationsTest {
     byte[] controls = new byte[1 << 20];
     java.util.Arrays.fill(controls, (byte) 1);
 
-    // When
+    // When: that body, then the next turn, which repeats it
     send(SESSION, "req-2", T0.plusSeconds(1), controls);
+    byte[] next = controls.clone();
+    next[next.length - 1] = '!';
+    send(SESSION, "req-3", T0.plusSeconds(2), next);
 
-    // Then: the record fits the largest record the app writes, and rebuilds
+    // Then: the record fits the largest record the app writes, and rebuilds; its body is still a
+    // base, so the next turn is a delta against the base64 keyframe
     List<KeyValue<String, byte[]>> out = drainDeltas();
-    assertThat(out).hasSize(2);
+    assertThat(out).hasSize(3);
     long limit = io.prefixlog.schemas.RecordLimits.maxRecordBytes(1 << 20);
     assertThat((long) out.get(1).value.length).isLessThanOrEqualTo(limit);
     String json = new String(out.get(1).value, java.nio.charset.StandardCharsets.UTF_8);
     assertThat(json)
         .contains("\"keyframe_reason\":\"record_size\"")
         .contains("\"body_encoding\":\"base64\"");
+    assertThat(new String(out.get(2).value, java.nio.charset.StandardCharsets.UTF_8))
+        .contains("\"kind\":\"delta\"")
+        .contains("\"base_seq\":2");
     assertThat(Meters.count(registry, "prefixlog_keyframes_total", "reason", "record_size"))
         .isEqualTo(1);
-    assertEveryRequestRebuildsOnce(2);
+    assertEveryRequestRebuildsOnce(3);
   }
 
   @Test

@@ -280,6 +280,47 @@ class SessionDeltaTopologyTest {
   }
 
   @Test
+  void shouldKeepAUtf8BodyAProducerSentInBase64AsABaseOfTheNextDelta() {
+    // Given: a producer that writes every body in base64, UTF-8 text or not
+    start(Map.of());
+    List<byte[]> bodies = conversation("alpha", 2);
+    RawRequestEvent plain = RawEvents.of(SESSION, bodies.get(0));
+    RawRequestEvent inBase64 =
+        new RawRequestEvent(
+            plain.schemaVersion(),
+            plain.requestId(),
+            plain.ts(),
+            plain.sessionKey(),
+            plain.sessionKeySource(),
+            plain.clientAddr(),
+            plain.userAgent(),
+            plain.headers(),
+            plain.method(),
+            plain.path(),
+            plain.model(),
+            Base64.getEncoder().encodeToString(bodies.get(0)),
+            BodyEncoding.BASE64.wireName(),
+            plain.bodyLen(),
+            plain.bodySha256(),
+            plain.truncated(),
+            plain.originalBodyLen(),
+            plain.response());
+
+    // When
+    raw.pipeInput(SESSION, RawEvents.bytes(inBase64));
+    send(SESSION, bodies.get(1));
+
+    // Then: a base64 keyframe, and the next turn a delta against it
+    List<KeyValue<String, DeltaRecord>> out = deltas.readKeyValuesToList();
+    assertThat(out.get(0).value.kind()).isEqualTo("full");
+    assertThat(out.get(0).value.keyframeReason()).isEqualTo("first_turn");
+    assertThat(out.get(0).value.bodyEncoding()).isEqualTo("base64");
+    assertThat(out.get(1).value.kind()).isEqualTo("delta");
+    assertThat(out.get(1).value.baseSeq()).isEqualTo(1);
+    assertRebuilds(out, bodies);
+  }
+
+  @Test
   void shouldForgetTheBasesOfIdleSessionsButKeepCountingTheirTurns() {
     // Given
     start(Map.of("PREFIXLOG_SESSION_TTL", "10m", "PREFIXLOG_EVICTION_INTERVAL", "1m"));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.text.Sha256;
+import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
@@ -169,7 +170,7 @@ public final class DeltaDump {
         "POST",
         "/v1/chat/completions",
         kind,
-        keyframe ? "first_turn" : null,
+        keyframe ? (Utf8.isStrict(rebuilt) ? "first_turn" : "not_utf8") : null,
         body,
         bodyEncoding,
         baseSeq,

@@ -193,6 +193,49 @@ class JqRecipeTest {
   }
 
   @Test
+  void shouldRebuildADeltaWhoseBaseIsABase64KeyframeOfUtf8Text() throws Exception {
+    // Given: a keyframe of UTF-8 text stored as base64, as the stream app writes a body its
+    // producer sent in base64 or one whose JSON text would not fit a record (record_size), and
+    // deltas based on it
+    List<String> lines = new ArrayList<>();
+    lines.add(
+        DeltaDump.line(
+            DeltaDump.record(
+                "b64",
+                1,
+                DeltaRecord.KIND_FULL,
+                java.util.Base64.getEncoder().encodeToString(emoji.get(0)),
+                "base64",
+                null,
+                null,
+                null,
+                emoji.get(0))));
+    lines.add(DeltaDump.line(DeltaDump.delta("b64", 2, 1, emoji.get(0), emoji.get(1))));
+    lines.add(DeltaDump.line(DeltaDump.delta("b64", 3, 2, emoji.get(1), emoji.get(2))));
+    Files.write(dir.resolve("deltas.jsonl"), lines, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("rebuild.jq"), blocks.get("rebuild.jq"), StandardCharsets.UTF_8);
+
+    // When
+    Result jq = bash(blocks.get("run"), "b64", "3");
+    byte[] jqBody = Files.readAllBytes(dir.resolve("turn.body"));
+    Result check = bash(blocks.get("check"), "b64", "3");
+    byte[] toolBody =
+        reconstruct(
+            "--file",
+            dir.resolve("deltas.jsonl").toString(),
+            "--session",
+            "b64",
+            "--seq",
+            "3",
+            "--print");
+
+    // Then
+    assertThat(jq.exit).as(jq.err).isZero();
+    assertThat(jqBody).isEqualTo(emoji.get(2)).isEqualTo(toolBody);
+    assertThat(check.exit).as(check.err).isZero();
+  }
+
+  @Test
   void shouldCheckTheRebuiltBodyAgainstBodySha256() throws Exception {
     // Given
     writeDump();
@@ -228,7 +271,8 @@ class JqRecipeTest {
     assertThat(missing.exit).isEqualTo(5);
     assertThat(missing.err).contains("turn 99 of session tau is not in the dump");
     assertThat(binary.exit).isEqualTo(5);
-    assertThat(binary.err).contains("turn 1 is a base64 keyframe: use prefixlog reconstruct");
+    assertThat(binary.err)
+        .contains("turn 1 is not UTF-8 (a base64 keyframe): use prefixlog reconstruct");
   }
 
   @Test
