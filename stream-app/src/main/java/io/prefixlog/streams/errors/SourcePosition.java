@@ -3,6 +3,7 @@ package io.prefixlog.streams.errors;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.prefixlog.schemas.request.RawEventFrame;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -83,15 +84,27 @@ public record SourcePosition(String topic, Integer partition, Long offset) {
   private static final JsonFactory JSON = new JsonFactory();
 
   /**
-   * The top-level {@code session_key} of a JSON object, or {@code ""} when there is none (the
-   * processor then rejects the input with its own reason). Read with a streaming parser that skips
-   * everything else: only null-keyed inputs, rare, pay for it.
+   * The top-level {@code session_key} of a raw event, a JSON object (version 1) or the JSON header
+   * of a frame (version 2), or {@code ""} when there is none (the processor then rejects the input
+   * with its own reason). Read with a streaming parser that skips everything else: only null-keyed
+   * inputs, rare, pay for it.
    */
   static String sessionKeyOf(byte[] value) {
     if (value == null) {
       return "";
     }
-    try (JsonParser parser = JSON.createParser(value)) {
+    int offset = 0;
+    int length = value.length;
+    if (RawEventFrame.isFramed(value)) {
+      try {
+        RawEventFrame.Parts parts = RawEventFrame.parse(value);
+        offset = parts.headerOffset();
+        length = parts.headerLength();
+      } catch (IllegalArgumentException e) {
+        return ""; // a broken frame: the processor dead-letters it as invalid_frame
+      }
+    }
+    try (JsonParser parser = JSON.createParser(value, offset, length)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return "";
       }
