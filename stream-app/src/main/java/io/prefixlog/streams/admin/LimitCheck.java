@@ -25,10 +25,15 @@ import org.apache.kafka.common.config.TopicConfig;
  * or by another tool, a broker left at Kafka's 1 MiB default) showed only later, as a record that
  * failed the task, again on every replacement thread.
  *
- * <p>Checked: the broker's {@code message.max.bytes} (the limit of the changelog and repartition
- * topics Kafka Streams creates, which have no override) and, for each of the app's topics that
- * exists, its {@code max.message.bytes} and {@code segment.bytes} (a batch larger than a segment is
- * refused too).
+ * <p>Checked: each broker's {@code message.max.bytes} (the limit of every topic without one of its
+ * own) and, for each of the app's topics ({@link TopicCreator#plan}) that exists, its {@code
+ * max.message.bytes} and {@code segment.bytes} (a batch larger than a segment is refused too).
+ *
+ * <p>Not checked: the internal topics (changelogs and repartition topics). Kafka Streams creates
+ * them with the app's {@code max.message.bytes} (the {@code topic.} settings of {@code
+ * StreamApp.streamsProperties} and each store's changelog settings) and never alters one that
+ * exists, so an internal topic left by an earlier deployment with a lower limit shows only when a
+ * record fails on it.
  */
 public final class LimitCheck {
   static final String BROKER_LIMIT = "message.max.bytes";
