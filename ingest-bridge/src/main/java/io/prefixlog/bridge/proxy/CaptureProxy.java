@@ -161,7 +161,8 @@ public final class CaptureProxy implements AutoCloseable {
             spill,
             config.retryInterval(),
             config.publishInterval(),
-            config.capturePriority());
+            config.capturePriority(),
+            RecordTime.of(config, metrics));
     metrics.gauge("prefixlog_proxy_queue_depth", "Events waiting for the publisher.", queue::depth);
     metrics.gauge("prefixlog_proxy_queue_bytes", "Bytes waiting for the publisher.", queue::bytes);
     metrics.gauge(

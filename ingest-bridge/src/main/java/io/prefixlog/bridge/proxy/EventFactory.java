@@ -165,7 +165,7 @@ final class EventFactory {
               RawRequestEvent.SAMPLED_OUT,
               sampling.chunks(x.body, utf8),
               upstream);
-      return new EncodedEvent(key.key(), json, x.requestId);
+      return new EncodedEvent(key.key(), json, x.requestId, x.ts);
     }
     byte[] value =
         format == ProxyConfig.RawEventFormat.FRAMED
@@ -185,7 +185,7 @@ final class EventFactory {
                 x.originalBodyLen,
                 response,
                 upstream);
-    return new EncodedEvent(key.key(), value, x.requestId);
+    return new EncodedEvent(key.key(), value, x.requestId, x.ts);
   }
 
   /** Microsecond precision is plenty, and keeps the JSON short. */

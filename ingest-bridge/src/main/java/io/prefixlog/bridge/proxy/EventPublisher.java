@@ -3,10 +3,13 @@ package io.prefixlog.bridge.proxy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,6 +18,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -33,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * to the {@link SpillStore} in their original order, and from then on appends every new event to
  * the spill too (so nothing overtakes an older event of the same session). Every retry interval it
  * resends the oldest spilled records in a batch; once the spill is empty it goes back online.
+ *
+ * <p>Each record's timestamp is its event's capture time, spilled or not, within the bounds {@link
+ * RecordTime} keeps. A record whose timestamp the broker refuses ({@link
+ * InvalidTimestampException}) is not dropped: it fails like a send Kafka did not take (spilled,
+ * when there is a spill, in its order), marked to go again with the bridge's clock, and without a
+ * spill it is sent again at once.
  */
 final class EventPublisher implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(EventPublisher.class);
@@ -50,6 +60,11 @@ final class EventPublisher implements AutoCloseable {
   private final Thread thread;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final ConcurrentLinkedQueue<Failed> failed = new ConcurrentLinkedQueue<>();
+  private final RecordTime recordTime;
+
+  /** Events whose capture time the broker refused, to send again (no spill to take them). */
+  private final ConcurrentLinkedQueue<EncodedEvent> retimed = new ConcurrentLinkedQueue<>();
+
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean closing;
   private volatile boolean lastSendFailed;
@@ -69,8 +84,10 @@ final class EventPublisher implements AutoCloseable {
       SpillStore spill,
       Duration retryInterval,
       Duration publishInterval,
-      int priority) {
+      int priority,
+      RecordTime recordTime) {
     this.queue = queue;
+    this.recordTime = recordTime;
     this.producers = producers;
     this.topic = topic;
     this.metrics = metrics;
@@ -182,6 +199,10 @@ final class EventPublisher implements AutoCloseable {
         if (!failed.isEmpty()) {
           spillFailed();
         }
+        EncodedEvent again;
+        while ((again = retimed.poll()) != null) {
+          send(again, System.nanoTime());
+        }
         if (spilling) {
           EventQueue.Queued item = queue.poll(Math.max(1, Math.min(50, nextRetry - now())));
           while (item != null) {
@@ -251,7 +272,7 @@ final class EventPublisher implements AutoCloseable {
     inFlight.incrementAndGet();
     try {
       producer.send(
-          new ProducerRecord<>(topic, event.key(), event.value()),
+          new ProducerRecord<>(topic, null, recordTime.of(event), event.key(), event.value()),
           (RecordMetadata metadata, Exception e) -> {
             lastSendFailed = e != null;
             if (e == null) {
@@ -273,7 +294,14 @@ final class EventPublisher implements AutoCloseable {
 
   private void failed(long seq, EncodedEvent event, Exception e) {
     metrics.publishFailures.increment();
-    if (rejected(e)) {
+    if (timestampRefused(event, e)) {
+      EncodedEvent retimedEvent = recordTime.refused(event);
+      if (spill == null) {
+        retimed.add(retimedEvent);
+      } else {
+        failed.add(new Failed(seq, retimedEvent));
+      }
+    } else if (rejected(e)) {
       // Kafka will never take this record: spilling it would block every later one.
       metrics.dropped("rejected").increment();
       LOGGER
@@ -289,12 +317,21 @@ final class EventPublisher implements AutoCloseable {
     }
   }
 
-  /** Failures of the record itself (too large, invalid), not of Kafka's availability. */
+  /**
+   * Failures of the record itself (too large, invalid, a timestamp the broker refuses even from the
+   * bridge's clock), not of Kafka's availability.
+   */
   static boolean rejected(Exception e) {
     return e instanceof RecordTooLargeException
         || e instanceof RecordBatchTooLargeException
         || e instanceof InvalidRecordException
+        || e instanceof InvalidTimestampException
         || e instanceof SerializationException;
+  }
+
+  /** The broker refused the capture time of an event that has not tried the clock's yet. */
+  private static boolean timestampRefused(EncodedEvent event, Exception e) {
+    return e instanceof InvalidTimestampException && event.captureMs() != RecordTime.SEND_TIME;
   }
 
   /**
@@ -380,16 +417,20 @@ final class EventPublisher implements AutoCloseable {
     List<SpillStore.Spilled> acked = new ArrayList<>();
     ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<SpillStore.Spilled> refused = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<SpillStore.Spilled> timeRefused = new ConcurrentLinkedQueue<>();
     AtomicInteger failures = new AtomicInteger();
-    // Resent events are not timed into the capture-to-publish histogram: their capture time is
-    // not kept in the spill, and the outage they waited out is counted by the spill's meters.
+    // Resent events are not timed into the capture-to-publish histogram: the outage they waited
+    // out is counted by the spill's meters.
     for (SpillStore.Spilled record : batch) {
+      EncodedEvent event = spilledEvent(record);
       try {
         producer.send(
-            new ProducerRecord<>(topic, record.key(), record.value()),
+            new ProducerRecord<>(topic, null, recordTime.of(event), record.key(), record.value()),
             (metadata, e) -> {
               if (e == null) {
                 done.add(record);
+              } else if (timestampRefused(event, e)) {
+                timeRefused.add(record);
               } else if (rejected(e)) {
                 refused.add(record);
               } else {
@@ -397,7 +438,9 @@ final class EventPublisher implements AutoCloseable {
               }
             });
       } catch (RuntimeException e) {
-        if (rejected(e)) {
+        if (timestampRefused(event, e)) {
+          timeRefused.add(record);
+        } else if (rejected(e)) {
           refused.add(record);
         } else {
           failures.incrementAndGet();
@@ -405,9 +448,10 @@ final class EventPublisher implements AutoCloseable {
       }
     }
     producer.flush();
-    while (done.size() + refused.size() + failures.get() < batch.size()) {
+    while (done.size() + refused.size() + timeRefused.size() + failures.get() < batch.size()) {
       Thread.sleep(5);
     }
+    resendWithTheClock(timeRefused, done, refused, failures);
     acked.addAll(done);
     acked.addAll(refused);
     spill.acknowledge(acked);
@@ -421,6 +465,58 @@ final class EventPublisher implements AutoCloseable {
     }
     resendProven = true;
     return true;
+  }
+
+  /**
+   * Sends the records whose capture time the broker refused again at once, with the bridge's clock
+   * (the spill cannot mark a record it holds), and sorts each outcome in.
+   */
+  private void resendWithTheClock(
+      Collection<SpillStore.Spilled> timeRefused,
+      Collection<SpillStore.Spilled> done,
+      Collection<SpillStore.Spilled> refused,
+      AtomicInteger failures)
+      throws InterruptedException {
+    List<SpillStore.Spilled> sent = new ArrayList<>();
+    List<Future<RecordMetadata>> results = new ArrayList<>();
+    for (SpillStore.Spilled record : timeRefused) {
+      EncodedEvent again = recordTime.refused(spilledEvent(record));
+      try {
+        results.add(
+            producer.send(
+                new ProducerRecord<>(
+                    topic, null, recordTime.of(again), record.key(), record.value())));
+        sent.add(record);
+      } catch (RuntimeException e) {
+        sortFailure(record, e, refused, failures);
+      }
+    }
+    producer.flush();
+    for (int i = 0; i < sent.size(); i++) {
+      try {
+        results.get(i).get();
+        done.add(sent.get(i));
+      } catch (ExecutionException e) {
+        sortFailure(sent.get(i), e.getCause(), refused, failures);
+      }
+    }
+  }
+
+  private static void sortFailure(
+      SpillStore.Spilled record,
+      Throwable e,
+      Collection<SpillStore.Spilled> refused,
+      AtomicInteger failures) {
+    if (e instanceof Exception exception && rejected(exception)) {
+      refused.add(record);
+    } else {
+      failures.incrementAndGet();
+    }
+  }
+
+  private static EncodedEvent spilledEvent(SpillStore.Spilled record) {
+    // The spill keeps no request id; the logs name the session and the capture time.
+    return new EncodedEvent(record.key(), record.value(), "", record.captureMs());
   }
 
   /**

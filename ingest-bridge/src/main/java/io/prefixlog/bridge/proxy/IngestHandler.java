@@ -25,9 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * captures inside the engine (an API-server middleware), on the proxy's port. Bearer-token
  * protected ({@code PREFIXLOG_INGEST_TOKEN}; without one the endpoint answers 404). Each line is
  * checked by {@link RawEventValidator} (off the event loop) and, when valid, queued exactly like a
- * captured exchange, its bytes unchanged, keyed by its {@code session_key}. A line whose {@code
- * headers} hold a credential header is rejected ({@code secret_header}): secrets never reach Kafka,
- * whoever captured them.
+ * captured exchange, its bytes unchanged, keyed by its {@code session_key}, its record timestamp
+ * its {@code ts} within the bounds {@link RecordTime} keeps. A line whose {@code headers} hold a
+ * credential header is rejected ({@code secret_header}): secrets never reach Kafka, whoever
+ * captured them.
  *
  * <p>Response: {@code {"accepted":n,"rejected":n,"dropped":n,"lines":[{"line":1,"outcome":
  * "accepted","request_id":"…"},{"line":2,"outcome":"rejected","reason":"…","detail":"…"},…]}} with
@@ -212,7 +213,10 @@ final class IngestHandler {
           RawRequestEvent event = outcome.accepted().event();
           EncodedEvent encoded =
               new EncodedEvent(
-                  event.sessionKey(), withAddressPolicy(event, line), event.requestId());
+                  event.sessionKey(),
+                  withAddressPolicy(event, line),
+                  event.requestId(),
+                  event.ts());
           json.writeStringField("request_id", event.requestId());
           if (publisher.offer(encoded)) {
             accepted++;

@@ -396,6 +396,28 @@ public final class ProxyConfig {
                   + " one interval (a process crash loses none); corrupt spill records are"
                   + " quarantined and counted (`prefixlog_proxy_spill_quarantined`)");
 
+  public static final ConfigKey<Duration> MAX_CLOCK_SKEW =
+      ConfigKey.of("PREFIXLOG_MAX_CLOCK_SKEW", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMinutes(5))
+          .doc(
+              "a raw event's record timestamp is its capture time (`ts`); an event captured"
+                  + " further ahead of this bridge's clock than this (a middleware whose clock is"
+                  + " wrong) gets the bridge's clock at the send instead, counted"
+                  + " (`prefixlog_proxy_record_time_adjusted_total{reason=\"ahead\"}`), its `ts`"
+                  + " kept. Keep it below the broker's `message.timestamp.after.max.ms` (1 h in"
+                  + " Kafka 4), which refuses a record further ahead");
+
+  public static final ConfigKey<Duration> MAX_CAPTURE_AGE =
+      ConfigKey.of("PREFIXLOG_MAX_CAPTURE_AGE", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofHours(12))
+          .doc(
+              "an event older than this when it is sent (a long spill, a middleware's backlog)"
+                  + " gets the bridge's clock as its record timestamp instead of its capture time,"
+                  + " counted (`…{reason=\"old\"}`), its `ts` kept: the broker deletes records by"
+                  + " their timestamps, and a capture older than the raw topic's retention (24 h)"
+                  + " could go before the stream app reads it. Keep it well below that retention"
+                  + " and the stream app's `PREFIXLOG_DEDUP_WINDOW`");
+
   public static final ConfigKey<String> INGEST_TOKEN =
       ConfigKey.of("PREFIXLOG_INGEST_TOKEN", ConfigTypes.text())
           .documentedDefault("none (endpoint off)")
@@ -505,6 +527,8 @@ public final class ProxyConfig {
               SPILL_SEGMENT_BYTES,
               SPILL_RETRY_INTERVAL,
               SPILL_FSYNC_INTERVAL,
+              MAX_CLOCK_SKEW,
+              MAX_CAPTURE_AGE,
               INGEST_TOKEN,
               INGEST_MAX_BYTES,
               INGEST_MAX_CONCURRENT,
@@ -762,6 +786,16 @@ public final class ProxyConfig {
   /** See {@link #SPILL_FSYNC_INTERVAL}; zero forces every batch of appends. */
   public Duration spillFsyncInterval() {
     return values.get(SPILL_FSYNC_INTERVAL);
+  }
+
+  /** See {@link #MAX_CLOCK_SKEW}. */
+  public Duration maxClockSkew() {
+    return values.get(MAX_CLOCK_SKEW);
+  }
+
+  /** See {@link #MAX_CAPTURE_AGE}. */
+  public Duration maxCaptureAge() {
+    return values.get(MAX_CAPTURE_AGE);
   }
 
   /** The ingest endpoint's bearer token, or null when the endpoint is disabled. */

@@ -21,6 +21,7 @@ final class ProxyMetrics {
   static final String SPILLED = "prefixlog_proxy_events_spilled_total";
   static final String RESENT = "prefixlog_proxy_events_resent_total";
   static final String PUBLISH_FAILURES = "prefixlog_proxy_publish_failures_total";
+  static final String RECORD_TIME_ADJUSTED = "prefixlog_proxy_record_time_adjusted_total";
   static final String ADDED_LATENCY = "prefixlog_proxy_added_latency";
   static final String TTFB = "prefixlog_proxy_ttfb";
   static final String CAPTURE_TO_PUBLISH = "prefixlog_capture_publish_latency";
@@ -136,6 +137,9 @@ final class ProxyMetrics {
               "decision",
               decision.name().toLowerCase(java.util.Locale.ROOT)));
     }
+    for (RecordTime.Reason reason : RecordTime.Reason.values()) {
+      recordTimeAdjusted(reason);
+    }
     for (String reason :
         new String[] {
           "queue_full",
@@ -226,6 +230,18 @@ final class ProxyMetrics {
             "kind",
             kind)
         .increment();
+  }
+
+  /** Events published with the bridge's clock as their record timestamp, by why. */
+  Counter recordTimeAdjusted(RecordTime.Reason reason) {
+    return Meters.counter(
+        registry,
+        RECORD_TIME_ADJUSTED,
+        "Events whose record timestamp is the bridge's clock at the send, not their capture time"
+            + " (ts, which they keep): ahead (beyond PREFIXLOG_MAX_CLOCK_SKEW), old (beyond"
+            + " PREFIXLOG_MAX_CAPTURE_AGE), refused (the broker refused the capture time).",
+        "reason",
+        reason.label());
   }
 
   Counter dropped(String reason) {

@@ -25,13 +25,18 @@ import org.slf4j.LoggerFactory;
 /**
  * A bounded, append-only spill of encoded events on local disk, read back in order.
  *
- * <p>Segments {@code spill-<n>.log} hold records {@code [magic][key length][value length][key]
- * [value][crc32]}; next to each, {@code spill-<n>.acks} lists the offsets of its records that Kafka
- * acknowledged after a resend (8 bytes each, forced to disk before a record counts as resent). A
- * resend skips acknowledged records, so a record that Kafka took is never sent again, also across a
- * restart of the bridge; a segment whose records are all acknowledged is deleted. The one window
- * left: the bridge dies between Kafka's acknowledgement and the forced ack entry; that record is
- * sent again after the restart (and the stream app's dedup window drops it).
+ * <p>Segments {@code spill-<n>.log} hold records {@code [magic][key length][value length][capture
+ * time][key][value][crc32]}, the capture time (8 bytes, the event's {@code ts}, or -1 for the
+ * bridge's clock at the send) within the checksum, so that a resent event's record keeps the
+ * timestamp it would have had ({@link RecordTime}). Records of an earlier bridge, {@code
+ * [magic][key length][value length][key][value][crc32]} under their own magic, are read too and
+ * resent with the bridge's clock, as they always were. Next to each, {@code spill-<n>.acks} lists
+ * the offsets of its records that Kafka acknowledged after a resend (8 bytes each, forced to disk
+ * before a record counts as resent). A resend skips acknowledged records, so a record that Kafka
+ * took is never sent again, also across a restart of the bridge; a segment whose records are all
+ * acknowledged is deleted. The one window left: the bridge dies between Kafka's acknowledgement and
+ * the forced ack entry; that record is sent again after the restart (and the stream app's dedup
+ * window drops it).
  *
  * <p>Appends reach the disk when {@link #sync} forces them: the publisher calls it after each batch
  * of appends, and {@link SyncPolicy} says whether every call forces ({@code batch}) or at most one
@@ -52,8 +57,17 @@ import org.slf4j.LoggerFactory;
 final class SpillStore implements AutoCloseable {
   static final String QUARANTINE_DIR = "quarantine";
   private static final Logger LOGGER = LoggerFactory.getLogger(SpillStore.class);
-  private static final int MAGIC = 0x504c5331;
-  private static final int HEADER = 12;
+
+  /** A record with its capture time. */
+  private static final int MAGIC = 0x504c5332;
+
+  /** A record of an earlier bridge, without one. */
+  private static final int MAGIC_WITHOUT_TIME = 0x504c5331;
+
+  /** Magic, key length and value length: what every record starts with. */
+  private static final int PREFIX = 12;
+
+  private static final int HEADER = PREFIX + 8;
   private static final int TRAILER = 4;
 
   private final Path dir;
@@ -68,8 +82,18 @@ final class SpillStore implements AutoCloseable {
   private long lastSyncNanos = System.nanoTime();
   private boolean unsynced;
 
-  /** A record read back for a resend. */
-  record Spilled(Segment segment, long offset, long length, String key, byte[] value) {}
+  /**
+   * A record read back for a resend.
+   *
+   * @param captureMs the event's capture time, or {@link RecordTime#SEND_TIME}
+   */
+  record Spilled(
+      Segment segment, long offset, long length, String key, byte[] value, long captureMs) {}
+
+  /** The bytes before the key of a record that starts with {@code magic}, or -1: not a record. */
+  private static int headerBytes(int magic) {
+    return magic == MAGIC ? HEADER : magic == MAGIC_WITHOUT_TIME ? PREFIX : -1;
+  }
 
   /**
    * When appends are forced to disk.
@@ -152,8 +176,10 @@ final class SpillStore implements AutoCloseable {
     }
     ByteBuffer buffer = ByteBuffer.allocate(size);
     buffer.putInt(MAGIC).putInt(key.length).putInt(event.value().length);
+    buffer.putLong(event.captureMs());
     buffer.put(key).put(event.value());
     CRC32 crc = new CRC32();
+    crc.update(buffer.array(), PREFIX, HEADER - PREFIX);
     crc.update(key);
     crc.update(event.value());
     buffer.putInt((int) crc.getValue());
@@ -387,18 +413,19 @@ final class SpillStore implements AutoCloseable {
 
     /** The length of the whole, valid record at {@code offset}, or -1. */
     private long check(long offset) throws IOException {
-      if (offset + HEADER + TRAILER > size) {
+      if (offset + PREFIX + TRAILER > size) {
         return -1;
       }
-      ByteBuffer header = ByteBuffer.allocate(HEADER);
+      ByteBuffer header = ByteBuffer.allocate(PREFIX);
       readFully(header, offset);
       header.flip();
-      if (header.getInt() != MAGIC) {
+      int headerBytes = headerBytes(header.getInt());
+      if (headerBytes < 0) {
         return -1;
       }
       long keyLength = header.getInt();
       long valueLength = header.getInt();
-      long length = HEADER + keyLength + valueLength + TRAILER;
+      long length = headerBytes + keyLength + valueLength + TRAILER;
       if (keyLength < 0 || valueLength < 0 || offset + length > size) {
         return -1;
       }
@@ -407,25 +434,26 @@ final class SpillStore implements AutoCloseable {
 
     /** Whether the bytes from {@code offset} to the end are a record cut short by a crash. */
     private boolean isTorn(long offset) throws IOException {
-      if (offset + HEADER > size) {
+      if (offset + PREFIX > size) {
         return true;
       }
-      ByteBuffer header = ByteBuffer.allocate(HEADER);
+      ByteBuffer header = ByteBuffer.allocate(PREFIX);
       readFully(header, offset);
       header.flip();
-      if (header.getInt() != MAGIC) {
+      int headerBytes = headerBytes(header.getInt());
+      if (headerBytes < 0) {
         return false;
       }
       long keyLength = header.getInt();
       long valueLength = header.getInt();
       return keyLength >= 0
           && valueLength >= 0
-          && offset + HEADER + keyLength + valueLength + TRAILER > size;
+          && offset + headerBytes + keyLength + valueLength + TRAILER > size;
     }
 
     /** The first offset from {@code from} where a whole record checks out, or -1. */
     private long nextValid(long from) throws IOException {
-      for (long offset = from; offset + HEADER + TRAILER <= size; offset++) {
+      for (long offset = from; offset + PREFIX + TRAILER <= size; offset++) {
         if (startsWithMagic(offset) && check(offset) > 0) {
           return offset;
         }
@@ -437,7 +465,7 @@ final class SpillStore implements AutoCloseable {
       ByteBuffer magic = ByteBuffer.allocate(4);
       readFully(magic, offset);
       magic.flip();
-      return magic.getInt() == MAGIC;
+      return headerBytes(magic.getInt()) > 0;
     }
 
     /** A record that was valid when recovered fails now: quarantine up to the next valid one. */
@@ -499,40 +527,48 @@ final class SpillStore implements AutoCloseable {
 
     /** The record at {@code offset}, or null when its magic, lengths or checksum do not hold. */
     Spilled read(long offset) throws IOException {
-      if (offset + HEADER + TRAILER > size) {
+      if (offset + PREFIX + TRAILER > size) {
         return null;
       }
-      ByteBuffer header = ByteBuffer.allocate(HEADER);
+      ByteBuffer header = ByteBuffer.allocate(PREFIX);
       readFully(header, offset);
       header.flip();
-      if (header.getInt() != MAGIC) {
+      int headerBytes = headerBytes(header.getInt());
+      if (headerBytes < 0) {
         return null;
       }
       int keyLength = header.getInt();
       int valueLength = header.getInt();
       if (keyLength < 0
           || valueLength < 0
-          || offset + HEADER + (long) keyLength + valueLength + TRAILER > size) {
+          || offset + headerBytes + (long) keyLength + valueLength + TRAILER > size) {
         return null;
       }
-      ByteBuffer body = ByteBuffer.allocate(keyLength + valueLength + TRAILER);
-      readFully(body, offset + HEADER);
+      int timeBytes = headerBytes - PREFIX;
+      ByteBuffer body = ByteBuffer.allocate(timeBytes + keyLength + valueLength + TRAILER);
+      readFully(body, offset + PREFIX);
       body.flip();
+      CRC32 crc = new CRC32();
+      crc.update(body.array(), 0, timeBytes);
+      long captureMs = timeBytes == 0 ? RecordTime.SEND_TIME : body.getLong();
       byte[] key = new byte[keyLength];
       byte[] value = new byte[valueLength];
       body.get(key).get(value);
-      CRC32 crc = new CRC32();
       crc.update(key);
       crc.update(value);
       if (body.getInt() != (int) crc.getValue()) {
         return null;
       }
+      if (captureMs < 0 && captureMs != RecordTime.SEND_TIME) {
+        return null;
+      }
       return new Spilled(
           this,
           offset,
-          HEADER + (long) keyLength + valueLength + TRAILER,
+          headerBytes + (long) keyLength + valueLength + TRAILER,
           new String(key, StandardCharsets.UTF_8),
-          value);
+          value,
+          captureMs);
     }
 
     private void readFully(ByteBuffer buffer, long offset) throws IOException {
@@ -562,12 +598,12 @@ final class SpillStore implements AutoCloseable {
     private void advance() throws IOException {
       readFrom = skipHoles(readFrom);
       while (readFrom < size && acked.contains(readFrom)) {
-        ByteBuffer header = ByteBuffer.allocate(HEADER);
+        ByteBuffer header = ByteBuffer.allocate(PREFIX);
         readFully(header, readFrom);
         header.flip();
-        header.getInt();
+        int headerBytes = headerBytes(header.getInt());
         readFrom =
-            skipHoles(readFrom + HEADER + (long) header.getInt() + header.getInt() + TRAILER);
+            skipHoles(readFrom + headerBytes + (long) header.getInt() + header.getInt() + TRAILER);
       }
     }
 

@@ -120,6 +120,12 @@ class BrokerDownIT {
           reader.await(spillIds.size(), WAIT);
           List<ConsumerRecord<String, byte[]>> records = reader.settle(Duration.ofSeconds(2));
           assertThat(requestIds(records)).containsExactlyElementsOf(spillIds);
+          // Spilled or not, each record's timestamp is its capture time, not its (re)send time.
+          for (ConsumerRecord<String, byte[]> record : records) {
+            assertThat(record.timestamp())
+                .as("record timestamp of %s", requestIds(List.of(record)))
+                .isEqualTo(RawEventFrame.readAsVersion1(record.value()).ts());
+          }
         }
         try (TopicReader reader = new TopicReader(broker.bootstrapServers(), "drop.requests.raw")) {
           List<ConsumerRecord<String, byte[]>> records = reader.settle(Duration.ofSeconds(2));
@@ -221,16 +227,19 @@ class BrokerDownIT {
     return (long) value;
   }
 
-  /** The offset of record {@code index} in a spill segment (records are read header by header). */
+  /**
+   * The offset of record {@code index} in a spill segment (records are read header by header:
+   * magic, key length, value length, capture time).
+   */
   private static long recordOffset(Path segment, int index) throws IOException {
     long offset = 0;
     try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ)) {
       for (int i = 0; i < index; i++) {
-        ByteBuffer header = ByteBuffer.allocate(12);
+        ByteBuffer header = ByteBuffer.allocate(20);
         channel.read(header, offset);
         header.flip();
         header.getInt();
-        offset += 12L + header.getInt() + header.getInt() + 4;
+        offset += 20L + header.getInt() + header.getInt() + 4;
       }
     }
     return offset;

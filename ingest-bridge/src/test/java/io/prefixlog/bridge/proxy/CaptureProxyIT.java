@@ -684,6 +684,66 @@ class CaptureProxyIT {
   }
 
   @Test
+  void shouldPublishEachEventWithItsCaptureTimeAsItsRecordTimestamp(KafkaCluster kafka)
+      throws Exception {
+    // Given: a proxy with the ingest endpoint, and a middleware's events captured an hour ago (a
+    // backlog), a day ahead (its clock is wrong) and two days ago (older than the raw topic's
+    // retention would keep)
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.INGEST_TOKEN, token));
+    TopicReader reader = reader(kafka);
+    long now = System.currentTimeMillis();
+    long anHourAgo = now - Duration.ofHours(1).toMillis();
+    long aDayAhead = now + Duration.ofDays(1).toMillis();
+    long twoDaysAgo = now - Duration.ofDays(2).toMillis();
+    String lines =
+        rawEvent("ts-hour", "{\"model\":\"m\"}", null, anHourAgo)
+            + "\n"
+            + rawEvent("ts-ahead", "{\"model\":\"m\"}", null, aDayAhead)
+            + "\n"
+            + rawEvent("ts-old", "{\"model\":\"m\"}", null, twoDaysAgo)
+            + "\n";
+
+    // When: a request the engine answers after 300 ms (its event is published after that), then
+    // the middleware's lines
+    HttpResponse<String> proxied =
+        http.send(
+            HttpRequest.newBuilder(at(proxy, "/slow?ms=300"))
+                .header("X-Request-Id", "ts-proxied")
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    long sentFrom = System.currentTimeMillis();
+    HttpResponse<String> ingested =
+        http.send(ingest(proxy, "Bearer " + token, lines), HttpResponse.BodyHandlers.ofString());
+    List<ConsumerRecord<String, byte[]>> records = reader.await(4, WAIT);
+    long sentBy = System.currentTimeMillis();
+
+    // Then: captured within the bounds, the record timestamp is the capture time; beyond them it
+    // is the bridge's clock when it sent the record, counted, and ts stays as captured
+    assertThat(proxied.statusCode()).isEqualTo(200);
+    assertThat(ingested.statusCode()).isEqualTo(200);
+    Map<String, ConsumerRecord<String, byte[]>> byId = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      byId.put(event(record).requestId(), record);
+    }
+    assertThat(byId.get("ts-proxied").timestamp()).isEqualTo(event(byId.get("ts-proxied")).ts());
+    assertThat(byId.get("ts-hour").timestamp()).isEqualTo(anHourAgo);
+    assertThat(byId.get("ts-ahead").timestamp()).isBetween(sentFrom, sentBy);
+    assertThat(event(byId.get("ts-ahead")).ts()).isEqualTo(aDayAhead);
+    assertThat(byId.get("ts-old").timestamp()).isBetween(sentFrom, sentBy);
+    assertThat(event(byId.get("ts-old")).ts()).isEqualTo(twoDaysAgo);
+    assertThat(
+            Meters.count(
+                proxy.metrics(), "prefixlog_proxy_record_time_adjusted_total", "reason", "ahead"))
+        .isEqualTo(1);
+    assertThat(
+            Meters.count(
+                proxy.metrics(), "prefixlog_proxy_record_time_adjusted_total", "reason", "old"))
+        .isEqualTo(1);
+  }
+
+  @Test
   void shouldFinishExchangesInFlightAndPublishTheirEventsOnClose(KafkaCluster kafka)
       throws Exception {
     // Given: a request in flight when the proxy is asked to stop
@@ -757,12 +817,17 @@ class CaptureProxyIT {
 
   private static String rawEvent(String requestId, String body, Map<String, String> headers)
       throws IOException {
+    return rawEvent(requestId, body, headers, 1_700_000_000_000L);
+  }
+
+  private static String rawEvent(
+      String requestId, String body, Map<String, String> headers, long ts) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     RawRequestEvent event =
         new RawRequestEvent(
             1,
             requestId,
-            1_700_000_000_000L,
+            ts,
             "0123456789abcdef0123456789abcdef",
             "fallback",
             "10.0.0.1",

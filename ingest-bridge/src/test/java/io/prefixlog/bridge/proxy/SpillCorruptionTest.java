@@ -117,7 +117,8 @@ class SpillCorruptionTest {
         "key" + i,
         ("{\"n\":\"n" + i + "\",\"pad\":\"" + "x".repeat(60) + "\"}")
             .getBytes(StandardCharsets.UTF_8),
-        "r" + i);
+        "r" + i,
+        1_800_000_000_000L + i);
   }
 
   /** Appends n0..n4 and returns the offset of each record, plus the end, in one segment. */

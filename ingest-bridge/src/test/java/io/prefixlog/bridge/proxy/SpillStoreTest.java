@@ -17,7 +17,8 @@ class SpillStoreTest {
     return new EncodedEvent(
         "key" + (i % 3),
         ("{\"n\":" + i + ",\"pad\":\"" + "x".repeat(100) + "\"}").getBytes(StandardCharsets.UTF_8),
-        "r" + i);
+        "r" + i,
+        1_800_000_000_000L + i);
   }
 
   private static List<String> values(List<SpillStore.Spilled> records) {
@@ -107,6 +108,55 @@ class SpillStoreTest {
       store.append(event(3));
       assertThat(values(store.next(10, 1 << 20)))
           .containsExactly("{\"n\":1", "{\"n\":2", "{\"n\":3");
+    }
+  }
+
+  @Test
+  void shouldKeepEachRecordsCaptureTimeAcrossReopens(@TempDir Path dir) throws Exception {
+    // Given: an event with its capture time, and one marked for the bridge's clock
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 64 << 10)) {
+      store.append(event(1));
+      store.append(event(2).atSendTime());
+    }
+
+    // When
+    List<SpillStore.Spilled> read;
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 64 << 10)) {
+      read = store.next(10, 1 << 20);
+    }
+
+    // Then
+    assertThat(read.stream().map(SpillStore.Spilled::captureMs).toList())
+        .containsExactly(1_800_000_000_001L, RecordTime.SEND_TIME);
+  }
+
+  @Test
+  void shouldReadARecordOfAnEarlierBridgeWithoutACaptureTime(@TempDir Path dir) throws Exception {
+    // Given: a segment as an earlier bridge wrote it: magic PLS1, lengths, key, value, CRC32
+    byte[] key = "key0".getBytes(StandardCharsets.UTF_8);
+    byte[] value = "{\"n\":0}".getBytes(StandardCharsets.UTF_8);
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(key);
+    crc.update(value);
+    java.nio.ByteBuffer record = java.nio.ByteBuffer.allocate(12 + key.length + value.length + 4);
+    record.putInt(0x504c5331).putInt(key.length).putInt(value.length);
+    record.put(key).put(value).putInt((int) crc.getValue());
+    Files.write(dir.resolve(String.format("spill-%020d.log", 0)), record.array());
+
+    // When
+    List<SpillStore.Spilled> read;
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 64 << 10)) {
+      read = store.next(10, 1 << 20);
+      store.acknowledge(read);
+    }
+
+    // Then: read whole, to be resent with the bridge's clock as before, and acknowledged
+    assertThat(read).hasSize(1);
+    assertThat(read.get(0).key()).isEqualTo("key0");
+    assertThat(read.get(0).value()).isEqualTo(value);
+    assertThat(read.get(0).captureMs()).isEqualTo(RecordTime.SEND_TIME);
+    try (SpillStore store = new SpillStore(dir, 1 << 20, 64 << 10)) {
+      assertThat(store.pending()).isZero();
     }
   }
 }
