@@ -168,6 +168,21 @@ public final class StreamAppConfig {
           .defaultValue(Duration.ofMinutes(1))
           .doc("how often idle sessions are looked for, in stream time");
 
+  public static final ConfigKey<Duration> MAX_CLOCK_SKEW =
+      ConfigKey.of("PREFIXLOG_MAX_CLOCK_SKEW", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMinutes(5))
+          .doc(
+              "an input record (`requests.raw`, `kv.events`) whose timestamp is further ahead of"
+                  + " this instance's clock than this (a producer whose clock runs ahead) is"
+                  + " processed as if it were this far ahead: stream time, which times the idle"
+                  + " sessions and the dedup window, moves no further, and the records written"
+                  + " take that time; the event's `ts` is kept. Counted"
+                  + " (`prefixlog_record_time_clamped_total{topic}`), logged once a minute. Keep"
+                  + " it well below `PREFIXLOG_SESSION_TTL`: a record at the bound can still take"
+                  + " the bases of the sessions of its partition idle longer than the TTL less"
+                  + " this. The instance's own clock must be right (NTP): one behind by more than"
+                  + " this holds every record to it");
+
   public static final ConfigKey<Duration> RAW_RETENTION =
       ConfigKey.of("PREFIXLOG_RAW_RETENTION", ConfigTypes.positiveDuration())
           .defaultValue(Duration.ofHours(24))
@@ -332,6 +347,7 @@ public final class StreamAppConfig {
               SESSION_SEQ_RETENTION,
               DEDUP_WINDOW,
               EVICTION_INTERVAL,
+              MAX_CLOCK_SKEW,
               RAW_RETENTION,
               OUTPUT_RETENTION,
               MAX_COMPACTION_LAG,
@@ -446,6 +462,11 @@ public final class StreamAppConfig {
   /** Records of the bases store applied, at most, to rebuild a base the cache does not hold. */
   public int baseRebuildRecords() {
     return values.get(BASE_REBUILD_RECORDS);
+  }
+
+  /** See {@link #MAX_CLOCK_SKEW}. */
+  public Duration maxClockSkew() {
+    return values.get(MAX_CLOCK_SKEW);
   }
 
   public Duration sessionTtl() {

@@ -87,6 +87,22 @@ public final class StreamAppMetrics {
         liveSessions::sum);
   }
 
+  /**
+   * Records of {@code topic} whose timestamp was further ahead of the instance's clock than {@code
+   * PREFIXLOG_MAX_CLOCK_SKEW} and were processed at that bound.
+   */
+  public Counter recordTimeClamped(String topic) {
+    return Meters.counter(
+        registry,
+        "prefixlog_record_time_clamped_total",
+        "Input records whose timestamp was more than PREFIXLOG_MAX_CLOCK_SKEW ahead of this"
+            + " instance's clock (a producer's clock runs ahead): processed with the clock plus"
+            + " that bound as their time, so that they move stream time no further; the event's ts"
+            + " is kept.",
+        "topic",
+        topic);
+  }
+
   public MeterRegistry registry() {
     return registry;
   }

@@ -18,6 +18,7 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.TimestampExtractor;
 
 /**
  * Adds the KV block index and the source statistics to a topology, as a sub-topology of their own:
@@ -74,11 +75,17 @@ public final class KvIndexTopology {
     return Map.copyOf(settings);
   }
 
-  /** The source, its position stamp, the repartition step and the block-index processor. */
-  public void addSource(StreamsBuilder builder) {
+  /**
+   * The source, its position stamp, the repartition step and the block-index processor.
+   *
+   * @param timestamps the source's timestamp extractor (the app's clock-skew bound)
+   */
+  public void addSource(StreamsBuilder builder, TimestampExtractor timestamps) {
     builder.stream(
             config.topics().kvEvents().name(),
-            Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(KV_EVENTS_SOURCE))
+            Consumed.with(Serdes.String(), Serdes.ByteArray())
+                .withName(KV_EVENTS_SOURCE)
+                .withTimestampExtractor(timestamps))
         .process(SourcePosition.Stamp::new, Named.as(KV_SOURCE_POSITION_STAMP))
         .repartition(
             Repartitioned.<String, byte[]>as(KV_EVENTS_BY_SOURCE)

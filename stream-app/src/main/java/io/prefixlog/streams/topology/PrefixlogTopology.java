@@ -8,6 +8,7 @@ import io.prefixlog.streams.errors.SourcePosition;
 import io.prefixlog.streams.kv.KvIndexTopology;
 import io.prefixlog.streams.lookup.ChunkLookupTopology;
 import io.prefixlog.streams.session.SessionDeltaSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -42,6 +43,11 @@ import org.apache.kafka.streams.kstream.Repartitioned;
  * cost is one more write and read of each raw event; Kafka Streams purges the repartition topic as
  * it commits.
  *
+ * <p>Both sources read their records' timestamps held to at most {@code PREFIXLOG_MAX_CLOCK_SKEW}
+ * ahead of the instance's wall clock ({@link ClockSkewBound}): at the source, before the
+ * repartition, so that one producer whose clock runs ahead cannot move the stream time of every
+ * session of a task, and every store, punctuator and output downstream sees the bounded time.
+ *
  * <p>The chunk-lookup processor is a child of session-delta, not a second reader of the raw events:
  * it sees only requests that became a turn (no duplicates, no dead letters), already parsed, and
  * writes under the turn's key, which no other client's request can share.
@@ -67,13 +73,27 @@ public final class PrefixlogTopology {
   private PrefixlogTopology() {}
 
   public static Topology build(StreamAppConfig config, StreamAppMetrics metrics) {
+    return build(config, metrics, System::currentTimeMillis);
+  }
+
+  /**
+   * {@link #build(StreamAppConfig, StreamAppMetrics)} with another clock than the system's, so that
+   * a test can put records ahead of it by an exact amount.
+   *
+   * @param wallClock the clock the input records' timestamps are held to ({@link ClockSkewBound}),
+   *     epoch milliseconds
+   */
+  static Topology build(StreamAppConfig config, StreamAppMetrics metrics, LongSupplier wallClock) {
     Topics topics = config.topics();
     StreamsBuilder builder = new StreamsBuilder();
     String lookupChild =
         config.chunkLookupsEnabled() ? ChunkLookupTopology.CHUNK_LOOKUP_PROCESSOR : null;
     builder.stream(
             topics.requestsRaw().name(),
-            Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(RAW_REQUESTS_SOURCE))
+            Consumed.with(Serdes.String(), Serdes.ByteArray())
+                .withName(RAW_REQUESTS_SOURCE)
+                .withTimestampExtractor(
+                    new ClockSkewBound(config.maxClockSkew(), wallClock, metrics, "sessionKey")))
         .process(SourcePosition.Stamp::new, Named.as(SOURCE_POSITION_STAMP))
         .repartition(
             Repartitioned.<String, byte[]>as(REQUESTS_BY_SESSION)
@@ -92,7 +112,8 @@ public final class PrefixlogTopology {
             Named.as(SESSION_DELTA_PROCESSOR));
     KvIndexTopology kv = config.kvIndexEnabled() ? new KvIndexTopology(config, metrics) : null;
     if (kv != null) {
-      kv.addSource(builder);
+      kv.addSource(
+          builder, new ClockSkewBound(config.maxClockSkew(), wallClock, metrics, "source"));
     }
     // The processors forward to named children, which the Processor API adds to the built
     // topology (the DSL cannot name a child per record).

@@ -1,2 +1,2 @@
-/** The one class that builds the topology, and the names of its nodes and stores. */
+/** The one class that builds the topology, its node and store names, and its input record time. */
 package io.prefixlog.streams.topology;

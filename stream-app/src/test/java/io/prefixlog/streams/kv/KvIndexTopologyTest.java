@@ -577,6 +577,28 @@ class KvIndexTopologyTest {
         new TestRecord<>(source, order, ControlHeaders.markErase(new RecordHeaders())));
   }
 
+  @Test
+  void shouldHoldABatchFromAClockEightDaysAheadToTheSkewBound() {
+    // Given: the bound is PREFIXLOG_MAX_CLOCK_SKEW (5 min) past this machine's clock
+    long skew = Duration.ofMinutes(5).toMillis();
+    long eightDaysAhead = System.currentTimeMillis() + Duration.ofDays(8).toMillis();
+
+    // When
+    long before = System.currentTimeMillis();
+    events.pipeInput(A.id(), bytes(batch(A, 1, eightDaysAhead, stored("aa01"))), eightDaysAhead);
+    long after = System.currentTimeMillis();
+
+    // Then: written at the bound, the batch's own time kept in the entry
+    List<TestRecord<String, BlockIndexEntry>> out = index.readRecordsToList();
+    assertThat(out).hasSize(1);
+    assertThat(out.get(0).timestamp()).isBetween(before + skew, after + skew);
+    assertThat(out.get(0).value().firstStoredMs()).isEqualTo(eightDaysAhead);
+    assertThat(
+            Meters.count(
+                registry, "prefixlog_record_time_clamped_total", "topic", "prefixlog.kv.events"))
+        .isEqualTo(1);
+  }
+
   private void send(KvEventBatch batch) {
     events.pipeInput(batch.source(), bytes(batch));
   }

@@ -25,8 +25,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +36,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -141,6 +144,8 @@ class FaultInjectionIT {
     settings.put("PREFIXLOG_SESSION_TTL", "10m");
     settings.put("PREFIXLOG_SESSION_SEQ_RETENTION", "1h");
     settings.put("PREFIXLOG_OUTPUT_RETENTION", "1h");
+    // The later turns are meant to be ahead of the clock here: the bound must let them through.
+    settings.put("PREFIXLOG_MAX_CLOCK_SKEW", "30m");
     Pipeline.createTopics(kafka, settings);
     long t0 = System.currentTimeMillis() - Duration.ofMinutes(45).toMillis();
     Traffic traffic = Traffic.of(10, t0, 1000);
@@ -378,6 +383,102 @@ class FaultInjectionIT {
     } finally {
       apps.forEach(ChildProcess::close);
       broker.close();
+    }
+  }
+
+  @Test
+  @Order(12)
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void aProducerEightDaysAheadInEveryStatePartition() throws Exception {
+    // Given: a broker that takes any record timestamp (since Kafka 4.0 a broker refuses one more
+    // than message.timestamp.after.max.ms, 1 h, ahead; an older broker, or one configured so,
+    // takes it), one instance at the default 5 min bound, the first two turns of every session
+    // stored
+    String prefix = "fi12.";
+    try (KafkaBroker lenient =
+        KafkaBroker.start(
+            KafkaBroker.Options.defaults(dir.resolve("lenient-broker"))
+                .withBrokerProperty(
+                    "log.message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE)))) {
+      Map<String, String> settings = settings(lenient, prefix, "fi12-app", "a");
+      Pipeline.createTopics(lenient, settings);
+      Traffic traffic = Traffic.of(12, System.currentTimeMillis() - 60_000, 1000);
+      List<Event> before = traffic.firstTurns(2);
+      List<Event> after = traffic.laterTurns(2);
+      long eightDaysAhead = System.currentTimeMillis() + Duration.ofDays(8).toMillis();
+      List<Event> ahead = Traffic.onePerPartition(PARTITIONS, eightDaysAhead);
+      long expected = before.size() + after.size() + ahead.size();
+      long skew = Duration.ofMinutes(5).toMillis();
+      try (ChildProcess app = Pipeline.streamApp(dir, settings, "fi12");
+          KafkaProducer<String, byte[]> producer = Traffic.producer(lenient)) {
+        Traffic.send(producer, prefix + "requests.raw", before);
+        Pipeline.awaitCommitted(lenient, prefix + "session.deltas", before.size(), app);
+
+        // When: a producer whose clock is eight days ahead writes the first turn of a session of
+        // its own into every state partition (Traffic.send refuses such a capture time: most
+        // brokers would); once those are stored, the first turns again (a spill resend of sends
+        // that had landed), then the sessions' later turns
+        long aheadSent = System.currentTimeMillis();
+        for (Event e : ahead) {
+          producer
+              .send(
+                  new ProducerRecord<>(
+                      prefix + "requests.raw", null, e.ts(), e.sessionKey(), e.value()))
+              .get(60, TimeUnit.SECONDS);
+        }
+        Pipeline.awaitCommitted(
+            lenient, prefix + "session.deltas", before.size() + ahead.size(), app);
+        long aheadStored = System.currentTimeMillis();
+        Traffic.send(producer, prefix + "requests.raw", before);
+        Traffic.send(producer, prefix + "requests.raw", after);
+
+        // Then: every turn stored once and rebuilt, the resends dropped; each session still in
+        // its one chain, every turn encoded as without the producer ahead (no base lost, no new
+        // chain, no turn twice); the turns ahead stored with their ts, at the bound
+        Ledger ledger =
+            Ledger.take(
+                    "12 a producer 8 days ahead in every state partition",
+                    lenient,
+                    prefix,
+                    expected,
+                    Duration.ofMinutes(2))
+                .print();
+        long checked = System.currentTimeMillis();
+        ledger.assertLossless(expected);
+        assertThat(ledger.eventsIn).isEqualTo(expected + before.size());
+        assertThat(ledger.keyframeReasons.get("first_turn"))
+            .isEqualTo(traffic.sessionCount() + ahead.size());
+        Map<String, String> kinds = new HashMap<>();
+        Map<String, Set<String>> chains = new HashMap<>();
+        Map<String, Long> aheadTs = new HashMap<>();
+        for (byte[] value : ledger.newest.values()) {
+          DeltaRecord d = DELTA.fromBytes(value);
+          kinds.put(d.requestId(), d.isKeyframe() ? "full" : "delta/" + d.baseSeq());
+          chains.computeIfAbsent(d.sessionKey(), k -> new HashSet<>()).add(d.chain());
+          if (d.requestId().startsWith("ahead-")) {
+            aheadTs.put(d.requestId(), d.ts());
+          }
+        }
+        Map<String, String> undisturbed = traffic.kindsWithoutDisturbance();
+        assertThat(undisturbed.values()).anyMatch(kind -> kind.startsWith("delta/"));
+        assertThat(kinds).containsAllEntriesOf(undisturbed);
+        assertThat(chains).hasSize(traffic.sessionCount() + ahead.size());
+        assertThat(chains.values()).allSatisfy(c -> assertThat(c).hasSize(1));
+        assertThat(aheadTs)
+            .containsOnlyKeys(ahead.stream().map(Event::requestId).toList())
+            .allSatisfy((id, ts) -> assertThat(ts).isEqualTo(eightDaysAhead));
+        for (ConsumerRecord<String, byte[]> r :
+            Topics.readAtLeast(
+                lenient.bootstrapServers(), prefix + "session.deltas", 0, Duration.ofMinutes(1))) {
+          if (DELTA.fromBytes(r.value()).requestId().startsWith("ahead-")) {
+            assertThat(r.timestamp()).isBetween(aheadSent + skew, aheadStored + skew);
+          } else {
+            assertThat(r.timestamp()).isLessThanOrEqualTo(checked);
+          }
+        }
+        assertThat(app.isAlive()).as("app alive; log:\n%s", app.logTail(40)).isTrue();
+        assertThat(app.logTail(400)).contains("record timestamp ahead of this instance's clock");
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import io.prefixlog.core.delta.EncoderSettings;
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.delta.TurnEncoder;
 import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
@@ -14,13 +15,16 @@ import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayEvents;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +35,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Realistic interleaved traffic for the fault-injection suite: real conversations from the bundled
@@ -133,6 +138,81 @@ final class Traffic {
       kinds.put(session.get(0).sessionKey(), turn.isKeyframe() ? "full" : "delta");
     }
     return kinds;
+  }
+
+  /**
+   * Per request id, the kind of record ({@code full} or {@code delta}) and, for a delta, its base
+   * seq that the stream app's encoder writes when the session keeps its state and bases throughout
+   * (as {@code kind} or {@code kind/base_seq}): what a pipeline that lost nothing writes.
+   */
+  Map<String, String> kindsWithoutDisturbance() {
+    Map<String, String> kinds = new HashMap<>();
+    for (List<Event> session : sessions) {
+      TurnEncoder encoder = new TurnEncoder(EncoderSettings.DEFAULTS);
+      Map<Long, byte[]> stored = new HashMap<>();
+      SessionState state = SessionState.newChain("00000000");
+      for (Event event : session) {
+        RawRequestEvent raw = SERDE.fromBytes(event.value());
+        byte[] body =
+            BodyEncoding.fromWireName(raw.bodyEncoding()).orElseThrow().decode(raw.body());
+        EncodedTurn turn = encoder.encode(state, body, true, stored::get, event.ts());
+        if (turn.storeBody()) {
+          stored.put(turn.seq(), body);
+        }
+        turn.evictedSeqs().forEach(stored::remove);
+        state = turn.newState();
+        kinds.put(event.requestId(), turn.isKeyframe() ? "full" : "delta/" + turn.base().seq());
+      }
+    }
+    return kinds;
+  }
+
+  /**
+   * One first turn of a session of its own for each of {@code partitions} partitions (by the
+   * default partitioner, as the raw topic and the repartition step place them), captured at {@code
+   * ts}.
+   */
+  static List<Event> onePerPartition(int partitions, long ts) {
+    List<Event> events = new ArrayList<>();
+    Set<Integer> covered = new HashSet<>();
+    for (int i = 0; covered.size() < partitions; i++) {
+      String session = String.format("%032x", 0xa4ead000L + i);
+      int partition =
+          Utils.toPositive(Utils.murmur2(session.getBytes(StandardCharsets.UTF_8))) % partitions;
+      if (!covered.add(partition)) {
+        continue;
+      }
+      byte[] body =
+          ("{\"model\":\"prefixlog-demo\",\"messages\":[{\"role\":\"user\",\"content\":"
+                  + "\"a clock eight days ahead, partition "
+                  + partition
+                  + "\"}]}")
+              .getBytes(StandardCharsets.UTF_8);
+      String requestId = "ahead-" + partition;
+      BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
+      RawRequestEvent event =
+          new RawRequestEvent(
+              RawRequestEvent.SCHEMA_VERSION,
+              requestId,
+              ts,
+              session,
+              "header:x-session-id",
+              "127.0.0.1",
+              "fault-suite",
+              null,
+              "POST",
+              "/v1/chat/completions",
+              "prefixlog-demo",
+              encoded.text(),
+              encoded.encoding().wireName(),
+              (long) body.length,
+              Sha256.hex(body),
+              null,
+              null,
+              null);
+      events.add(new Event(session, requestId, ts, SERDE.toBytes(event)));
+    }
+    return events;
   }
 
   int sessionCount() {
