@@ -7,6 +7,7 @@ import io.prefixlog.core.metrics.ServiceMetrics;
 import io.prefixlog.core.service.ServiceMain;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.streams.admin.LimitCheck;
+import io.prefixlog.streams.admin.RetentionCheck;
 import io.prefixlog.streams.admin.TopicCompression;
 import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.streams.errors.DeserializationErrors;
@@ -200,9 +201,10 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
   }
 
   /**
-   * Creates the topics, checks this instance against the group's running members ({@link
-   * GroupGuard}: the same topology, formats they read), starts the streams and the metrics
-   * endpoint.
+   * Creates the topics, checks the broker's and the topics' size limits ({@link LimitCheck}) and
+   * the topics' retention ({@link RetentionCheck}), checks this instance against the group's
+   * running members ({@link GroupGuard}: the same topology, formats they read), starts the streams
+   * and the metrics endpoint.
    *
    * @throws io.prefixlog.streams.upgrade.IncompatibleGroupException when a running member has
    *     another topology or cannot share formats with this instance
@@ -214,6 +216,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
     try (Admin admin = Admin.create(adminProperties)) {
       TopicCreator.createMissing(admin, config, Duration.ofSeconds(60));
       LimitCheck.requireLimits(admin, config, Duration.ofSeconds(60));
+      RetentionCheck.requireRetention(admin, config, Duration.ofSeconds(60));
       groupGuard.checkAndRegister(admin);
     }
     if (config.metricsPort() >= 0) {
