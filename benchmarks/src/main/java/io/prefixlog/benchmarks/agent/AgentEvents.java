@@ -63,12 +63,33 @@ public final class AgentEvents {
 
   private final boolean framed;
 
+  /** Each capture time is {@code minGapMs} plus up to {@code spreadMs} after the one before. */
+  private final int minGapMs;
+
+  private final int spreadMs;
+
   /**
+   * Events 50 to 550 ms apart, an agent fleet's pace.
+   *
    * @param framed write events as the capture proxy does (framed, version 2), else as version 1
    *     JSON, as kcat and middlewares do
    */
   public AgentEvents(boolean framed) {
+    this(framed, 50, 500);
+  }
+
+  private AgentEvents(boolean framed, int minGapMs, int spreadMs) {
     this.framed = framed;
+    this.minGapMs = minGapMs;
+    this.spreadMs = spreadMs;
+  }
+
+  /**
+   * The same events with capture times 1 to 40 ms apart: what many live sessions at once look like,
+   * so that tens of thousands of turns stay within the session TTL of stream time.
+   */
+  public AgentEvents dense() {
+    return new AgentEvents(framed, 1, 40);
   }
 
   /**
@@ -87,7 +108,7 @@ public final class AgentEvents {
       Map<String, String> headers =
           variant == Variant.KEYED ? Map.of("x-session-id", request.conversationId()) : Map.of();
       SessionKey key = deriver.derive(headers, BodyFields.read(body), GATEWAY_ADDR, USER_AGENT);
-      clockMs += 50 + random.nextInt(500);
+      clockMs += minGapMs + random.nextInt(spreadMs);
       long promptTokens = body.length / 4;
       Long previous = previousPromptTokens.put(request.conversationId(), promptTokens);
       // vLLM reports the prefix it reused in 16-token blocks and omits zero.
