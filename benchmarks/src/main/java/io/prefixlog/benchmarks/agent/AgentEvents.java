@@ -1,11 +1,10 @@
 package io.prefixlog.benchmarks.agent;
 
+import io.prefixlog.benchmarks.harness.CapturedEvents;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
-import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.JsonSerde;
-import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
@@ -17,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 
 /**
  * The raw request events a capture proxy publishes for generated agent requests, keyed as it keys
@@ -122,29 +120,16 @@ public final class AgentEvents {
               new Usage(promptTokens, 40L + random.nextInt(600), cached),
               "chatcmpl-" + Long.toHexString(random.nextLong()),
               null);
-      BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
       RawRequestEvent event =
-          new RawRequestEvent(
-              RawRequestEvent.SCHEMA_VERSION,
-              new UUID(
-                      random.nextLong() & ~0xF000L | 0x4000L,
-                      random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
-                  .toString(),
+          CapturedEvents.chatCompletion(
+              random,
               clockMs,
-              key.key(),
-              key.source(),
+              key,
               GATEWAY_ADDR,
               USER_AGENT,
-              headers.isEmpty() ? null : headers,
-              "POST",
-              "/v1/chat/completions",
+              headers,
               AgentSessions.MODEL,
-              encoded.text(),
-              encoded.encoding().wireName(),
-              (long) body.length,
-              Sha256.hex(body),
-              false,
-              null,
+              body,
               response);
       byte[] value = framed ? RawEventFrame.frame(event, body) : SERDE.toBytes(event);
       events.add(new Event(key.key(), value, request.conversationId(), body.length, clockMs));

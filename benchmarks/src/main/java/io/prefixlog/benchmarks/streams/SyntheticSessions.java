@@ -6,10 +6,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.benchmarks.agent.AgentEvents;
+import io.prefixlog.benchmarks.harness.CapturedEvents;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
-import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
@@ -31,7 +31,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -256,29 +255,16 @@ final class SyntheticSessions {
               new Usage(promptTokens, 50L + random.nextInt(400), cached),
               "chatcmpl-" + hex.formatHex(longBytes(random.nextLong())),
               null);
-      BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
       RawRequestEvent event =
-          new RawRequestEvent(
-              RawRequestEvent.SCHEMA_VERSION,
-              new UUID(
-                      random.nextLong() & ~0xF000L | 0x4000L,
-                      random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
-                  .toString(),
+          CapturedEvents.chatCompletion(
+              random,
               clockMs,
-              key.key(),
-              key.source(),
+              key,
               CLIENT_ADDR,
               SyntheticSessions.USER_AGENT,
               headers(),
-              "POST",
-              "/v1/chat/completions",
               MODEL,
-              encoded.text(),
-              encoded.encoding().wireName(),
-              (long) body.length,
-              Sha256.hex(body),
-              false,
-              null,
+              body,
               response);
       return new Event(key.key(), SERDE.toBytes(event), body.length);
     }
