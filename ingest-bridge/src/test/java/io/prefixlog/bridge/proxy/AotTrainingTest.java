@@ -85,8 +85,10 @@ class AotTrainingTest {
     // When
     CaptureProxy.start(config, null, () -> true, result::set, WarmUp.Shape.PRODUCTION).close();
 
-    // Then: exchanges ran, streamed and not (a failed stream or body would count), none failed
-    assertThat(result.get().exchanges()).isGreaterThan(16);
+    // Then: exchanges ran, streamed and not (a failed stream or body would count), none failed.
+    // Clients take turns and every other one streams, so 4 exchanges hold both kinds; 3 s ran 8
+    // on a machine at a load of 14, hundreds on a quiet one.
+    assertThat(result.get().exchanges()).isGreaterThanOrEqualTo(4);
     assertThat(result.get().failures()).isZero();
   }
 }
