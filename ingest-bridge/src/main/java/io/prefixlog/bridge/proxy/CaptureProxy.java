@@ -144,7 +144,8 @@ public final class CaptureProxy implements AutoCloseable {
                 config.spillDir(),
                 config.spillMaxBytes(),
                 config.spillSegmentBytes(),
-                new SpillStore.SyncPolicy(config.spillFsyncInterval()));
+                new SpillStore.SyncPolicy(config.spillFsyncInterval()),
+                SpillStore.RecordFormat.of(config.spillFormat()));
     EventQueue queue = new EventQueue(config.queueEvents(), config.queueBytes());
     EventPublisher publisher =
         new EventPublisher(

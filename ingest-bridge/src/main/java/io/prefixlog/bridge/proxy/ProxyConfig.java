@@ -396,6 +396,19 @@ public final class ProxyConfig {
                   + " one interval (a process crash loses none); corrupt spill records are"
                   + " quarantined and counted (`prefixlog_proxy_spill_quarantined`)");
 
+  public static final ConfigKey<Integer> SPILL_FORMAT =
+      ConfigKey.of("PREFIXLOG_SPILL_FORMAT", ConfigTypes.integer(1, 2))
+          .defaultValue(1)
+          .doc(
+              "the version of the spill records this bridge writes (it reads both): `1` (magic"
+                  + " PLS1) is read by every bridge build, so a bridge rolled back onto a spill"
+                  + " that is not empty still resends it, but a resent record's timestamp is the"
+                  + " bridge's clock at the resend (its `ts` kept); `2` (PLS2) keeps the capture"
+                  + " time as the resent record's timestamp, and only this build and later read"
+                  + " it (an earlier one quarantines it: its events never reach Kafka). Set `2`"
+                  + " once no earlier build will be started on this spill directory (the README's"
+                  + " \"Upgrades and rollbacks\")");
+
   public static final ConfigKey<Duration> MAX_CLOCK_SKEW =
       ConfigKey.of("PREFIXLOG_MAX_CLOCK_SKEW", ConfigTypes.positiveDuration())
           .defaultValue(Duration.ofMinutes(5))
@@ -527,6 +540,7 @@ public final class ProxyConfig {
               SPILL_SEGMENT_BYTES,
               SPILL_RETRY_INTERVAL,
               SPILL_FSYNC_INTERVAL,
+              SPILL_FORMAT,
               MAX_CLOCK_SKEW,
               MAX_CAPTURE_AGE,
               INGEST_TOKEN,
@@ -786,6 +800,11 @@ public final class ProxyConfig {
   /** See {@link #SPILL_FSYNC_INTERVAL}; zero forces every batch of appends. */
   public Duration spillFsyncInterval() {
     return values.get(SPILL_FSYNC_INTERVAL);
+  }
+
+  /** See {@link #SPILL_FORMAT}: the spill record version written, 1 or 2. */
+  public int spillFormat() {
+    return values.get(SPILL_FORMAT);
   }
 
   /** See {@link #MAX_CLOCK_SKEW}. */

@@ -16,6 +16,7 @@ import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
@@ -25,18 +26,21 @@ import org.slf4j.LoggerFactory;
 /**
  * A bounded, append-only spill of encoded events on local disk, read back in order.
  *
- * <p>Segments {@code spill-<n>.log} hold records {@code [magic][key length][value length][capture
+ * <p>Segments {@code spill-<n>.log} hold records of two formats, told apart by their magic, and
+ * both are always read; {@link RecordFormat} says which one {@link #append} writes. {@link
+ * RecordFormat#V2} records are {@code [magic][key length][value length][capture
  * time][key][value][crc32]}, the capture time (8 bytes, the event's {@code ts}, or -1 for the
  * bridge's clock at the send) within the checksum, so that a resent event's record keeps the
- * timestamp it would have had ({@link RecordTime}). Records of an earlier bridge, {@code
- * [magic][key length][value length][key][value][crc32]} under their own magic, are read too and
- * resent with the bridge's clock, as they always were. Next to each, {@code spill-<n>.acks} lists
- * the offsets of its records that Kafka acknowledged after a resend (8 bytes each, forced to disk
- * before a record counts as resent). A resend skips acknowledged records, so a record that Kafka
- * took is never sent again, also across a restart of the bridge; a segment whose records are all
- * acknowledged is deleted. The one window left: the bridge dies between Kafka's acknowledgement and
- * the forced ack entry; that record is sent again after the restart (and the stream app's dedup
- * window drops it).
+ * timestamp it would have had ({@link RecordTime}). {@link RecordFormat#V1} records, {@code
+ * [magic][key length][value length][key][value][crc32]}, have no capture time and are resent with
+ * the bridge's clock; they are the only ones a bridge built before V2 reads (it quarantines a V2
+ * record as corrupt), so they are what a bridge writes while it may be rolled back onto its spill.
+ * Next to each, {@code spill-<n>.acks} lists the offsets of its records that Kafka acknowledged
+ * after a resend (8 bytes each, forced to disk before a record counts as resent). A resend skips
+ * acknowledged records, so a record that Kafka took is never sent again, also across a restart of
+ * the bridge; a segment whose records are all acknowledged is deleted. The one window left: the
+ * bridge dies between Kafka's acknowledgement and the forced ack entry; that record is sent again
+ * after the restart (and the stream app's dedup window drops it).
  *
  * <p>Appends reach the disk when {@link #sync} forces them: the publisher calls it after each batch
  * of appends, and {@link SyncPolicy} says whether every call forces ({@code batch}) or at most one
@@ -58,10 +62,10 @@ final class SpillStore implements AutoCloseable {
   static final String QUARANTINE_DIR = "quarantine";
   private static final Logger LOGGER = LoggerFactory.getLogger(SpillStore.class);
 
-  /** A record with its capture time. */
+  /** A record with its capture time ({@link RecordFormat#V2}). */
   private static final int MAGIC = 0x504c5332;
 
-  /** A record of an earlier bridge, without one. */
+  /** A record without one ({@link RecordFormat#V1}), which every bridge reads. */
   private static final int MAGIC_WITHOUT_TIME = 0x504c5331;
 
   /** Magic, key length and value length: what every record starts with. */
@@ -74,6 +78,7 @@ final class SpillStore implements AutoCloseable {
   private final long maxBytes;
   private final long segmentBytes;
   private final SyncPolicy syncPolicy;
+  private final RecordFormat format;
   private final Deque<Segment> segments = new ArrayDeque<>();
   private long totalBytes;
   private long pending;
@@ -89,6 +94,26 @@ final class SpillStore implements AutoCloseable {
    */
   record Spilled(
       Segment segment, long offset, long length, String key, byte[] value, long captureMs) {}
+
+  /**
+   * The format {@link #append} writes. Both are read whatever this says: it only decides which
+   * builds can read the records written from now on ({@code PREFIXLOG_SPILL_FORMAT}).
+   */
+  enum RecordFormat {
+    /** Magic PLS1, no capture time: read by every bridge, also one rolled back onto the spill. */
+    V1,
+    /** Magic PLS2, the capture time under the checksum: read by this build and later ones. */
+    V2;
+
+    /** The format of {@code PREFIXLOG_SPILL_FORMAT}'s {@code version}, 1 or 2. */
+    static RecordFormat of(int version) {
+      return switch (version) {
+        case 1 -> V1;
+        case 2 -> V2;
+        default -> throw new IllegalArgumentException("no spill record version " + version);
+      };
+    }
+  }
 
   /** The bytes before the key of a record that starts with {@code magic}, or -1: not a record. */
   private static int headerBytes(int magic) {
@@ -111,15 +136,17 @@ final class SpillStore implements AutoCloseable {
     }
   }
 
-  SpillStore(Path dir, long maxBytes, long segmentBytes) {
-    this(dir, maxBytes, segmentBytes, SyncPolicy.EVERY_BATCH);
+  SpillStore(Path dir, long maxBytes, long segmentBytes, RecordFormat format) {
+    this(dir, maxBytes, segmentBytes, SyncPolicy.EVERY_BATCH, format);
   }
 
-  SpillStore(Path dir, long maxBytes, long segmentBytes, SyncPolicy syncPolicy) {
+  SpillStore(
+      Path dir, long maxBytes, long segmentBytes, SyncPolicy syncPolicy, RecordFormat format) {
     this.dir = dir;
     this.maxBytes = maxBytes;
     this.segmentBytes = segmentBytes;
     this.syncPolicy = syncPolicy;
+    this.format = Objects.requireNonNull(format, "format");
     try {
       Files.createDirectories(dir);
       List<Path> logs = new ArrayList<>();
@@ -159,10 +186,16 @@ final class SpillStore implements AutoCloseable {
     return totalBytes;
   }
 
-  /** Appends a record; false (nothing written) when the store is at its bound. */
+  /**
+   * Appends a record in the store's {@link RecordFormat}; false (nothing written) when the store is
+   * at its bound. In {@link RecordFormat#V1} the capture time is not kept: the record is resent
+   * with the bridge's clock.
+   */
   boolean append(EncodedEvent event) throws IOException {
     byte[] key = event.key().getBytes(StandardCharsets.UTF_8);
-    int size = HEADER + key.length + event.value().length + TRAILER;
+    boolean withTime = format == RecordFormat.V2;
+    int header = withTime ? HEADER : PREFIX;
+    int size = header + key.length + event.value().length + TRAILER;
     if (totalBytes + size > maxBytes) {
       return false;
     }
@@ -175,11 +208,14 @@ final class SpillStore implements AutoCloseable {
       segments.add(tail);
     }
     ByteBuffer buffer = ByteBuffer.allocate(size);
-    buffer.putInt(MAGIC).putInt(key.length).putInt(event.value().length);
-    buffer.putLong(event.captureMs());
+    buffer.putInt(withTime ? MAGIC : MAGIC_WITHOUT_TIME);
+    buffer.putInt(key.length).putInt(event.value().length);
+    if (withTime) {
+      buffer.putLong(event.captureMs());
+    }
     buffer.put(key).put(event.value());
     CRC32 crc = new CRC32();
-    crc.update(buffer.array(), PREFIX, HEADER - PREFIX);
+    crc.update(buffer.array(), PREFIX, header - PREFIX);
     crc.update(key);
     crc.update(event.value());
     buffer.putInt((int) crc.getValue());

@@ -68,7 +68,9 @@ class BrokerDownIT {
               .with(ProxyConfig.METRICS_PORT, -1)
               .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
               .withKafka(fastFailure)
-              .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200));
+              .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
+              // Version 2 keeps the capture time of a spilled record (checked below).
+              .with(ProxyConfig.SPILL_FORMAT, 2);
       List<String> spillIds = new ArrayList<>();
       try (CaptureProxy dropping =
               CaptureProxy.start(base.with(ProxyConfig.TOPIC_PREFIX, "drop."));
@@ -169,6 +171,8 @@ class BrokerDownIT {
                       "max.block.ms", "500",
                       "reconnect.backoff.max.ms", "200"))
               .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
+              // Version 2 records: recordOffset reads their 20-byte header.
+              .with(ProxyConfig.SPILL_FORMAT, 2)
               .withSpill(spillDir, 16L << 20, 1L << 20);
       try (CaptureProxy proxy = CaptureProxy.start(config)) {
         broker.close();

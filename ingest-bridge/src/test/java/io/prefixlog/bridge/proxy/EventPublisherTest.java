@@ -55,7 +55,9 @@ class EventPublisherTest {
             () -> producer,
             "t",
             metrics,
-            spillDir == null ? null : new SpillStore(spillDir, 1 << 20, 64 << 10),
+            spillDir == null
+                ? null
+                : new SpillStore(spillDir, 1 << 20, 64 << 10, SpillStore.RecordFormat.V2),
             Duration.ofMillis(20),
             Duration.ofMillis(10),
             Thread.NORM_PRIORITY,

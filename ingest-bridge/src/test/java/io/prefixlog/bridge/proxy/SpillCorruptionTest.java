@@ -29,7 +29,7 @@ class SpillCorruptionTest {
   @Test
   void shouldQuarantineARecordThatFailsItsChecksumOnReadAndGoOnWithTheRest() throws Exception {
     // Given
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V2)) {
       long[] offsets = appendFive(store);
       flipByte(segment(), offsets[2] + 20);
 
@@ -51,13 +51,13 @@ class SpillCorruptionTest {
   void shouldQuarantineARecordThatFailsItsChecksumWhenTheStoreOpens() throws Exception {
     // Given: a closed store whose third record's checksum no longer matches
     long[] offsets;
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V2)) {
       offsets = appendFive(store);
     }
     flipByte(segment(), offsets[3] - 2);
 
     // When
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V2)) {
 
       // Then
       assertThat(store.pending()).isEqualTo(4);
@@ -70,7 +70,7 @@ class SpillCorruptionTest {
   void shouldOpenAtOnceWhenARecordHeaderHoldsANegativeLength() throws Exception {
     // Given
     long[] offsets;
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V2)) {
       offsets = appendFive(store);
     }
     writeInt(segment(), offsets[1] + 4, Integer.MIN_VALUE);
@@ -79,7 +79,7 @@ class SpillCorruptionTest {
     assertTimeoutPreemptively(
         Duration.ofSeconds(10),
         () -> {
-          try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+          try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V2)) {
             assertThat(values(store.next(10, MAX))).containsExactly("n0", "n2", "n3", "n4");
             assertThat(store.quarantined()).isEqualTo(1);
           }
@@ -91,7 +91,7 @@ class SpillCorruptionTest {
     // Given: n1 and n2 were acknowledged (acks forced), then a power loss took the unsynced log
     // back to the end of n0
     long[] offsets;
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V2)) {
       offsets = appendFive(store);
       List<SpillStore.Spilled> read = store.next(3, MAX);
       store.acknowledge(List.of(read.get(1), read.get(2)));
@@ -101,7 +101,7 @@ class SpillCorruptionTest {
     }
 
     // When: the bridge comes back and spills a new event, at the offset n1 had
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V2)) {
       assertThat(store.append(event(9))).isTrue();
 
       // Then: it is read back, not taken for the acknowledged n1

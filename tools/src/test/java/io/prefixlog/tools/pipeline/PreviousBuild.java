@@ -17,24 +17,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The stream app as another commit of this repository builds it, for tests that run instances of
- * that build next to this one's.
+ * The stream app and the ingest bridge as another commit of this repository builds them, for tests
+ * that run instances of that build next to this one's.
  *
  * <p>The commit is checked out in a detached git worktree under this module's {@code
  * target/upgrade/}, and built there by Maven, offline, without tests, checks or {@code install}:
- * {@code package} of the stream app and the modules it needs, and {@code
+ * {@code package} of the stream app, the bridge and the modules they need, and {@code
  * dependency:build-classpath} in the same reactor, so that the sibling modules resolve to the
  * worktree's own jars, not to the local repository's SNAPSHOT jars of the same version (which
- * {@link #classpath} checks). The class path is kept in a file next to the worktree, and a later
- * run reuses it while everything it names is there ({@code mvn clean} removes both).
+ * {@link #classpath} checks). The class paths are kept in files next to the worktree, and a later
+ * run reuses them while everything they name is there ({@code mvn clean} removes both).
  *
  * @param commit the full commit id
  * @param worktree where it is checked out
  * @param classpath the stream app's runtime class path in that build, with the watchdog that {@link
  *     io.prefixlog.embedded.ChildProcess} starts every child JVM through
+ * @param bridgeClasspath the same of the ingest bridge ({@code io.prefixlog.bridge.BridgeMain})
  * @param buildTime how long the build took, zero when an earlier run's was reused
  */
-record PreviousBuild(String commit, Path worktree, String classpath, Duration buildTime) {
+record PreviousBuild(
+    String commit, Path worktree, String classpath, String bridgeClasspath, Duration buildTime) {
   /**
    * The build a rolling upgrade to this one starts from: the last build with the formats and the
    * topology that deployments run, from before the upgrade support (the format generations, the
@@ -53,26 +55,44 @@ record PreviousBuild(String commit, Path worktree, String classpath, Duration bu
     Path upgrade = module.resolve("target/upgrade");
     Path worktree = upgrade.resolve(full.substring(0, 12));
     Path classpathFile = upgrade.resolve(full.substring(0, 12) + ".classpath");
-    if (Files.isRegularFile(classpathFile)) {
-      String classpath = Files.readString(classpathFile, StandardCharsets.UTF_8).strip();
-      if (Stream.of(classpath.split(File.pathSeparator)).allMatch(e -> Files.exists(Path.of(e)))) {
-        System.err.printf("previous build %s: reused from %s%n", full, worktree);
-        return new PreviousBuild(full, worktree, classpath, Duration.ZERO);
-      }
+    Path bridgeClasspathFile = upgrade.resolve(full.substring(0, 12) + ".bridge.classpath");
+    String reused = reusable(classpathFile);
+    String reusedBridge = reusable(bridgeClasspathFile);
+    if (reused != null && reusedBridge != null) {
+      System.err.printf("previous build %s: reused from %s%n", full, worktree);
+      return new PreviousBuild(full, worktree, reused, reusedBridge, Duration.ZERO);
     }
     long start = System.nanoTime();
     checkOut(root, worktree, full);
     Path log = upgrade.resolve(full.substring(0, 12) + ".build.log");
     build(worktree, log);
-    String classpath = classpath(worktree, root);
-    Path partial = upgrade.resolve(full.substring(0, 12) + ".classpath.partial");
-    Files.writeString(partial, classpath, StandardCharsets.UTF_8);
-    Files.move(partial, classpathFile, StandardCopyOption.REPLACE_EXISTING);
+    String classpath = classpath(worktree, root, "stream-app");
+    String bridgeClasspath = classpath(worktree, root, "ingest-bridge");
+    keep(classpath, classpathFile);
+    keep(bridgeClasspath, bridgeClasspathFile);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     System.err.printf(
         "previous build %s: checked out and built in %d s (%s; log %s)%n",
         full, took.toSeconds(), worktree, log);
-    return new PreviousBuild(full, worktree, classpath, took);
+    return new PreviousBuild(full, worktree, classpath, bridgeClasspath, took);
+  }
+
+  /** The class path an earlier run kept in {@code file}, or null: none, or a part of it is gone. */
+  private static String reusable(Path file) throws IOException {
+    if (!Files.isRegularFile(file)) {
+      return null;
+    }
+    String classpath = Files.readString(file, StandardCharsets.UTF_8).strip();
+    return Stream.of(classpath.split(File.pathSeparator)).allMatch(e -> Files.exists(Path.of(e)))
+        ? classpath
+        : null;
+  }
+
+  /** Writes {@code classpath} to {@code file} whole or not at all. */
+  private static void keep(String classpath, Path file) throws IOException {
+    Path partial = file.resolveSibling(file.getFileName() + ".partial");
+    Files.writeString(partial, classpath, StandardCharsets.UTF_8);
+    Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING);
   }
 
   /** The full id of {@code commit}, or an error saying how to fetch it. */
@@ -142,7 +162,7 @@ record PreviousBuild(String commit, Path worktree, String classpath, Duration bu
                 "-DincludeScope=runtime",
                 "-Dmdep.outputFile=target/runtime-classpath.txt",
                 "-pl",
-                "stream-app",
+                "stream-app,ingest-bridge",
                 "-am",
                 "package",
                 "dependency:build-classpath")
@@ -170,17 +190,17 @@ record PreviousBuild(String commit, Path worktree, String classpath, Duration bu
   }
 
   /**
-   * The stream app's classes and runtime class path in {@code worktree}, and the watchdog.
+   * The classes and runtime class path of {@code module} in {@code worktree}, and the watchdog.
    *
    * @throws IllegalStateException when a prefixlog module resolved anywhere but in the worktree
    */
-  private static String classpath(Path worktree, Path root) throws IOException {
-    Path listed = worktree.resolve("stream-app/target/runtime-classpath.txt");
+  private static String classpath(Path worktree, Path root, String module) throws IOException {
+    Path listed = worktree.resolve(module + "/target/runtime-classpath.txt");
     if (!Files.isRegularFile(listed)) {
       throw new IllegalStateException("the build wrote no class path at " + listed);
     }
     List<String> entries = new ArrayList<>();
-    entries.add(worktree.resolve("stream-app/target/classes").toString());
+    entries.add(worktree.resolve(module + "/target/classes").toString());
     for (String entry :
         Files.readString(listed, StandardCharsets.UTF_8).strip().split(File.pathSeparator)) {
       if (!entry.isBlank()) {
@@ -198,7 +218,9 @@ record PreviousBuild(String commit, Path worktree, String classpath, Duration bu
             .toList();
     if (!elsewhere.isEmpty() || modules.size() < 2) {
       throw new IllegalStateException(
-          "the previous build's class path must take prefixlog's modules from its worktree "
+          "the previous build's class path of "
+              + module
+              + " must take prefixlog's modules from its worktree "
               + worktree
               + " (not from the local repository's SNAPSHOT jars of the same version, nor from "
               + root
