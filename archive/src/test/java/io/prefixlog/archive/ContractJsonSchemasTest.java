@@ -59,7 +59,7 @@ class ContractJsonSchemasTest {
   @Test
   void shouldGiveRequestsMetadataTheFieldsOfTheRequestMetadataSchema() throws IOException {
     // Given
-    JsonNode contract = jsonSchema("request-metadata.v1");
+    JsonNode contract = jsonSchema("request-metadata.v2");
 
     // When
     String table = render(ArchiveCatalog.schemaOf("requests_metadata").asStruct());

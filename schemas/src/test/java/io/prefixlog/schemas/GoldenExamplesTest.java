@@ -245,6 +245,13 @@ class GoldenExamplesTest {
               "required $ body_omitted"),
           entry("request-metadata.v1/invalid-turn-without-chain.json", "pattern $.turn"),
           entry("request-metadata.v1/invalid-body-field.json", "additionalProperties $ body"),
+          entry("request-metadata.v2/invalid-schema-version-1.json", "const $.schema_version"),
+          entry("request-metadata.v2/invalid-body-field.json", "additionalProperties $ body"),
+          entry("request-metadata.v2/invalid-missing-request-id.json", "required $ request_id"),
+          entry(
+              "request-metadata.v2/invalid-client-request-id-empty.json",
+              "minLength $.client_request_id"),
+          entry("raw-request-event.v1/invalid-capture-id-empty.json", "minLength $.capture_id"),
           entry("raw-request-event.v1/invalid-session-key-not-hex.json", "pattern $.session_key"),
           entry(
               "raw-request-event.v1/invalid-session-key-source-unknown.json",

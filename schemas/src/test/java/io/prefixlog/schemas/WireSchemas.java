@@ -64,7 +64,8 @@ final class WireSchemas {
       List.of(
           new WireSchema("raw-request-event.v1", RawRequestEvent.class),
           new WireSchema("raw-request-event.v2", RawRequestEvent.class, false),
-          new WireSchema("request-metadata.v1", RequestMetadata.class),
+          new WireSchema("request-metadata.v1", RequestMetadata.class, false),
+          new WireSchema("request-metadata.v2", RequestMetadata.class),
           new WireSchema("delta-record.v2", DeltaRecord.class, false),
           new WireSchema("delta-record.v3", DeltaRecord.class),
           new WireSchema("chunk-lookup.v1", ChunkLookupRecord.class, false),

@@ -160,8 +160,10 @@ public final class StreamAppConfig {
       ConfigKey.of("PREFIXLOG_DEDUP_WINDOW", ConfigTypes.positiveDuration())
           .defaultValue(Duration.ofHours(24))
           .doc(
-              "a `request_id` seen again in its session within this stream time gives no second"
-                  + " turn (counted; with another body, a dead letter)");
+              "an exact resend of a capture (its `capture_id`, or without one its `request_id`"
+                  + " and `ts`, with the same body) that its session stored within this stream"
+                  + " time gives no second turn (dropped, counted); every other event is a turn,"
+                  + " retries and reused client ids included");
 
   public static final ConfigKey<Duration> EVICTION_INTERVAL =
       ConfigKey.of("PREFIXLOG_EVICTION_INTERVAL", ConfigTypes.positiveDuration())

@@ -288,6 +288,10 @@ public final class RawEventValidator {
     if (keyProblem.isPresent()) {
       return new Outcome(null, keyProblem.get());
     }
+    Optional<Rejection> idProblem = idProblem(event);
+    if (idProblem.isPresent()) {
+      return new Outcome(null, idProblem.get());
+    }
     if (event.ts() == null || event.bodyLen() == null) {
       return Outcome.reject(
           Rejection.MISSING_FIELD, (event.ts() == null ? "ts" : "body_len") + " is missing");
@@ -366,6 +370,10 @@ public final class RawEventValidator {
     if (keyProblem.isPresent()) {
       return keyProblem;
     }
+    Optional<Rejection> idProblem = idProblem(event);
+    if (idProblem.isPresent()) {
+      return idProblem;
+    }
     if (event.ts() == null) {
       return Optional.of(new Rejection(Rejection.MISSING_FIELD, "ts is missing"));
     }
@@ -401,6 +409,21 @@ public final class RawEventValidator {
                 + (sessionKey.indexOf('/') >= 0
                     ? " with a '/', which would split the keys session_key/chain/seq"
                     : "")));
+  }
+
+  /**
+   * Why the optional ids are unusable, or empty: an empty {@code capture_id} would make every event
+   * of its session one capture to the dedup, so it is refused rather than read as absent.
+   */
+  private static Optional<Rejection> idProblem(RawRequestEvent event) {
+    if (event.captureId() != null && event.captureId().isEmpty()) {
+      return Optional.of(new Rejection(Rejection.INVALID_FIELD, "capture_id must not be empty"));
+    }
+    if (event.clientRequestId() != null && event.clientRequestId().isEmpty()) {
+      return Optional.of(
+          new Rejection(Rejection.INVALID_FIELD, "client_request_id must not be empty"));
+    }
+    return Optional.empty();
   }
 
   /** A value of the wrong JSON type: which field, and what it should have been. */

@@ -20,9 +20,6 @@ public record Rejection(String reason, String detail) {
   /** A framed raw event (version 2) whose frame is cut short or whose lengths do not fit. */
   public static final String INVALID_FRAME = "invalid_frame";
 
-  /** A {@code request_id} seen again in its session within the dedup window, with another body. */
-  public static final String DUPLICATE_REQUEST_ID = "duplicate_request_id";
-
   public Rejection {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(detail, "detail");

@@ -18,7 +18,13 @@ final class CapturedExchange implements Outbound {
   private final long addedNanos;
 
   final EventFactory factory;
+
+  /** The capture's id: the event's {@code request_id} and {@code capture_id}. */
   final String requestId;
+
+  /** The client's {@code X-Request-Id}, or null. */
+  final String clientRequestId;
+
   final long ts;
   final String method;
   final String path;
@@ -43,6 +49,7 @@ final class CapturedExchange implements Outbound {
   CapturedExchange(
       EventFactory factory,
       String requestId,
+      String clientRequestId,
       long ts,
       String method,
       String path,
@@ -65,6 +72,7 @@ final class CapturedExchange implements Outbound {
     this.factory = factory;
     this.addedNanos = addedNanos;
     this.requestId = requestId;
+    this.clientRequestId = clientRequestId;
     this.ts = ts;
     this.method = method;
     this.path = path;

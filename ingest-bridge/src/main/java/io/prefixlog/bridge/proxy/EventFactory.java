@@ -149,7 +149,9 @@ final class EventFactory {
             capturedHeaders.isEmpty() ? null : capturedHeaders,
             x.method,
             x.path,
-            model);
+            model,
+            x.requestId,
+            x.clientRequestId);
     if (decision == CaptureSampling.Decision.SAMPLED_OUT) {
       // Stage two: the metadata and the chunk hashes, never the body. Hashing here, on the
       // publisher thread, keeps it off the request path (the proxy benchmark measures both).

@@ -38,8 +38,9 @@ final class EventWriter {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /**
-   * What both kinds of event say of the request, {@code request_id} to {@code model}, as the
-   * record's fields (null: left out).
+   * What both kinds of event say of the request, {@code request_id} to {@code model}, and its
+   * {@code capture_id} and {@code client_request_id} (the record's last fields), as the record's
+   * fields (null: left out).
    */
   record RequestFields(
       String requestId,
@@ -51,7 +52,9 @@ final class EventWriter {
       Map<String, String> headers,
       String method,
       String path,
-      String model) {}
+      String model,
+      String captureId,
+      String clientRequestId) {}
 
   private final ByteArrayBuilder out = new ByteArrayBuilder(32 << 10);
   private byte[] escaped = new byte[32 << 10];
@@ -84,6 +87,7 @@ final class EventWriter {
           "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
       writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
       stringField(g, "upstream", upstream);
+      writeIds(g, request);
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory does not fail", e);
@@ -110,6 +114,7 @@ final class EventWriter {
       writeRequestFields(g, request, RawEventFrame.SCHEMA_VERSION);
       writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
       stringField(g, "upstream", upstream);
+      writeIds(g, request);
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory does not fail", e);
@@ -143,6 +148,7 @@ final class EventWriter {
         g.writeObject(promptChunks);
       }
       stringField(g, "upstream", upstream);
+      writeIds(g, request);
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory does not fail", e);
@@ -172,6 +178,12 @@ final class EventWriter {
     stringField(g, "method", r.method());
     stringField(g, "path", r.path());
     stringField(g, "model", r.model());
+  }
+
+  /** The fields every kind of event ends with, after {@code upstream}. */
+  private static void writeIds(JsonGenerator g, RequestFields r) throws IOException {
+    stringField(g, "capture_id", r.captureId());
+    stringField(g, "client_request_id", r.clientRequestId());
   }
 
   /** What both kinds of event say of the body and the response, after the body itself if any. */

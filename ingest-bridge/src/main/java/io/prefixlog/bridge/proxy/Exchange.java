@@ -42,7 +42,16 @@ final class Exchange {
   private final HttpServerResponse response;
   private final long startNanos;
   private final long ts;
+
+  /**
+   * This capture's id, new for every exchange (so a client's or gateway's retry is a capture of its
+   * own): the event's {@code capture_id} and {@code request_id}.
+   */
   private final String requestId;
+
+  /** The client's {@code X-Request-Id}, or null: the event's {@code client_request_id}. */
+  private final String clientRequestId;
+
   private final String clientAddr;
   private final String userAgent;
   private final MultiMap upstreamHeaders;
@@ -90,9 +99,9 @@ final class Exchange {
     this.startNanos = startNanos;
     this.ts = ts;
     MultiMap headers = request.headers();
-    String clientRequestId = headers.get("x-request-id");
-    this.requestId =
-        clientRequestId == null || clientRequestId.isBlank() ? newRequestId() : clientRequestId;
+    String clientId = headers.get("x-request-id");
+    this.clientRequestId = clientId == null || clientId.isBlank() ? null : clientId;
+    this.requestId = newRequestId();
     SocketAddress remote = request.remoteAddress();
     this.clientAddr = remote == null ? null : remote.hostAddress();
     this.userAgent = headers.get("user-agent");
@@ -428,7 +437,7 @@ final class Exchange {
         .setStatusCode(code)
         .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
         .putHeader("X-Prefixlog-Error", error)
-        .putHeader("X-Request-Id", requestId);
+        .putHeader("X-Request-Id", clientRequestId != null ? clientRequestId : requestId);
     if (!requestEnded) {
       // The rest of the request body will not be read: the connection cannot be reused.
       response.putHeader(HttpHeaders.CONNECTION, "close");
@@ -510,6 +519,7 @@ final class Exchange {
         new CapturedExchange(
             proxy.factory(),
             requestId,
+            clientRequestId,
             ts,
             request.method().name(),
             request.uri(),

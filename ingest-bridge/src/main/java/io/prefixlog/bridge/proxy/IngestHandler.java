@@ -302,7 +302,10 @@ final class IngestHandler {
             event.originalBodyLen(),
             event.response(),
             event.bodyOmitted(),
-            event.promptChunks());
+            event.promptChunks(),
+            event.upstream(),
+            event.captureId(),
+            event.clientRequestId());
     return Json.mapper().writeValueAsBytes(recorded);
   }
 

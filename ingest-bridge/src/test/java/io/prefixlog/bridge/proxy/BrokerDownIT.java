@@ -274,7 +274,8 @@ class BrokerDownIT {
       throws IOException {
     List<String> ids = new ArrayList<>();
     for (ConsumerRecord<String, byte[]> record : records) {
-      ids.add(RawEventFrame.readAsVersion1(record.value()).requestId());
+      // The client's X-Request-Id: the event's own request_id is its capture id.
+      ids.add(RawEventFrame.readAsVersion1(record.value()).clientRequestId());
     }
     return ids;
   }

@@ -109,16 +109,25 @@ class CaptureProxyIT {
     return RawEventFrame.readAsVersion1(record.value());
   }
 
+  /**
+   * The event of the request the client sent under {@code requestId} ({@code client_request_id}),
+   * or, when it sent none, whose generated id that is ({@code request_id}).
+   */
   private static RawRequestEvent byRequestId(
       List<ConsumerRecord<String, byte[]>> records, String requestId) throws IOException {
     for (ConsumerRecord<String, byte[]> record : records) {
       RawRequestEvent event = event(record);
-      if (event.requestId().equals(requestId)) {
+      if (clientIdOf(event).equals(requestId)) {
         assertThat(record.key()).isEqualTo(event.sessionKey());
         return event;
       }
     }
     throw new AssertionError("no event with request_id " + requestId + " in " + records.size());
+  }
+
+  /** The client's id of a proxied request, or the id of an ingested event or generated one. */
+  private static String clientIdOf(RawRequestEvent event) {
+    return event.clientRequestId() != null ? event.clientRequestId() : event.requestId();
   }
 
   private static HttpRequest.Builder chat(URI uri, String body) {
@@ -192,6 +201,11 @@ class CaptureProxyIT {
     RawRequestEvent event = byRequestId(records, "req-json-1");
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     assertThat(event.schemaVersion()).isEqualTo(1);
+    // The capture's own id is its request id; the client's id is kept beside it
+    assertThat(event.captureId())
+        .matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+        .isEqualTo(event.requestId());
+    assertThat(event.clientRequestId()).isEqualTo("req-json-1");
     assertThat(event.method()).isEqualTo("POST");
     assertThat(event.path()).isEqualTo("/v1/chat/completions");
     assertThat(event.model()).isEqualTo("m1");
@@ -271,6 +285,9 @@ class CaptureProxyIT {
         .matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
     assertThat(response.body()).contains("\"id\":\"chatcmpl-" + generated + "\"");
     RawRequestEvent event = byRequestId(reader.await(1, WAIT), generated);
+    assertThat(event.requestId()).isEqualTo(generated);
+    assertThat(event.captureId()).isEqualTo(generated);
+    assertThat(event.clientRequestId()).isNull();
     assertThat(event.response().id()).isEqualTo("chatcmpl-" + generated);
     assertThat(event.sessionKeySource()).isEqualTo("body:user");
     assertThat(event.clientAddr()).isEqualTo("127.0.0.0/24");
@@ -725,7 +742,7 @@ class CaptureProxyIT {
     assertThat(ingested.statusCode()).isEqualTo(200);
     Map<String, ConsumerRecord<String, byte[]>> byId = new HashMap<>();
     for (ConsumerRecord<String, byte[]> record : records) {
-      byId.put(event(record).requestId(), record);
+      byId.put(clientIdOf(event(record)), record);
     }
     assertThat(byId.get("ts-proxied").timestamp()).isEqualTo(event(byId.get("ts-proxied")).ts());
     assertThat(byId.get("ts-hour").timestamp()).isEqualTo(anHourAgo);

@@ -208,7 +208,9 @@ class EventWriterTest {
                 null,
                 "POST",
                 "/v1/chat/completions",
-                "llama"),
+                "llama",
+                null,
+                null),
             600L,
             "ab".repeat(32),
             false,
@@ -257,7 +259,9 @@ class EventWriterTest {
             response,
             null,
             null,
-            full ? "http://10.0.3.17:8000" : null);
+            full ? "http://10.0.3.17:8000" : null,
+            full ? "req-1" : null,
+            full ? "gw-1" : null);
     byte[] expected = Json.mapper().writeValueAsBytes(event);
 
     byte[] actual =
@@ -272,7 +276,9 @@ class EventWriterTest {
                 full ? headers : null,
                 "POST",
                 "/v1/chat/completions?x=\"1\"",
-                full ? "llama" : null),
+                full ? "llama" : null,
+                full ? "req-1" : null,
+                full ? "gw-1" : null),
             body,
             sha,
             full,
@@ -297,7 +303,9 @@ class EventWriterTest {
                 full ? headers : null,
                 "POST",
                 "/v1/chat/completions?x=\"1\"",
-                full ? "llama" : null),
+                full ? "llama" : null,
+                full ? "req-1" : null,
+                full ? "gw-1" : null),
             body,
             sha,
             full,

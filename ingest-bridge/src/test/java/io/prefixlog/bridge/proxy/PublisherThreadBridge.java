@@ -49,6 +49,7 @@ public final class PublisherThreadBridge {
         new CapturedExchange(
             factory,
             requestId,
+            requestId,
             ts,
             "POST",
             "/v1/chat/completions",

@@ -124,7 +124,9 @@ public final class RawEventFrame {
             event.response(),
             null,
             null,
-            event.upstream());
+            event.upstream(),
+            event.captureId(),
+            event.clientRequestId());
     return frame(HEADERS.toBytes(header), body);
   }
 
@@ -172,7 +174,9 @@ public final class RawEventFrame {
         header.response(),
         null,
         null,
-        header.upstream());
+        header.upstream(),
+        header.captureId(),
+        header.clientRequestId());
   }
 
   /** A framed value of {@code header} (the event's JSON) and {@code body}. */

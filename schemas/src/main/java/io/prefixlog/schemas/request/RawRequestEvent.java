@@ -21,6 +21,14 @@ import java.util.TreeMap;
  *
  * <p>{@code upstream} is where the capture proxy forwarded the request ({@code
  * scheme://host:port}); with one proxy per engine, the engine that served it.
+ *
+ * <p>{@code capture_id} identifies this one capture: every resend of it (a spill resend, a producer
+ * retry) carries it, no other capture does; the capture proxy writes it as {@code request_id} too,
+ * so that a reader that knows no {@code capture_id} still tells captures apart. {@code
+ * client_request_id} is the client's {@code X-Request-Id}, the same on every attempt of a request
+ * that a client or gateway retried. Both are absent from events of producers that do not know them
+ * (middlewares, {@code kcat}, earlier bridges); {@link #captureIdentity()} says what identifies
+ * such an event.
  */
 public record RawRequestEvent(
     @JsonProperty("schema_version") Integer schemaVersion,
@@ -43,7 +51,9 @@ public record RawRequestEvent(
     @JsonProperty("response") ResponseInfo response,
     @JsonProperty("body_omitted") String bodyOmitted,
     @JsonProperty("prompt_chunks") PromptChunks promptChunks,
-    @JsonProperty("upstream") String upstream) {
+    @JsonProperty("upstream") String upstream,
+    @JsonProperty("capture_id") String captureId,
+    @JsonProperty("client_request_id") String clientRequestId) {
 
   public static final int SCHEMA_VERSION = 1;
 
@@ -56,6 +66,55 @@ public record RawRequestEvent(
   public RawRequestEvent {
     // Sorted, so that the same event always serialises to the same bytes.
     headers = headers == null ? null : Collections.unmodifiableSortedMap(new TreeMap<>(headers));
+  }
+
+  /** An event without {@code capture_id} and {@code client_request_id}. */
+  public RawRequestEvent(
+      Integer schemaVersion,
+      String requestId,
+      Long ts,
+      String sessionKey,
+      String sessionKeySource,
+      String clientAddr,
+      String userAgent,
+      Map<String, String> headers,
+      String method,
+      String path,
+      String model,
+      String body,
+      String bodyEncoding,
+      Long bodyLen,
+      String bodySha256,
+      Boolean truncated,
+      Long originalBodyLen,
+      ResponseInfo response,
+      String bodyOmitted,
+      PromptChunks promptChunks,
+      String upstream) {
+    this(
+        schemaVersion,
+        requestId,
+        ts,
+        sessionKey,
+        sessionKeySource,
+        clientAddr,
+        userAgent,
+        headers,
+        method,
+        path,
+        model,
+        body,
+        bodyEncoding,
+        bodyLen,
+        bodySha256,
+        truncated,
+        originalBodyLen,
+        response,
+        bodyOmitted,
+        promptChunks,
+        upstream,
+        null,
+        null);
   }
 
   /** An event without {@code upstream}: from a producer that forwarded nowhere, or did not say. */
@@ -146,6 +205,16 @@ public record RawRequestEvent(
         null,
         null,
         null);
+  }
+
+  /**
+   * What tells this capture from every other: its {@code capture_id} when the producer gave one,
+   * else its {@code request_id} and capture time ({@code request_id@ts}), the same for every resend
+   * of one event and different for a client's retry (captured later) or for another request under a
+   * reused id captured at another millisecond. A dedup key, never shown as an id.
+   */
+  public String captureIdentity() {
+    return captureId != null ? captureId : requestId + "@" + ts;
   }
 
   /** True when the event carries no body, only metadata (and possibly its chunk hashes). */

@@ -15,6 +15,14 @@ import java.util.Objects;
  * records are found, partitioned and erased like its turns. Holds no body, no header and no client
  * address.
  *
+ * <p>Every capture is a record of its own, retries included: a request that a client or gateway
+ * sent again after a failure has a record per attempt, each with its own {@code request_id} and
+ * {@code response}, linked by {@code client_request_id} (the client's {@code X-Request-Id}); the
+ * latest by {@code ts} is the request's final outcome. Version 1 ({@link #SCHEMA_VERSION_1}) has no
+ * {@code client_request_id}.
+ *
+ * @param clientRequestId the raw event's {@code client_request_id}; absent when the client sent
+ *     none, and always in version 1
  * @param turn the key of the request's delta record when its body was kept; absent otherwise
  * @param bodyOmitted why the body was not kept ({@link RawRequestEvent#SAMPLED_OUT}); absent when
  *     it was
@@ -33,17 +41,34 @@ public record RequestMetadata(
     @JsonProperty("truncated") Boolean truncated,
     @JsonProperty("turn") String turn,
     @JsonProperty("body_omitted") String bodyOmitted,
-    @JsonProperty("response") ResponseInfo response) {
+    @JsonProperty("response") ResponseInfo response,
+    @JsonProperty("client_request_id") String clientRequestId) {
 
-  public static final int SCHEMA_VERSION = 1;
+  /** The version written once every reader reads it: with {@code client_request_id}. */
+  public static final int SCHEMA_VERSION = 2;
+
+  /** The first version, without {@code client_request_id}. */
+  public static final int SCHEMA_VERSION_1 = 1;
 
   /**
-   * The record of an accepted raw event.
+   * The record of an accepted raw event, in the newest version.
    *
    * @param turn the turn key its body was stored under, or null when the event is metadata-only
    */
   public static RequestMetadata of(RawRequestEvent event, String turn) {
+    return of(event, turn, SCHEMA_VERSION);
+  }
+
+  /**
+   * The record of an accepted raw event in {@code version}, 1 or 2.
+   *
+   * @param turn the turn key its body was stored under, or null when the event is metadata-only
+   */
+  public static RequestMetadata of(RawRequestEvent event, String turn, int version) {
     Objects.requireNonNull(event, "event");
+    if (version != SCHEMA_VERSION && version != SCHEMA_VERSION_1) {
+      throw new IllegalArgumentException("no request metadata version " + version);
+    }
     if ((turn == null) != event.metadataOnly()) {
       throw new IllegalArgumentException(
           "a turn key exactly when the body was kept: turn "
@@ -52,7 +77,7 @@ public record RequestMetadata(
               + event.bodyOmitted());
     }
     return new RequestMetadata(
-        SCHEMA_VERSION,
+        version,
         event.requestId(),
         event.ts(),
         event.sessionKey(),
@@ -65,7 +90,8 @@ public record RequestMetadata(
         Boolean.TRUE.equals(event.truncated()) ? Boolean.TRUE : null,
         turn,
         event.bodyOmitted(),
-        event.response());
+        event.response(),
+        version == SCHEMA_VERSION_1 ? null : event.clientRequestId());
   }
 
   /** The key of a metadata-only request: {@code session_key/ts/request_id}. */

@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * What the dedup window remembers of a request id: the SHA-256 of the body it came with and the key
- * of the turn it became.
+ * What the dedup window remembers of a capture: the SHA-256 of the body it came with and the key of
+ * the turn it became.
  *
  * <p>Written on every request, so binary: a version byte, the digest's 32 bytes, then the turn key
  * without its session (the window store's key starts with it), in UTF-8. The first format, {@code

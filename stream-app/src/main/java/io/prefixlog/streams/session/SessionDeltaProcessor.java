@@ -8,7 +8,6 @@ import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.core.delta.TurnEncoder;
 import io.prefixlog.core.request.RawEventValidator;
-import io.prefixlog.core.request.Rejection;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.control.ControlHeaders;
@@ -19,6 +18,7 @@ import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.streams.errors.DeadLetters;
 import io.prefixlog.streams.errors.SourcePosition;
+import io.prefixlog.streams.upgrade.WireFormat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -35,14 +35,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Encodes every raw request event as one delta record of its session.
  *
- * <p>Per request: validate (a bad input becomes a dead letter and nothing else happens), drop a
- * request id already seen in the session within the dedup window (the same body: counted as a
- * duplicate; another body: a dead letter), load the session's state (a session without one starts a
- * new chain), let the {@link TurnEncoder} pick a base or decide on a keyframe, store the body as a
- * base when the encoder keeps it, delete the bases it dropped, save the state and forward the
- * record keyed {@code session_key/chain/seq}, then hand the request to the chunk-lookup processor
- * under the same key. All of it happens inside the task's exactly-once transaction, so a crash
- * replays the request against the state it saw, and the output is written once.
+ * <p>Per request: validate (a bad input becomes a dead letter and nothing else happens), drop an
+ * exact resend of a capture the session stored within the dedup window (counted as a duplicate; see
+ * {@link #storedCapture}), load the session's state (a session without one starts a new chain), let
+ * the {@link TurnEncoder} pick a base or decide on a keyframe, store the body as a base when the
+ * encoder keeps it, delete the bases it dropped, save the state and forward the record keyed {@code
+ * session_key/chain/seq}, then hand the request to the chunk-lookup processor under the same key.
+ * All of it happens inside the task's exactly-once transaction, so a crash replays the request
+ * against the state it saw, and the output is written once.
  *
  * <p>Time is stream time (record timestamps), never the wall clock: a backlog processed after an
  * outage or a restore is judged by when it was captured, so its sessions keep their bases. A
@@ -64,6 +64,16 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private final long dedupWindowMs;
   private final long maxRecordBytes;
 
+  /**
+   * Whether a dedup entry is written under {@code session_key/request_id} as well as under the
+   * capture's identity, for members of a build that dedups by request id alone ({@code
+   * PREFIXLOG_UPGRADE_FROM} below the generation of {@link WireFormat#SEEN_REQUEST} 2).
+   */
+  private final boolean writesRequestIdEntries;
+
+  /** The version of the {@code requests.metadata} records written. */
+  private final int metadataVersion;
+
   private ProcessorContext<Object, Object> context;
   private KeyValueStore<String, byte[]> states;
   private BaseStore bases;
@@ -80,6 +90,9 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.retentionMs = wiring.config().sessionSeqRetention().toMillis();
     this.dedupWindowMs = wiring.config().dedupWindow().toMillis();
     this.maxRecordBytes = RecordLimits.maxRecordBytes(wiring.config().maxBodyBytes());
+    this.writesRequestIdEntries =
+        wiring.config().formatsToWrite().version(WireFormat.SEEN_REQUEST) < 2;
+    this.metadataVersion = wiring.config().formatsToWrite().version(WireFormat.REQUEST_METADATA);
   }
 
   @Override
@@ -122,10 +135,11 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       return;
     }
     String session = request.event().sessionKey();
+    String captureKey = SessionStores.requestIdKey(session, request.event().captureIdentity());
     String requestIdKey = SessionStores.requestIdKey(session, request.event().requestId());
-    SeenRequest seen = seenWithinWindow(requestIdKey, session, record.timestamp());
+    SeenRequest seen = storedCapture(captureKey, requestIdKey, request, record.timestamp());
     if (seen != null) {
-      rejectRepeat(record, keyBytes, request, seen);
+      dropResend(record, request, seen);
       return;
     }
 
@@ -151,10 +165,11 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       adjustLive(isLive ? 1 : -1);
     }
     String turnKey = DeltaRecord.key(session, chain, turn.seq());
-    requestIds.put(
-        requestIdKey,
-        new SeenRequest(request.event().bodySha256(), turnKey).toBytes(session),
-        record.timestamp());
+    byte[] entry = new SeenRequest(request.event().bodySha256(), turnKey).toBytes(session);
+    requestIds.put(captureKey, entry, record.timestamp());
+    if (writesRequestIdEntries && !requestIdKey.equals(captureKey)) {
+      requestIds.put(requestIdKey, entry, record.timestamp());
+    }
 
     // Serialised here, once, so the byte count is exact and the sink does not serialise again.
     byte[] delta = deltaSerde.toBytes(DeltaRecords.of(request, turn));
@@ -168,7 +183,9 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
         new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
     context.forward(
         new Record<Object, Object>(
-            turnKey, RequestMetadata.of(request.event(), turnKey), record.timestamp()),
+            turnKey,
+            RequestMetadata.of(request.event(), turnKey, metadataVersion),
+            record.timestamp()),
         wiring.metadataSink());
     if (wiring.lookupChild() != null) {
       context.forward(
@@ -189,7 +206,8 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     RawRequestEvent event = request.event();
     String key = RequestMetadata.sampledOutKey(event);
     context.forward(
-        new Record<Object, Object>(key, RequestMetadata.of(event, null), timestamp),
+        new Record<Object, Object>(
+            key, RequestMetadata.of(event, null, metadataVersion), timestamp),
         wiring.metadataSink());
     if (wiring.lookupChild() != null && event.promptChunks() != null) {
       context.forward(new Record<Object, Object>(key, request, timestamp), wiring.lookupChild());
@@ -246,47 +264,62 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
         .log();
   }
 
-  /** The request id's first arrival within the dedup window around {@code timestamp}, or null. */
-  private SeenRequest seenWithinWindow(String requestIdKey, String session, long timestamp) {
+  /**
+   * The entry of a capture the session stored within the dedup window around {@code timestamp} that
+   * this request is an exact resend of, or null: a distinct request, to be stored.
+   *
+   * <p>A capture is identified by its {@code capture_id}, or without one by its {@code request_id}
+   * and {@code ts} ({@link io.prefixlog.schemas.request.RawRequestEvent#captureIdentity}), and a
+   * resend carries the same body: so a client's retry (captured again), a request under a reused
+   * client id and another body under a reused capture id are all stored. Builds before capture ids
+   * kept one entry per {@code request_id} (the capture proxy's {@code request_id} is its capture
+   * id, so for its events the two keys are one), and a member of this build writes it too while one
+   * of them may run: an entry there with the same body is a resend of a capture that such a build
+   * stored, or stored for such a build to see, and is dropped as it would have dropped it.
+   */
+  private SeenRequest storedCapture(
+      String captureKey, String requestIdKey, ValidatedRequest request, long timestamp) {
+    String session = request.event().sessionKey();
+    String bodySha256 = request.event().bodySha256();
+    SeenRequest seen = sameBodyWithinWindow(captureKey, session, bodySha256, timestamp);
+    if (seen == null && !requestIdKey.equals(captureKey)) {
+      seen = sameBodyWithinWindow(requestIdKey, session, bodySha256, timestamp);
+    }
+    return seen;
+  }
+
+  /** An entry under {@code key} within the dedup window with {@code bodySha256}, or null. */
+  private SeenRequest sameBodyWithinWindow(
+      String key, String session, String bodySha256, long timestamp) {
     long from = Math.max(0, timestamp - dedupWindowMs);
     long to =
         timestamp > Long.MAX_VALUE - dedupWindowMs ? Long.MAX_VALUE : timestamp + dedupWindowMs;
-    try (WindowStoreIterator<byte[]> found = requestIds.fetch(requestIdKey, from, to)) {
-      return found.hasNext() ? SeenRequest.fromBytes(found.next().value, session) : null;
+    try (WindowStoreIterator<byte[]> found = requestIds.fetch(key, from, to)) {
+      while (found.hasNext()) {
+        SeenRequest seen = SeenRequest.fromBytes(found.next().value, session);
+        if (seen.bodySha256().equals(bodySha256)) {
+          return seen;
+        }
+      }
     }
+    return null;
   }
 
-  /**
-   * A request id seen before: the same body is a duplicate delivery (a spill resend, a client or
-   * producer retry) and is dropped, counted; another body under the same id is a dead letter, since
-   * storing it would hide which of the two the id names.
-   */
-  private void rejectRepeat(
-      Record<String, byte[]> record, byte[] keyBytes, ValidatedRequest request, SeenRequest seen) {
-    if (seen.bodySha256().equals(request.event().bodySha256())) {
-      wiring.metrics().duplicates().increment();
-      SourcePosition origin = SourcePosition.of(context, record);
-      LOGGER
-          .atDebug()
-          .setMessage("duplicate request dropped")
-          .addKeyValue("sessionKey", request.event().sessionKey())
-          .addKeyValue("requestId", request.event().requestId())
-          .addKeyValue("turn", seen.turnKey())
-          .addKeyValue("topic", origin.topic())
-          .addKeyValue("partition", origin.partition())
-          .addKeyValue("offset", origin.offset())
-          .log();
-      return;
-    }
-    deadLetters.send(
-        context,
-        record,
-        keyBytes,
-        new Rejection(
-            Rejection.DUPLICATE_REQUEST_ID,
-            "request_id already stored as turn "
-                + seen.turnKey()
-                + " with another body within the dedup window"));
+  /** An exact resend of a stored capture (a spill resend, a producer retry): counted, dropped. */
+  private void dropResend(
+      Record<String, byte[]> record, ValidatedRequest request, SeenRequest seen) {
+    wiring.metrics().duplicates().increment();
+    SourcePosition origin = SourcePosition.of(context, record);
+    LOGGER
+        .atDebug()
+        .setMessage("duplicate request dropped")
+        .addKeyValue("sessionKey", request.event().sessionKey())
+        .addKeyValue("requestId", request.event().requestId())
+        .addKeyValue("turn", seen.turnKey())
+        .addKeyValue("topic", origin.topic())
+        .addKeyValue("partition", origin.partition())
+        .addKeyValue("offset", origin.offset())
+        .log();
   }
 
   /**

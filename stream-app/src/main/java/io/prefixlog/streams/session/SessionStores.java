@@ -26,9 +26,11 @@ import org.apache.kafka.streams.state.WindowStore;
  *       and deleted when no kept base needs it, so that a request writes about its delta to the
  *       changelog, not its body. (A state of format 2 or older has whole bodies here under its
  *       keys; they go at its next turn.)
- *   <li>{@value #REQUEST_IDS}: {@code session_key/request_id} → the body's SHA-256 and the turn it
- *       became, for the dedup window. A window store because Kafka Streams then drops whole expired
- *       segments by stream time: no scan, no tombstone per id.
+ *   <li>{@value #REQUEST_IDS}: {@code session_key/<capture identity>} (the {@code capture_id}, or
+ *       {@code request_id@ts} without one) → the body's SHA-256 and the turn it became, for the
+ *       dedup window; while an earlier build may run, also {@code session_key/request_id}, the key
+ *       it looks up. A window store because Kafka Streams then drops whole expired segments by
+ *       stream time: no scan, no tombstone per id.
  *   <li>{@value #IDLE_INDEX}: {@code <due ms>/session_key}, the sessions in the order the eviction
  *       punctuator needs them ({@link IdleIndex}). Unlogged: rebuilt from the states when the task
  *       starts, so it costs no changelog bytes.
@@ -97,7 +99,8 @@ public final class SessionStores {
     return sessionKey + "/" + seq;
   }
 
-  static String requestIdKey(String sessionKey, String requestId) {
-    return sessionKey + "/" + requestId;
+  /** The dedup key of {@code id} (a capture identity or a request id) in its session. */
+  static String requestIdKey(String sessionKey, String id) {
+    return sessionKey + "/" + id;
   }
 }

@@ -43,8 +43,17 @@ public record FormatGeneration(int number, Map<WireFormat, Integer> versions) {
 
   /** The next generation: this one's versions, but {@code format} at {@code version}. */
   public FormatGeneration next(WireFormat format, int version) {
+    return next(Map.of(Objects.requireNonNull(format, "format"), version));
+  }
+
+  /**
+   * The next generation: this one's versions, but each format of {@code changes} at its version
+   * there (formats whose new versions only make sense together).
+   */
+  public FormatGeneration next(Map<WireFormat, Integer> changes) {
+    Objects.requireNonNull(changes, "changes");
     Map<WireFormat, Integer> changed = new EnumMap<>(versions);
-    changed.put(Objects.requireNonNull(format, "format"), version);
+    changed.putAll(changes);
     return new FormatGeneration(number + 1, changed);
   }
 }

@@ -51,11 +51,23 @@ public final class FormatGenerations {
               entry(WireFormat.SOURCE_STATS, 1)));
 
   /**
-   * The generations of this build, each the one before with one format moved on: 2, lookup records
-   * that list only the hashes after those shared with the previous turn.
+   * Generation 2: lookup records that list only the hashes after those shared with the previous
+   * turn.
    */
+  private static final FormatGeneration SECOND = FIRST.next(WireFormat.CHUNK_LOOKUP, 2);
+
+  /**
+   * Generation 3: captures deduplicated by their identity ({@code capture_id}, or {@code
+   * request_id} and {@code ts}) without the entry under the request id alone that earlier builds
+   * look up, and request metadata records with {@code client_request_id}, which links the attempts
+   * of a retried request (each now stored).
+   */
+  private static final FormatGeneration THIRD =
+      SECOND.next(Map.of(WireFormat.SEEN_REQUEST, 2, WireFormat.REQUEST_METADATA, 2));
+
+  /** The generations of this build, each the one before with formats moved on. */
   public static final FormatGenerations KNOWN =
-      new FormatGenerations(List.of(FIRST, FIRST.next(WireFormat.CHUNK_LOOKUP, 2)));
+      new FormatGenerations(List.of(FIRST, SECOND, THIRD));
 
   private final List<FormatGeneration> generations;
 

@@ -13,7 +13,11 @@ public enum WireFormat {
   SESSION_STATE,
   /** {@code session-bases} store values ({@code BaseRecordCodec}). */
   SESSION_BASE,
-  /** {@code session-request-ids} store values ({@code SeenRequest}). */
+  /**
+   * {@code session-request-ids} store entries ({@code SeenRequest}): version 1 keyed by {@code
+   * session_key/request_id}; version 2 keyed by the capture's identity, the entry under the request
+   * id alone (which version 1 builds look up) no longer written. The values are the same.
+   */
   SEEN_REQUEST,
   /** {@code kv-block-index} store values ({@code BlockState}). */
   KV_BLOCK_STATE,
@@ -28,7 +32,7 @@ public enum WireFormat {
   DELTA_RECORD,
   /** {@code chunk.lookups} values ({@code ChunkLookupRecord}). */
   CHUNK_LOOKUP,
-  /** {@code requests.metadata} values ({@code RequestMetadata}). */
+  /** {@code requests.metadata} values ({@code RequestMetadata}, {@code schema_version}). */
   REQUEST_METADATA,
   /** {@code dlq} values ({@code DeadLetter}). */
   DEAD_LETTER,

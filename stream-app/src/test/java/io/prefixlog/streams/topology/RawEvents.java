@@ -67,6 +67,45 @@ final class RawEvents {
         null);
   }
 
+  /**
+   * An event as the capture proxy writes it: its capture id as {@code request_id} and {@code
+   * capture_id}, the client's id (or null), and the engine's status.
+   */
+  static RawRequestEvent captured(
+      String session, String captureId, String clientRequestId, long ts, byte[] body, int status) {
+    RawRequestEvent e = of(session, captureId, ts, body);
+    return new RawRequestEvent(
+        e.schemaVersion(),
+        e.requestId(),
+        e.ts(),
+        e.sessionKey(),
+        e.sessionKeySource(),
+        e.clientAddr(),
+        e.userAgent(),
+        e.headers(),
+        e.method(),
+        e.path(),
+        e.model(),
+        e.body(),
+        e.bodyEncoding(),
+        e.bodyLen(),
+        e.bodySha256(),
+        e.truncated(),
+        e.originalBodyLen(),
+        new ResponseInfo(
+            status,
+            20.5,
+            10.25,
+            status == 200 ? new Usage(42L, 7L, 0L) : null,
+            status == 200 ? "chatcmpl-" + captureId : null,
+            null),
+        null,
+        null,
+        "http://127.0.0.1:8000",
+        captureId,
+        clientRequestId);
+  }
+
   static byte[] bytes(RawRequestEvent event) {
     return SERDE.toBytes(event);
   }

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,13 +36,15 @@ import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * What the app writes carries the versions {@link FormatGenerations#KNOWN} lists for its newest
- * generation: a codec moved to a new version without a new generation in the table fails here, as
- * the store values and records come out of the real topology.
+ * What the app writes carries the versions {@link FormatGenerations#KNOWN} lists for the generation
+ * it writes, the newest or the one {@code PREFIXLOG_UPGRADE_FROM} names: a codec moved to a new
+ * version without a new generation in the table fails here, as the store values and records come
+ * out of the real topology.
  */
 class WrittenVersionsTest {
   private static final long T0 = 1_750_000_000_000L;
@@ -49,11 +52,20 @@ class WrittenVersionsTest {
 
   @TempDir Path stateDir;
 
-  @Test
-  void shouldWriteTheVersionsOfTheNewestGeneration() {
-    // Given
-    StreamAppConfig config =
-        StreamAppConfig.defaults(Map.of("PREFIXLOG_STATE_DIR", stateDir.toString()));
+  static List<Integer> generations() {
+    return FormatGenerations.KNOWN.numbers();
+  }
+
+  @ParameterizedTest(name = "generation {0}")
+  @MethodSource("generations")
+  void shouldWriteTheVersionsOfTheGenerationItWrites(int generation) {
+    // Given: the newest generation unset, an older one by PREFIXLOG_UPGRADE_FROM
+    Map<String, String> settings = new HashMap<>();
+    settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
+    if (generation != FormatGenerations.KNOWN.newest().number()) {
+      settings.put("PREFIXLOG_UPGRADE_FROM", Integer.toString(generation));
+    }
+    StreamAppConfig config = StreamAppConfig.defaults(settings);
     Topics topics = config.topics();
     Map<WireFormat, Integer> written = new EnumMap<>(WireFormat.class);
     try (TopologyTestDriver driver =
@@ -84,8 +96,9 @@ class WrittenVersionsTest {
           WireFormat.SESSION_STATE, firstBytes(driver.getKeyValueStore(SessionStores.STATE)));
       written.put(
           WireFormat.SESSION_BASE, firstBytes(driver.getKeyValueStore(SessionStores.BASES)));
-      written.put(
-          WireFormat.SEEN_REQUEST, firstBytes(driver.getWindowStore(SessionStores.REQUEST_IDS)));
+      WindowStore<String, byte[]> requestIds = driver.getWindowStore(SessionStores.REQUEST_IDS);
+      assertThat(firstBytes(requestIds)).as("the dedup entries' value version").isEqualTo(1);
+      written.put(WireFormat.SEEN_REQUEST, dedupKeysVersion(requestIds));
       written.put(WireFormat.KV_BLOCK_STATE, firstBytes(driver.getKeyValueStore("kv-block-index")));
       written.put(
           WireFormat.KV_SOURCE_STATS_STATE, firstBytes(driver.getKeyValueStore("kv-source-stats")));
@@ -138,7 +151,8 @@ class WrittenVersionsTest {
                   .map(DeadLetter::schemaVersion)
                   .toList()));
     }
-    Map<WireFormat, Integer> listed = new EnumMap<>(FormatGenerations.KNOWN.newest().versions());
+    Map<WireFormat, Integer> listed =
+        new EnumMap<>(FormatGenerations.KNOWN.toWrite(generation).versions());
     listed.keySet().retainAll(written.keySet());
     assertThat(written).isEqualTo(listed);
   }
@@ -158,6 +172,20 @@ class WrittenVersionsTest {
       all.forEachRemaining(entry -> versions.add((int) entry.value[0]));
     }
     return only(List.copyOf(versions));
+  }
+
+  /**
+   * The version of the dedup entries' keys: 1 when each request id has an entry of its own ({@code
+   * session_key/request_id}, which builds before capture ids look up), 2 when only the captures'
+   * identities do ({@code session_key/request_id@ts} for these events, which carry no capture id).
+   */
+  private static int dedupKeysVersion(WindowStore<String, byte[]> store) {
+    Set<String> keys = new TreeSet<>();
+    try (KeyValueIterator<Windowed<String>, byte[]> all = store.all()) {
+      all.forEachRemaining(entry -> keys.add(entry.key.key()));
+    }
+    assertThat(keys).contains(SESSION + "/req-1@" + T0, SESSION + "/req-2@" + (T0 + 1000));
+    return keys.contains(SESSION + "/req-1") ? 1 : 2;
   }
 
   private static int only(List<Integer> versions) {

@@ -170,10 +170,11 @@ class BridgeSpillUpgradeIT {
     List<String> delivered = new ArrayList<>();
     for (ConsumerRecord<String, byte[]> record : records) {
       RawRequestEvent event = RawEventFrame.readAsVersion1(record.value());
-      assertThat(event.body())
-          .as("body of %s", event.requestId())
-          .isEqualTo(body(event.requestId()));
-      delivered.add(event.requestId());
+      // The client's X-Request-Id: this build keeps it beside its capture id, the previous build
+      // made it the request id
+      String id = event.clientRequestId() != null ? event.clientRequestId() : event.requestId();
+      assertThat(event.body()).as("body of %s", id).isEqualTo(body(id));
+      delivered.add(id);
     }
     System.err.printf(
         "BridgeSpillUpgradeIT %s: events in %d, delivered %d, distinct %d%n",

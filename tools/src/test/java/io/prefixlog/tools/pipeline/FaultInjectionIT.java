@@ -3,6 +3,7 @@ package io.prefixlog.tools.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.core.metrics.Meters;
@@ -12,6 +13,7 @@ import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
@@ -29,6 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -178,15 +181,16 @@ class FaultInjectionIT {
   @Test
   @Order(3)
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void everyRawEventTwiceAndABurstOfClientRetries() throws Exception {
+  void everyRawEventTwiceAndABurstOfProducerRetries() throws Exception {
     // Given
     String prefix = "fi3.";
     Map<String, String> settings = settings(kafka, prefix, "fi3-app", "a");
     Pipeline.createTopics(kafka, settings);
     Traffic traffic = Traffic.of(12, System.currentTimeMillis(), 1000);
     List<Event> events = traffic.interleaved();
-    // A client that retries its last request five times with the same X-Request-Id, and one that
-    // reuses an id for another body (a dead letter, not a turn).
+    // A producer that sends the last event five times more (the same capture: request id, ts and
+    // body), and a client that reuses an id a millisecond later for another body (a request of its
+    // own, stored as a turn).
     Event retried = events.get(events.size() - 1);
     Event first = events.get(0);
     Event reused = Traffic.withBodyOf(first, events.get(1));
@@ -206,15 +210,15 @@ class FaultInjectionIT {
       // Then
       Ledger ledger =
           Ledger.take(
-                  "3 every event twice + client retries",
+                  "3 every event twice + producer retries + an id reused",
                   kafka,
                   prefix,
-                  events.size(),
+                  events.size() + 1,
                   Duration.ofMinutes(2))
               .print();
-      ledger.assertLossless(events.size());
+      ledger.assertLossless(events.size() + 1);
       assertThat(ledger.eventsIn).isGreaterThanOrEqualTo(2L * events.size() + 5 + 1);
-      assertThat(ledger.deadLetters).containsExactlyEntriesOf(Map.of("duplicate_request_id", 1L));
+      assertThat(ledger.deadLetters).isEmpty();
       assertThat(app.isAlive()).isTrue();
     }
   }
@@ -482,7 +486,222 @@ class FaultInjectionIT {
     }
   }
 
+  @Test
+  @Order(13)
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void aClientIdReusedForDifferentRequests() throws Exception {
+    // Given: the stream app, and the capture proxy in front of the demo engine
+    String prefix = "fi13.";
+    Map<String, String> settings = settings(kafka, prefix, "fi13-app", "a");
+    Pipeline.createTopics(kafka, settings);
+    try (DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
+        CaptureProxy proxy = CaptureProxy.start(proxyConfig(engine.baseUrl(), prefix));
+        ChildProcess app = Pipeline.streamApp(dir, settings, "fi13")) {
+      // When: one client sends three different requests of one session under one X-Request-Id
+      // (an id generator that repeats, a trace id reused), then every raw record is produced
+      // again (a spill resend of sends that had landed)
+      for (int i = 0; i < 3; i++) {
+        assertThat(post(proxy, "client-id-7", "session-13", conversation(i))).isEqualTo(200);
+      }
+      resendEveryRawRecord(prefix, 3);
+
+      // Then: three turns, the resends dropped, no dead letter; each metadata record has its own
+      // request id (the capture's) and the client's id
+      Ledger ledger =
+          Ledger.take("13 a client id reused for different requests", kafka, prefix, 3, WAIT)
+              .print();
+      ledger.assertLossless(3);
+      assertThat(ledger.eventsIn).isEqualTo(6);
+      assertThat(ledger.deadLetters).isEmpty();
+      List<JsonNode> metadata = metadata(prefix, 3);
+      assertThat(metadata)
+          .extracting(m -> m.path("client_request_id").asText())
+          .containsOnly("client-id-7");
+      assertThat(metadata.stream().map(m -> m.path("request_id").asText()).distinct()).hasSize(3);
+      assertThat(app.isAlive()).isTrue();
+    }
+  }
+
+  @Test
+  @Order(14)
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void aGatewayRetry() throws Exception {
+    // Given: an engine that answers the first attempt of each request 503 (overloaded) and a
+    // repeat of it 200 with its usage, the capture proxy in front of it, and the stream app
+    String prefix = "fi14.";
+    Map<String, String> settings = settings(kafka, prefix, "fi14-app", "a");
+    Pipeline.createTopics(kafka, settings);
+    try (OverloadedEngine engine = OverloadedEngine.start();
+        CaptureProxy proxy = CaptureProxy.start(proxyConfig(engine.baseUrl(), prefix));
+        ChildProcess app = Pipeline.streamApp(dir, settings, "fi14")) {
+      // When: a gateway sends two requests of one session, retrying each after its 503 with the
+      // same X-Request-Id and body; then every raw record is produced again (a resend)
+      for (int i = 0; i < 2; i++) {
+        assertThat(post(proxy, "gateway-" + i, "session-14", conversation(i))).isEqualTo(503);
+        assertThat(post(proxy, "gateway-" + i, "session-14", conversation(i))).isEqualTo(200);
+      }
+      resendEveryRawRecord(prefix, 4);
+
+      // Then: every attempt is a turn of its own, the resends dropped; the metadata links the
+      // attempts by the client's id, and the last attempt of each is the engine's answer with its
+      // usage
+      Ledger ledger = Ledger.take("14 a gateway retry", kafka, prefix, 4, WAIT).print();
+      ledger.assertLossless(4);
+      assertThat(ledger.eventsIn).isEqualTo(8);
+      assertThat(ledger.deadLetters).isEmpty();
+      Map<String, List<JsonNode>> attempts = new TreeMap<>();
+      for (JsonNode m : metadata(prefix, 4)) {
+        attempts
+            .computeIfAbsent(m.path("client_request_id").asText(), k -> new ArrayList<>())
+            .add(m);
+      }
+      assertThat(attempts).containsOnlyKeys("gateway-0", "gateway-1");
+      for (List<JsonNode> tries : attempts.values()) {
+        tries.sort(java.util.Comparator.comparingLong(m -> m.path("ts").asLong()));
+        assertThat(tries)
+            .extracting(m -> m.path("response").path("status").asInt())
+            .containsExactly(503, 200);
+        assertThat(tries.get(1).path("response").path("usage").path("prompt_tokens").asLong())
+            .isEqualTo(OverloadedEngine.PROMPT_TOKENS);
+        assertThat(tries.get(0).path("request_id").asText())
+            .isNotEqualTo(tries.get(1).path("request_id").asText());
+      }
+      assertThat(app.isAlive()).isTrue();
+    }
+  }
+
   // --- helpers ---
+
+  private static final Duration WAIT = Duration.ofMinutes(2);
+
+  private static final java.net.http.HttpClient HTTP =
+      java.net.http.HttpClient.newBuilder()
+          .version(java.net.http.HttpClient.Version.HTTP_1_1)
+          .build();
+
+  private static ProxyConfig proxyConfig(String engine, String prefix) {
+    return ProxyConfig.defaults(URI.create(engine), kafka.bootstrapServers())
+        .withListen("127.0.0.1", 0)
+        .with(ProxyConfig.TOPIC_PREFIX, prefix)
+        .with(ProxyConfig.SESSION_SECRET, Pipeline.SECRET)
+        .with(ProxyConfig.METRICS_PORT, -1);
+  }
+
+  /** A chat request: turn {@code n} of one conversation (each turn its predecessor and more). */
+  private static String conversation(int n) {
+    StringBuilder messages = new StringBuilder();
+    for (int i = 0; i <= n; i++) {
+      if (i > 0) {
+        messages.append(',');
+      }
+      messages
+          .append("{\"role\":\"user\",\"content\":\"question ")
+          .append(i)
+          .append(" of a long")
+          .append(" conversation about retries\"}");
+    }
+    return "{\"model\":\"prefixlog-demo\",\"messages\":[" + messages + "]}";
+  }
+
+  private static int post(CaptureProxy proxy, String requestId, String session, String body)
+      throws Exception {
+    return HTTP.send(
+            java.net.http.HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + proxy.port() + "/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .header("X-Request-Id", requestId)
+                .header("X-Session-ID", session)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString())
+        .statusCode();
+  }
+
+  /**
+   * Waits for {@code count} raw records, then produces each again with its key, value and
+   * timestamp: the exact resend of each capture that a spill or a producer retry makes.
+   */
+  private static void resendEveryRawRecord(String prefix, int count) throws Exception {
+    List<ConsumerRecord<String, byte[]>> raw =
+        Topics.readAtLeast(kafka.bootstrapServers(), prefix + "requests.raw", count, WAIT);
+    assertThat(raw).hasSize(count);
+    try (KafkaProducer<String, byte[]> producer = Traffic.producer(kafka)) {
+      for (ConsumerRecord<String, byte[]> r : raw) {
+        producer
+            .send(new ProducerRecord<>(r.topic(), null, r.timestamp(), r.key(), r.value()))
+            .get(1, TimeUnit.MINUTES);
+      }
+    }
+  }
+
+  /** The records of {@code requests.metadata}, at least {@code count}, as JSON. */
+  private static List<JsonNode> metadata(String prefix, int count) throws Exception {
+    List<JsonNode> out = new ArrayList<>();
+    for (ConsumerRecord<String, byte[]> r :
+        Topics.readAtLeast(kafka.bootstrapServers(), prefix + "requests.metadata", count, WAIT)) {
+      out.add(Json.mapper().readTree(r.value()));
+    }
+    assertThat(out).hasSize(count);
+    return out;
+  }
+
+  /**
+   * An engine under load, as a gateway in front of it sees one: the first attempt of each request
+   * (by its body) is answered 503, every later one 200 with a completion and its usage.
+   */
+  private static final class OverloadedEngine implements AutoCloseable {
+    static final long PROMPT_TOKENS = 42;
+    private final com.sun.net.httpserver.HttpServer server;
+    private final Set<String> seen = ConcurrentHashMap.newKeySet();
+
+    private OverloadedEngine(com.sun.net.httpserver.HttpServer server) {
+      this.server = server;
+    }
+
+    static OverloadedEngine start() throws java.io.IOException {
+      com.sun.net.httpserver.HttpServer server =
+          com.sun.net.httpserver.HttpServer.create(
+              new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+      OverloadedEngine engine = new OverloadedEngine(server);
+      server.createContext("/", engine::answer);
+      server.start();
+      return engine;
+    }
+
+    String baseUrl() {
+      return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    private void answer(com.sun.net.httpserver.HttpExchange exchange) throws java.io.IOException {
+      String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      boolean first = seen.add(body);
+      byte[] out =
+          (first
+                  ? "{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}"
+                  : "{\"id\":\"cmpl-"
+                      + seen.size()
+                      + "\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+                      + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},"
+                      + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":"
+                      + PROMPT_TOKENS
+                      + ",\"completion_tokens\":1,\"total_tokens\":"
+                      + (PROMPT_TOKENS + 1)
+                      + "}}")
+              .getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(first ? 503 : 200, out.length);
+      try (var response = exchange.getResponseBody()) {
+        response.write(out);
+      }
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
+    }
+  }
+
+  // --- helpers of the earlier scenarios ---
 
   private static void replayViaProxy(String proxyUrl) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();

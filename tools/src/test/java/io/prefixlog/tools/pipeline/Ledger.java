@@ -27,6 +27,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * keeps it), whether every body rebuilds from it, and the dead letters by reason. It prints the one
  * line per scenario the issue asks for, and {@link #assertLossless} is the promise: every distinct
  * request stored exactly once and rebuilt byte for byte.
+ *
+ * <p>A distinct request is one capture: its session, request id, capture time and body digest
+ * ({@link #captureOf}). A resend of a capture repeats all four; a client's retry is a capture of
+ * its own (a later {@code ts}, and from the capture proxy its own request id), and so is a request
+ * under an id the client used before for another body.
  */
 final class Ledger {
   private static final JsonSerde<RawRequestEvent> RAW = JsonSerde.of(RawRequestEvent.class);
@@ -82,7 +87,8 @@ final class Ledger {
    * Waits until the deltas topic holds a record for each of the {@code expectedRequests} distinct
    * requests (or {@code timeout} passes), then takes the account.
    *
-   * @param expectedRequests distinct valid requests (request id and body) that must be stored
+   * @param expectedRequests distinct valid requests (captures, {@link #captureOf}) that must be
+   *     stored
    */
   static Ledger take(
       String scenario, KafkaCluster kafka, String prefix, long expectedRequests, Duration timeout)
@@ -109,8 +115,9 @@ final class Ledger {
     for (ConsumerRecord<String, byte[]> r : raw) {
       try {
         RawRequestEvent event = RawEventFrame.readAsVersion1(r.value());
-        // The first body seen under an id is the one that must be stored.
-        rawBodyById.putIfAbsent(event.sessionKey() + "|" + event.requestId(), event.bodySha256());
+        rawBodyById.putIfAbsent(
+            captureOf(event.sessionKey(), event.requestId(), event.ts(), event.bodySha256()),
+            event.bodySha256());
       } catch (RuntimeException e) {
         // a malformed record: it must be a dead letter, counted below
       }
@@ -125,7 +132,7 @@ final class Ledger {
           rebuilder.addTopicRecord(key, value, key);
           if (value != null) {
             DeltaRecord d = DELTA.fromBytes(value);
-            String id = d.sessionKey() + "|" + d.requestId();
+            String id = captureOf(d.sessionKey(), d.requestId(), d.ts(), d.bodySha256());
             storedPerRequest.merge(id, 1L, Long::sum);
             requestOfTurn.put(key, id);
             if (d.isKeyframe()) {
@@ -166,6 +173,11 @@ final class Ledger {
         keyframeReasons,
         report.problems().stream().map(Object::toString).toList(),
         newest);
+  }
+
+  /** What identifies one capture in the raw events and in the deltas alike. */
+  private static String captureOf(String session, String requestId, Long ts, String bodySha256) {
+    return session + "|" + requestId + "|" + ts + "|" + bodySha256;
   }
 
   /** The newest value under each key of the deltas topic, in first-seen key order. */

@@ -101,26 +101,30 @@ class ProxyPipelineIT {
     Map<String, RawRequestEvent> rawById = captured.rawById();
     List<DeltaRecord> records = captured.records();
 
-    // One capture and one delta per request the engine answered, under the client's request id.
+    // One capture and one delta per request the engine answered: each under its capture's id,
+    // with the client's request id (client_request_id, and in the delta's captured headers).
     assertThat(raw).hasSize((int) events);
     assertThat(records).hasSize((int) events);
-    assertThat(rawById.keySet()).isEqualTo(served.keySet());
+    assertThat(rawById.values().stream().map(RawRequestEvent::clientRequestId).toList())
+        .containsExactlyInAnyOrderElementsOf(served.keySet());
     assertThat(records.stream().map(DeltaRecord::requestId).collect(Collectors.toSet()))
-        .isEqualTo(served.keySet());
+        .isEqualTo(rawById.keySet());
+    assertThat(records.stream().map(d -> d.headers().get("x-request-id")).toList())
+        .containsExactlyInAnyOrderElementsOf(served.keySet());
     // The proxy derives the keys a direct replay gives the conversations (X-Session-ID).
     assertThat(records.stream().map(DeltaRecord::sessionKey).collect(Collectors.toSet()))
         .isEqualTo(corpus.sessionKeys);
 
     // The captured response and every delta carry what the engine told the client.
     for (RawRequestEvent event : rawById.values()) {
-      Served answer = served.get(event.requestId());
+      Served answer = served.get(event.clientRequestId());
       assertThat(event.response().status()).isEqualTo(200);
       assertThat(event.response().id()).isEqualTo(answer.responseId());
       assertThat(event.response().usage().promptTokens()).isEqualTo(answer.promptTokens());
       assertThat(event.response().usage().cachedTokens()).isEqualTo(answer.cachedTokens());
     }
     for (DeltaRecord delta : records) {
-      Served answer = served.get(delta.requestId());
+      Served answer = served.get(delta.headers().get("x-request-id"));
       assertThat(delta.promptTokens()).as(delta.requestId()).isEqualTo(answer.promptTokens());
       assertThat(delta.cachedTokens()).as(delta.requestId()).isEqualTo(answer.cachedTokens());
     }

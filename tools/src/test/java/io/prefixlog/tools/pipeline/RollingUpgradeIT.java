@@ -8,7 +8,6 @@ import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.upgrade.FormatGenerations;
-import io.prefixlog.tools.pipeline.Traffic.Event;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,11 +38,18 @@ import org.junit.jupiter.api.io.TempDir;
  * while multi-turn sessions from the bundled corpora keep arriving. Every restart is a SIGTERM and
  * a start on the same state directory, as an orchestrator rolls a deployment.
  *
+ * <p>The traffic holds retries and resends ({@link Traffic#withRetriesAndResends}): after every
+ * seventh event a gateway's retry of it, a capture of its own as the capture proxy writes one (its
+ * own request and capture id, the client's id beside them), and now and then an exact resend of an
+ * event sent thirty events (a phase) earlier, which a task that has moved since may have stored.
+ * Builds before capture ids dedup by request id alone, and the capture proxy's request id is its
+ * capture id, so every member of the group stores each capture once and drops each resend.
+ *
  * <p>After every phase the group is awaited stable with the expected owners, and further traffic
- * until the deltas topic holds a delta for each event sent; at the end: every instance stopped only
- * by the test (SIGTERM's exit status), no stream thread failed in any (their logs), no dead letter,
- * exactly one committed delta per raw event, and every turn rebuilt byte for byte ({@link Ledger},
- * which prints the scenario's line).
+ * until the deltas topic holds a delta for each capture sent; at the end: every instance stopped
+ * only by the test (SIGTERM's exit status), no stream thread failed in any (their logs), no dead
+ * letter, exactly one committed delta per capture (none for a resend), and every turn rebuilt byte
+ * for byte ({@link Ledger}, which prints the scenario's line).
  */
 @ExtendWith(KafkaExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -158,7 +164,7 @@ class RollingUpgradeIT {
     private final String prefix;
     private final String applicationId;
     private final AppGroup broker;
-    private final List<Event> events;
+    private final Traffic.WithRepeats planned;
     private final Map<String, ChildProcess> running = new LinkedHashMap<>();
     private final List<ChildProcess> started = new ArrayList<>();
     private final long startNanos = System.nanoTime();
@@ -171,7 +177,7 @@ class RollingUpgradeIT {
       this.kafka = kafka;
       this.prefix = prefix;
       this.applicationId = applicationId;
-      this.events = traffic.interleaved();
+      this.planned = Traffic.withRetriesAndResends(traffic.interleaved(), 7, EVENTS_PER_PHASE);
       Pipeline.createTopics(kafka, settings("a"));
       this.broker = new AppGroup(kafka, applicationId, prefix + "session.deltas");
     }
@@ -243,7 +249,8 @@ class RollingUpgradeIT {
           STATE_PARTITIONS,
           List.copyOf(running.values()));
       if (traffic == null) {
-        traffic = new SteadyTraffic(kafka, prefix + "requests.raw", events, SEND_INTERVAL);
+        traffic =
+            new SteadyTraffic(kafka, prefix + "requests.raw", planned.events(), SEND_INTERVAL);
       }
       int target = traffic.sent() + EVENTS_PER_PHASE;
       await()
@@ -254,7 +261,7 @@ class RollingUpgradeIT {
       assertThat(traffic.sent())
           .as("events sent by the end of phase '%s' (the traffic ran out: send more)", name)
           .isGreaterThanOrEqualTo(target);
-      broker.awaitCommittedDeltas(target, List.copyOf(running.values()));
+      broker.awaitCommittedDeltas(planned.distinct(target), List.copyOf(running.values()));
       long now = System.nanoTime();
       System.err.printf(
           "%s %-55s %5.1f s, %4d events sent%n",
@@ -264,18 +271,32 @@ class RollingUpgradeIT {
 
     void assertEveryTurnStoredOnceAndNothingFailed(String scenario) throws Exception {
       int sent = traffic.stop();
+      int distinct = planned.distinct(sent);
       for (String instance : List.copyOf(running.keySet())) {
         stop(instance);
       }
-      Ledger ledger = Ledger.take(scenario, kafka, prefix, sent, Duration.ofMinutes(2)).print();
+      Ledger ledger = Ledger.take(scenario, kafka, prefix, distinct, Duration.ofMinutes(2)).print();
       List<ConsumerRecord<String, byte[]>> deltas =
           Topics.readAtLeast(
-              kafka.bootstrapServers(), prefix + "session.deltas", sent, Duration.ofMinutes(1));
+              kafka.bootstrapServers(), prefix + "session.deltas", distinct, Duration.ofMinutes(1));
+      long retries =
+          planned.events().subList(0, sent).stream()
+              .filter(e -> e.requestId().endsWith("~retry"))
+              .count();
       System.err.printf(
-          "%s: %d instances started, %.0f s in all%n",
-          scenario, started.size(), (System.nanoTime() - startNanos) / 1e9);
-      ledger.assertLossless(sent);
-      assertThat(deltas).as("committed delta records, rewrites of a key included").hasSize(sent);
+          "%s: %d instances started, %d events sent (%d retries, %d resends), %.0f s in all%n",
+          scenario,
+          started.size(),
+          sent,
+          retries,
+          sent - distinct,
+          (System.nanoTime() - startNanos) / 1e9);
+      ledger.assertLossless(distinct);
+      assertThat(sent - distinct).as("resends sent").isPositive();
+      assertThat(retries).as("retries sent").isPositive();
+      assertThat(deltas)
+          .as("committed delta records, rewrites of a key included")
+          .hasSize(distinct);
       assertThat(ledger.deadLetters).as("dead letters by reason").isEmpty();
       for (ChildProcess app : started) {
         assertThat(threadFailures(app)).as("thread failures in %s", app.logFile()).isEmpty();

@@ -284,6 +284,78 @@ final class Traffic {
         identity.sessionKey(), identity.requestId(), identity.ts() + 1, SERDE.toBytes(reused));
   }
 
+  /**
+   * Events to send, some of them exact resends of earlier ones.
+   *
+   * @param resends the positions in {@code events} that repeat an earlier event byte for byte
+   */
+  record WithRepeats(List<Event> events, Set<Integer> resends) {
+    /** The distinct captures among the first {@code sent} events. */
+    int distinct(int sent) {
+      return sent - (int) resends.stream().filter(i -> i < sent).count();
+    }
+  }
+
+  /**
+   * {@code events} with, after every {@code every}th one, a gateway's retry of it as the capture
+   * proxy records one (a capture of its own: {@code request_id} and {@code capture_id} its own, the
+   * first attempt's id as {@code client_request_id}, the same body, captured half a second later),
+   * and after every {@code every}th one from {@code back} on, shifted by half of {@code every}, an
+   * exact resend of the event {@code back} places earlier (a spill resend of a send that had
+   * landed).
+   */
+  static WithRepeats withRetriesAndResends(List<Event> events, int every, int back) {
+    List<Event> out = new ArrayList<>();
+    Set<Integer> resends = new HashSet<>();
+    for (int i = 0; i < events.size(); i++) {
+      Event e = events.get(i);
+      out.add(e);
+      if (i % every == every - 1) {
+        out.add(retryOf(e));
+      }
+      if (i >= back && i % every == every / 2) {
+        resends.add(out.size());
+        out.add(out.get(out.size() - 1 - back));
+      }
+    }
+    return new WithRepeats(List.copyOf(out), Set.copyOf(resends));
+  }
+
+  /**
+   * A retry of {@code first} as the capture proxy writes it (see {@link #withRetriesAndResends}).
+   */
+  static Event retryOf(Event first) {
+    RawRequestEvent e = SERDE.fromBytes(first.value());
+    String captureId = e.requestId() + "~retry";
+    long ts = e.ts() + 500;
+    RawRequestEvent retry =
+        new RawRequestEvent(
+            e.schemaVersion(),
+            captureId,
+            ts,
+            e.sessionKey(),
+            e.sessionKeySource(),
+            e.clientAddr(),
+            e.userAgent(),
+            e.headers(),
+            e.method(),
+            e.path(),
+            e.model(),
+            e.body(),
+            e.bodyEncoding(),
+            e.bodyLen(),
+            e.bodySha256(),
+            e.truncated(),
+            e.originalBodyLen(),
+            e.response(),
+            null,
+            null,
+            e.upstream(),
+            captureId,
+            e.requestId());
+    return new Event(first.sessionKey(), captureId, ts, SERDE.toBytes(retry));
+  }
+
   /** A producer of raw events that refreshes its metadata every second (sees new partitions). */
   static KafkaProducer<String, byte[]> producer(KafkaCluster kafka) {
     Map<String, Object> config = new HashMap<>(kafka.clientConfig());

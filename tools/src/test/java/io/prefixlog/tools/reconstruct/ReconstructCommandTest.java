@@ -133,6 +133,7 @@ class ReconstructCommandTest {
                 null,
                 turn,
                 turn == null ? RawRequestEvent.SAMPLED_OUT : null,
+                null,
                 null));
   }
 
