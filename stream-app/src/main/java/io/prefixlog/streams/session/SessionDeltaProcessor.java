@@ -17,11 +17,14 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.RequestMetadata;
+import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.errors.DeadLetters;
+import io.prefixlog.streams.errors.PartialWriteException;
 import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -129,10 +132,11 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       return;
     }
 
+    // Everything the turn writes is computed first: a failure up to here is the input's (a dead
+    // letter, and the session is as it was); from the first write on, the task fails instead.
     SessionState stored = storedState(session);
-    SessionState state = loadState(session, stored, request, record);
-    boolean wasLive = !state.bases().isEmpty();
-    String chain = state.chain();
+    Loaded loaded = loadState(stored, request, record);
+    SessionState state = loaded.state();
     EncodedTurn turn =
         encoder.encode(
             state,
@@ -141,21 +145,12 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
             request.utf8(),
             bases.bodiesOf(session, state),
             record.timestamp());
-
-    SessionState next =
-        bases.apply(session, state, turn, request.body(), request.event().bodySha256());
-    states.put(session, SessionStateCodec.encode(next));
-    idle.moved(session, stored, next);
-    boolean isLive = !next.bases().isEmpty();
-    if (isLive != wasLive) {
-      adjustLive(isLive ? 1 : -1);
-    }
-    String turnKey = DeltaRecord.key(session, chain, turn.seq());
-    requestIds.put(
-        requestIdKey,
-        new SeenRequest(request.event().bodySha256(), turnKey).toBytes(session),
-        record.timestamp());
-
+    BaseStore.Write baseWrite =
+        bases.prepare(session, state, turn, request.body(), request.event().bodySha256());
+    SessionState next = baseWrite.next();
+    byte[] nextState = SessionStateCodec.encode(next);
+    String turnKey = DeltaRecord.key(session, state.chain(), turn.seq());
+    byte[] seenBytes = new SeenRequest(request.event().bodySha256(), turnKey).toBytes(session);
     // Serialised here, once, so the byte count is exact and the sink does not serialise again.
     byte[] delta = deltaSerde.toBytes(DeltaRecords.of(request, turn));
     if (delta.length > maxRecordBytes) {
@@ -164,17 +159,60 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       turn = turn.asKeyframe(EncodedTurn.KeyframeReason.RECORD_SIZE);
       delta = deltaSerde.toBytes(DeltaRecords.of(request, turn));
     }
-    context.forward(
-        new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
-    context.forward(
-        new Record<Object, Object>(
-            turnKey, RequestMetadata.of(request.event(), turnKey), record.timestamp()),
-        wiring.metadataSink());
-    if (wiring.lookupChild() != null) {
+    RequestMetadata metadata = RequestMetadata.of(request.event(), turnKey);
+
+    try {
+      if (loaded.forget() != null) {
+        bases.forget(session, loaded.forget());
+      }
+      bases.write(baseWrite);
+      states.put(session, nextState);
+      idle.moved(session, stored, next);
+      requestIds.put(requestIdKey, seenBytes, record.timestamp());
       context.forward(
-          new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
+          new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
+      context.forward(
+          new Record<Object, Object>(turnKey, metadata, record.timestamp()), wiring.metadataSink());
+      if (wiring.lookupChild() != null) {
+        context.forward(
+            new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
+      }
+    } catch (StreamsException e) {
+      throw e; // already fails the task (or migrates it)
+    } catch (RuntimeException e) {
+      throw partialWrite("turn " + turnKey, record, e);
     }
+    if (loaded.chainCause() != null) {
+      wiring.metrics().chainStarted(loaded.chainCause());
+    }
+    if (loaded.evicted()) {
+      wiring.metrics().sessionsEvicted().increment();
+    }
+    adjustLive(live(next) - live(stored));
     wiring.metrics().recordTurn(turn, request.body().length, delta.length, request.event().ts());
+  }
+
+  private static int live(SessionState state) {
+    return state == null || state.bases().isEmpty() ? 0 : 1;
+  }
+
+  /**
+   * Logs a failure after the first write of an input's outcome and makes it fail the task (see
+   * {@link PartialWriteException}).
+   */
+  private PartialWriteException partialWrite(
+      String what, Record<String, byte[]> record, RuntimeException cause) {
+    SourcePosition origin = record == null ? null : SourcePosition.of(context, record);
+    LOGGER
+        .atError()
+        .setMessage("failed after its first write; failing the task so that its writes abort")
+        .addKeyValue("work", what)
+        .addKeyValue("topic", origin == null ? null : origin.topic())
+        .addKeyValue("partition", origin == null ? null : origin.partition())
+        .addKeyValue("offset", origin == null ? null : origin.offset())
+        .addKeyValue("error", cause.getClass().getName())
+        .log();
+    return new PartialWriteException(what, cause);
   }
 
   /**
@@ -210,27 +248,35 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     }
     String session = outcome.order().sessionKey();
     SessionState before = storedState(session);
-    SessionErasure.Result result = erasure.erase(outcome.order(), record.timestamp());
-    bases.erased(session);
-    if (before != null && storedState(session) == null) {
-      idle.moved(session, before, null);
+    SessionErasure.Result result;
+    try {
+      result = erasure.erase(outcome.order(), record.timestamp());
+      bases.erased(session);
+      if (before != null && storedState(session) == null) {
+        idle.moved(session, before, null);
+      }
+      for (String turnKey : result.tombstoneKeys()) {
+        context.forward(
+            new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.deltaSink());
+        context.forward(
+            new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.metadataSink());
+        if (wiring.lookupChild() != null) {
+          context.forward(
+              new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.lookupChild());
+        }
+      }
+      context.forward(
+          new Record<Object, Object>(result.ack().eraseId(), result.ack(), record.timestamp()),
+          wiring.erasureSink());
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw partialWrite("erase order " + outcome.order().eraseId(), record, e);
     }
     if (result.wasLive()) {
       adjustLive(-1);
     }
-    for (String turnKey : result.tombstoneKeys()) {
-      context.forward(
-          new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.deltaSink());
-      context.forward(
-          new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.metadataSink());
-      if (wiring.lookupChild() != null) {
-        context.forward(
-            new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.lookupChild());
-      }
-    }
     ErasureAck ack = result.ack();
-    context.forward(
-        new Record<Object, Object>(ack.eraseId(), ack, record.timestamp()), wiring.erasureSink());
     wiring.metrics().erasure(ack.outcome());
     LOGGER
         .atInfo()
@@ -289,50 +335,54 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
                 + " with another body within the dedup window"));
   }
 
-  /**
-   * The session's state as of {@code now}: a new chain when it has none (or one from before chains
-   * existed), without its bases when it has been idle past the TTL, and a new chain when it has
-   * been idle past the seq retention. Checked here as well as in the punctuator, so that the
-   * outcome does not depend on when the punctuator last ran.
-   */
+  /** The session's stored state, or null. */
   private SessionState storedState(String session) {
     byte[] stored = states.get(session);
     return stored == null ? null : SessionStateCodec.decode(stored);
   }
 
-  /** The state the request is encoded against: the stored one, or a new chain, or dormant. */
-  private SessionState loadState(
-      String session,
-      SessionState stored,
-      ValidatedRequest request,
-      Record<String, byte[]> record) {
+  /**
+   * The state a request is encoded against.
+   *
+   * @param state the stored state, or a new chain, or the stored state without its bases
+   * @param forget the stored state whose bases the turn deletes (a new chain, an eviction), or null
+   * @param chainCause why a chain starts ({@link StreamAppMetrics#chainStarted}), or null
+   * @param evicted whether the session was idle past the TTL with bases
+   */
+  private record Loaded(
+      SessionState state, SessionState forget, String chainCause, boolean evicted) {}
+
+  /**
+   * The state the request is encoded against, as of its record time: a new chain when the session
+   * has none (or one from before chains existed), without its bases when it has been idle past the
+   * TTL, and a new chain when it has been idle past the seq retention. Checked here as well as in
+   * the punctuator, so that the outcome does not depend on when the punctuator last ran. Writes
+   * nothing: the caller deletes the bases of {@link Loaded#forget}.
+   */
+  private Loaded loadState(
+      SessionState stored, ValidatedRequest request, Record<String, byte[]> record) {
     long now = record.timestamp();
-    SessionState state = stored;
     String cause = null;
-    if (state == null) {
+    if (stored == null) {
       cause = "new";
-    } else if (state.isLegacy()) {
+    } else if (stored.isLegacy()) {
       cause = "legacy_state";
-    } else if (now - state.lastSeenMs() > retentionMs) {
+    } else if (now - stored.lastSeenMs() > retentionMs) {
       cause = "idle";
     }
     if (cause != null) {
-      if (state != null) {
-        forgetBases(session, state);
-      }
-      wiring.metrics().chainStarted(cause);
-      return SessionState.newChain(
-          ChainIds.of(
-              request.event().requestId(),
-              request.event().ts(),
-              SourcePosition.of(context, record).toString()));
+      SessionState chain =
+          SessionState.newChain(
+              ChainIds.of(
+                  request.event().requestId(),
+                  request.event().ts(),
+                  SourcePosition.of(context, record).toString()));
+      return new Loaded(chain, stored, cause, false);
     }
-    if (now - state.lastSeenMs() > ttlMs && !state.bases().isEmpty()) {
-      forgetBases(session, state);
-      wiring.metrics().sessionsEvicted().increment();
-      return state.dormant();
+    if (now - stored.lastSeenMs() > ttlMs && !stored.bases().isEmpty()) {
+      return new Loaded(stored.dormant(), stored, null, true);
     }
-    return state;
+    return new Loaded(stored, null, null, false);
   }
 
   private void forgetBases(String session, SessionState state) {
@@ -347,6 +397,16 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
    * retention, taking from {@link IdleIndex} only the sessions that are due.
    */
   private void evictIdleSessions(long streamTime) {
+    try {
+      evictIdleSessionsBefore(streamTime);
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw partialWrite("idle eviction at stream time " + streamTime, null, e);
+    }
+  }
+
+  private void evictIdleSessionsBefore(long streamTime) {
     int forgotten = 0;
     int evicted = 0;
     List<IdleIndex.Due> due = idle.dueBefore(streamTime);
