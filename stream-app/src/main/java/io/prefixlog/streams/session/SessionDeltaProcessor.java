@@ -55,6 +55,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SessionDeltaProcessor implements Processor<String, byte[], Object, Object> {
   private static final Logger LOGGER = LoggerFactory.getLogger(SessionDeltaProcessor.class);
+  private static final String INDEXING = "idle_index";
 
   private final SessionDeltaSupplier.Wiring wiring;
   private final TurnEncoder encoder;
@@ -66,6 +67,9 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private final long retentionMs;
   private final long dedupWindowMs;
   private final long maxRecordBytes;
+  private final int bulkBatch;
+  private long indexingSince;
+  private long indexedSessions;
 
   private ProcessorContext<Object, Object> context;
   private KeyValueStore<String, byte[]> states;
@@ -83,6 +87,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.retentionMs = wiring.config().sessionSeqRetention().toMillis();
     this.dedupWindowMs = wiring.config().dedupWindow().toMillis();
     this.maxRecordBytes = RecordLimits.maxRecordBytes(wiring.config().maxBodyBytes());
+    this.bulkBatch = wiring.config().bulkBatch();
   }
 
   @Override
@@ -100,10 +105,61 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
     this.erasure = new SessionErasure(states, baseRecords, requestIds);
     this.idle = new IdleIndex(context.getStateStore(SessionStores.IDLE_INDEX), ttlMs, retentionMs);
-    liveSessions = idle.rebuild(states);
-    wiring.metrics().liveSessions().add(liveSessions);
+    idle.startIndexing();
+    indexingSince = System.nanoTime();
+    wiring.metrics().bulkPending(INDEXING).increment();
+    LOGGER
+        .atInfo()
+        .setMessage("indexing the task's sessions for idle eviction, in steps")
+        .addKeyValue("task", context.taskId())
+        .addKeyValue("batch", bulkBatch)
+        .log();
     Duration interval = wiring.config().evictionInterval();
     context.schedule(interval, PunctuationType.STREAM_TIME, this::evictIdleSessions);
+    context.schedule(
+        wiring.config().bulkInterval(), PunctuationType.WALL_CLOCK_TIME, wallClock -> bulk());
+    bulk();
+  }
+
+  /**
+   * A step of the work too large for one transaction ({@code PREFIXLOG_BULK_BATCH} keys at most):
+   * indexing the sessions of a task that just started.
+   */
+  private void bulk() {
+    try {
+      int budget = bulkBatch;
+      if (idle.indexing()) {
+        budget -= indexStep(budget);
+      }
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw partialWrite("bulk step", null, e);
+    }
+  }
+
+  /**
+   * @return the states indexed
+   */
+  private int indexStep(int budget) {
+    IdleIndex.Step step = idle.indexStep(states, budget);
+    indexedSessions += step.indexed();
+    // The sessions of this step joined the live count as they are now; process() kept it for
+    // the sessions indexed before.
+    adjustLive(step.live());
+    wiring.metrics().bulkKeys(INDEXING, step.indexed());
+    if (step.done()) {
+      wiring.metrics().bulkPending(INDEXING).decrement();
+      LOGGER
+          .atInfo()
+          .setMessage("the task's sessions are indexed for idle eviction")
+          .addKeyValue("task", context.taskId())
+          .addKeyValue("sessions", indexedSessions)
+          .addKeyValue("live", liveSessions)
+          .addKeyValue("ms", (System.nanoTime() - indexingSince) / 1_000_000)
+          .log();
+    }
+    return step.indexed();
   }
 
   @Override
@@ -188,7 +244,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     if (loaded.evicted()) {
       wiring.metrics().sessionsEvicted().increment();
     }
-    adjustLive(live(next) - live(stored));
+    adjustLive(session, live(next) - live(stored));
     wiring.metrics().recordTurn(turn, request.body().length, delta.length, request.event().ts());
   }
 
@@ -274,7 +330,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       throw partialWrite("erase order " + outcome.order().eraseId(), record, e);
     }
     if (result.wasLive()) {
-      adjustLive(-1);
+      adjustLive(session, -1);
     }
     ErasureAck ack = result.ack();
     wiring.metrics().erasure(ack.outcome());
@@ -388,7 +444,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private void forgetBases(String session, SessionState state) {
     bases.forget(session, state);
     if (!state.bases().isEmpty()) {
-      adjustLive(-1);
+      adjustLive(session, -1);
     }
   }
 
@@ -442,6 +498,16 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     }
   }
 
+  /**
+   * A change of the live count by one session's turn, eviction or erasure; a session the task has
+   * not indexed yet is counted when it is ({@link #indexStep}).
+   */
+  private void adjustLive(String session, int change) {
+    if (change != 0 && idle.indexed(session)) {
+      adjustLive(change);
+    }
+  }
+
   private void adjustLive(int change) {
     liveSessions += change;
     wiring.metrics().liveSessions().add(change);
@@ -452,5 +518,8 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     // The task moves elsewhere (or the app stops): its sessions are no longer live here.
     wiring.metrics().liveSessions().add(-liveSessions);
     liveSessions = 0;
+    if (idle != null && idle.indexing()) {
+      wiring.metrics().bulkPending(INDEXING).decrement();
+    }
   }
 }
