@@ -12,6 +12,7 @@ import io.prefixlog.core.request.Rejection;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.control.ControlHeaders;
+import io.prefixlog.schemas.control.EraseRequest;
 import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
@@ -24,6 +25,8 @@ import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -56,6 +59,9 @@ import org.slf4j.LoggerFactory;
 final class SessionDeltaProcessor implements Processor<String, byte[], Object, Object> {
   private static final Logger LOGGER = LoggerFactory.getLogger(SessionDeltaProcessor.class);
   private static final String INDEXING = "idle_index";
+  private static final String ERASURE = "erasure";
+  private static final String ERASURE_TURNS = "erasure_turns";
+  private static final String ERASURE_REQUEST_IDS = "erasure_request_ids";
 
   private final SessionDeltaSupplier.Wiring wiring;
   private final TurnEncoder encoder;
@@ -76,6 +82,10 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private BaseStore bases;
   private WindowStore<String, byte[]> requestIds;
   private SessionErasure erasure;
+
+  /** The erasures under way in this task, by job key (a copy of what the bases store holds). */
+  private final TreeMap<String, ErasureJob> jobs = new TreeMap<>();
+
   private long liveSessions;
 
   SessionDeltaProcessor(SessionDeltaSupplier.Wiring wiring) {
@@ -104,6 +114,10 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
             wiring.metrics().baseRebuildFailures());
     this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
     this.erasure = new SessionErasure(states, baseRecords, requestIds);
+    for (ErasureJob job : erasure.pending()) {
+      jobs.put(job.key(), job);
+    }
+    wiring.metrics().bulkPending(ERASURE).add(jobs.size());
     this.idle = new IdleIndex(context.getStateStore(SessionStores.IDLE_INDEX), ttlMs, retentionMs);
     idle.startIndexing();
     indexingSince = System.nanoTime();
@@ -123,13 +137,30 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
 
   /**
    * A step of the work too large for one transaction ({@code PREFIXLOG_BULK_BATCH} keys at most):
-   * indexing the sessions of a task that just started.
+   * indexing the sessions of a task that just started, then the erasures under way.
    */
   private void bulk() {
     try {
       int budget = bulkBatch;
       if (idle.indexing()) {
         budget -= indexStep(budget);
+      }
+      for (ErasureJob job : List.copyOf(jobs.values())) {
+        if (budget <= 0) {
+          break;
+        }
+        budget -= erasureStep(job, budget);
+        if (job.done()) {
+          erasure.remove(job);
+          context.forward(
+              new Record<Object, Object>(job.eraseId, job.ack(), job.orderTs),
+              wiring.erasureSink());
+          jobs.remove(job.key());
+          wiring.metrics().bulkPending(ERASURE).decrement();
+          obeyed(job.ack(), true);
+        } else {
+          erasure.save(job);
+        }
       }
     } catch (StreamsException e) {
       throw e;
@@ -292,9 +323,11 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   }
 
   /**
-   * An erase order for this session (see {@link SessionErasure}): the current chain's delta,
-   * metadata and lookup keys are tombstoned and the acknowledgement written, all in this task's
-   * transaction. The session's next turn finds no state and starts a new chain.
+   * An erase order for this session (see {@link SessionErasure}): the state and the bases go at
+   * once, so the session's next turn starts a new chain; the current chain's delta, metadata and
+   * lookup keys are tombstoned and its dedup entries deleted, up to {@code PREFIXLOG_BULK_BATCH} of
+   * them in this transaction and the rest by the bulk punctuator, from a cursor kept in the store;
+   * the acknowledgement is written when all of it is done.
    */
   private void obeyErase(Record<String, byte[]> record, String key, byte[] keyBytes) {
     EraseOrders.Outcome outcome = EraseOrders.session(key, record.value());
@@ -302,37 +335,96 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       deadLetters.send(context, record, keyBytes, outcome.rejected());
       return;
     }
-    String session = outcome.order().sessionKey();
+    EraseRequest order = outcome.order();
+    String session = order.sessionKey();
     SessionState before = storedState(session);
-    SessionErasure.Result result;
+    if (jobs.containsKey(ErasureJob.key(session, order.eraseId()))) {
+      // The same order again (a resend): the job under way does what it asks.
+      LOGGER
+          .atInfo()
+          .setMessage("session erase order already under way")
+          .addKeyValue("eraseId", order.eraseId())
+          .addKeyValue("sessionKey", session)
+          .log();
+      return;
+    }
+    SessionErasure.Start start;
     try {
-      result = erasure.erase(outcome.order(), record.timestamp());
-      bases.erased(session);
-      if (before != null && storedState(session) == null) {
-        idle.moved(session, before, null);
-      }
-      for (String turnKey : result.tombstoneKeys()) {
+      start = erasure.start(order, before, record.timestamp());
+      if (start.kept() != null) {
         context.forward(
-            new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.deltaSink());
-        context.forward(
-            new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.metadataSink());
-        if (wiring.lookupChild() != null) {
+            new Record<Object, Object>(order.eraseId(), start.kept(), record.timestamp()),
+            wiring.erasureSink());
+      } else {
+        bases.erased(session);
+        if (before != null) {
+          idle.moved(session, before, null);
+        }
+        ErasureJob job = start.job();
+        erasureStep(job, bulkBatch);
+        if (job.done()) {
           context.forward(
-              new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.lookupChild());
+              new Record<Object, Object>(job.eraseId, job.ack(), job.orderTs),
+              wiring.erasureSink());
+        } else {
+          erasure.save(job);
         }
       }
-      context.forward(
-          new Record<Object, Object>(result.ack().eraseId(), result.ack(), record.timestamp()),
-          wiring.erasureSink());
     } catch (StreamsException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw partialWrite("erase order " + outcome.order().eraseId(), record, e);
+      throw partialWrite("erase order " + order.eraseId(), record, e);
     }
-    if (result.wasLive()) {
+    if (start.wasLive()) {
       adjustLive(session, -1);
     }
-    ErasureAck ack = result.ack();
+    if (start.kept() != null) {
+      obeyed(start.kept(), false);
+    } else if (start.job().done()) {
+      obeyed(start.job().ack(), false);
+    } else {
+      ErasureJob job = start.job();
+      jobs.put(job.key(), job);
+      wiring.metrics().bulkPending(ERASURE).increment();
+      LOGGER
+          .atInfo()
+          .setMessage("session erase order taken in steps")
+          .addKeyValue("eraseId", job.eraseId)
+          .addKeyValue("sessionKey", session)
+          .addKeyValue("chain", job.chain)
+          .addKeyValue("turns", job.lastSeq)
+          .addKeyValue("tombstoned", job.nextSeq - 1)
+          .addKeyValue("basesRemoved", job.basesRemoved)
+          .addKeyValue("batch", bulkBatch)
+          .log();
+    }
+  }
+
+  /**
+   * Up to {@code budget} keys of an erasure: tombstones forwarded, dedup entries deleted.
+   *
+   * @return the keys done
+   */
+  private int erasureStep(ErasureJob job, int budget) {
+    long tombstonedBefore = job.nextSeq;
+    long idsBefore = job.requestIdsRemoved;
+    int done = erasure.step(job, budget, this::tombstone);
+    wiring.metrics().bulkKeys(ERASURE_TURNS, job.nextSeq - tombstonedBefore);
+    wiring.metrics().bulkKeys(ERASURE_REQUEST_IDS, job.requestIdsRemoved - idsBefore);
+    return done;
+  }
+
+  /** An erased turn: its delta, metadata and lookup keys get tombstones. */
+  private void tombstone(String turnKey, long timestamp) {
+    context.forward(new Record<Object, Object>(turnKey, null, timestamp), wiring.deltaSink());
+    context.forward(new Record<Object, Object>(turnKey, null, timestamp), wiring.metadataSink());
+    if (wiring.lookupChild() != null) {
+      context.forward(new Record<Object, Object>(turnKey, null, timestamp), wiring.lookupChild());
+    }
+  }
+
+  /** Counts and logs an acknowledged order, done at once or in bulk steps. */
+  private void obeyed(ErasureAck ack, boolean inSteps) {
     wiring.metrics().erasure(ack.outcome());
     LOGGER
         .atInfo()
@@ -345,16 +437,41 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
         .addKeyValue("basesRemoved", ack.basesRemoved())
         .addKeyValue("requestIdsRemoved", ack.requestIdsRemoved())
         .addKeyValue("stateCompacted", ack.stateCompacted())
+        .addKeyValue("inSteps", inSteps)
         .log();
   }
 
-  /** The request id's first arrival within the dedup window around {@code timestamp}, or null. */
+  /** Whether an erasure of {@code session}'s chain {@code chain} is under way in this task. */
+  private boolean erasing(String session, String chain) {
+    String prefix = ErasureJob.key(session, "");
+    for (ErasureJob job : jobs.tailMap(prefix).values()) {
+      if (!job.key().startsWith(prefix)) {
+        return false;
+      }
+      if (Objects.equals(job.chain, chain)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The request id's first arrival within the dedup window around {@code timestamp}, or null. An
+   * arrival in a chain being erased does not count: that chain is gone for the session, whose
+   * request is a turn of its new chain, as it is once the erasure has deleted the entry.
+   */
   private SeenRequest seenWithinWindow(String requestIdKey, String session, long timestamp) {
     long from = Math.max(0, timestamp - dedupWindowMs);
     long to =
         timestamp > Long.MAX_VALUE - dedupWindowMs ? Long.MAX_VALUE : timestamp + dedupWindowMs;
     try (WindowStoreIterator<byte[]> found = requestIds.fetch(requestIdKey, from, to)) {
-      return found.hasNext() ? SeenRequest.fromBytes(found.next().value, session) : null;
+      while (found.hasNext()) {
+        SeenRequest seen = SeenRequest.fromBytes(found.next().value, session);
+        if (jobs.isEmpty() || !erasing(session, SessionErasure.chainOf(session, seen.turnKey()))) {
+          return seen;
+        }
+      }
+      return null;
     }
   }
 
@@ -521,5 +638,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     if (idle != null && idle.indexing()) {
       wiring.metrics().bulkPending(INDEXING).decrement();
     }
+    wiring.metrics().bulkPending(ERASURE).add(-jobs.size());
+    jobs.clear();
   }
 }

@@ -13,6 +13,12 @@ public enum WireFormat {
   SESSION_STATE,
   /** {@code session-bases} store values ({@code BaseRecordCodec}). */
   SESSION_BASE,
+  /**
+   * {@code session-bases} values under {@code ~erasure/} keys: an erase order under way ({@code
+   * ErasureJob}). Read only by builds that write it: a build from before it never reads those keys
+   * (no session's prefix holds them), so it is in every generation at the version it began with.
+   */
+  ERASURE_JOB,
   /** {@code session-request-ids} store values ({@code SeenRequest}). */
   SEEN_REQUEST,
   /** {@code kv-block-index} store values ({@code BlockState}). */
