@@ -23,6 +23,12 @@ public enum WireFormat {
   SEEN_REQUEST,
   /** {@code kv-block-index} store values ({@code BlockState}). */
   KV_BLOCK_STATE,
+  /**
+   * {@code kv-block-index} values under {@code ~kv-clear/} keys: a clear whose blocks are still
+   * being deleted ({@code ClearJob}; its marks under {@code <source>/~new/} are empty). Like {@link
+   * #ERASURE_JOB}, read only by builds that write it.
+   */
+  KV_CLEAR_JOB,
   /** {@code kv-source-stats} store values ({@code SourceStatsState}). */
   KV_SOURCE_STATS_STATE,
   /**
