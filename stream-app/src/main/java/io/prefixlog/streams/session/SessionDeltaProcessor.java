@@ -132,7 +132,9 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     context.schedule(interval, PunctuationType.STREAM_TIME, this::evictIdleSessions);
     context.schedule(
         wiring.config().bulkInterval(), PunctuationType.WALL_CLOCK_TIME, wallClock -> bulk());
-    bulk();
+    // A first step of indexing at once (a small task is then done with it), but erasures wait for
+    // the punctuation: their steps forward tombstones, which a processor cannot do in init.
+    indexStep(bulkBatch);
   }
 
   /**
