@@ -174,6 +174,7 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
       applied.flush(record.timestamp());
       if (applied.job != null && applied.job != pending) {
         // Cleared by this record: the first step now, the rest in the bulk punctuations.
+        clearing.begin(applied.job);
         if (pending == null) {
           wiring.app().bulkPending(KV_CLEAR).increment();
         }
@@ -409,7 +410,7 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
         }
         touch.marked = false; // a mark of the clear before, which the new one ignores
       }
-      job = clearing.clear(source, ts);
+      job = clearing.clear(job, source, ts);
       residentBlocks = 0;
       residentTokens = 0;
       residentReset = true;

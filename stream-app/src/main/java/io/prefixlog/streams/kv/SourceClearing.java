@@ -57,12 +57,21 @@ final class SourceClearing {
     return List.copyOf(jobs.values());
   }
 
-  /** A clear of the source: a job from its first block, after any under way. */
-  ClearJob clear(String source, long timestamp) {
-    ClearJob previous = jobs.get(source);
-    ClearJob job = new ClearJob(source, previous == null ? 1 : previous.epoch + 1, timestamp);
-    jobs.put(source, job);
-    return job;
+  /**
+   * A clear of the source: a job from its first block, after any under way. Not under way itself
+   * until {@link #begin}, which the batch calls once it writes: a batch that fails before that is a
+   * dead letter and must leave no clear behind.
+   *
+   * @param current the job the batch knows for the source (one it began itself, or the one under
+   *     way), or null
+   */
+  ClearJob clear(ClearJob current, String source, long timestamp) {
+    return new ClearJob(source, current == null ? 1 : current.epoch + 1, timestamp);
+  }
+
+  /** A clear's job is under way from now on (it replaces the source's job before it). */
+  void begin(ClearJob job) {
+    jobs.put(job.source, job);
   }
 
   /**
