@@ -184,6 +184,24 @@ public final class StreamAppConfig {
                   + " the bases of the sessions of its partition idle longer than the TTL less"
                   + " this. The instance's own clock must be right (NTP): one behind by more than"
                   + " this holds every record to it");
+  public static final ConfigKey<Integer> BULK_BATCH =
+      ConfigKey.of("PREFIXLOG_BULK_BATCH", ConfigTypes.integer(1, 1_000_000))
+          .defaultValue(2000)
+          .doc(
+              "work too large for one transaction is done in steps of at most this many keys per"
+                  + " task, one step every `PREFIXLOG_BULK_INTERVAL`, each committed on its own:"
+                  + " an erasure's tombstones and dedup entries (a chain of any length), the"
+                  + " blocks of a cleared KV source, the session states a starting task indexes"
+                  + " for idle eviction. An erasure of up to this many turns, a clear of up to this"
+                  + " many blocks, is done at once. Progress: `prefixlog_bulk_keys_total` and"
+                  + " `prefixlog_bulk_pending`, and a log line when each job starts and ends");
+
+  public static final ConfigKey<Duration> BULK_INTERVAL =
+      ConfigKey.of("PREFIXLOG_BULK_INTERVAL", ConfigTypes.positiveDuration())
+          .defaultValue(Duration.ofMillis(100))
+          .doc(
+              "how often a task takes a step of that work, wall clock; at the commit interval"
+                  + " (exactly-once's 100 ms) a transaction holds about one step");
 
   public static final ConfigKey<Duration> RAW_RETENTION =
       ConfigKey.of("PREFIXLOG_RAW_RETENTION", ConfigTypes.positiveDuration())
@@ -350,6 +368,8 @@ public final class StreamAppConfig {
               DEDUP_WINDOW,
               EVICTION_INTERVAL,
               MAX_CLOCK_SKEW,
+              BULK_BATCH,
+              BULK_INTERVAL,
               RAW_RETENTION,
               OUTPUT_RETENTION,
               MAX_COMPACTION_LAG,
@@ -497,6 +517,14 @@ public final class StreamAppConfig {
 
   public long baseCacheBytes() {
     return values.get(BASE_CACHE_BYTES);
+  }
+
+  public int bulkBatch() {
+    return values.get(BULK_BATCH);
+  }
+
+  public Duration bulkInterval() {
+    return values.get(BULK_INTERVAL);
   }
 
   public Duration evictionInterval() {

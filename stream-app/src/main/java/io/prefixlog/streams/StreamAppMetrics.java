@@ -5,7 +5,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.metrics.Meters;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /** The stream app's metrics, one set per app instance, shared by all its tasks. */
 public final class StreamAppMetrics {
@@ -13,8 +16,7 @@ public final class StreamAppMetrics {
   private final Counter deltas;
   private final Counter bodyBytesIn;
   private final Counter recordBytesOut;
-  private final java.util.concurrent.atomic.LongAdder liveSessions =
-      new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder liveSessions = new LongAdder();
   private final Counter sessionsEvicted;
   private final Counter duplicates;
   private final Counter sampledOut;
@@ -22,6 +24,7 @@ public final class StreamAppMetrics {
   private final Counter rebuildMismatches;
   private final Counter baseRebuildFailures;
   private final Timer captureToDelta;
+  private final Map<String, LongAdder> bulkPending = new ConcurrentHashMap<>();
 
   public StreamAppMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -107,7 +110,7 @@ public final class StreamAppMetrics {
     return registry;
   }
 
-  public java.util.concurrent.atomic.LongAdder liveSessions() {
+  public LongAdder liveSessions() {
     return liveSessions;
   }
 
@@ -144,6 +147,46 @@ public final class StreamAppMetrics {
             "cause",
             cause)
         .increment();
+  }
+
+  /**
+   * Counts {@code keys} done by a step of bulk work (see {@code PREFIXLOG_BULK_BATCH}): {@code
+   * erasure_turns} (turns tombstoned), {@code erasure_request_ids} (dedup entries deleted), {@code
+   * idle_index} (session states indexed by a starting task), {@code kv_clear} (blocks of a cleared
+   * source deleted).
+   */
+  public void bulkKeys(String work, long keys) {
+    Meters.counter(
+            registry,
+            "prefixlog_bulk_keys_total",
+            "Keys done by bulk work taken in steps across commits, by work: erasure_turns,"
+                + " erasure_request_ids, idle_index, kv_clear.",
+            "work",
+            work)
+        .increment(keys);
+  }
+
+  /**
+   * The jobs of bulk work under way on this instance, by work ({@code erasure}, {@code idle_index},
+   * {@code kv_clear}): add 1 when one starts, -1 when it ends or its task leaves.
+   */
+  public LongAdder bulkPending(String work) {
+    return bulkPending.computeIfAbsent(
+        work,
+        w -> {
+          LongAdder pending = new LongAdder();
+          Meters.gauge(
+              registry,
+              "prefixlog_bulk_pending",
+              "Jobs of bulk work under way on this instance, by work: erasure (an erase order"
+                  + " whose tombstones or dedup entries are not all done), idle_index (a starting"
+                  + " task indexing its sessions), kv_clear (a cleared source whose blocks are not"
+                  + " all deleted).",
+              pending::sum,
+              "work",
+              w);
+          return pending;
+        });
   }
 
   /**

@@ -16,9 +16,12 @@ import org.apache.kafka.streams.processor.api.Record;
  * letter) and processing resumes with the next input. Failing would replace the thread, which would
  * meet the same input and throw again, forever.
  *
- * <p>A {@link StreamsException} (a state store or the changelog failing) is infrastructure, not the
- * input's fault: it fails the thread, and the uncaught-exception handler's failure window decides
- * whether to replace it.
+ * <p>A {@link StreamsException} (a state store or the changelog failing, or a {@link
+ * PartialWriteException}: a processor that had begun to write the input's outcome) is not the
+ * input's fault, or cannot be skipped without committing half of its outcome: it fails the thread,
+ * exactly-once aborts the task's transaction, and the uncaught-exception handler's failure window
+ * decides whether to replace the thread. So does a failure of a punctuator, which has no input to
+ * dead-letter (Kafka Streams passes no record then).
  */
 public final class ProcessingErrors implements ProcessingExceptionHandler {
   static final String REASON = "processing_error";
@@ -35,7 +38,7 @@ public final class ProcessingErrors implements ProcessingExceptionHandler {
 
   @Override
   public Response handleError(ErrorHandlerContext context, Record<?, ?> record, Exception e) {
-    if (e instanceof StreamsException) {
+    if (e instanceof StreamsException || record == null) {
       return Response.fail();
     }
     // The detail names the processor and the exception class, never its message: a message may

@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param lifetimesMs first store to last removal, of every hash whose last copy was removed
  * @param storesBySession blocks stored per engine-reported session id
  * @param erasure an erase order for the source instead of a batch (everything else zero), or null
+ * @param residentReset whether the batch cleared the source: nothing was resident before the
+ *     changes above, which count from the (last) clear on
  */
 record BatchSummary(
     String source,
@@ -34,7 +36,8 @@ record BatchSummary(
     long residentTokensChange,
     long[] lifetimesMs,
     Map<String, Long> storesBySession,
-    KvErasure erasure) {
+    KvErasure erasure,
+    boolean residentReset) {
   BatchSummary {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(lifetimesMs, "lifetimesMs");
@@ -44,7 +47,7 @@ record BatchSummary(
   /** An erase order carried out on the source's blocks. */
   static BatchSummary of(String source, long ts, KvErasure erasure) {
     return new BatchSummary(
-        source, -1, ts, ts, null, 0, 0, 0, 0, 0, new long[0], Map.of(), erasure);
+        source, -1, ts, ts, null, 0, 0, 0, 0, 0, new long[0], Map.of(), erasure, false);
   }
 
   /** Whether the source was cleared: its statistics are worth publishing at once. */

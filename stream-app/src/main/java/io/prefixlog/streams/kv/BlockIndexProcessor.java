@@ -7,6 +7,7 @@ import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.KvEvent;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.streams.errors.DeadLetters;
+import io.prefixlog.streams.errors.PartialWriteException;
 import io.prefixlog.streams.errors.SourcePosition;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,11 +20,15 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.StreamsException;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the block index of every source and publishes its changes to the compacted {@code
@@ -46,6 +51,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class BlockIndexProcessor implements Processor<String, byte[], Object, Object> {
   private static final StringSerializer KEYS = new StringSerializer();
+  private static final Logger LOGGER = LoggerFactory.getLogger(BlockIndexProcessor.class);
+  private static final String KV_CLEAR = "kv_clear";
 
   private final BlockIndexSupplier.Wiring wiring;
   private final KvIndexMetrics metrics;
@@ -53,6 +60,7 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
 
   private ProcessorContext<Object, Object> context;
   private KeyValueStore<String, byte[]> store;
+  private SourceClearing clearing;
 
   BlockIndexProcessor(BlockIndexSupplier.Wiring wiring) {
     this.wiring = wiring;
@@ -64,6 +72,65 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
   public void init(ProcessorContext<Object, Object> context) {
     this.context = context;
     this.store = context.getStateStore(BlockIndexSupplier.STORE);
+    this.clearing = new SourceClearing(store);
+    wiring.app().bulkPending(KV_CLEAR).add(clearing.jobs().size());
+    context.schedule(wiring.bulkInterval(), PunctuationType.WALL_CLOCK_TIME, wallClock -> bulk());
+  }
+
+  @Override
+  public void close() {
+    if (clearing != null) {
+      wiring.app().bulkPending(KV_CLEAR).add(-clearing.jobs().size());
+    }
+  }
+
+  /** A step of every clear under way, {@code PREFIXLOG_BULK_BATCH} keys at most in all. */
+  private void bulk() {
+    try {
+      int budget = wiring.bulkBatch();
+      for (ClearJob job : clearing.jobs()) {
+        if (budget <= 0) {
+          break;
+        }
+        budget -= clearStep(job, budget);
+      }
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new PartialWriteException("a step of a KV source clear", e);
+    }
+  }
+
+  /**
+   * A step of a clear, saved with its outputs; the job leaves the store when done.
+   *
+   * @return the keys done
+   */
+  private int clearStep(ClearJob job, int budget) {
+    long before = job.blocksDeleted;
+    int done =
+        clearing.step(
+            job,
+            budget,
+            (key, timestamp) -> {
+              context.forward(new Record<Object, Object>(key, null, timestamp), wiring.indexSink());
+              metrics.tombstonesCleared.increment();
+            });
+    wiring.app().bulkKeys(KV_CLEAR, job.blocksDeleted - before);
+    if (job.finished) {
+      clearing.finish(job);
+      wiring.app().bulkPending(KV_CLEAR).decrement();
+      LOGGER
+          .atInfo()
+          .setMessage("KV source cleared: its blocks are deleted")
+          .addKeyValue("source", job.source)
+          .addKeyValue("epoch", job.epoch)
+          .addKeyValue("blocksDeleted", job.blocksDeleted)
+          .log();
+    } else {
+      clearing.save(job);
+    }
+    return done;
   }
 
   @Override
@@ -81,7 +148,8 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
       return;
     }
     KvEventBatch batch = outcome.batch();
-    Batch applied = new Batch(batch);
+    ClearJob pending = clearing.job(batch.source());
+    Batch applied = new Batch(batch, pending);
     if (batch.marker() != null) {
       (batch.marker().equals(KvEventBatch.MARKER_GAP) ? metrics.gapMarkers : metrics.restartMarkers)
           .increment();
@@ -102,10 +170,33 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
         }
       }
     }
-    applied.flush(record.timestamp());
-    context.forward(
-        new Record<Object, Object>(batch.source(), applied.summary(), record.timestamp()),
-        wiring.statsProcessor());
+    try {
+      applied.flush(record.timestamp());
+      if (applied.job != null && applied.job != pending) {
+        // Cleared by this record: the first step now, the rest in the bulk punctuations.
+        clearing.begin(applied.job);
+        if (pending == null) {
+          wiring.app().bulkPending(KV_CLEAR).increment();
+        }
+        clearStep(applied.job, wiring.bulkBatch());
+        if (!applied.job.finished) {
+          LOGGER
+              .atInfo()
+              .setMessage("KV source cleared: its blocks are deleted in steps")
+              .addKeyValue("source", applied.job.source)
+              .addKeyValue("epoch", applied.job.epoch)
+              .addKeyValue("batch", wiring.bulkBatch())
+              .log();
+        }
+      }
+      context.forward(
+          new Record<Object, Object>(batch.source(), applied.summary(), record.timestamp()),
+          wiring.statsProcessor());
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new PartialWriteException("KV batch of " + batch.source(), e);
+    }
   }
 
   /**
@@ -124,12 +215,16 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     Set<String> digests = Set.copyOf(outcome.order().kvSessionIdSha256());
     Set<String> ids = new HashSet<>();
     String prefix = key + "/";
+    ClearJob clear = clearing.job(key);
     List<KeyValue<String, BlockState>> scrubbed = new ArrayList<>();
     try (KeyValueIterator<String, byte[]> blocks = store.prefixScan(prefix, KEYS)) {
       while (blocks.hasNext()) {
         KeyValue<String, byte[]> block = blocks.next();
         if (!KvBatchCheck.isHex(block.key.substring(prefix.length()))) {
           continue; // a block of another source whose id extends this one
+        }
+        if (clearing.stale(clear, block.key)) {
+          continue; // cleared: the clear under way deletes it
         }
         BlockState state = BlockState.decode(block.value);
         if (state.sessionId != null && digests.contains(Sha256.hex(utf8(state.sessionId)))) {
@@ -139,17 +234,23 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
         }
       }
     }
-    for (KeyValue<String, BlockState> block : scrubbed) {
-      store.put(block.key, block.value.encode());
-      BlockIndexEntry entry = block.value.toEntry(key, block.key.substring(prefix.length()));
+    try {
+      for (KeyValue<String, BlockState> block : scrubbed) {
+        store.put(block.key, block.value.encode());
+        BlockIndexEntry entry = block.value.toEntry(key, block.key.substring(prefix.length()));
+        context.forward(
+            new Record<Object, Object>(block.key, entry, record.timestamp()), wiring.indexSink());
+      }
+      KvErasure erasure = new KvErasure(outcome.order().eraseId(), digests, scrubbed.size());
       context.forward(
-          new Record<Object, Object>(block.key, entry, record.timestamp()), wiring.indexSink());
+          new Record<Object, Object>(
+              key, BatchSummary.of(key, record.timestamp(), erasure), record.timestamp()),
+          wiring.statsProcessor());
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new PartialWriteException("KV erase order " + outcome.order().eraseId(), e);
     }
-    KvErasure erasure = new KvErasure(outcome.order().eraseId(), digests, scrubbed.size());
-    context.forward(
-        new Record<Object, Object>(
-            key, BatchSummary.of(key, record.timestamp(), erasure), record.timestamp()),
-        wiring.statsProcessor());
   }
 
   private static byte[] utf8(String s) {
@@ -161,6 +262,9 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     final boolean existed;
     BlockState current;
     boolean cleared;
+
+    /** Whether it was loaded as a block stored after the clear under way (it has the mark). */
+    boolean marked;
 
     Touch(boolean existed, BlockState current) {
       this.existed = existed;
@@ -174,6 +278,11 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     final String source;
     final long ts;
     final Map<String, Touch> touched = new LinkedHashMap<>();
+
+    /** The clear under way for the source: the one before the batch, or one the batch began. */
+    ClearJob job;
+
+    boolean residentReset;
     final Map<String, Long> storesBySession = new HashMap<>();
     long[] lifetimes = new long[0];
     int lifetimeCount;
@@ -183,8 +292,9 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     long residentBlocks;
     long residentTokens;
 
-    Batch(KvEventBatch batch) {
+    Batch(KvEventBatch batch, ClearJob job) {
       this.batch = batch;
+      this.job = job;
       this.source = batch.source();
       this.ts = batch.ts();
     }
@@ -192,11 +302,32 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     private Touch touch(String key) {
       Touch touch = touched.get(key);
       if (touch == null) {
-        byte[] stored = store.get(key);
-        touch = new Touch(stored != null, stored == null ? null : BlockState.decode(stored));
+        touch = load(key);
         touched.put(key, touch);
       }
       return touch;
+    }
+
+    /**
+     * A block as the store holds it: absent (though maybe stored, then {@code existed}) when it is
+     * from before a clear whose deletion has not reached it.
+     */
+    private Touch load(String key) {
+      byte[] stored = store.get(key);
+      if (stored == null) {
+        return new Touch(false, null);
+      }
+      if (job != null && job.ahead(key)) {
+        if (clearing.stale(job, key)) {
+          Touch stale = new Touch(true, null);
+          stale.cleared = true;
+          return stale;
+        }
+        Touch marked = new Touch(true, BlockState.decode(stored));
+        marked.marked = true;
+        return marked;
+      }
+      return new Touch(true, BlockState.decode(stored));
     }
 
     void stored(KvEvent event) {
@@ -241,12 +372,11 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
         String key = BlockIndexEntry.key(source, hash);
         Touch touch = touched.get(key);
         if (touch == null) {
-          byte[] stored = store.get(key);
-          if (stored == null) {
+          touch = load(key);
+          if (touch.current == null) {
             metrics.unknownRemovals.increment();
             continue;
           }
-          touch = new Touch(true, BlockState.decode(stored));
         }
         BlockState state = touch.current;
         if (state == null || !state.remove(event.medium(), event.groupIdx(), batch.seq())) {
@@ -267,31 +397,23 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
       }
     }
 
-    /** Every block of the source is gone: those the batch touched and those in the store. */
+    /**
+     * Every block of the source is gone: those the batch touched now, those in the store by the
+     * clear this starts ({@link SourceClearing}). Nothing is resident any more, whatever the
+     * statistics counted: they start again from what follows.
+     */
     void clearSource() {
       for (Touch touch : touched.values()) {
         if (touch.current != null) {
-          residentBlocks--;
-          residentTokens -= touch.current.tokens();
           touch.current = null;
           touch.cleared = true;
         }
+        touch.marked = false; // a mark of the clear before, which the new one ignores
       }
-      String prefix = source + "/";
-      try (KeyValueIterator<String, byte[]> blocks = store.prefixScan(prefix, KEYS)) {
-        while (blocks.hasNext()) {
-          KeyValue<String, byte[]> block = blocks.next();
-          if (!KvBatchCheck.isHex(block.key.substring(prefix.length()))
-              || touched.containsKey(block.key)) {
-            continue;
-          }
-          Touch touch = new Touch(true, null);
-          touch.cleared = true;
-          touched.put(block.key, touch);
-          residentBlocks--;
-          residentTokens -= BlockState.decode(block.value).tokens();
-        }
-      }
+      job = clearing.clear(job, source, ts);
+      residentBlocks = 0;
+      residentTokens = 0;
+      residentReset = true;
     }
 
     /** Writes every touched block once and emits its entry, or its tombstone if it was held. */
@@ -302,11 +424,17 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
         Touch touch = e.getValue();
         if (touch.current != null) {
           store.put(key, touch.current.encode());
+          if (!touch.marked) {
+            clearing.stored(job, key);
+          }
           BlockIndexEntry entry = touch.current.toEntry(source, key.substring(source.length() + 1));
           context.forward(new Record<Object, Object>(key, entry, timestamp), sink);
           metrics.entries.increment();
         } else if (touch.existed) {
           store.delete(key);
+          if (touch.marked) {
+            clearing.deleted(job, key);
+          }
           context.forward(new Record<Object, Object>(key, null, timestamp), sink);
           (touch.cleared ? metrics.tombstonesCleared : metrics.tombstonesRemoved).increment();
         }
@@ -328,7 +456,8 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
           residentTokens,
           Arrays.copyOf(lifetimes, lifetimeCount),
           storesBySession,
-          null);
+          null,
+          residentReset);
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.prefixlog.streams.kv;
 
+import io.prefixlog.streams.StreamAppMetrics;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -45,14 +47,25 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
   }
 
   /**
+   * @param app the app's metrics (bulk work)
    * @param indexSink the sink node of {@code kv.block-index}
    * @param statsProcessor the source-statistics processor node
    * @param deadLetterSink the sink node of the dead letters
+   * @param bulkBatch keys per step of a clear ({@code PREFIXLOG_BULK_BATCH})
+   * @param bulkInterval how often a step is taken ({@code PREFIXLOG_BULK_INTERVAL})
    */
   record Wiring(
-      KvIndexMetrics metrics, String indexSink, String statsProcessor, String deadLetterSink) {
+      KvIndexMetrics metrics,
+      StreamAppMetrics app,
+      String indexSink,
+      String statsProcessor,
+      String deadLetterSink,
+      int bulkBatch,
+      Duration bulkInterval) {
     Wiring {
       Objects.requireNonNull(metrics, "metrics");
+      Objects.requireNonNull(app, "app");
+      Objects.requireNonNull(bulkInterval, "bulkInterval");
       Objects.requireNonNull(indexSink, "indexSink");
       Objects.requireNonNull(statsProcessor, "statsProcessor");
       Objects.requireNonNull(deadLetterSink, "deadLetterSink");

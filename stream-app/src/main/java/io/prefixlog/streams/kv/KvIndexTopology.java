@@ -57,11 +57,13 @@ public final class KvIndexTopology {
   public static final String SOURCE_STATS_STORE = SourceStatsSupplier.STORE;
 
   private final StreamAppConfig config;
+  private final StreamAppMetrics metrics;
   private final KvIndexMetrics kvMetrics;
 
   public KvIndexTopology(StreamAppConfig config, StreamAppMetrics metrics) {
     this.config = Objects.requireNonNull(config, "config");
-    this.kvMetrics = new KvIndexMetrics(Objects.requireNonNull(metrics, "metrics").registry());
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.kvMetrics = new KvIndexMetrics(metrics.registry());
   }
 
   /**
@@ -95,7 +97,13 @@ public final class KvIndexTopology {
         .process(
             new BlockIndexSupplier(
                 new BlockIndexSupplier.Wiring(
-                    kvMetrics, BLOCK_INDEX_SINK, SOURCE_STATS_PROCESSOR, DEAD_LETTERS_SINK),
+                    kvMetrics,
+                    metrics,
+                    BLOCK_INDEX_SINK,
+                    SOURCE_STATS_PROCESSOR,
+                    DEAD_LETTERS_SINK,
+                    config.bulkBatch(),
+                    config.bulkInterval()),
                 changelog()),
             Named.as(BLOCK_INDEX_PROCESSOR));
   }

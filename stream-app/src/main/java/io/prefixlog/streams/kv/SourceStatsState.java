@@ -70,6 +70,10 @@ final class SourceStatsState {
         restarts++;
       }
     }
+    if (summary.residentReset()) {
+      residentBlocks = 0;
+      residentTokens = 0;
+    }
     residentBlocks = Math.max(0, residentBlocks + summary.residentBlocksChange());
     residentTokens = Math.max(0, residentTokens + summary.residentTokensChange());
     storesTotal += summary.stores();

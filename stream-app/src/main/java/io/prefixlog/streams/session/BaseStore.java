@@ -121,30 +121,67 @@ final class BaseStore {
   }
 
   /**
-   * Writes what the turn leaves behind: its body as the session's newest record when the encoder
-   * keeps it as a base, and the deletion of every record no kept base needs any more.
+   * What a turn leaves in the store, computed before anything is written.
+   *
+   * @param key the key its body is stored under, or null when the encoder does not keep it
+   * @param record that key's record: the body's ops from the newest record, or the whole body
+   * @param body the body, for the cache
+   * @param bodySha256 its digest
+   * @param index its code-point index, when the turn's delta came with one
+   * @param dropped the keys of the records no kept base needs any more
+   * @param next the turn's new state with its base log
+   */
+  record Write(
+      String key,
+      byte[] record,
+      byte[] body,
+      String bodySha256,
+      CodePointIndex index,
+      List<String> dropped,
+      SessionState next) {
+    Write {
+      dropped = List.copyOf(dropped);
+    }
+  }
+
+  /**
+   * What the turn leaves behind: its body as the session's newest record when the encoder keeps it
+   * as a base, and the deletion of every record no kept base needs any more. Reads, never writes:
+   * {@link #write} does that once every part of the turn has been computed.
    *
    * @param before the state the turn was encoded against (its log is the one stored)
    * @param bodySha256 the body's verified digest
-   * @return the turn's new state with its base log
    */
-  SessionState apply(
+  Write prepare(
       String session, SessionState before, EncodedTurn turn, byte[] body, String bodySha256) {
     BaseLog log = before.log();
     String chain = before.chain();
+    String key = null;
+    byte[] record = null;
     if (turn.storeBody()) {
       List<DeltaOp> ops = opsFromNewest(session, before, turn, body);
-      String key = SessionStores.baseKey(session, chain, turn.seq());
-      store.put(key, ops == null ? BaseRecordCodec.whole(body) : BaseRecordCodec.ops(ops));
-      cache.put(key, body, bodySha256, turn.isKeyframe() ? null : turn.delta().targetIndex());
+      key = SessionStores.baseKey(session, chain, turn.seq());
+      record = ops == null ? BaseRecordCodec.whole(body) : BaseRecordCodec.ops(ops);
       log = log.append(new BaseLog.Entry(turn.seq(), ops == null));
     }
-    List<Long> dropped = new ArrayList<>();
-    BaseLog retained = log.retainFor(turn.newState().bases(), dropped);
-    for (long seq : dropped) {
-      delete(SessionStores.baseKey(session, chain, seq));
+    List<Long> droppedSeqs = new ArrayList<>();
+    BaseLog retained = log.retainFor(turn.newState().bases(), droppedSeqs);
+    List<String> dropped = new ArrayList<>(droppedSeqs.size());
+    for (long seq : droppedSeqs) {
+      dropped.add(SessionStores.baseKey(session, chain, seq));
     }
-    return turn.newState().withLog(retained);
+    CodePointIndex index = turn.isKeyframe() ? null : turn.delta().targetIndex();
+    return new Write(
+        key, record, body, bodySha256, index, dropped, turn.newState().withLog(retained));
+  }
+
+  /** Writes what {@link #prepare} computed. */
+  void write(Write write) {
+    if (write.key() != null) {
+      store.put(write.key(), write.record());
+      cache.put(write.key(), write.body(), write.bodySha256(), write.index());
+    }
+    write.dropped().forEach(this::delete);
   }
 
   /** Deletes every stored base of the state (idle eviction, a new chain). */

@@ -2,7 +2,9 @@ package io.prefixlog.streams.session;
 
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.delta.SessionStateCodec;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -18,9 +20,17 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>Kept in the unlogged store {@value SessionStores#IDLE_INDEX} (keys {@code <due ms, 19
  * digits>/<session_key>}, empty values: RocksDB orders them by due time and holds them off the
- * heap). It is derived data: {@link #rebuild} makes it again from the session states whenever the
- * task starts (after a restore, a failover or a standby promotion alike), so it needs no changelog
- * and adds no bytes to the broker.
+ * heap). It is derived data, made again from the session states whenever the task starts (after a
+ * restore, a failover or a standby promotion alike), so it needs no changelog and adds no bytes to
+ * the broker.
+ *
+ * <p>That indexing is done in steps ({@link #indexStep}, a bounded number of states each, one per
+ * bulk punctuation), in key order, so that a task over a million sessions starts at once instead of
+ * decoding every state inside its initialisation. Until a session is indexed it is not evicted;
+ * {@link #indexed} tells the processor which sessions the live count already holds. Nothing the
+ * store held before is deleted first (that alone would touch every entry): an entry that no longer
+ * matches its session's state is dropped when it comes due, as the punctuator always did for an
+ * erased session.
  */
 final class IdleIndex {
   private static final byte[] EMPTY = new byte[0];
@@ -28,9 +38,22 @@ final class IdleIndex {
   /** A due entry: the index key to delete and the session it names. */
   record Due(String key, long dueMs, String session) {}
 
+  /**
+   * A step of indexing.
+   *
+   * @param indexed the states indexed
+   * @param live those with bases
+   * @param done whether every state is indexed now
+   */
+  record Step(int indexed, int live, boolean done) {}
+
   private final KeyValueStore<String, byte[]> index;
   private final long ttlMs;
   private final long retentionMs;
+  private boolean indexing;
+
+  /** The last state key indexed (UTF-8, the stores' order), or null before the first. */
+  private byte[] indexedThrough;
 
   IdleIndex(KeyValueStore<String, byte[]> index, long ttlMs, long retentionMs) {
     this.index = index;
@@ -87,27 +110,60 @@ final class IdleIndex {
   }
 
   /**
-   * Makes the index again from {@code states}: what a restored, migrated or promoted task has in
-   * its session states is the truth, whatever this unlogged store held before.
-   *
-   * @return the live sessions among them (those with bases)
+   * Starts indexing the task's states again: what a restored, migrated or promoted task has in its
+   * session states is the truth, whatever this unlogged store held before.
    */
-  int rebuild(KeyValueStore<String, byte[]> states) {
-    List<String> stale = new ArrayList<>();
-    try (KeyValueIterator<String, byte[]> entries = index.all()) {
-      entries.forEachRemaining(entry -> stale.add(entry.key));
+  void startIndexing() {
+    indexing = true;
+    indexedThrough = null;
+  }
+
+  boolean indexing() {
+    return indexing;
+  }
+
+  /** Whether {@code session} has been indexed since the task started (its state, if it has one). */
+  boolean indexed(String session) {
+    return !indexing
+        || indexedThrough != null
+            && Arrays.compareUnsigned(session.getBytes(StandardCharsets.UTF_8), indexedThrough)
+                <= 0;
+  }
+
+  /** Indexes up to {@code max} states after the last one indexed, in key order. */
+  Step indexStep(KeyValueStore<String, byte[]> states, int max) {
+    if (!indexing) {
+      return new Step(0, 0, true);
     }
-    stale.forEach(index::delete);
+    String from =
+        indexedThrough == null ? null : new String(indexedThrough, StandardCharsets.UTF_8);
+    int indexed = 0;
     int live = 0;
-    try (KeyValueIterator<String, byte[]> all = states.all()) {
-      while (all.hasNext()) {
+    String last = from;
+    boolean done;
+    try (KeyValueIterator<String, byte[]> all =
+        from == null ? states.all() : states.range(from, null)) {
+      while (indexed < max && all.hasNext()) {
         KeyValue<String, byte[]> entry = all.next();
+        if (entry.key.equals(from)) {
+          continue; // indexed by the step before
+        }
         SessionState state = SessionStateCodec.decode(entry.value);
         index.put(key(dueMs(state), entry.key), EMPTY);
         live += state.bases().isEmpty() ? 0 : 1;
+        indexed++;
+        last = entry.key;
       }
+      done = !all.hasNext();
     }
-    return live;
+    if (last != null) {
+      indexedThrough = last.getBytes(StandardCharsets.UTF_8);
+    }
+    if (done) {
+      indexing = false;
+      indexedThrough = null;
+    }
+    return new Step(indexed, live, done);
   }
 
   /**

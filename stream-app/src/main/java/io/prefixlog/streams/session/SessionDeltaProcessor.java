@@ -11,17 +11,23 @@ import io.prefixlog.core.request.RawEventValidator;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.control.ControlHeaders;
+import io.prefixlog.schemas.control.EraseRequest;
 import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.RequestMetadata;
+import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.errors.DeadLetters;
+import io.prefixlog.streams.errors.PartialWriteException;
 import io.prefixlog.streams.errors.SourcePosition;
 import io.prefixlog.streams.upgrade.WireFormat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -52,6 +58,10 @@ import org.slf4j.LoggerFactory;
  */
 final class SessionDeltaProcessor implements Processor<String, byte[], Object, Object> {
   private static final Logger LOGGER = LoggerFactory.getLogger(SessionDeltaProcessor.class);
+  private static final String INDEXING = "idle_index";
+  private static final String ERASURE = "erasure";
+  private static final String ERASURE_TURNS = "erasure_turns";
+  private static final String ERASURE_REQUEST_IDS = "erasure_request_ids";
 
   private final SessionDeltaSupplier.Wiring wiring;
   private final TurnEncoder encoder;
@@ -63,6 +73,9 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private final long retentionMs;
   private final long dedupWindowMs;
   private final long maxRecordBytes;
+  private final int bulkBatch;
+  private long indexingSince;
+  private long indexedSessions;
 
   /**
    * Whether a dedup entry is written under {@code session_key/request_id} as well as under the
@@ -79,6 +92,10 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private BaseStore bases;
   private WindowStore<String, byte[]> requestIds;
   private SessionErasure erasure;
+
+  /** The erasures under way in this task, by job key (a copy of what the bases store holds). */
+  private final TreeMap<String, ErasureJob> jobs = new TreeMap<>();
+
   private long liveSessions;
 
   SessionDeltaProcessor(SessionDeltaSupplier.Wiring wiring) {
@@ -93,6 +110,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.writesRequestIdEntries =
         wiring.config().formatsToWrite().version(WireFormat.SEEN_REQUEST) < 2;
     this.metadataVersion = wiring.config().formatsToWrite().version(WireFormat.REQUEST_METADATA);
+    this.bulkBatch = wiring.config().bulkBatch();
   }
 
   @Override
@@ -109,11 +127,85 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
             wiring.metrics().baseRebuildFailures());
     this.requestIds = context.getStateStore(SessionStores.REQUEST_IDS);
     this.erasure = new SessionErasure(states, baseRecords, requestIds);
+    for (ErasureJob job : erasure.pending()) {
+      jobs.put(job.key(), job);
+    }
+    wiring.metrics().bulkPending(ERASURE).add(jobs.size());
     this.idle = new IdleIndex(context.getStateStore(SessionStores.IDLE_INDEX), ttlMs, retentionMs);
-    liveSessions = idle.rebuild(states);
-    wiring.metrics().liveSessions().add(liveSessions);
+    idle.startIndexing();
+    indexingSince = System.nanoTime();
+    wiring.metrics().bulkPending(INDEXING).increment();
+    LOGGER
+        .atInfo()
+        .setMessage("indexing the task's sessions for idle eviction, in steps")
+        .addKeyValue("task", context.taskId())
+        .addKeyValue("batch", bulkBatch)
+        .log();
     Duration interval = wiring.config().evictionInterval();
     context.schedule(interval, PunctuationType.STREAM_TIME, this::evictIdleSessions);
+    context.schedule(
+        wiring.config().bulkInterval(), PunctuationType.WALL_CLOCK_TIME, wallClock -> bulk());
+    // A first step of indexing at once (a small task is then done with it), but erasures wait for
+    // the punctuation: their steps forward tombstones, which a processor cannot do in init.
+    indexStep(bulkBatch);
+  }
+
+  /**
+   * A step of the work too large for one transaction ({@code PREFIXLOG_BULK_BATCH} keys at most):
+   * indexing the sessions of a task that just started, then the erasures under way.
+   */
+  private void bulk() {
+    try {
+      int budget = bulkBatch;
+      if (idle.indexing()) {
+        budget -= indexStep(budget);
+      }
+      for (ErasureJob job : List.copyOf(jobs.values())) {
+        if (budget <= 0) {
+          break;
+        }
+        budget -= erasureStep(job, budget);
+        if (job.done()) {
+          erasure.remove(job);
+          context.forward(
+              new Record<Object, Object>(job.eraseId, job.ack(), job.orderTs),
+              wiring.erasureSink());
+          jobs.remove(job.key());
+          wiring.metrics().bulkPending(ERASURE).decrement();
+          obeyed(job.ack(), true);
+        } else {
+          erasure.save(job);
+        }
+      }
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw partialWrite("bulk step", null, e);
+    }
+  }
+
+  /**
+   * @return the states indexed
+   */
+  private int indexStep(int budget) {
+    IdleIndex.Step step = idle.indexStep(states, budget);
+    indexedSessions += step.indexed();
+    // The sessions of this step joined the live count as they are now; process() kept it for
+    // the sessions indexed before.
+    adjustLive(step.live());
+    wiring.metrics().bulkKeys(INDEXING, step.indexed());
+    if (step.done()) {
+      wiring.metrics().bulkPending(INDEXING).decrement();
+      LOGGER
+          .atInfo()
+          .setMessage("the task's sessions are indexed for idle eviction")
+          .addKeyValue("task", context.taskId())
+          .addKeyValue("sessions", indexedSessions)
+          .addKeyValue("live", liveSessions)
+          .addKeyValue("ms", (System.nanoTime() - indexingSince) / 1_000_000)
+          .log();
+    }
+    return step.indexed();
   }
 
   @Override
@@ -143,10 +235,11 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       return;
     }
 
+    // Everything the turn writes is computed first: a failure up to here is the input's (a dead
+    // letter, and the session is as it was); from the first write on, the task fails instead.
     SessionState stored = storedState(session);
-    SessionState state = loadState(session, stored, request, record);
-    boolean wasLive = !state.bases().isEmpty();
-    String chain = state.chain();
+    Loaded loaded = loadState(stored, request, record);
+    SessionState state = loaded.state();
     EncodedTurn turn =
         encoder.encode(
             state,
@@ -155,22 +248,12 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
             request.utf8(),
             bases.bodiesOf(session, state),
             record.timestamp());
-
-    SessionState next =
-        bases.apply(session, state, turn, request.body(), request.event().bodySha256());
-    states.put(session, SessionStateCodec.encode(next));
-    idle.moved(session, stored, next);
-    boolean isLive = !next.bases().isEmpty();
-    if (isLive != wasLive) {
-      adjustLive(isLive ? 1 : -1);
-    }
-    String turnKey = DeltaRecord.key(session, chain, turn.seq());
-    byte[] entry = new SeenRequest(request.event().bodySha256(), turnKey).toBytes(session);
-    requestIds.put(captureKey, entry, record.timestamp());
-    if (writesRequestIdEntries && !requestIdKey.equals(captureKey)) {
-      requestIds.put(requestIdKey, entry, record.timestamp());
-    }
-
+    BaseStore.Write baseWrite =
+        bases.prepare(session, state, turn, request.body(), request.event().bodySha256());
+    SessionState next = baseWrite.next();
+    byte[] nextState = SessionStateCodec.encode(next);
+    String turnKey = DeltaRecord.key(session, state.chain(), turn.seq());
+    byte[] seenBytes = new SeenRequest(request.event().bodySha256(), turnKey).toBytes(session);
     // Serialised here, once, so the byte count is exact and the sink does not serialise again.
     byte[] delta = deltaSerde.toBytes(DeltaRecords.of(request, turn));
     if (delta.length > maxRecordBytes) {
@@ -179,19 +262,63 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       turn = turn.asKeyframe(EncodedTurn.KeyframeReason.RECORD_SIZE);
       delta = deltaSerde.toBytes(DeltaRecords.of(request, turn));
     }
-    context.forward(
-        new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
-    context.forward(
-        new Record<Object, Object>(
-            turnKey,
-            RequestMetadata.of(request.event(), turnKey, metadataVersion),
-            record.timestamp()),
-        wiring.metadataSink());
-    if (wiring.lookupChild() != null) {
+    RequestMetadata metadata = RequestMetadata.of(request.event(), turnKey, metadataVersion);
+
+    try {
+      if (loaded.forget() != null) {
+        bases.forget(session, loaded.forget());
+      }
+      bases.write(baseWrite);
+      states.put(session, nextState);
+      idle.moved(session, stored, next);
+      requestIds.put(captureKey, seenBytes, record.timestamp());
+      if (writesRequestIdEntries && !requestIdKey.equals(captureKey)) {
+        requestIds.put(requestIdKey, seenBytes, record.timestamp());
+      }
       context.forward(
-          new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
+          new Record<Object, Object>(turnKey, delta, record.timestamp()), wiring.deltaSink());
+      context.forward(
+          new Record<Object, Object>(turnKey, metadata, record.timestamp()), wiring.metadataSink());
+      if (wiring.lookupChild() != null) {
+        context.forward(
+            new Record<Object, Object>(turnKey, request, record.timestamp()), wiring.lookupChild());
+      }
+    } catch (StreamsException e) {
+      throw e; // already fails the task (or migrates it)
+    } catch (RuntimeException e) {
+      throw partialWrite("turn " + turnKey, record, e);
     }
+    if (loaded.chainCause() != null) {
+      wiring.metrics().chainStarted(loaded.chainCause());
+    }
+    if (loaded.evicted()) {
+      wiring.metrics().sessionsEvicted().increment();
+    }
+    adjustLive(session, live(next) - live(stored));
     wiring.metrics().recordTurn(turn, request.body().length, delta.length, request.event().ts());
+  }
+
+  private static int live(SessionState state) {
+    return state == null || state.bases().isEmpty() ? 0 : 1;
+  }
+
+  /**
+   * Logs a failure after the first write of an input's outcome and makes it fail the task (see
+   * {@link PartialWriteException}).
+   */
+  private PartialWriteException partialWrite(
+      String what, Record<String, byte[]> record, RuntimeException cause) {
+    SourcePosition origin = record == null ? null : SourcePosition.of(context, record);
+    LOGGER
+        .atError()
+        .setMessage("failed after its first write; failing the task so that its writes abort")
+        .addKeyValue("work", what)
+        .addKeyValue("topic", origin == null ? null : origin.topic())
+        .addKeyValue("partition", origin == null ? null : origin.partition())
+        .addKeyValue("offset", origin == null ? null : origin.offset())
+        .addKeyValue("error", cause.getClass().getName())
+        .log();
+    return new PartialWriteException(what, cause);
   }
 
   /**
@@ -216,9 +343,11 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   }
 
   /**
-   * An erase order for this session (see {@link SessionErasure}): the current chain's delta,
-   * metadata and lookup keys are tombstoned and the acknowledgement written, all in this task's
-   * transaction. The session's next turn finds no state and starts a new chain.
+   * An erase order for this session (see {@link SessionErasure}): the state and the bases go at
+   * once, so the session's next turn starts a new chain; the current chain's delta, metadata and
+   * lookup keys are tombstoned and its dedup entries deleted, up to {@code PREFIXLOG_BULK_BATCH} of
+   * them in this transaction and the rest by the bulk punctuator, from a cursor kept in the store;
+   * the acknowledgement is written when all of it is done.
    */
   private void obeyErase(Record<String, byte[]> record, String key, byte[] keyBytes) {
     EraseOrders.Outcome outcome = EraseOrders.session(key, record.value());
@@ -226,29 +355,96 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       deadLetters.send(context, record, keyBytes, outcome.rejected());
       return;
     }
-    String session = outcome.order().sessionKey();
+    EraseRequest order = outcome.order();
+    String session = order.sessionKey();
     SessionState before = storedState(session);
-    SessionErasure.Result result = erasure.erase(outcome.order(), record.timestamp());
-    bases.erased(session);
-    if (before != null && storedState(session) == null) {
-      idle.moved(session, before, null);
+    if (jobs.containsKey(ErasureJob.key(session, order.eraseId()))) {
+      // The same order again (a resend): the job under way does what it asks.
+      LOGGER
+          .atInfo()
+          .setMessage("session erase order already under way")
+          .addKeyValue("eraseId", order.eraseId())
+          .addKeyValue("sessionKey", session)
+          .log();
+      return;
     }
-    if (result.wasLive()) {
-      adjustLive(-1);
-    }
-    for (String turnKey : result.tombstoneKeys()) {
-      context.forward(
-          new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.deltaSink());
-      context.forward(
-          new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.metadataSink());
-      if (wiring.lookupChild() != null) {
+    SessionErasure.Start start;
+    try {
+      start = erasure.start(order, before, record.timestamp());
+      if (start.kept() != null) {
         context.forward(
-            new Record<Object, Object>(turnKey, null, record.timestamp()), wiring.lookupChild());
+            new Record<Object, Object>(order.eraseId(), start.kept(), record.timestamp()),
+            wiring.erasureSink());
+      } else {
+        bases.erased(session);
+        if (before != null) {
+          idle.moved(session, before, null);
+        }
+        ErasureJob job = start.job();
+        erasureStep(job, bulkBatch);
+        if (job.done()) {
+          context.forward(
+              new Record<Object, Object>(job.eraseId, job.ack(), job.orderTs),
+              wiring.erasureSink());
+        } else {
+          erasure.save(job);
+        }
       }
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw partialWrite("erase order " + order.eraseId(), record, e);
     }
-    ErasureAck ack = result.ack();
-    context.forward(
-        new Record<Object, Object>(ack.eraseId(), ack, record.timestamp()), wiring.erasureSink());
+    if (start.wasLive()) {
+      adjustLive(session, -1);
+    }
+    if (start.kept() != null) {
+      obeyed(start.kept(), false);
+    } else if (start.job().done()) {
+      obeyed(start.job().ack(), false);
+    } else {
+      ErasureJob job = start.job();
+      jobs.put(job.key(), job);
+      wiring.metrics().bulkPending(ERASURE).increment();
+      LOGGER
+          .atInfo()
+          .setMessage("session erase order taken in steps")
+          .addKeyValue("eraseId", job.eraseId)
+          .addKeyValue("sessionKey", session)
+          .addKeyValue("chain", job.chain)
+          .addKeyValue("turns", job.lastSeq)
+          .addKeyValue("tombstoned", job.nextSeq - 1)
+          .addKeyValue("basesRemoved", job.basesRemoved)
+          .addKeyValue("batch", bulkBatch)
+          .log();
+    }
+  }
+
+  /**
+   * Up to {@code budget} keys of an erasure: tombstones forwarded, dedup entries deleted.
+   *
+   * @return the keys done
+   */
+  private int erasureStep(ErasureJob job, int budget) {
+    long tombstonedBefore = job.nextSeq;
+    long idsBefore = job.requestIdsRemoved;
+    int done = erasure.step(job, budget, this::tombstone);
+    wiring.metrics().bulkKeys(ERASURE_TURNS, job.nextSeq - tombstonedBefore);
+    wiring.metrics().bulkKeys(ERASURE_REQUEST_IDS, job.requestIdsRemoved - idsBefore);
+    return done;
+  }
+
+  /** An erased turn: its delta, metadata and lookup keys get tombstones. */
+  private void tombstone(String turnKey, long timestamp) {
+    context.forward(new Record<Object, Object>(turnKey, null, timestamp), wiring.deltaSink());
+    context.forward(new Record<Object, Object>(turnKey, null, timestamp), wiring.metadataSink());
+    if (wiring.lookupChild() != null) {
+      context.forward(new Record<Object, Object>(turnKey, null, timestamp), wiring.lookupChild());
+    }
+  }
+
+  /** Counts and logs an acknowledged order, done at once or in bulk steps. */
+  private void obeyed(ErasureAck ack, boolean inSteps) {
     wiring.metrics().erasure(ack.outcome());
     LOGGER
         .atInfo()
@@ -261,7 +457,22 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
         .addKeyValue("basesRemoved", ack.basesRemoved())
         .addKeyValue("requestIdsRemoved", ack.requestIdsRemoved())
         .addKeyValue("stateCompacted", ack.stateCompacted())
+        .addKeyValue("inSteps", inSteps)
         .log();
+  }
+
+  /** Whether an erasure of {@code session}'s chain {@code chain} is under way in this task. */
+  private boolean erasing(String session, String chain) {
+    String prefix = ErasureJob.key(session, "");
+    for (ErasureJob job : jobs.tailMap(prefix).values()) {
+      if (!job.key().startsWith(prefix)) {
+        return false;
+      }
+      if (Objects.equals(job.chain, chain)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -288,7 +499,11 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     return seen;
   }
 
-  /** An entry under {@code key} within the dedup window with {@code bodySha256}, or null. */
+  /**
+   * An entry under {@code key} within the dedup window with {@code bodySha256}, or null. An entry of
+   * a chain being erased does not count: that chain is gone for the session, whose request is a
+   * turn of its new chain, as it is once the erasure has deleted the entry.
+   */
   private SeenRequest sameBodyWithinWindow(
       String key, String session, String bodySha256, long timestamp) {
     long from = Math.max(0, timestamp - dedupWindowMs);
@@ -297,7 +512,9 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     try (WindowStoreIterator<byte[]> found = requestIds.fetch(key, from, to)) {
       while (found.hasNext()) {
         SeenRequest seen = SeenRequest.fromBytes(found.next().value, session);
-        if (seen.bodySha256().equals(bodySha256)) {
+        if (seen.bodySha256().equals(bodySha256)
+            && (jobs.isEmpty()
+                || !erasing(session, SessionErasure.chainOf(session, seen.turnKey())))) {
           return seen;
         }
       }
@@ -322,56 +539,60 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
         .log();
   }
 
-  /**
-   * The session's state as of {@code now}: a new chain when it has none (or one from before chains
-   * existed), without its bases when it has been idle past the TTL, and a new chain when it has
-   * been idle past the seq retention. Checked here as well as in the punctuator, so that the
-   * outcome does not depend on when the punctuator last ran.
-   */
+  /** The session's stored state, or null. */
   private SessionState storedState(String session) {
     byte[] stored = states.get(session);
     return stored == null ? null : SessionStateCodec.decode(stored);
   }
 
-  /** The state the request is encoded against: the stored one, or a new chain, or dormant. */
-  private SessionState loadState(
-      String session,
-      SessionState stored,
-      ValidatedRequest request,
-      Record<String, byte[]> record) {
+  /**
+   * The state a request is encoded against.
+   *
+   * @param state the stored state, or a new chain, or the stored state without its bases
+   * @param forget the stored state whose bases the turn deletes (a new chain, an eviction), or null
+   * @param chainCause why a chain starts ({@link StreamAppMetrics#chainStarted}), or null
+   * @param evicted whether the session was idle past the TTL with bases
+   */
+  private record Loaded(
+      SessionState state, SessionState forget, String chainCause, boolean evicted) {}
+
+  /**
+   * The state the request is encoded against, as of its record time: a new chain when the session
+   * has none (or one from before chains existed), without its bases when it has been idle past the
+   * TTL, and a new chain when it has been idle past the seq retention. Checked here as well as in
+   * the punctuator, so that the outcome does not depend on when the punctuator last ran. Writes
+   * nothing: the caller deletes the bases of {@link Loaded#forget}.
+   */
+  private Loaded loadState(
+      SessionState stored, ValidatedRequest request, Record<String, byte[]> record) {
     long now = record.timestamp();
-    SessionState state = stored;
     String cause = null;
-    if (state == null) {
+    if (stored == null) {
       cause = "new";
-    } else if (state.isLegacy()) {
+    } else if (stored.isLegacy()) {
       cause = "legacy_state";
-    } else if (now - state.lastSeenMs() > retentionMs) {
+    } else if (now - stored.lastSeenMs() > retentionMs) {
       cause = "idle";
     }
     if (cause != null) {
-      if (state != null) {
-        forgetBases(session, state);
-      }
-      wiring.metrics().chainStarted(cause);
-      return SessionState.newChain(
-          ChainIds.of(
-              request.event().requestId(),
-              request.event().ts(),
-              SourcePosition.of(context, record).toString()));
+      SessionState chain =
+          SessionState.newChain(
+              ChainIds.of(
+                  request.event().requestId(),
+                  request.event().ts(),
+                  SourcePosition.of(context, record).toString()));
+      return new Loaded(chain, stored, cause, false);
     }
-    if (now - state.lastSeenMs() > ttlMs && !state.bases().isEmpty()) {
-      forgetBases(session, state);
-      wiring.metrics().sessionsEvicted().increment();
-      return state.dormant();
+    if (now - stored.lastSeenMs() > ttlMs && !stored.bases().isEmpty()) {
+      return new Loaded(stored.dormant(), stored, null, true);
     }
-    return state;
+    return new Loaded(stored, null, null, false);
   }
 
   private void forgetBases(String session, SessionState state) {
     bases.forget(session, state);
     if (!state.bases().isEmpty()) {
-      adjustLive(-1);
+      adjustLive(session, -1);
     }
   }
 
@@ -380,6 +601,16 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
    * retention, taking from {@link IdleIndex} only the sessions that are due.
    */
   private void evictIdleSessions(long streamTime) {
+    try {
+      evictIdleSessionsBefore(streamTime);
+    } catch (StreamsException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw partialWrite("idle eviction at stream time " + streamTime, null, e);
+    }
+  }
+
+  private void evictIdleSessionsBefore(long streamTime) {
     int forgotten = 0;
     int evicted = 0;
     List<IdleIndex.Due> due = idle.dueBefore(streamTime);
@@ -415,6 +646,16 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     }
   }
 
+  /**
+   * A change of the live count by one session's turn, eviction or erasure; a session the task has
+   * not indexed yet is counted when it is ({@link #indexStep}).
+   */
+  private void adjustLive(String session, int change) {
+    if (change != 0 && idle.indexed(session)) {
+      adjustLive(change);
+    }
+  }
+
   private void adjustLive(int change) {
     liveSessions += change;
     wiring.metrics().liveSessions().add(change);
@@ -425,5 +666,10 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     // The task moves elsewhere (or the app stops): its sessions are no longer live here.
     wiring.metrics().liveSessions().add(-liveSessions);
     liveSessions = 0;
+    if (idle != null && idle.indexing()) {
+      wiring.metrics().bulkPending(INDEXING).decrement();
+    }
+    wiring.metrics().bulkPending(ERASURE).add(-jobs.size());
+    jobs.clear();
   }
 }

@@ -8,12 +8,15 @@ import io.prefixlog.streams.errors.SourcePosition;
 import io.prefixlog.streams.kv.KvIndexTopology;
 import io.prefixlog.streams.lookup.ChunkLookupTopology;
 import io.prefixlog.streams.session.SessionDeltaSupplier;
+import java.util.Properties;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Repartitioned;
@@ -85,7 +88,7 @@ public final class PrefixlogTopology {
    */
   static Topology build(StreamAppConfig config, StreamAppMetrics metrics, LongSupplier wallClock) {
     Topics topics = config.topics();
-    StreamsBuilder builder = new StreamsBuilder();
+    StreamsBuilder builder = new StreamsBuilder(topologyConfig(config));
     String lookupChild =
         config.chunkLookupsEnabled() ? ChunkLookupTopology.CHUNK_LOOKUP_PROCESSOR : null;
     builder.stream(
@@ -154,5 +157,21 @@ public final class PrefixlogTopology {
       kv.addChildren(topology);
     }
     return topology;
+  }
+
+  /**
+   * The topology-level Kafka Streams settings among the pass-throughs ({@code PREFIXLOG_KAFKA_*}).
+   * Kafka Streams applies some of them only when the topology is built with them: a {@code
+   * processor.wrapper.class} (tracing, fault injection in the tests) would otherwise be ignored
+   * without a word.
+   */
+  private static TopologyConfig topologyConfig(StreamAppConfig config) {
+    Properties app = new Properties();
+    app.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+    app.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    app.putAll(config.kafka());
+    Properties overrides = new Properties();
+    overrides.putAll(config.kafka());
+    return new TopologyConfig(null, new StreamsConfig(app), overrides);
   }
 }

@@ -38,8 +38,10 @@ public final class FormatGenerations {
           Map.ofEntries(
               entry(WireFormat.SESSION_STATE, 3),
               entry(WireFormat.SESSION_BASE, 1),
+              entry(WireFormat.ERASURE_JOB, 1),
               entry(WireFormat.SEEN_REQUEST, 1),
               entry(WireFormat.KV_BLOCK_STATE, 1),
+              entry(WireFormat.KV_CLEAR_JOB, 1),
               entry(WireFormat.KV_SOURCE_STATS_STATE, 1),
               entry(WireFormat.SOURCE_POSITION, 1),
               entry(WireFormat.DELTA_RECORD, 3),

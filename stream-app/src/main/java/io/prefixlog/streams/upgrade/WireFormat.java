@@ -14,6 +14,12 @@ public enum WireFormat {
   /** {@code session-bases} store values ({@code BaseRecordCodec}). */
   SESSION_BASE,
   /**
+   * {@code session-bases} values under {@code ~erasure/} keys: an erase order under way ({@code
+   * ErasureJob}). Read only by builds that write it: a build from before it never reads those keys
+   * (no session's prefix holds them), so it is in every generation at the version it began with.
+   */
+  ERASURE_JOB,
+  /**
    * {@code session-request-ids} store entries ({@code SeenRequest}): version 1 keyed by {@code
    * session_key/request_id}; version 2 keyed by the capture's identity, the entry under the request
    * id alone (which version 1 builds look up) no longer written. The values are the same.
@@ -21,6 +27,12 @@ public enum WireFormat {
   SEEN_REQUEST,
   /** {@code kv-block-index} store values ({@code BlockState}). */
   KV_BLOCK_STATE,
+  /**
+   * {@code kv-block-index} values under {@code ~kv-clear/} keys: a clear whose blocks are still
+   * being deleted ({@code ClearJob}; its marks under {@code <source>/~new/} are empty). Like {@link
+   * #ERASURE_JOB}, read only by builds that write it.
+   */
+  KV_CLEAR_JOB,
   /** {@code kv-source-stats} store values ({@code SourceStatsState}). */
   KV_SOURCE_STATS_STATE,
   /**

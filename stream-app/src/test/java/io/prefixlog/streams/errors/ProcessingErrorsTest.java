@@ -20,6 +20,7 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -77,6 +78,21 @@ class ProcessingErrorsTest {
               Meters.count(registry, "prefixlog_dead_letters_total", "reason", "processing_error"))
           .isEqualTo(1);
     }
+  }
+
+  @Test
+  void shouldFailTheTaskWhenAPunctuatorThrowsSinceThereIsNoInputToDeadLetter() {
+    // Given
+    ProcessingErrors handler = new ProcessingErrors();
+    handler.configure(
+        Map.of(ErrorWiring.CONFIG, new ErrorWiring(new SimpleMeterRegistry(), "prefixlog.dlq")));
+
+    // When: Kafka Streams reports a punctuator's exception without a record
+    ProcessingExceptionHandler.Response response =
+        handler.handleError(null, null, new IllegalStateException("in a punctuator"));
+
+    // Then: the task fails, and exactly-once aborts what the punctuator wrote
+    assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
   }
 
   private static final class Explosive implements Processor<String, String, String, String> {

@@ -8,6 +8,7 @@ import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.schemas.control.ControlHeaders;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.json.JsonSerde;
@@ -106,8 +107,11 @@ final class Ledger {
     // Late duplicates would show up after the expected count: give them a moment.
     Thread.sleep(2000);
     deltaRecords = Topics.readAtLeast(bootstrap, prefix + "session.deltas", 0, timeout);
+    // Erase orders travel on the raw topic too; they are not requests.
     List<ConsumerRecord<String, byte[]>> raw =
-        Topics.readAtLeast(bootstrap, prefix + "requests.raw", 0, timeout);
+        Topics.readAtLeast(bootstrap, prefix + "requests.raw", 0, timeout).stream()
+            .filter(r -> !ControlHeaders.isErase(r.headers()))
+            .toList();
     List<ConsumerRecord<String, byte[]>> letters =
         Topics.readAtLeast(bootstrap, prefix + "dlq", 0, timeout);
 
