@@ -6,9 +6,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Erases sessions from a stopped bridge's spill directory ({@code PREFIXLOG_PROXY_SPILL_DIR}): the
- * events it spilled while Kafka was unreachable, and the quarantined copies of spill bytes that
- * failed their checks. {@code prefixlog erase --spill-dir} runs it.
+ * Erases sessions from a stopped bridge's spill directory ({@code PREFIXLOG_SPILL_DIR}): the events
+ * it spilled while Kafka was unreachable, and the quarantined copies of spill bytes that failed
+ * their checks. {@code prefixlog erase --spill-dir} runs it.
  *
  * <ul>
  *   <li>Each segment holding an event of the sessions is rewritten without it, keeping every other

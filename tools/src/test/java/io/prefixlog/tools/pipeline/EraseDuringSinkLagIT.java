@@ -47,13 +47,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fault scenario 13 of the suite ({@link FaultInjectionIT}'s sibling with the archive on): {@code
- * prefixlog erase --archive} while the archive's sink connectors are paused, so that turns of the
- * erased sessions wait in the sink's lag. All real and on loopback: a broker, the stream app,
- * s3proxy and a Connect worker with the Iceberg sink (the embedded archive). Once the sink has
- * caught up, the archive must hold no row of an erased session, every other turn once, each rebuilt
- * byte for byte; a dead letter that holds an erased session's body must be gone from {@code dlq},
- * another session's must stay as it was. The scenario prints the suite's line (events in, distinct,
- * deltas, rebuilt, mismatches, duplicates), counted in the archive.
+ * prefixlog erase --archive} while the archive's sink connectors are stopped (Connect's {@code PUT
+ * /connectors/<name>/stop}, then {@code resume}), so that turns of the erased sessions wait in the
+ * sink's lag. All real and on loopback: a broker, the stream app, s3proxy and a Connect worker with
+ * the Iceberg sink (the embedded archive). Once the sink has caught up, the archive must hold no
+ * row of an erased session, every other turn once, each rebuilt byte for byte; a dead letter that
+ * holds an erased session's body must be gone from {@code dlq}, another session's must stay as it
+ * was. The scenario prints the suite's line (events in, distinct, deltas, rebuilt, mismatches,
+ * duplicates), counted in the archive.
  */
 class EraseDuringSinkLagIT {
   private static final String PREFIX = "fi13.";
@@ -69,7 +70,7 @@ class EraseDuringSinkLagIT {
   @Timeout(value = 600, unit = TimeUnit.SECONDS)
   void anEraseDuringSinkLagLeavesNoArchivedRowOnceTheSinkCatchesUp() throws Exception {
     // Given: sessions of the agentic and chat corpora; two will be erased, each with turns that
-    // arrive while the sink is paused (the last turn of the second one held back for later)
+    // arrive while the sink is stopped (the last turn of the second one held back for later)
     Path root = ProjectHome.findFrom(Path.of("")).orElseThrow();
     Traffic traffic = Traffic.of(3, System.currentTimeMillis() - 60_000, 1000);
     List<Event> first = traffic.firstTurns(2);
@@ -134,7 +135,7 @@ class EraseDuringSinkLagIT {
         List<ConsumerRecord<String, byte[]>> keptLetters = lettersOf(kafka, keptSession);
         assertThat(keptLetters).hasSize(1);
 
-        // When: the sink is paused and the later turns come (all but one, held back)
+        // When: the sink is stopped and the later turns come (all but one, held back)
         setConnectors(archive, "stop", "STOPPED");
         Traffic.send(producer, PREFIX + "requests.raw", laterNow);
         Topics.readAtLeast(
@@ -153,7 +154,7 @@ class EraseDuringSinkLagIT {
         ledger.assertLossless(first.size() + laterNow.size());
         assertThat(rowsBySession(archive)).containsEntry(erasedWhileWaiting, 2L);
 
-        // and a session is erased while the sink is paused; the sink resumes 8 s into the erase
+        // and a session is erased while the sink is stopped; the sink resumes 8 s into the erase
         EmbeddedArchive sink = archive;
         CompletableFuture<Void> resume = new CompletableFuture<>();
         // A thread of its own: the common pool has one thread on a two-core machine.
@@ -192,8 +193,8 @@ class EraseDuringSinkLagIT {
             .contains("archive: no row of theirs")
             .doesNotContain("sink behind");
 
-        // When: the sink is paused again, the held-back turn comes, and the other session is
-        // erased with a sink timeout shorter than the pause
+        // When: the sink is stopped again, the held-back turn comes, and the other session is
+        // erased with a sink timeout shorter than the stop
         setConnectors(archive, "stop", "STOPPED");
         Traffic.send(producer, PREFIX + "requests.raw", List.of(heldBack));
         Topics.readAtLeast(
