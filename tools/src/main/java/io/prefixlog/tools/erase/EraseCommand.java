@@ -49,11 +49,20 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  *       chain (including turns made since step 1) and compacts its files. Turns after the order
  *       start a new chain, which is not erased.
  *   <li>Delete the raw inputs the stream app has processed (so no reprocessing brings the session
- *       back), then erase the archive (Iceberg deletes, rewrite, snapshot expiry).
+ *       back), and the sessions' dead letters ({@link DeadLetterErasure}).
+ *   <li>With {@code --archive}: wait until the archive's sink has committed every record of the
+ *       sessions that the archived topics held at the acknowledgements ({@link SinkCatchUp}: the
+ *       sink drops tombstones, so what it archived after the deletes would stay), then erase the
+ *       archive (Iceberg deletes, rewrite, snapshot expiry). A sink that does not catch up within
+ *       {@code --sink-timeout} leaves its later rows pending: they are reported, and a second run
+ *       erases them.
  * </ol>
  *
- * Running it again is harmless: what is gone is not found, and an order for a session without state
- * is acknowledged {@code absent}.
+ * <p>{@code --spill-dir} is another, offline, part: a stopped capture proxy's spill directory
+ * rewritten without the sessions' events ({@link SpillEraser}), run on the proxy's host.
+ *
+ * <p>Running it again is harmless: what is gone is not found, and an order for a session without
+ * state is acknowledged {@code absent}.
  */
 public final class EraseCommand implements Command {
 
@@ -70,12 +79,19 @@ public final class EraseCommand implements Command {
       that held them and expiry of older snapshots). Prints what it removed and what is pending:
       old values stay on the broker until it compacts their segments (at the latest after the
       topics' max.compaction.lag.ms); --check then lists what still names the sessions.
+      With --archive it first waits (--sink-timeout) until the archive's sink has committed the
+      sessions' records it had not archived yet: it drops tombstones, so rows it wrote after the
+      deletes would stay. If it does not catch up in time, the report and --check say "pending:
+      sink behind": run erase again once it has. The sessions' dead letters leave the dlq topic
+      (the other letters before them are written again at the end first). --spill-dir DIR, on a
+      capture proxy's host with the proxy stopped, erases the sessions from its spill directory
+      instead, and does nothing else.
       Sessions are named by key (--session), or by the id the client sent (--session-id, hashed
       with PREFIXLOG_SESSION_SECRET as the proxy does) or the body's user (--user). Turns made
       after the erasure start a new chain and are kept. Idempotent; safe while traffic flows.
-      Exit code 0 when everything was erased and acknowledged; 1 when something failed or the
+      Exit code 0 when everything was erased and acknowledged; 1 when something failed, the
       stream app did not acknowledge in time (the orders stay and are obeyed when it runs: run
-      erase again to check); 2 for a bad command line.
+      erase again to check) or the archive's sink did not catch up; 2 for a bad command line.
       """;
 
   private final Terminal terminal;
