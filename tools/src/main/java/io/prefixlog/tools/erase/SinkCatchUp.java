@@ -72,10 +72,9 @@ final class SinkCatchUp {
     final ArchivedTopic topic;
     final Map<TopicPartition, Long> ends;
 
-    /** The last offset below the end naming a session, from {@code scannedFrom}; -1: none. */
+    /** The last offset below the end naming a session, as of the last scan; -1: none. */
     final Map<TopicPartition, Long> lastNaming = new HashMap<>();
 
-    final Map<TopicPartition, Long> scannedFrom = new HashMap<>();
     final Map<TopicPartition, Long> namingLeft = new HashMap<>();
     long lastScanNanos;
 
@@ -120,14 +119,19 @@ final class SinkCatchUp {
     this.sinks = sinks;
   }
 
-  /** Takes the archived topics' end offsets now (committed records only). */
+  /**
+   * Takes the archived topics' end offsets now (committed records only), for each topic that has a
+   * sink.
+   */
   static SinkCatchUp from(
       Admin admin, String bootstrap, List<ArchivedTopic> topics, Selection selection)
       throws InterruptedException, ExecutionException, TimeoutException {
     List<Sink> sinks = new ArrayList<>();
     Set<String> names = admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     for (ArchivedTopic topic : topics) {
-      if (names.contains(topic.topic())) {
+      // A sink exists where its control topic does (the deployment creates it before Connect
+      // starts); a topic without one is not archived, and nothing of it is on its way.
+      if (names.contains(topic.topic()) && names.contains(topic.controlTopic())) {
         sinks.add(new Sink(topic, endOffsets(admin, topic.topic())));
       }
     }
@@ -283,7 +287,6 @@ final class SinkCatchUp {
         consumer.seek(tp, Math.max(e.getValue(), begin.get(tp)));
         sink.lastNaming.put(tp, -1L);
         sink.namingLeft.put(tp, 0L);
-        sink.scannedFrom.put(tp, e.getValue());
         remaining.add(tp);
       }
       long lastMove = System.nanoTime();

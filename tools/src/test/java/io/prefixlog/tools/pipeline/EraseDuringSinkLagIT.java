@@ -236,7 +236,7 @@ class EraseDuringSinkLagIT {
             rebuilt[0],
             rebuilt[1],
             duplicates,
-            0L,
+            rows.getOrDefault(erasedWhileWaiting, 0L) + rows.getOrDefault(erasedAfterTimeout, 0L),
             lettersOf(kafka, erasedWhileWaiting).size());
         assertThat(perRequest).hasSize((int) keptTurns);
         assertThat(duplicates).isZero();
