@@ -238,6 +238,8 @@ final class DeadLetterErasure {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "prefixlog-erase-dlq");
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 20);
+    // A deployment without a dlq topic has no letters: asking for it must not create it.
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     return p;
   }
 
