@@ -56,10 +56,19 @@ import org.slf4j.LoggerFactory;
  * records began. A record cut short at the end of the last segment (a crash mid-append) is cut off
  * without quarantine. Acknowledgements that name no record the store recovered (a power loss took
  * the records back while their forced acks survived) are dropped, so a later append at such an
- * offset is sent. Used by the publisher thread only: not thread-safe.
+ * offset is sent. Used by the publisher thread only: not thread-safe. While it is open, the store
+ * holds a lock on {@value #LOCK_FILE}, so that a second process (another bridge, or {@link
+ * SpillEraser}, which rewrites segments without an erased session's records) is refused.
  */
 final class SpillStore implements AutoCloseable {
   static final String QUARANTINE_DIR = "quarantine";
+
+  /**
+   * The file locked while a store is open: a second process on the directory (a second bridge, or
+   * {@link SpillEraser} while the bridge runs) would interleave writes with the first's.
+   */
+  static final String LOCK_FILE = "spill.lock";
+
   private static final Logger LOGGER = LoggerFactory.getLogger(SpillStore.class);
 
   /** A record with its capture time ({@link RecordFormat#V2}). */
@@ -86,6 +95,7 @@ final class SpillStore implements AutoCloseable {
   private long quarantined;
   private long lastSyncNanos = System.nanoTime();
   private boolean unsynced;
+  private FileChannel lockChannel;
 
   /**
    * A record read back for a resend.
@@ -149,6 +159,7 @@ final class SpillStore implements AutoCloseable {
     this.format = Objects.requireNonNull(format, "format");
     try {
       Files.createDirectories(dir);
+      lockChannel = lock(dir);
       List<Path> logs = new ArrayList<>();
       try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "spill-*.log")) {
         stream.forEach(logs::add);
@@ -167,8 +178,61 @@ final class SpillStore implements AutoCloseable {
         totalBytes += segment.size;
         pending += segment.unacked();
       }
+    } catch (IOException | RuntimeException e) {
+      releaseLock();
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("cannot open the spill directory " + dir, io);
+      }
+      throw (RuntimeException) e;
+    }
+  }
+
+  /**
+   * Locks {@link #LOCK_FILE}; refuses a directory another process holds. Where the file system
+   * cannot lock, the store opens unlocked (as it always did), and says so.
+   */
+  private static FileChannel lock(Path dir) throws IOException {
+    FileChannel channel =
+        FileChannel.open(
+            dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try {
+      if (channel.tryLock() == null) {
+        channel.close();
+        throw new IllegalStateException(
+            "the spill directory "
+                + dir
+                + " is in use by another process (a running bridge?): stop it first");
+      }
+      return channel;
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      channel.close();
+      throw new IllegalStateException(
+          "the spill directory " + dir + " is already open in this process", e);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot open the spill directory " + dir, e);
+      channel.close();
+      LOGGER
+          .atWarn()
+          .setMessage("cannot lock the spill directory; opened without a lock")
+          .addKeyValue("dir", dir)
+          .setCause(e)
+          .log();
+      return null;
+    }
+  }
+
+  private void releaseLock() {
+    if (lockChannel != null) {
+      try {
+        lockChannel.close(); // releases the lock
+      } catch (IOException e) {
+        LOGGER
+            .atWarn()
+            .setMessage("cannot release the spill directory's lock")
+            .addKeyValue("dir", dir)
+            .setCause(e)
+            .log();
+      }
+      lockChannel = null;
     }
   }
 
@@ -303,13 +367,132 @@ final class SpillStore implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    Segment tail = segments.peekLast();
-    if (tail != null && unsynced) {
-      tail.force();
+    try {
+      Segment tail = segments.peekLast();
+      if (tail != null && unsynced) {
+        tail.force();
+      }
+      for (Segment segment : segments) {
+        segment.close();
+      }
+    } finally {
+      releaseLock();
     }
-    for (Segment segment : segments) {
-      segment.close();
+  }
+
+  /** What {@link #eraseSessions} did; counts only, never content. */
+  record Erasure(
+      int segmentsRewritten,
+      long recordsErased,
+      long acknowledgedDropped,
+      long recordsKept,
+      int quarantineFilesRedacted,
+      long quarantineRunsRedacted) {}
+
+  /**
+   * Removes the records keyed by one of {@code sessionKeys} from the spill in {@code dir}: the
+   * bridge must be stopped (the directory's lock says so). The store opens as the bridge opens it
+   * (its recovery quarantines what does not check out), then each segment holding such a record is
+   * rewritten (see {@link Segment#rewriteWithout}), and the quarantine files are redacted (see
+   * {@link #redactQuarantine}).
+   */
+  static Erasure eraseSessions(Path dir, Set<String> sessionKeys) throws IOException {
+    int rewritten = 0;
+    long[] counts = new long[3];
+    long[] redacted;
+    try (SpillStore store = new SpillStore(dir, Long.MAX_VALUE, Long.MAX_VALUE)) {
+      for (Segment segment : List.copyOf(store.segments)) {
+        if (segment.rewriteWithout(sessionKeys, counts)) {
+          rewritten++;
+        }
+      }
+      List<byte[]> keys = new ArrayList<>();
+      for (String key : sessionKeys) {
+        keys.add(key.getBytes(StandardCharsets.UTF_8));
+      }
+      redacted = redactQuarantine(dir.resolve(QUARANTINE_DIR), keys);
     }
+    return new Erasure(rewritten, counts[0], counts[1], counts[2], (int) redacted[0], redacted[1]);
+  }
+
+  /**
+   * Zeroes, in each quarantine file, every run that holds one of {@code keys}: a quarantined run is
+   * cut where a record's magic starts, and a piece whose bytes contain a session key (in its record
+   * key or in the event's JSON, which both carry it) is overwritten with zeros of the same length,
+   * so the other pieces keep their bytes and offsets for whoever inspects them. A piece in which
+   * every copy of the key was damaged cannot be told apart: it stays. Returns the files and pieces
+   * redacted.
+   */
+  static long[] redactQuarantine(Path quarantine, List<byte[]> keys) throws IOException {
+    long files = 0;
+    long pieces = 0;
+    if (!Files.isDirectory(quarantine)) {
+      return new long[] {0, 0};
+    }
+    List<Path> copies = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(quarantine, "*.bin")) {
+      stream.forEach(copies::add);
+    }
+    copies.sort(null);
+    for (Path copy : copies) {
+      byte[] bytes = Files.readAllBytes(copy);
+      List<Integer> starts = new ArrayList<>();
+      starts.add(0);
+      for (int i = 1; i + 4 <= bytes.length; i++) {
+        if (headerBytes(ByteBuffer.wrap(bytes, i, 4).getInt()) > 0) {
+          starts.add(i);
+        }
+      }
+      starts.add(bytes.length);
+      long here = 0;
+      for (int i = 0; i + 1 < starts.size(); i++) {
+        int from = starts.get(i);
+        int to = starts.get(i + 1);
+        if (containsAny(bytes, from, to, keys)) {
+          java.util.Arrays.fill(bytes, from, to, (byte) 0);
+          here++;
+        }
+      }
+      if (here > 0) {
+        Path tmp = copy.resolveSibling(copy.getFileName() + ".erasing");
+        try (FileChannel out =
+            FileChannel.open(
+                tmp,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+          ByteBuffer buffer = ByteBuffer.wrap(bytes);
+          while (buffer.hasRemaining()) {
+            out.write(buffer);
+          }
+          out.force(true);
+        }
+        Files.move(
+            tmp,
+            copy,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Segment.forceDirectory(quarantine);
+        files++;
+        pieces += here;
+      }
+    }
+    return new long[] {files, pieces};
+  }
+
+  private static boolean containsAny(byte[] bytes, int from, int to, List<byte[]> needles) {
+    for (byte[] needle : needles) {
+      outer:
+      for (int i = from; i + needle.length <= to; i++) {
+        for (int j = 0; j < needle.length; j++) {
+          if (bytes[i + j] != needle[j]) {
+            continue outer;
+          }
+        }
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -645,6 +828,78 @@ final class SpillStore implements AutoCloseable {
 
     long unacked() {
       return starts.size() - acked.size();
+    }
+
+    /**
+     * Rewrites this segment without the records keyed by one of {@code keys}, when it holds one.
+     * The new file holds the segment's other unacknowledged records, byte for byte (their checksums
+     * and capture times with them) and in order; acknowledged records, which Kafka has, are left
+     * out, so the acks are cleared. Order, so that a crash at any point loses no record of anyone
+     * else: the new file is written and forced under a temporary name; the acks are cleared and
+     * forced (a crash now resends records Kafka has, as the one window of {@link SpillStore} does,
+     * and the erasure must be run again); then the new file replaces the old one in one rename, and
+     * the directory is forced. A segment left with no record is deleted.
+     *
+     * @param counts adds records erased, acknowledged records dropped, records kept
+     * @return true when the segment was rewritten
+     */
+    boolean rewriteWithout(Set<String> keys, long[] counts) throws IOException {
+      List<long[]> kept = new ArrayList<>();
+      long erased = 0;
+      long ackedDropped = 0;
+      long offset = skipHoles(0);
+      while (offset < size) {
+        Spilled record = read(offset);
+        if (record == null) {
+          quarantineAt(offset);
+          offset = skipHoles(offset);
+          continue;
+        }
+        if (keys.contains(record.key())) {
+          erased++;
+        } else if (acked.contains(offset)) {
+          ackedDropped++;
+        } else {
+          kept.add(new long[] {offset, record.length()});
+        }
+        offset = skipHoles(offset + record.length());
+      }
+      if (erased == 0) {
+        return false;
+      }
+      Path tmp = log.resolveSibling(log.getFileName() + ".erasing");
+      try (FileChannel out =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
+        for (long[] k : kept) {
+          long position = k[0];
+          long end = k[0] + k[1];
+          while (position < end) {
+            position += channel.transferTo(position, end - position, out);
+          }
+        }
+        out.force(true);
+      }
+      acksChannel.truncate(0);
+      acksChannel.force(true);
+      if (kept.isEmpty()) {
+        Files.delete(tmp);
+        delete();
+      } else {
+        Files.move(
+            tmp,
+            log,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+      forceDirectory(store.dir);
+      counts[0] += erased;
+      counts[1] += ackedDropped;
+      counts[2] += kept.size();
+      return true;
     }
 
     void close() throws IOException {

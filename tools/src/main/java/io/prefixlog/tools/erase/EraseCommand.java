@@ -1,5 +1,7 @@
 package io.prefixlog.tools.erase;
 
+import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.bridge.proxy.SpillEraser;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.control.ControlHeaders;
@@ -16,6 +18,7 @@ import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,11 +49,20 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  *       chain (including turns made since step 1) and compacts its files. Turns after the order
  *       start a new chain, which is not erased.
  *   <li>Delete the raw inputs the stream app has processed (so no reprocessing brings the session
- *       back), then erase the archive (Iceberg deletes, rewrite, snapshot expiry).
+ *       back), and the sessions' dead letters ({@link DeadLetterErasure}).
+ *   <li>With {@code --archive}: wait until the archive's sink has committed every record of the
+ *       sessions that the archived topics held at the acknowledgements ({@link SinkCatchUp}: the
+ *       sink drops tombstones, so what it archived after the deletes would stay), then erase the
+ *       archive (Iceberg deletes, rewrite, snapshot expiry). A sink that does not catch up within
+ *       {@code --sink-timeout} leaves its later rows pending: they are reported, and a second run
+ *       erases them.
  * </ol>
  *
- * Running it again is harmless: what is gone is not found, and an order for a session without state
- * is acknowledged {@code absent}.
+ * <p>{@code --spill-dir} is another, offline, part: a stopped capture proxy's spill directory
+ * rewritten without the sessions' events ({@link SpillEraser}), run on the proxy's host.
+ *
+ * <p>Running it again is harmless: what is gone is not found, and an order for a session without
+ * state is acknowledged {@code absent}.
  */
 public final class EraseCommand implements Command {
 
@@ -67,12 +79,19 @@ public final class EraseCommand implements Command {
       that held them and expiry of older snapshots). Prints what it removed and what is pending:
       old values stay on the broker until it compacts their segments (at the latest after the
       topics' max.compaction.lag.ms); --check then lists what still names the sessions.
+      With --archive it first waits (--sink-timeout) until the archive's sink has committed the
+      sessions' records it had not archived yet: it drops tombstones, so rows it wrote after the
+      deletes would stay. If it does not catch up in time, the report and --check say "pending:
+      sink behind": run erase again once it has. The sessions' dead letters leave the dlq topic
+      (the other letters before them are written again at the end first). --spill-dir DIR, on a
+      capture proxy's host with the proxy stopped, erases the sessions from its spill directory
+      instead, and does nothing else.
       Sessions are named by key (--session), or by the id the client sent (--session-id, hashed
       with PREFIXLOG_SESSION_SECRET as the proxy does) or the body's user (--user). Turns made
       after the erasure start a new chain and are kept. Idempotent; safe while traffic flows.
-      Exit code 0 when everything was erased and acknowledged; 1 when something failed or the
+      Exit code 0 when everything was erased and acknowledged; 1 when something failed, the
       stream app did not acknowledge in time (the orders stay and are obeyed when it runs: run
-      erase again to check); 2 for a bad command line.
+      erase again to check) or the archive's sink did not catch up; 2 for a bad command line.
       """;
 
   private final Terminal terminal;
@@ -98,6 +117,9 @@ public final class EraseCommand implements Command {
       return invocation.exitCode();
     }
     EraseOptions settings = invocation.value();
+    if (!settings.spillDirs.isEmpty()) {
+      return eraseSpills(settings);
+    }
     try (Admin admin = Admin.create(adminConfig(settings.bootstrap))) {
       return settings.check ? check(settings, admin) : erase(settings, admin);
     } catch (TopicScan.ScanException | ControlProducer.KafkaWriteException e) {
@@ -178,6 +200,12 @@ public final class EraseCommand implements Command {
       acks = collector.await(expectedAcks, s.ackTimeout);
     }
     report.acks(acks, expectedAcks, s.ackTimeout);
+    // What the archived topics hold now includes every record of the sessions the stream app
+    // wrote before obeying the orders (acknowledged in the same transaction).
+    SinkCatchUp sinkCatchUp =
+        s.archive == null
+            ? null
+            : SinkCatchUp.from(admin, s.bootstrap, ArchivedTopic.all(s.topicPrefix), selection);
 
     boolean allAcked = acks.size() >= expectedAcks;
     if (!s.keepRaw && allAcked) {
@@ -200,15 +228,80 @@ public final class EraseCommand implements Command {
           topics.requestsRaw().name()
               + ": raw requests kept (--keep-raw) until the topic's retention");
     }
+    // After the acknowledgements: a letter of an input the stream app read before the order is
+    // committed by then (the same task, in order).
+    DeadLetterErasure.Result letters =
+        DeadLetterErasure.erase(admin, s.bootstrap, topics.deadLetters().name(), selection);
+    report.done(
+        String.format(
+            "%s: %d dead letters of these sessions deleted in %d partitions (%d other letters"
+                + " written again at their partition's end first, with header %s)",
+            letters.topic(),
+            letters.erased(),
+            letters.partitions(),
+            letters.moved(),
+            DeadLetterErasure.MOVED_FROM));
     report.compactionDue(
         CompactionDeadline.of(admin, compactedTopicsChanged(s, topics, acks, report)));
 
     boolean archiveOk = true;
     if (s.archive != null) {
+      // The sink drops tombstones: rows of records still in its lag would land after the
+      // deletes. Wait until it has committed them (SinkCatchUp), then delete; when it does not
+      // in time, delete what it has archived so far and say what is pending.
+      terminal
+          .err()
+          .println("prefixlog erase: waiting for the archive's sink to commit these sessions");
+      SinkCatchUp.Outcome sink =
+          sinkCatchUp.await(
+              s.sinkTimeout, true, line -> terminal.err().println("prefixlog erase: " + line));
       archiveOk = ArchivePart.erase(s.archive, s.topicPrefix, selection, terminal, report);
+      if (!sink.caughtUp()) {
+        for (String line : sink.behind()) {
+          report.failed(
+              "archive: pending: "
+                  + line
+                  + ", after "
+                  + s.sinkTimeout.toSeconds()
+                  + " s (--sink-timeout); the rows it archives later will name these sessions:"
+                  + " run erase again once it has caught up (erase --check --archive says"
+                  + " \"pending: sink behind\" until then)");
+        }
+        archiveOk = false;
+      }
     }
     report.print(terminal.out(), commandForCheck(s));
     return allAcked && archiveOk ? OK : FAILED;
+  }
+
+  /**
+   * {@code --spill-dir}: the sessions' events out of stopped proxies' spill directories (see {@link
+   * SpillEraser}), nothing else; no Kafka needed.
+   */
+  private int eraseSpills(EraseOptions s) {
+    boolean ok = true;
+    for (Path dir : s.spillDirs) {
+      try {
+        SpillEraser.Result r = SpillEraser.erase(dir, s.selection.keys());
+        terminal
+            .out()
+            .printf(
+                "spill %s: %d events of these sessions removed (%d segments rewritten, %d other"
+                    + " unsent events kept, %d already sent dropped with them); quarantine: %d"
+                    + " pieces zeroed in %d files%n",
+                dir,
+                r.eventsErased(),
+                r.segmentsRewritten(),
+                r.eventsKept(),
+                r.acknowledgedDropped(),
+                r.quarantinePiecesRedacted(),
+                r.quarantineFilesRedacted());
+      } catch (IOException | IllegalStateException | java.io.UncheckedIOException e) {
+        terminal.err().println("prefixlog erase: spill " + dir + ": " + Causes.describe(e));
+        ok = false;
+      }
+    }
+    return ok ? OK : FAILED;
   }
 
   /**
@@ -268,10 +361,21 @@ public final class EraseCommand implements Command {
             s.selection,
             topics.erasures().name(),
             topic -> bar("check " + topic));
-    long archived =
-        s.archive == null ? 0 : ArchivePart.count(s.archive, s.topicPrefix, s.selection);
-    EraseReport.printCheck(terminal.out(), s.selection, left, s.archive == null ? null : archived);
-    return left.isEmpty() && archived == 0 ? OK : FAILED;
+    long archived = 0;
+    List<String> sinkBehind = List.of();
+    if (s.archive != null) {
+      // Rows the sink has not committed yet are not counted below: without this the check would
+      // pass while rows of the sessions are on their way into the archive.
+      sinkBehind =
+          SinkCatchUp.from(admin, s.bootstrap, ArchivedTopic.all(s.topicPrefix), s.selection)
+              .await(
+                  s.sinkTimeout, false, line -> terminal.err().println("prefixlog erase: " + line))
+              .behind();
+      archived = ArchivePart.count(s.archive, s.topicPrefix, s.selection);
+    }
+    EraseReport.printCheck(
+        terminal.out(), s.selection, left, s.archive == null ? null : archived, sinkBehind);
+    return left.isEmpty() && archived == 0 && sinkBehind.isEmpty() ? OK : FAILED;
   }
 
   private Set<String> kvSources(EraseOptions s, Topics topics) throws IOException {

@@ -25,6 +25,7 @@ import java.util.Set;
 final class EraseOptions {
   static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
   static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(60);
+  static final Duration DEFAULT_SINK_TIMEOUT = Duration.ofSeconds(600);
   static final String DEFAULT_APPLICATION_ID = "prefixlog-stream-app";
 
   Selection selection;
@@ -32,8 +33,10 @@ final class EraseOptions {
   String topicPrefix;
   String applicationId;
   Duration ackTimeout;
+  Duration sinkTimeout;
   boolean keepRaw;
   boolean check;
+  List<java.nio.file.Path> spillDirs;
   ArchiveSettings archive;
 
   static EraseOptions from(CommandLine line, Map<String, String> env) throws UsageException {
@@ -70,8 +73,15 @@ final class EraseOptions {
     s.applicationId = line.string("application-id", DEFAULT_APPLICATION_ID);
     s.ackTimeout =
         Duration.ofSeconds(line.longValue("ack-timeout", DEFAULT_ACK_TIMEOUT.toSeconds(), 1));
+    s.sinkTimeout =
+        Duration.ofSeconds(line.longValue("sink-timeout", DEFAULT_SINK_TIMEOUT.toSeconds(), 0));
     s.keepRaw = line.has("keep-raw");
     s.check = line.has("check");
+    s.spillDirs = line.values("spill-dir").stream().map(java.nio.file.Path::of).toList();
+    if (s.check && !s.spillDirs.isEmpty()) {
+      throw new UsageException(
+          "--spill-dir erases from a bridge's spill directory; --check does not look there");
+    }
     s.archive = ArchiveOptions.settings(line, env, List.of());
     return s;
   }
@@ -165,6 +175,16 @@ final class EraseOptions {
             Long.toString(DEFAULT_ACK_TIMEOUT.toSeconds()),
             "How long to wait for the stream app's acknowledgements."));
     all.add(
+        Option.value(
+            "sink-timeout",
+            "SECONDS",
+            Long.toString(DEFAULT_SINK_TIMEOUT.toSeconds()),
+            "With --archive: how long to wait for the archive's sink to commit the sessions'"
+                + " records it has not archived yet (its lag), before deleting their rows; with"
+                + " --check, for its commit in progress. When it runs out, the rows archived so far"
+                + " are deleted, the rest is reported \"pending: sink behind\" (exit code 1): run"
+                + " erase again once the sink has caught up."));
+    all.add(
         Option.flag(
             "keep-raw",
             "Do not delete the processed raw requests (they then stay until the raw topic's"
@@ -174,6 +194,17 @@ final class EraseOptions {
             "check",
             "Change nothing: count the records on the broker that still name the sessions, per"
                 + " topic (exit code 0 when there are none)."));
+    all.add(
+        Option.value(
+                "spill-dir",
+                "DIR",
+                null,
+                "Erase the sessions from a capture proxy's spill directory (its"
+                    + " PREFIXLOG_SPILL_DIR, on its host, with the proxy stopped) and do nothing"
+                    + " else: the spilled events are rewritten without theirs, every other unsent"
+                    + " event kept byte for byte, and their pieces of quarantined spill bytes are"
+                    + " zeroed (repeatable). Run it before the erasure of the topics.")
+            .repeatable());
     all.addAll(
         ArchiveOptions.options(
             "Also erase the sessions from the Iceberg archive (or, with --check, look there)."));

@@ -152,7 +152,11 @@ final class EraseReport {
   }
 
   static void printCheck(
-      PrintStream out, Selection selection, Map<String, Long> left, Long archivedRows) {
+      PrintStream out,
+      Selection selection,
+      Map<String, Long> left,
+      Long archivedRows,
+      List<String> sinkBehind) {
     out.println("prefixlog erase --check: " + selection.keys().size() + " session(s)");
     if (left.isEmpty()) {
       out.println("  no record on the broker names them");
@@ -165,7 +169,11 @@ final class EraseReport {
       out.println(
           archivedRows == 0
               ? "  archive: no row of theirs"
+                  + (sinkBehind.isEmpty() ? "" : " yet, but the sink has not caught up")
               : "  archive: " + archivedRows + " row(s) of theirs");
+      for (String line : sinkBehind) {
+        out.println("  archive: pending: " + line);
+      }
     }
   }
 

@@ -10,9 +10,11 @@ import io.prefixlog.tools.cli.UsageException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command line of {@code prefixlog erase}: what it accepts and what it refuses, and why. */
 class EraseCommandTest {
@@ -104,6 +106,49 @@ class EraseCommandTest {
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
     assertThat(err()).contains("cannot reach Kafka at 127.0.0.1:1");
+  }
+
+  @Test
+  void shouldEraseFromASpillDirectoryWithoutKafka(@TempDir Path spill) {
+    // Given: a proxy's spill directory (empty: the format is the bridge's SpillEraserTest's), and
+    // no broker
+    // When
+    int code =
+        run(
+            Map.of(),
+            "--session",
+            KEY,
+            "--spill-dir",
+            spill.toString(),
+            "--bootstrap",
+            "127.0.0.1:1");
+
+    // Then
+    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("spill " + spill + ": 0 events of these sessions removed");
+  }
+
+  @Test
+  void shouldFailOnASpillDirectoryThatIsNotThere(@TempDir Path dir) {
+    assertThat(run(Map.of(), "--session", KEY, "--spill-dir", dir.resolve("nope").toString()))
+        .isEqualTo(Command.FAILED);
+    assertThat(err()).contains("no spill directory at " + dir.resolve("nope"));
+  }
+
+  @Test
+  void shouldRefuseToCheckASpillDirectory(@TempDir Path spill) {
+    assertThat(run(Map.of(), "--check", "--session", KEY, "--spill-dir", spill.toString()))
+        .isEqualTo(Command.USAGE);
+    assertThat(err()).contains("--check does not look there");
+  }
+
+  @Test
+  void shouldReadTheSinkTimeout() throws UsageException {
+    assertThat(settings(Map.of(), "--session", KEY).sinkTimeout)
+        .isEqualTo(EraseOptions.DEFAULT_SINK_TIMEOUT);
+    assertThat(settings(Map.of(), "--session", KEY, "--sink-timeout", "5").sinkTimeout)
+        .isEqualTo(java.time.Duration.ofSeconds(5));
   }
 
   private static EraseOptions settings(Map<String, String> env, String... args)

@@ -99,7 +99,7 @@ class BoundedWorkIT {
       // included, and no dead letter: the fault failed the task, exactly-once aborted the turn's
       // writes, and the replacement thread replayed it
       Ledger ledger =
-          Ledger.take("poison record mid-turn", kafka, prefix, events.size(), Duration.ofMinutes(2))
+          Ledger.take("15 poison record mid-turn", kafka, prefix, events.size(), Duration.ofMinutes(2))
               .print();
       ledger.assertLossless(events.size());
       assertThat(ledger.deadLetters).isEmpty();
@@ -169,7 +169,7 @@ class BoundedWorkIT {
       assertThat(ack.requestIdsRemoved()).isEqualTo(LONG_CHAIN);
       Ledger ledger =
           Ledger.take(
-                  "erase a 100,000-turn chain, SIGKILL mid-way",
+                  "16 erase a 100,000-turn chain, SIGKILL mid-way",
                   kafka,
                   prefix,
                   chain.size() + others.size(),
