@@ -88,8 +88,10 @@ import org.apache.iceberg.util.PropertyUtil;
  *   <li><b>Manifests</b>: merge the data manifests smaller than the table's manifest target size
  *       into as few as hold them.
  *   <li><b>Orphans</b>: list the table's location and delete what no retained snapshot and no
- *       metadata file references, when older than the minimum age, counted from now and from the
- *       table's last append (a stopped sink may still commit what it wrote when it resumes).
+ *       metadata file references, when older than the minimum age: counted from now, and for data
+ *       files also from the table's last append (a stopped sink may still commit what it wrote when
+ *       it resumes), which each run records in {@link #LAST_APPEND_PROPERTY} before expiry removes
+ *       the append snapshots; data files are kept while that time is not known.
  * </ol>
  *
  * <p>Rows are never changed: a compaction writes exactly the rows it read (checked before it
@@ -99,6 +101,13 @@ import org.apache.iceberg.util.PropertyUtil;
 public final class ArchiveMaintainer implements AutoCloseable {
   /** The snapshot summary property marking maintenance commits, valued with the step. */
   public static final String SUMMARY_PROPERTY = "prefixlog.maintenance";
+
+  /**
+   * The table property holding the time of the newest append (a sink commit) a run has seen: the
+   * orphan step counts the age of data files from it, and expiry (this run's, or an erase's)
+   * removes the append snapshots themselves.
+   */
+  public static final String LAST_APPEND_PROPERTY = "prefixlog.last-append-ms";
 
   /** Input bytes rewritten per compaction commit: what a failure can cost, what a commit holds. */
   private static final long COMMIT_INPUT_BYTES = 512 * MaintenancePolicy.MIB;
@@ -167,6 +176,13 @@ public final class ArchiveMaintainer implements AutoCloseable {
     }
     Tally tally = new Tally();
     Consumer<String> lines = line -> progress.accept(table + ": " + line);
+    if (!policy.dryRun()) {
+      try {
+        recordLastAppend(t);
+      } catch (RuntimeException e) {
+        throw MaintenanceFailure.of(table, "load", e);
+      }
+    }
     for (Step step : Step.values()) {
       if (!policy.runs(step)) {
         continue;
@@ -710,14 +726,14 @@ public final class ArchiveMaintainer implements AutoCloseable {
         ((HasTableOperations) table).operations().current().metadataFileLocation();
     Set<String> reachable = reachable(table);
     long now = clock.millis();
-    long lastAppend = Long.MIN_VALUE;
-    for (Snapshot s : table.snapshots()) {
-      if (DataOperations.APPEND.equals(s.operation())) {
-        lastAppend = Math.max(lastAppend, s.timestampMillis());
-      }
-    }
-    long from = lastAppend == Long.MIN_VALUE ? now : Math.min(now, lastAppend);
-    long cutoff = from - policy.orphanMinAge().toMillis();
+    long minAge = policy.orphanMinAge().toMillis();
+    long cutoff = now - minAge;
+    // Data files: counted from the sink's last commit too, and kept when it is not known.
+    long lastAppend = lastAppend(table);
+    long dataCutoff =
+        lastAppend == Long.MIN_VALUE ? Long.MIN_VALUE : Math.min(now, lastAppend) - minAge;
+    String dataPrefix =
+        table.location().endsWith("/") ? table.location() + "data/" : table.location() + "/data/";
     // The trailing slash: without it, the listing of .../session_deltas would take in the files of
     // a table named session_deltas_old.
     String prefix = table.location().endsWith("/") ? table.location() : table.location() + "/";
@@ -732,7 +748,8 @@ public final class ArchiveMaintainer implements AutoCloseable {
         sawCurrent = true;
       }
       if (!reachable.contains(location)) {
-        if (file.createdAtMillis() < cutoff) {
+        boolean data = location.startsWith(normalize(dataPrefix));
+        if (file.createdAtMillis() < (data ? dataCutoff : cutoff)) {
           orphans.add(file);
         } else {
           young++;
@@ -759,8 +776,16 @@ public final class ArchiveMaintainer implements AutoCloseable {
             + listed
             + " files under "
             + prefix
-            + " referenced by nothing and older than "
+            + " referenced by nothing and old enough (metadata before "
             + Instant.ofEpochMilli(cutoff)
+            + ", data before "
+            + (dataCutoff == Long.MIN_VALUE
+                ? "nothing: the sink's last commit is not known"
+                : Instant.ofEpochMilli(dataCutoff)
+                    + ", "
+                    + policy.orphanMinAge().toHours()
+                    + " h before the sink's last commit")
+            + ")"
             + (young == 0 ? "" : " (" + young + " younger ones kept)");
     if (orphans.isEmpty() || policy.dryRun()) {
       progress.accept(
@@ -770,6 +795,34 @@ public final class ArchiveMaintainer implements AutoCloseable {
     int deleted = delete(table.io(), orphans.stream().map(FileInfo::location).toList(), progress);
     tally.orphansRemoved = deleted;
     progress.accept("orphans: " + deleted + judged + ", removed (" + tally.orphanBytes + " bytes)");
+  }
+
+  /**
+   * The time of the table's newest append (a sink commit): of its snapshots, or the one an earlier
+   * run recorded, whichever is later; {@link Long#MIN_VALUE} when neither says.
+   */
+  static long lastAppend(Table table) {
+    long last =
+        PropertyUtil.propertyAsLong(table.properties(), LAST_APPEND_PROPERTY, Long.MIN_VALUE);
+    for (Snapshot s : table.snapshots()) {
+      if (DataOperations.APPEND.equals(s.operation())) {
+        last = Math.max(last, s.timestampMillis());
+      }
+    }
+    return last;
+  }
+
+  /**
+   * Records {@link #lastAppend} in the table's properties before expiry can remove the append
+   * snapshots it comes from (a metadata-only commit, only when it moved).
+   */
+  private static void recordLastAppend(Table table) {
+    long last = lastAppend(table);
+    long recorded =
+        PropertyUtil.propertyAsLong(table.properties(), LAST_APPEND_PROPERTY, Long.MIN_VALUE);
+    if (last > recorded) {
+      table.updateProperties().set(LAST_APPEND_PROPERTY, Long.toString(last)).commit();
+    }
   }
 
   /**

@@ -18,9 +18,10 @@ import java.util.Set;
  *     partition with more small-file bytes is sorted in key ranges, each one a pass over its files
  * @param snapshotRetention snapshots older than this are expired (with the files only they use)
  * @param retainLast this many of the newest snapshots are kept, however old
- * @param orphanMinAge files no snapshot references are removed only when they are older than this,
- *     counted back from the table's last append as well as from now: a sink writes its files before
- *     it commits them, and a sink that stopped may still commit what it wrote when it resumes
+ * @param orphanMinAge files no snapshot references are removed only when they are older than this;
+ *     data files also only when they are that much older than the table's last append: a sink
+ *     writes its files before it commits them, and a sink that stopped may still commit what it
+ *     wrote when it resumes
  * @param dryRun plan and report every step, commit and delete nothing
  */
 public record MaintenancePolicy(

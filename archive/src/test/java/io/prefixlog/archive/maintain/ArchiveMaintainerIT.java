@@ -274,6 +274,45 @@ class ArchiveMaintainerIT {
   }
 
   @Test
+  void shouldKeepTheDataFilesAStoppedSinkMayStillCommit() throws Exception {
+    // Given: a table whose sink committed last just now, then stopped: a data file it wrote a day
+    // before (not committed yet), one it wrote four days before, and a leftover metadata file of a
+    // day ago
+    ArchiveSettings settings = settings("stopped");
+    List<ArchivedTopic> topics = topics("stopped");
+    ArchiveCatalog.prepare(settings, topics);
+    String deltas = topics.get(0).table();
+    try (JdbcCatalog catalog = catalog(settings)) {
+      Table table = catalog.loadTable(TableIdentifier.parse(deltas));
+      append(table, List.of(delta(key("stopped"), 1, 0, 0)));
+      write(
+          table, table.location() + "/data/kafka_ts_day=2025-01-01/00000-0-pending-00001.parquet");
+      write(table, table.location() + "/data/kafka_ts_day=2025-01-01/00000-0-stale-00001.parquet");
+      write(table, table.location() + "/metadata/00002-dayold.metadata.json");
+    }
+    backdate("pending-00001", Instant.now().minus(Duration.ofDays(1)));
+    backdate("stale-00001", Instant.now().minus(Duration.ofDays(4)));
+    backdate("00002-dayold", Instant.now().minus(Duration.ofDays(1)));
+
+    // When: maintenance runs five days later, the sink still stopped
+    TableMaintenance run;
+    try (ArchiveMaintainer maintainer =
+        ArchiveMaintainer.open(settings, Clock.offset(Clock.systemUTC(), Duration.ofDays(5)))) {
+      run =
+          maintainer.maintain(
+              deltas,
+              MaintenancePolicy.defaults().withSteps(Set.of(MaintenancePolicy.Step.ORPHANS)),
+              line -> {});
+    }
+
+    // Then: the data file written a day before the sink's last commit stays (it may still commit
+    // it); the one written four days before it, and the old metadata file, go
+    assertThat(run.orphansRemoved()).isEqualTo(2);
+    assertThat(objectsNamed("pending", "stale", "dayold"))
+        .containsExactly("00000-0-pending-00001.parquet");
+  }
+
+  @Test
   void shouldSortAPartitionLargerThanTheSortBufferInKeyRanges() throws Exception {
     // Given: one day of 24 small files, 3 MB of hardly compressible rows in all, from 40 sessions
     ArchiveSettings settings = settings("ranges");
@@ -594,11 +633,11 @@ class ArchiveMaintainerIT {
 
   /**
    * The simulation's FileIO: S3FileIO, except that files are uploaded in the background, read back
-   * from memory until then (metadata files until {@link #flush}). A commit then costs the committer
-   * what it computes, the uploads run side by side, and the year takes minutes instead of an hour
-   * of one PUT after the other; once {@link #flush} returns, which the simulation waits for before
-   * each transaction commits its metadata, the bucket holds exactly what separate commits would
-   * have written.
+   * from memory until then (manifests and manifest lists until {@link #flush}); table metadata
+   * files, which the catalog is pointed at, are written at once. A commit then costs the committer
+   * what it computes and the uploads run side by side, instead of one PUT after the other; once
+   * {@link #flush} returns, which the simulation waits for before each transaction commits its
+   * metadata, the bucket holds exactly what separate commits would have written.
    */
   public static final class WriteBehindFileIO implements FileIO {
     private static final long serialVersionUID = 1L;
@@ -629,6 +668,10 @@ class ArchiveMaintainerIT {
 
     @Override
     public OutputFile newOutputFile(String path) {
+      if (path.endsWith(".metadata.json")) {
+        // What a commit points the catalog at: in the bucket before the catalog names it.
+        return s3.newOutputFile(path);
+      }
       return new OutputFile() {
         @Override
         public PositionOutputStream create() {
@@ -713,8 +756,14 @@ class ArchiveMaintainerIT {
 
     @Override
     public void close() {
-      uploaders.shutdownNow();
-      s3.close();
+      try {
+        flush();
+      } catch (Exception e) {
+        throw new IllegalStateException("an upload failed", e);
+      } finally {
+        uploaders.shutdownNow();
+        s3.close();
+      }
     }
   }
 }
