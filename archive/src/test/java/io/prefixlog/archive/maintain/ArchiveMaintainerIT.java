@@ -95,6 +95,9 @@ class ArchiveMaintainerIT {
   private static final int SESSIONS_STARTING_PER_DAY = 8;
   private static final int SESSION_DAYS = 3;
 
+  /** Sessions whose reads are measured before and after maintenance. */
+  private static final int SAMPLE = 16;
+
   @TempDir static Path dir;
   private static S3ProxyServer s3;
 
@@ -132,12 +135,19 @@ class ArchiveMaintainerIT {
           "simulated %d commits (%d rows, %d sessions) in %.1f s%n",
           year.commits, year.rows, year.daysBySession.size(), (System.nanoTime() - t) / 1e9);
     }
-    String session = year.sessionOf(DAYS / 2);
+    // A session's read opens the files whose session_key bounds include its key: how many
+    // depends on where the key falls, so a sample spread over the year (and the key space).
+    List<String> sample = new ArrayList<>();
+    for (int i = 1; i <= SAMPLE; i++) {
+      sample.add(year.sessionOf(i * DAYS / (SAMPLE + 1)));
+    }
+    String session = sample.get(SAMPLE / 2);
     int sessionDays = year.daysBySession.get(session).size();
     Map<String, Long> before;
-    int readBefore;
+    List<Integer> readBefore;
+    long objectsBefore = objectsIn("year");
     try (ArchiveReader reader = ArchiveReader.open(settings)) {
-      readBefore = reader.filesToRead(deltas, "session_key", session);
+      readBefore = filesToRead(reader, deltas, sample);
       before = rowsBySession(reader, deltas);
     }
     int holdingBefore = year.filesBySession.get(session);
@@ -167,14 +177,29 @@ class ArchiveMaintainerIT {
       assertThat(rowsBySession(reader, deltas)).isEqualTo(before);
       assertSortedBySession(catalog.loadTable(TableIdentifier.parse(deltas)));
       // and a session's read opens at most one file per day (the day's file, whose session_key
-      // bounds span the day's sessions) instead of most of the year's commits
-      int readAfter = reader.filesToRead(deltas, "session_key", session);
-      assertThat(readAfter).isLessThanOrEqualTo(DAYS);
-      assertThat(readBefore).isGreaterThan(10 * readAfter);
+      // bounds span the day's sessions) instead of a share of the year's commits
+      List<Integer> readAfter = filesToRead(reader, deltas, sample);
+      assertThat(readAfter).allMatch(files -> files <= DAYS);
+      assertThat(mean(readBefore)).isGreaterThan(10 * mean(readAfter));
       System.out.printf(
-          "maintenance: %.1f s; one session's read: %d files before (%d holding its rows), %d"
-              + " after (%d holding them); %d commits over %d days%n",
-          firstSeconds, readBefore, holdingBefore, readAfter, sessionDays, year.commits, DAYS);
+          "maintenance: %.1f s (%d snapshots expired, %d files compacted into %d); a session's"
+              + " read, %d sessions: %.0f files on average before (at most %d), %.0f after (at"
+              + " most %d); session %s: %d files held its rows before, %d after; %d commits over"
+              + " %d days%n",
+          firstSeconds,
+          first.snapshotsExpired(),
+          first.filesCompacted(),
+          first.filesWritten(),
+          SAMPLE,
+          mean(readBefore),
+          readBefore.stream().mapToInt(Integer::intValue).max().orElseThrow(),
+          mean(readAfter),
+          readAfter.stream().mapToInt(Integer::intValue).max().orElseThrow(),
+          session,
+          holdingBefore,
+          sessionDays,
+          year.commits,
+          DAYS);
     }
 
     // When: the next run, after the retention, expires the compaction's parent
@@ -189,6 +214,10 @@ class ArchiveMaintainerIT {
     assertThat(second.expiredFilesDeleted()).isGreaterThanOrEqualTo(year.commits);
     assertThat(second.filesCompacted()).isZero();
     assertThat(dataFilesInBucket("year")).isEqualTo(DAYS);
+    System.out.printf(
+        "the next run: %d snapshots expired, %d files deleted; objects in the table's location:"
+            + " %d before maintenance, %d after%n",
+        second.snapshotsExpired(), second.expiredFilesDeleted(), objectsBefore, objectsIn("year"));
 
     // When: one session is erased
     List<TableErasure> erased;
@@ -548,6 +577,25 @@ class ArchiveMaintainerIT {
                         + String.format("%09d", (Long) row.getField("seq"))));
         assertThat(keys).as(task.file().location()).isSorted();
       }
+    }
+  }
+
+  private static List<Integer> filesToRead(
+      ArchiveReader reader, String table, List<String> sessions) throws IOException {
+    List<Integer> files = new ArrayList<>();
+    for (String session : sessions) {
+      files.add(reader.filesToRead(table, "session_key", session));
+    }
+    return files;
+  }
+
+  private static double mean(List<Integer> values) {
+    return values.stream().mapToInt(Integer::intValue).average().orElseThrow();
+  }
+
+  private static long objectsIn(String namespace) throws IOException {
+    try (Stream<Path> files = Files.walk(s3.bucketDir().resolve("warehouse-" + namespace))) {
+      return files.filter(Files::isRegularFile).count();
     }
   }
 
