@@ -49,6 +49,7 @@ import org.apache.iceberg.SortOrderComparators;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
@@ -178,9 +179,9 @@ public final class ArchiveMaintainer implements AutoCloseable {
     Consumer<String> lines = line -> progress.accept(table + ": " + line);
     if (!policy.dryRun()) {
       try {
-        recordLastAppend(t);
+        updateProperties(t, lines);
       } catch (RuntimeException e) {
-        throw MaintenanceFailure.of(table, "load", e);
+        throw MaintenanceFailure.of(table, "properties", e);
       }
     }
     for (Step step : Step.values()) {
@@ -813,16 +814,39 @@ public final class ArchiveMaintainer implements AutoCloseable {
   }
 
   /**
-   * Records {@link #lastAppend} in the table's properties before expiry can remove the append
-   * snapshots it comes from (a metadata-only commit, only when it moved).
+   * One metadata-only commit, when something changes: records {@link #lastAppend} before expiry can
+   * remove the append snapshots it comes from, and has every committer delete the table metadata
+   * files beyond the newest {@value TableProperties#METADATA_PREVIOUS_VERSIONS_MAX_DEFAULT}
+   * (Iceberg keeps them all by default: a metadata file per sink commit, each listing every
+   * snapshot kept, which the orphan step would only remove after its minimum age). A value an
+   * operator set is left as it is.
    */
-  private static void recordLastAppend(Table table) {
+  private static void updateProperties(Table table, Consumer<String> progress) {
     long last = lastAppend(table);
     long recorded =
         PropertyUtil.propertyAsLong(table.properties(), LAST_APPEND_PROPERTY, Long.MIN_VALUE);
-    if (last > recorded) {
-      table.updateProperties().set(LAST_APPEND_PROPERTY, Long.toString(last)).commit();
+    boolean cleanup =
+        !table.properties().containsKey(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED);
+    if (last <= recorded && !cleanup) {
+      return;
     }
+    UpdateProperties update = table.updateProperties();
+    if (last > recorded) {
+      update.set(LAST_APPEND_PROPERTY, Long.toString(last));
+    }
+    if (cleanup) {
+      update.set(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true");
+      progress.accept(
+          "properties: "
+              + TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED
+              + "=true (each commit deletes the metadata files beyond the newest "
+              + PropertyUtil.propertyAsInt(
+                  table.properties(),
+                  TableProperties.METADATA_PREVIOUS_VERSIONS_MAX,
+                  TableProperties.METADATA_PREVIOUS_VERSIONS_MAX_DEFAULT)
+              + ")");
+    }
+    update.commit();
   }
 
   /**

@@ -170,6 +170,12 @@ class ArchiveMaintainerIT {
     assertThat(first.filesWritten()).isEqualTo(DAYS);
     assertThat(first.rowsRewritten()).isEqualTo(year.rows);
     assertThat(first.orphansRemoved()).isZero();
+    // and from now on each commit deletes the metadata files beyond the newest 100
+    try (JdbcCatalog catalog = catalog(settings)) {
+      assertThat(catalog.loadTable(TableIdentifier.parse(deltas)).properties())
+          .containsEntry("write.metadata.delete-after-commit.enabled", "true");
+    }
+    assertThat(progress).anyMatch(l -> l.contains("write.metadata.delete-after-commit.enabled"));
     assertThat(progress).anyMatch(l -> l.contains("compact: ") && l.contains("sorted by"));
     // and no row changed, and each file's rows are in session order
     try (ArchiveReader reader = ArchiveReader.open(settings);
