@@ -60,6 +60,7 @@ class ComposeFileTest {
             "prometheus",
             "demo-engine",
             "ui",
+            "archive-maintenance",
             "vllm");
     assertThat(normalized.imageProblems()).isEmpty();
     assertThat(services.stdout().lines().toList())
@@ -84,13 +85,16 @@ class ComposeFileTest {
     // Then
     assertThat(problems).isEmpty();
     assertThat(file.serviceNames().stream().filter(file::builds))
-        .containsExactlyInAnyOrder("stream-app", "ingest-bridge", "demo-engine", "ui");
+        .containsExactlyInAnyOrder(
+            "stream-app", "ingest-bridge", "demo-engine", "ui", "archive-maintenance");
     assertThat(file.image("stream-app")).hasValue("prefixlog/stream-app:0.1.0-SNAPSHOT");
     assertThat(file.image("ingest-bridge")).hasValue("prefixlog/ingest-bridge:0.1.0-SNAPSHOT");
     // The demo engine has an image of its own: it is not in the bridge's jar.
     assertThat(file.image("demo-engine")).hasValue("prefixlog/demo-engine:0.1.0-SNAPSHOT");
     // The session explorer runs from the tools module, which holds prefixlog ui.
     assertThat(file.image("ui")).hasValue("prefixlog/tools:0.1.0-SNAPSHOT");
+    // So does the archive's maintenance (prefixlog archive maintain): the same image.
+    assertThat(file.image("archive-maintenance")).hasValue("prefixlog/tools:0.1.0-SNAPSHOT");
     assertThat(file.image("kafka")).hasValue("apache/kafka:4.3.1");
     assertThat(file.image("connect")).hasValue("apache/kafka:4.3.1");
   }
@@ -316,6 +320,49 @@ class ComposeFileTest {
     // PrepareCatalog creates the tables in ArchivedTopic.NAMESPACE; the connectors write there.
     assertThat(file.environment("connect-init", "ARCHIVE_NAMESPACE"))
         .hasValue(ArchivedTopic.NAMESPACE);
+  }
+
+  @Test
+  void shouldMaintainTheTablesOfTheCatalogAndBucketTheSinkWrites() throws Exception {
+    // Given
+    ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
+
+    // When
+    @SuppressWarnings("unchecked")
+    List<String> command = (List<String>) file.service("archive-maintenance").get("command");
+
+    // Then: prefixlog archive maintain on a schedule, after the tables exist, on catalog-init's
+    // catalog, warehouse and object store, with the same credentials
+    assertThat(command.subList(0, 3)).containsExactly("archive", "maintain", "--every");
+    assertThat(command.get(3)).isEqualTo("${ARCHIVE_MAINTENANCE_INTERVAL:-1h}");
+    assertThat(optionValue(command, "--catalog-uri"))
+        .isEqualTo(file.environment("catalog-init", "CATALOG_URI").orElseThrow());
+    assertThat(optionValue(command, "--warehouse"))
+        .isEqualTo(file.environment("catalog-init", "WAREHOUSE").orElseThrow());
+    assertThat(optionValue(command, "--s3-endpoint"))
+        .isEqualTo(file.environment("catalog-init", "S3_ENDPOINT").orElseThrow());
+    for (String[] pair :
+        new String[][] {
+          {"PREFIXLOG_S3_ACCESS_KEY", "S3_ACCESS_KEY"},
+          {"PREFIXLOG_S3_SECRET_KEY", "S3_SECRET_KEY"},
+          {"PREFIXLOG_S3_REGION", "S3_REGION"},
+          {"PREFIXLOG_CATALOG_USER", "CATALOG_USER"},
+          {"PREFIXLOG_CATALOG_PASSWORD", "CATALOG_PASSWORD"}
+        }) {
+      assertThat(file.environment("archive-maintenance", pair[0]))
+          .as(pair[0])
+          .isPresent()
+          .isEqualTo(file.environment("catalog-init", pair[1]));
+    }
+    assertThat(file.dependsOn("archive-maintenance"))
+        .containsEntry("catalog-init", "service_completed_successfully");
+    assertThat(file.service("archive-maintenance").get("restart")).isEqualTo("unless-stopped");
+  }
+
+  private static String optionValue(List<String> command, String option) {
+    int at = command.indexOf(option);
+    assertThat(at).as(option).isNotNegative();
+    return command.get(at + 1);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.prefixlog.tools;
 
 import io.prefixlog.tools.analyze.AnalyzeCommand;
+import io.prefixlog.tools.archive.ArchiveCommand;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Version;
@@ -65,6 +66,7 @@ public final class Prefixlog {
         new AnalyzeCommand(terminal),
         new ExportCommand(terminal),
         new EraseCommand(terminal),
+        new ArchiveCommand(terminal),
         new UiCommand(terminal),
         new SettingsCommand(terminal),
         new ComposeSmokeCommand(terminal));

@@ -128,6 +128,7 @@ class PrefixlogTest {
             "analyze",
             "export",
             "erase",
+            "archive",
             "ui",
             "settings",
             "compose-smoke");

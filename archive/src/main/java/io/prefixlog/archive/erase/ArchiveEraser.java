@@ -3,6 +3,7 @@ package io.prefixlog.archive.erase;
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.archive.read.DataFileRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -394,17 +395,7 @@ public final class ArchiveEraser implements AutoCloseable {
   /** Every row of a data file, with its position, in the table's current schema. */
   private static void forEachRow(Table table, ContentFile<?> file, RowConsumer consumer)
       throws IOException {
-    Schema schema = table.schema();
-    try (CloseableIterable<Record> rows =
-        Parquet.read(table.io().newInputFile(file.location()))
-            .project(schema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-            .build()) {
-      long pos = 0;
-      for (Record row : rows) {
-        consumer.accept(pos++, row);
-      }
-    }
+    DataFileRows.forEach(table, file, consumer::accept);
   }
 
   private static final Schema POSITIONS =

@@ -13,11 +13,13 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
@@ -150,6 +152,23 @@ public final class ArchiveReader implements AutoCloseable {
     Objects.requireNonNull(column, "column");
     Objects.requireNonNull(value, "value");
     return read(table, Expressions.equal(column, value), consumer);
+  }
+
+  /**
+   * How many data files a {@link #readWhere} with the same arguments opens: those of the current
+   * snapshot whose column statistics do not rule the value out. What maintenance keeps bounded.
+   */
+  public int filesToRead(String table, String column, String value) throws IOException {
+    Table t = catalog.loadTable(TableIdentifier.parse(table));
+    if (t.currentSnapshot() == null) {
+      return 0;
+    }
+    Set<String> files = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        t.newScan().filter(Expressions.equal(column, value)).planFiles()) {
+      tasks.forEach(task -> files.add(task.file().location()));
+    }
+    return files.size();
   }
 
   private long read(String table, Expression filter, RowConsumer consumer) throws IOException {

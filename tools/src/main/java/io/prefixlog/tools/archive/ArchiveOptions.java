@@ -7,13 +7,15 @@ import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The command-line options that open the Iceberg archive ({@code --archive}, {@code --s3-endpoint},
- * {@code --catalog-uri}, {@code --warehouse}), shared by {@code reconstruct} and {@code erase};
- * credentials come from the environment ({@link ArchiveEnv}), never the command line.
+ * {@code --catalog-uri}, {@code --warehouse}), shared by {@code reconstruct}, {@code erase} and
+ * {@code archive maintain}; credentials come from the environment ({@link ArchiveEnv}), never the
+ * command line.
  */
 public final class ArchiveOptions {
   public static final String DEFAULT_S3_ENDPOINT = "http://127.0.0.1:9000";
@@ -22,29 +24,52 @@ public final class ArchiveOptions {
 
   /** The options, {@code --archive}'s help saying what it does for this command. */
   public static List<Option> options(String archiveHelp) {
-    return List.of(
+    List<Option> options = new ArrayList<>();
+    options.add(
         Option.flag(
             "archive",
             archiveHelp
                 + " S3 credentials and region from PREFIXLOG_S3_ACCESS_KEY,"
-                + " PREFIXLOG_S3_SECRET_KEY, PREFIXLOG_S3_REGION."),
+                + " PREFIXLOG_S3_SECRET_KEY, PREFIXLOG_S3_REGION."));
+    options.addAll(locationOptions("With --archive: "));
+    return List.copyOf(options);
+  }
+
+  /**
+   * Where the archive is, for a command that works on nothing else ({@code archive maintain}): the
+   * same options without {@code --archive}.
+   */
+  public static List<Option> locationOptions() {
+    return locationOptions("");
+  }
+
+  private static List<Option> locationOptions(String prefix) {
+    return List.of(
         Option.value(
             "s3-endpoint",
             "URL",
             DEFAULT_S3_ENDPOINT,
-            "With --archive: the S3-compatible endpoint (path-style access)."),
+            capitalized(prefix, "the S3-compatible endpoint (path-style access).")),
         Option.value(
             "catalog-uri",
             "JDBC-URL",
             "jdbc:sqlite:<project>/var/up/archive/catalog.db",
-            "With --archive: the Iceberg JDBC catalog (jdbc:sqlite:… or"
-                + " jdbc:postgresql://host:port/db; its user and password from"
-                + " PREFIXLOG_CATALOG_USER and PREFIXLOG_CATALOG_PASSWORD)."),
+            capitalized(
+                prefix,
+                "the Iceberg JDBC catalog (jdbc:sqlite:… or"
+                    + " jdbc:postgresql://host:port/db; its user and password from"
+                    + " PREFIXLOG_CATALOG_USER and PREFIXLOG_CATALOG_PASSWORD).")),
         Option.value(
             "warehouse",
             "S3-URL",
             "s3://$PREFIXLOG_S3_BUCKET/warehouse",
-            "With --archive: the warehouse location."));
+            capitalized(prefix, "the warehouse location.")));
+  }
+
+  private static String capitalized(String prefix, String help) {
+    return prefix.isEmpty()
+        ? Character.toUpperCase(help.charAt(0)) + help.substring(1)
+        : prefix + help;
   }
 
   /**
@@ -66,6 +91,16 @@ public final class ArchiveOptions {
       }
       return null;
     }
+    return locate(line, env);
+  }
+
+  /**
+   * The archive's settings from {@link #locationOptions()} and the environment.
+   *
+   * @throws UsageException for a catalog URI with a password or a SQLite file that is not there
+   */
+  public static ArchiveSettings locate(CommandLine line, Map<String, String> env)
+      throws UsageException {
     String catalog =
         line.value("catalog-uri")
             .orElseGet(

@@ -4,6 +4,7 @@ import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.archive.ArchiveCommand;
 import io.prefixlog.tools.archive.ArchiveEnv;
 import io.prefixlog.tools.cli.BlockIndexView;
 import io.prefixlog.tools.cli.CommandLine;
@@ -38,6 +39,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
 
 /**
  * {@code prefixlog compose-smoke}: runs the repository's docker-compose.yml for real, on a Docker
@@ -46,8 +52,9 @@ import java.util.concurrent.TimeoutException;
  * printed with its time: up; traffic through the bridge (streamed and not, KV events); scale the
  * stream app to three and SIGKILL one while traffic flows; check one delta per request, every body
  * rebuilt from the deltas topic, the block index equal to the engine's cache and the three Iceberg
- * tables complete; erase one session everywhere, the archive included; stop Kafka and rebuild every
- * kept body from the archive; down -v, nothing left.
+ * tables complete; erase one session everywhere, the archive included; check that the scheduled
+ * archive maintenance ran and maintain the archive once; stop Kafka and rebuild every kept body
+ * from the archive; down -v, nothing left.
  */
 public final class ComposeSmokeCommand implements Command {
   private static final List<Option> OPTIONS =
@@ -60,7 +67,7 @@ public final class ComposeSmokeCommand implements Command {
               "The compose project name (containers, volumes)."),
           Option.flag("keep", "Leave the project running at the end (and after a failure)."));
 
-  private static final int STEPS = 7;
+  private static final int STEPS = 8;
   private static final Duration READY_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration CHECK_TIMEOUT = Duration.ofMinutes(3);
   private static final Set<String> SERVICES =
@@ -77,7 +84,8 @@ public final class ComposeSmokeCommand implements Command {
           "connect-init",
           "prometheus",
           "demo-engine",
-          "ui");
+          "ui",
+          "archive-maintenance");
   private static final String ARCHIVE_WAREHOUSE = "s3://prefixlog-archive/warehouse";
 
   private final Terminal terminal;
@@ -162,9 +170,12 @@ public final class ComposeSmokeCommand implements Command {
           + " the block index equal to the engine's cache, the three Iceberg tables complete, the"
           + " session explorer (ui) refusing requests without its token and listing every session"
           + " with it; 5 erase --archive of the session with the most turns (topics, stream app,"
-          + " PostgreSQL catalog, object store, gone from the UI); 6 Kafka stopped, every kept body rebuilt from the"
-          + " archive; 7 down -v with no container, network or volume left. Exit code 0 when every"
-          + " step passed.";
+          + " PostgreSQL catalog, object store, gone from the UI); 6 the archive-maintenance"
+          + " service's first scheduled run done on every table, then archive maintain run once"
+          + " against compose's catalog and object store: no day of the deltas table left with"
+          + " more than one data file, no row lost; 7 Kafka stopped, every kept body rebuilt from"
+          + " the (maintained) archive; 8 down -v with no container, network or volume left. Exit"
+          + " code 0 when every step passed.";
 
   private void prepare(Path root, ComposeProject project) throws IOException, InterruptedException {
     long t = System.nanoTime();
@@ -333,6 +344,11 @@ public final class ComposeSmokeCommand implements Command {
         t);
 
     step = 6;
+    t = System.nanoTime();
+    String maintained = maintain(project, env, kept);
+    report("maintain", maintained, t);
+
+    step = 7;
     t = System.nanoTime();
     project.runOrThrow("stop", "kafka");
     reconstruct(
@@ -509,6 +525,86 @@ public final class ComposeSmokeCommand implements Command {
     return kept;
   }
 
+  /**
+   * The scheduled maintenance (the archive-maintenance service runs at start, then hourly) has
+   * finished a run on every table; then one run of {@code archive maintain} from here, as an
+   * operator would start it, compacts what the traffic committed: afterwards no day of the deltas
+   * table holds more than one data file (every file of this traffic is small) and every kept turn
+   * is still there (the next step rebuilds each from the archive).
+   */
+  private String maintain(ComposeProject project, SmokeEnvironment env, long kept)
+      throws IOException, InterruptedException {
+    String scheduled = "";
+    long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      scheduled =
+          project
+              .logs("archive-maintenance", 400)
+              .lines()
+              .filter(l -> l.contains("archive maintain: run 1 done"))
+              .findFirst()
+              .orElse("");
+      if (!scheduled.isEmpty()) {
+        break;
+      }
+      TimeUnit.SECONDS.sleep(2);
+    }
+    if (!scheduled.contains(": 4 of 4 tables maintained")) {
+      throw new SmokeFailure(
+          "the archive-maintenance service's first run "
+              + (scheduled.isEmpty() ? "did not finish" : "failed: " + scheduled)
+              + ":\n"
+              + project.logs("archive-maintenance", 40));
+    }
+    String deltas = "prefixlog.session_deltas";
+    ArchiveSettings settings = archiveSettings(env);
+    Map<String, Integer> before = filesPerDay(settings, deltas);
+    Captured captured = new Captured(env);
+    captured.check(
+        new ArchiveCommand(captured.terminal),
+        List.of(
+            "maintain",
+            "--s3-endpoint",
+            "http://127.0.0.1:" + env.port("MINIO_PORT"),
+            "--warehouse",
+            ARCHIVE_WAREHOUSE,
+            "--catalog-uri",
+            catalogUri(env)));
+    Map<String, Integer> after = filesPerDay(settings, deltas);
+    if (after.values().stream().anyMatch(files -> files > 1)) {
+      throw new SmokeFailure(
+          "after archive maintain, data files of " + deltas + " per day: " + after);
+    }
+    awaitArchive(env, Map.of(deltas, kept));
+    return String.format(
+        Locale.ROOT,
+        "the scheduled run done on the 4 tables; archive maintain: %s data files per day of %s"
+            + " before, %s after; %d turns kept",
+        before,
+        deltas,
+        after,
+        kept);
+  }
+
+  /** The data files of a table's current snapshot, per partition (a day of kafka_ts). */
+  private static Map<String, Integer> filesPerDay(ArchiveSettings settings, String table)
+      throws IOException {
+    Map<String, Integer> files = new TreeMap<>();
+    try (JdbcCatalog catalog = new JdbcCatalog()) {
+      catalog.initialize(ArchiveSettings.CATALOG_NAME, ArchiveReader.catalogProperties(settings));
+      Table t = catalog.loadTable(TableIdentifier.parse(table));
+      try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
+        for (FileScanTask task : tasks) {
+          files.merge(
+              t.specs().get(task.file().specId()).partitionToPath(task.file().partition()),
+              1,
+              Integer::sum);
+        }
+      }
+    }
+    return files;
+  }
+
   /** The session explorer on its published port, with the token compose gave it. */
   private static UiCheck ui(SmokeEnvironment env) {
     return new UiCheck(env.port("UI_PORT"), env.get("PREFIXLOG_UI_TOKEN"));
@@ -554,12 +650,7 @@ public final class ComposeSmokeCommand implements Command {
   /** Polls the archive's three tables until their row counts equal the topics'. */
   private Map<String, Long> awaitArchive(SmokeEnvironment env, Map<String, Long> expected)
       throws IOException, InterruptedException {
-    ArchiveSettings settings =
-        ArchiveEnv.settings(
-            archiveEnv(env),
-            "http://127.0.0.1:" + env.port("MINIO_PORT"),
-            ARCHIVE_WAREHOUSE,
-            catalogUri(env));
+    ArchiveSettings settings = archiveSettings(env);
     Map<String, Long> rows = Map.of();
     long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
@@ -575,6 +666,15 @@ public final class ComposeSmokeCommand implements Command {
       TimeUnit.SECONDS.sleep(3);
     }
     throw new SmokeFailure("archive rows " + rows + ", topics " + expected);
+  }
+
+  /** The archive as the host reaches it: MinIO's and PostgreSQL's published ports. */
+  private static ArchiveSettings archiveSettings(SmokeEnvironment env) {
+    return ArchiveEnv.settings(
+        archiveEnv(env),
+        "http://127.0.0.1:" + env.port("MINIO_PORT"),
+        ARCHIVE_WAREHOUSE,
+        catalogUri(env));
   }
 
   private static Map<String, String> archiveEnv(SmokeEnvironment env) {
