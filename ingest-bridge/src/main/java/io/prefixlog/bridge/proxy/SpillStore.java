@@ -400,7 +400,9 @@ final class SpillStore implements AutoCloseable {
     int rewritten = 0;
     long[] counts = new long[3];
     long[] redacted;
-    try (SpillStore store = new SpillStore(dir, Long.MAX_VALUE, Long.MAX_VALUE)) {
+    // The format is that of appended records, and nothing is appended here: kept records are
+    // copied byte for byte, in whichever version they were written.
+    try (SpillStore store = new SpillStore(dir, Long.MAX_VALUE, Long.MAX_VALUE, RecordFormat.V1)) {
       for (Segment segment : List.copyOf(store.segments)) {
         if (segment.rewriteWithout(sessionKeys, counts)) {
           rewritten++;

@@ -38,7 +38,7 @@ class SpillEraserTest {
     for (int i = 0; i < 12; i++) {
       events.add(event(sessions[i % 3], i));
     }
-    try (SpillStore store = new SpillStore(dir, MAX, 600)) {
+    try (SpillStore store = new SpillStore(dir, MAX, 600, SpillStore.RecordFormat.V1)) {
       for (EncodedEvent e : events) {
         assertThat(store.append(e)).isTrue();
       }
@@ -55,7 +55,7 @@ class SpillEraserTest {
     assertThat(result.eventsErased()).isEqualTo(4);
     List<EncodedEvent> expected =
         events.subList(2, 12).stream().filter(e -> !e.key().equals(ERASED)).toList();
-    try (SpillStore store = new SpillStore(dir, MAX, 600)) {
+    try (SpillStore store = new SpillStore(dir, MAX, 600, SpillStore.RecordFormat.V1)) {
       assertThat(store.pending()).isEqualTo(expected.size());
       List<SpillStore.Spilled> read = store.next(100, MAX);
       assertThat(store.quarantined()).isZero();
@@ -77,7 +77,7 @@ class SpillEraserTest {
     long[] offsets = new long[5];
     List<EncodedEvent> events =
         List.of(event(ERASED, 0), event(KEPT, 1), event(ERASED, 2), event(KEPT, 3));
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V1)) {
       for (int i = 0; i < events.size(); i++) {
         offsets[i] = store.bytes();
         store.append(events.get(i));
@@ -88,7 +88,7 @@ class SpillEraserTest {
     flipByte(segment, offsets[1] - 2); // the first record's checksum
     flipByte(segment, offsets[2] - 2); // the second's
     byte[] keptPiece = slice(Files.readAllBytes(segment), offsets[1], offsets[2]);
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V1)) {
       assertThat(store.quarantined()).isEqualTo(1);
     }
     Path quarantined = quarantineFiles().get(0);
@@ -107,7 +107,7 @@ class SpillEraserTest {
     assertThat(result.quarantineFilesRedacted()).isEqualTo(1);
     assertThat(result.quarantinePiecesRedacted()).isEqualTo(1);
     assertThat(result.eventsErased()).isEqualTo(1);
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V1)) {
       List<SpillStore.Spilled> read = store.next(10, MAX);
       assertThat(read).hasSize(1);
       assertThat(read.get(0).value()).isEqualTo(events.get(3).value());
@@ -117,7 +117,7 @@ class SpillEraserTest {
   @Test
   void shouldRefuseASpillDirectoryThatIsOpen() throws Exception {
     // Given
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V1)) {
       store.append(event(ERASED, 0));
 
       // When / Then
@@ -131,7 +131,7 @@ class SpillEraserTest {
   @Test
   void shouldLeaveASpillWithoutTheSessionUntouched() throws Exception {
     // Given
-    try (SpillStore store = new SpillStore(dir, MAX, MAX)) {
+    try (SpillStore store = new SpillStore(dir, MAX, MAX, SpillStore.RecordFormat.V1)) {
       store.append(event(KEPT, 0));
       store.append(event(OTHER, 1));
     }

@@ -500,8 +500,8 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   }
 
   /**
-   * An entry under {@code key} within the dedup window with {@code bodySha256}, or null. An entry of
-   * a chain being erased does not count: that chain is gone for the session, whose request is a
+   * An entry under {@code key} within the dedup window with {@code bodySha256}, or null. An entry
+   * of a chain being erased does not count: that chain is gone for the session, whose request is a
    * turn of its new chain, as it is once the erasure has deleted the entry.
    */
   private SeenRequest sameBodyWithinWindow(

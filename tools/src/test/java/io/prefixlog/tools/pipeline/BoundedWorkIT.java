@@ -99,7 +99,8 @@ class BoundedWorkIT {
       // included, and no dead letter: the fault failed the task, exactly-once aborted the turn's
       // writes, and the replacement thread replayed it
       Ledger ledger =
-          Ledger.take("15 poison record mid-turn", kafka, prefix, events.size(), Duration.ofMinutes(2))
+          Ledger.take(
+                  "15 poison record mid-turn", kafka, prefix, events.size(), Duration.ofMinutes(2))
               .print();
       ledger.assertLossless(events.size());
       assertThat(ledger.deadLetters).isEmpty();
