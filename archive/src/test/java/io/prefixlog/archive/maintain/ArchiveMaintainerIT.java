@@ -180,7 +180,10 @@ class ArchiveMaintainerIT {
     // and no row changed, and each file's rows are in session order
     try (ArchiveReader reader = ArchiveReader.open(settings);
         JdbcCatalog catalog = catalog(settings)) {
-      assertThat(rowsBySession(reader, deltas)).isEqualTo(before);
+      Map<String, Long> after = rowsBySession(reader, deltas);
+      // The fault-injection suite's line (scenario 18): here the events are the sink's rows
+      printScenario(year, before, after);
+      assertThat(after).isEqualTo(before);
       assertSortedBySession(catalog.loadTable(TableIdentifier.parse(deltas)));
       // and a session's read opens at most one file per day (the day's file, whose session_key
       // bounds span the day's sessions) instead of a share of the year's commits
@@ -557,6 +560,28 @@ class ArchiveMaintainerIT {
           rows.merge(session + "#", (long) text.hashCode(), Long::sum);
         });
     return rows;
+  }
+
+  /**
+   * The suite's line for this scenario: rows appended over the year, the sessions they hold, rows
+   * read after maintenance, sessions whose row count changed and rows read beyond those appended.
+   */
+  private static void printScenario(
+      Simulation year, Map<String, Long> before, Map<String, Long> after) {
+    long mismatches =
+        before.keySet().stream()
+                .filter(s -> !before.get(s).equals(after.getOrDefault(s, 0L)))
+                .count()
+            + after.keySet().stream().filter(s -> !before.containsKey(s)).count();
+    System.err.printf(
+        "fault scenario %-44s rows in %d, sessions %d, rows after %d, mismatched sessions %d,"
+            + " duplicated rows %d%n",
+        "18 a year of archive commits, then maintenance",
+        year.rows,
+        before.size(),
+        rowCount(after),
+        mismatches,
+        Math.max(0, rowCount(after) - year.rows));
   }
 
   private static long rowCount(Map<String, Long> bySession) {

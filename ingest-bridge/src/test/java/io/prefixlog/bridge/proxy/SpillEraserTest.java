@@ -32,13 +32,14 @@ class SpillEraserTest {
 
   @Test
   void shouldRemoveTheSessionsEventsAndKeepEveryOtherUnsentEventByteForByte() throws Exception {
-    // Given: 12 events of three sessions over several segments, the first two sent
+    // Given: 12 events of three sessions over several segments, the first two sent, in records of
+    // version 2 (the capture time under the checksum, which the rewrite must keep too)
     List<EncodedEvent> events = new ArrayList<>();
     String[] sessions = {ERASED, KEPT, OTHER};
     for (int i = 0; i < 12; i++) {
       events.add(event(sessions[i % 3], i));
     }
-    try (SpillStore store = new SpillStore(dir, MAX, 600, SpillStore.RecordFormat.V1)) {
+    try (SpillStore store = new SpillStore(dir, MAX, 600, SpillStore.RecordFormat.V2)) {
       for (EncodedEvent e : events) {
         assertThat(store.append(e)).isTrue();
       }
