@@ -58,6 +58,14 @@ final class SourceStatsProcessor implements Processor<String, BatchSummary, Obje
       return;
     }
     String source = record.key();
+    if (record.value().expired()) {
+      // Expired: the statistics go from the store and, by a tombstone, from the compacted topic.
+      store.delete(source);
+      dirty.remove(source);
+      context.forward(
+          new Record<Object, Object>(source, null, record.timestamp()), wiring.statsSink());
+      return;
+    }
     byte[] stored = store.get(source);
     SourceStatsState state =
         stored == null ? new SourceStatsState() : SourceStatsState.decode(stored);
