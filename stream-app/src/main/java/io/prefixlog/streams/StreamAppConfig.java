@@ -263,9 +263,11 @@ public final class StreamAppConfig {
                   + " as after a clear. Counted (`prefixlog_kv_sources_expired_total`), logged"
                   + " once per source. It trades the KV topics' and stores' growth with retired"
                   + " engines against an idle but live engine: one silent this long loses its"
-                  + " index, and the blocks it still caches are unknown until stored again. Must"
-                  + " be above `PREFIXLOG_MAX_CLOCK_SKEW`, by which a record ahead can move stream"
-                  + " time on");
+                  + " index, and the blocks it still caches are unknown until stored again. `0`"
+                  + " keeps every source for ever (the silence is still timed, so turning it on"
+                  + " later judges each source by its true silence); otherwise it must be above"
+                  + " `PREFIXLOG_MAX_CLOCK_SKEW`, by which a record ahead can move stream time on."
+                  + " Sources a store kept before it are found in steps and timed from then");
 
   public static final ConfigKey<Integer> THREAD_FAILURE_LIMIT =
       ConfigKey.of("PREFIXLOG_THREAD_FAILURE_LIMIT", ConfigTypes.integer(1, 1000))

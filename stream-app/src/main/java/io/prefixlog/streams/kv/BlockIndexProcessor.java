@@ -102,6 +102,9 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
         }
         budget -= clearStep(job, budget);
       }
+      if (silence.discovering()) {
+        silence.discover(budget, context.currentStreamTimeMs());
+      }
     } catch (StreamsException e) {
       throw e;
     } catch (RuntimeException e) {

@@ -1,5 +1,11 @@
 package io.prefixlog.streams.kv;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,9 +36,16 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@link #step} newer, not on every batch; loaded, it counts as a step later, so the expiry is
  * never early and at most a step late. Like the clear jobs' keys, such a key is a block of no
  * source, and a build from before it never reads it.
+ *
+ * <p>A store kept by a build from before these times holds sources it never saw send: once, a task
+ * {@linkplain #discover discovers} them in steps, reading the store's keys in order from a cursor
+ * kept under {@value #SCAN_KEY}, and counts each one's silence from the stream time it is found at.
+ * A source that holds no block is not found so, and keeps its statistics until it sends.
  */
 final class SourceSilence {
   static final String KEY_PREFIX = "~kv-seen/";
+  static final String SCAN_KEY = "~kv-seen-scan";
+  private static final String MARKS = "/~new/";
   private static final StringSerializer KEYS = new StringSerializer();
   private static final byte VERSION = 1;
   private static final Duration MAX_STEP = Duration.ofMinutes(1);
@@ -51,6 +64,11 @@ final class SourceSilence {
 
   /** No source is due before this stream time (a lower bound: sources only get newer). */
   private long nextDue = Long.MAX_VALUE;
+
+  /** Whether the discovery of the sources in the store is done; else its last key, or null. */
+  private boolean discovered;
+
+  private String scanCursor;
 
   /**
    * Loads the times kept in the task's store.
@@ -72,6 +90,73 @@ final class SourceSilence {
         remember(source, time + step);
       }
     }
+    byte[] scan = store.get(SCAN_KEY);
+    if (scan != null) {
+      try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(scan))) {
+        byte version = in.readByte();
+        if (version != VERSION) {
+          throw new IllegalStateException("unknown KV source discovery version " + version);
+        }
+        discovered = in.readBoolean();
+        scanCursor = in.readBoolean() ? in.readUTF() : null;
+      } catch (IOException e) {
+        throw new IllegalStateException("corrupt KV source discovery", e);
+      }
+    }
+  }
+
+  /** Whether sources in the store may still be unknown ({@link #discover} has work). */
+  boolean discovering() {
+    return !discovered;
+  }
+
+  /**
+   * A step of the discovery: reads up to {@code budget} keys of the store from the cursor, and
+   * counts every source of a block found there and not known as seen at stream time {@code nowMs}.
+   * Waits for a stream time (none is known before the task's first record).
+   *
+   * @return the keys read
+   */
+  int discover(int budget, long nowMs) {
+    if (discovered || nowMs < 0 || budget <= 0) {
+      return 0;
+    }
+    int done = 0;
+    boolean end;
+    // '~' sorts after the characters of an endpoint: from there on are the jobs and the times.
+    try (KeyValueIterator<String, byte[]> keys = store.range(scanCursor, "~")) {
+      while (done < budget && keys.hasNext()) {
+        String key = keys.next().key;
+        if (key.equals(scanCursor)) {
+          continue; // read by the step before
+        }
+        scanCursor = key;
+        done++;
+        int slash = key.lastIndexOf('/');
+        if (slash <= 0 || key.startsWith("~") || key.contains(MARKS)) {
+          continue; // not a block: a job, a time or a clear's mark
+        }
+        String source = key.substring(0, slash);
+        if (KvBatchCheck.isHex(key.substring(slash + 1)) && !lastSeen.containsKey(source)) {
+          seen(source, nowMs);
+        }
+      }
+      end = !keys.hasNext();
+    }
+    discovered = end;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(VERSION);
+      out.writeBoolean(discovered);
+      out.writeBoolean(scanCursor != null);
+      if (scanCursor != null) {
+        out.writeUTF(scanCursor);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    store.put(SCAN_KEY, bytes.toByteArray());
+    return done;
   }
 
   /** The source sent a record of this time (in the transaction of that record). */
