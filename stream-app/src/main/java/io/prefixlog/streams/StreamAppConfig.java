@@ -191,7 +191,7 @@ public final class StreamAppConfig {
               "work too large for one transaction is done in steps of at most this many keys per"
                   + " task, one step every `PREFIXLOG_BULK_INTERVAL`, each committed on its own:"
                   + " an erasure's tombstones and dedup entries (a chain of any length), the"
-                  + " blocks of a cleared KV source, the session states a starting task indexes"
+                  + " blocks of a cleared or expired KV source, the session states a starting task indexes"
                   + " for idle eviction. An erasure of up to this many turns, a clear of up to this"
                   + " many blocks, is done at once. Progress: `prefixlog_bulk_keys_total` and"
                   + " `prefixlog_bulk_pending`, and a log line when each job starts and ends");

@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * counted ({@value KvIndexMetrics#UNKNOWN_REMOVALS}) and emits nothing: after a gap or a restart,
  * removals of blocks stored before it are expected. Unknown event types are counted and skipped.
  *
+ * <p>A source silent for longer than {@code PREFIXLOG_KV_SOURCE_EXPIRY} ({@link SourceSilence}), an
+ * engine that was retired, is expired by the bulk punctuation: cleared as above, and its statistics
+ * deleted.
+ *
  * <p>Then a {@link BatchSummary} goes to the source-statistics processor. The store's key is the
  * record key, {@code source/hash}: a prefix scan of {@code source/} finds the blocks of a source
  * (keys whose remainder is not pure hex belong to another source whose id extends this one).

@@ -24,6 +24,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * when a source is first seen and when its index was cleared (AllBlocksCleared, a gap or a restart
  * marker), the moments a reader most needs to know about. Whether a source awaits emission is kept
  * in its state, so a restart of the app emits what was pending.
+ *
+ * <p>An expired source (silent past {@code PREFIXLOG_KV_SOURCE_EXPIRY}) leaves the store and is
+ * tombstoned on the topic at once; if it sends again, it is new.
  */
 final class SourceStatsProcessor implements Processor<String, BatchSummary, Object, Object> {
   private final SourceStatsSupplier.Wiring wiring;
