@@ -191,7 +191,7 @@ public final class StreamAppConfig {
               "work too large for one transaction is done in steps of at most this many keys per"
                   + " task, one step every `PREFIXLOG_BULK_INTERVAL`, each committed on its own:"
                   + " an erasure's tombstones and dedup entries (a chain of any length), the"
-                  + " blocks of a cleared KV source, the session states a starting task indexes"
+                  + " blocks of a cleared or expired KV source, the session states a starting task indexes"
                   + " for idle eviction. An erasure of up to this many turns, a clear of up to this"
                   + " many blocks, is done at once. Progress: `prefixlog_bulk_keys_total` and"
                   + " `prefixlog_bulk_pending`, and a log line when each job starts and ends");
@@ -249,6 +249,25 @@ public final class StreamAppConfig {
           .doc(
               "a changed source's statistics are published at most this often (at once when the"
                   + " source is new or was cleared; `up --demo` uses `1s`)");
+
+  public static final ConfigKey<Duration> KV_SOURCE_EXPIRY =
+      ConfigKey.of(
+              "PREFIXLOG_KV_SOURCE_EXPIRY", ConfigTypes.duration("never: every source is kept"))
+          .defaultValue(Duration.ofDays(7))
+          .doc(
+              "a KV source (an engine's endpoint, rank and topic) that sends no batch and no"
+                  + " marker for longer than this, in stream time (the records' time, which a"
+                  + " task moves on only while one of its sources sends), is expired: every block"
+                  + " of it is tombstoned on `kv.block-index` in steps of `PREFIXLOG_BULK_BATCH`,"
+                  + " and its statistics on `kv.source-stats`; if it sends again it starts afresh,"
+                  + " as after a clear. Counted (`prefixlog_kv_sources_expired_total`), logged"
+                  + " once per source. It trades the KV topics' and stores' growth with retired"
+                  + " engines against an idle but live engine: one silent this long loses its"
+                  + " index, and the blocks it still caches are unknown until stored again. `0`"
+                  + " keeps every source for ever (the silence is still timed, so turning it on"
+                  + " later judges each source by its true silence); otherwise it must be above"
+                  + " `PREFIXLOG_MAX_CLOCK_SKEW`, by which a record ahead can move stream time on."
+                  + " Sources a store kept before it are found in steps and timed from then");
 
   public static final ConfigKey<Integer> THREAD_FAILURE_LIMIT =
       ConfigKey.of("PREFIXLOG_THREAD_FAILURE_LIMIT", ConfigTypes.integer(1, 1000))
@@ -377,6 +396,7 @@ public final class StreamAppConfig {
               CHUNK_SIZE_BYTES,
               KV_INDEX_ENABLED,
               KV_STATS_INTERVAL,
+              KV_SOURCE_EXPIRY,
               THREAD_FAILURE_LIMIT,
               THREAD_FAILURE_WINDOW,
               BUFFERED_RECORDS,
@@ -622,6 +642,11 @@ public final class StreamAppConfig {
     return values.get(KV_STATS_INTERVAL);
   }
 
+  /** How long a KV source may be silent before it is expired; zero: never. */
+  public Duration kvSourceExpiry() {
+    return values.get(KV_SOURCE_EXPIRY);
+  }
+
   public int threadFailureLimit() {
     return values.get(THREAD_FAILURE_LIMIT);
   }
@@ -683,6 +708,13 @@ public final class StreamAppConfig {
           order(SESSION_SEQ_RETENTION, "must be at least", OUTPUT_RETENTION)
               + ": a session's new chain would start while its older chains' records are still"
               + " in the topics, and an 8-digit chain id could repeat among them");
+    }
+    // A record up to the skew ahead moves stream time on by that much at once: an expiry within
+    // it could retire a source that has just sent.
+    if (!kvSourceExpiry().isZero() && kvSourceExpiry().compareTo(maxClockSkew()) <= 0) {
+      throw new ConfigException(
+          order(KV_SOURCE_EXPIRY, "must be 0 or above", MAX_CLOCK_SKEW)
+              + ": one record ahead of the clock could expire a source that has just sent");
     }
     checkStateQueries();
   }

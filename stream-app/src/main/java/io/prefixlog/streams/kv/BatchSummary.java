@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param erasure an erase order for the source instead of a batch (everything else zero), or null
  * @param residentReset whether the batch cleared the source: nothing was resident before the
  *     changes above, which count from the (last) clear on
+ * @param expired the source was silent past {@code PREFIXLOG_KV_SOURCE_EXPIRY} and is expired
+ *     instead of a batch (everything else zero): its statistics go
  */
 record BatchSummary(
     String source,
@@ -37,7 +39,8 @@ record BatchSummary(
     long[] lifetimesMs,
     Map<String, Long> storesBySession,
     KvErasure erasure,
-    boolean residentReset) {
+    boolean residentReset,
+    boolean expired) {
   BatchSummary {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(lifetimesMs, "lifetimesMs");
@@ -47,7 +50,13 @@ record BatchSummary(
   /** An erase order carried out on the source's blocks. */
   static BatchSummary of(String source, long ts, KvErasure erasure) {
     return new BatchSummary(
-        source, -1, ts, ts, null, 0, 0, 0, 0, 0, new long[0], Map.of(), erasure, false);
+        source, -1, ts, ts, null, 0, 0, 0, 0, 0, new long[0], Map.of(), erasure, false, false);
+  }
+
+  /** The source is expired ({@link SourceSilence}): its statistics are deleted. */
+  static BatchSummary expired(String source, long ts) {
+    return new BatchSummary(
+        source, -1, ts, ts, null, 0, 0, 0, 0, 0, new long[0], Map.of(), null, true, true);
   }
 
   /** Whether the source was cleared: its statistics are worth publishing at once. */

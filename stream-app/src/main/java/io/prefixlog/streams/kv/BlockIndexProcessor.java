@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * counted ({@value KvIndexMetrics#UNKNOWN_REMOVALS}) and emits nothing: after a gap or a restart,
  * removals of blocks stored before it are expected. Unknown event types are counted and skipped.
  *
+ * <p>A source silent for longer than {@code PREFIXLOG_KV_SOURCE_EXPIRY} ({@link SourceSilence}), an
+ * engine that was retired, is expired by the bulk punctuation: cleared as above, and its statistics
+ * deleted.
+ *
  * <p>Then a {@link BatchSummary} goes to the source-statistics processor. The store's key is the
  * record key, {@code source/hash}: a prefix scan of {@code source/} finds the blocks of a source
  * (keys whose remainder is not pure hex belong to another source whose id extends this one).
@@ -61,6 +65,7 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
   private ProcessorContext<Object, Object> context;
   private KeyValueStore<String, byte[]> store;
   private SourceClearing clearing;
+  private SourceSilence silence;
 
   BlockIndexProcessor(BlockIndexSupplier.Wiring wiring) {
     this.wiring = wiring;
@@ -73,6 +78,7 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     this.context = context;
     this.store = context.getStateStore(BlockIndexSupplier.STORE);
     this.clearing = new SourceClearing(store);
+    this.silence = new SourceSilence(store, wiring.sourceExpiry());
     wiring.app().bulkPending(KV_CLEAR).add(clearing.jobs().size());
     context.schedule(wiring.bulkInterval(), PunctuationType.WALL_CLOCK_TIME, wallClock -> bulk());
   }
@@ -84,9 +90,15 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     }
   }
 
-  /** A step of every clear under way, {@code PREFIXLOG_BULK_BATCH} keys at most in all. */
+  /**
+   * The expiry of every source silent for too long, then a step of every clear under way, {@code
+   * PREFIXLOG_BULK_BATCH} keys at most in all.
+   */
   private void bulk() {
     try {
+      for (SourceSilence.Silent silent : silence.due(context.currentStreamTimeMs())) {
+        expire(silent, context.currentStreamTimeMs());
+      }
       int budget = wiring.bulkBatch();
       for (ClearJob job : clearing.jobs()) {
         if (budget <= 0) {
@@ -94,11 +106,43 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
         }
         budget -= clearStep(job, budget);
       }
+      if (silence.discovering()) {
+        silence.discover(budget, context.currentStreamTimeMs());
+      }
     } catch (StreamsException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new PartialWriteException("a step of a KV source clear", e);
+      throw new PartialWriteException("a step of a KV source clear or expiry", e);
     }
+  }
+
+  /**
+   * A source silent for longer than {@code PREFIXLOG_KV_SOURCE_EXPIRY} is gone as if cleared: a
+   * clear of its blocks begins (tombstoned in the bulk steps, at this stream time), and its
+   * statistics are deleted. If it sends again, it starts afresh, as after a clear.
+   */
+  private void expire(SourceSilence.Silent silent, long now) {
+    String source = silent.source();
+    ClearJob pending = clearing.job(source);
+    ClearJob job = clearing.clear(pending, source, now);
+    clearing.begin(job);
+    clearing.save(job);
+    if (pending == null) {
+      wiring.app().bulkPending(KV_CLEAR).increment();
+    }
+    silence.forget(source);
+    context.forward(
+        new Record<Object, Object>(source, BatchSummary.expired(source, now), now),
+        wiring.statsProcessor());
+    metrics.sourcesExpired.increment();
+    LOGGER
+        .atInfo()
+        .setMessage("KV source expired: silent too long, its blocks and statistics are deleted")
+        .addKeyValue("source", source)
+        .addKeyValue("lastSeenMs", silent.lastSeenMs())
+        .addKeyValue("silentMs", now - silent.lastSeenMs())
+        .addKeyValue("expiryMs", wiring.sourceExpiry().toMillis())
+        .log();
   }
 
   /**
@@ -172,6 +216,7 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
     }
     try {
       applied.flush(record.timestamp());
+      silence.seen(batch.source(), record.timestamp());
       if (applied.job != null && applied.job != pending) {
         // Cleared by this record: the first step now, the rest in the bulk punctuations.
         clearing.begin(applied.job);
@@ -457,7 +502,8 @@ final class BlockIndexProcessor implements Processor<String, byte[], Object, Obj
           Arrays.copyOf(lifetimes, lifetimeCount),
           storesBySession,
           null,
-          residentReset);
+          residentReset,
+          false);
     }
   }
 }

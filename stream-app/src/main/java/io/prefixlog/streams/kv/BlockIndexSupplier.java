@@ -53,6 +53,8 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
    * @param deadLetterSink the sink node of the dead letters
    * @param bulkBatch keys per step of a clear ({@code PREFIXLOG_BULK_BATCH})
    * @param bulkInterval how often a step is taken ({@code PREFIXLOG_BULK_INTERVAL})
+   * @param sourceExpiry the silence after which a source is expired ({@code
+   *     PREFIXLOG_KV_SOURCE_EXPIRY}); zero: never
    */
   record Wiring(
       KvIndexMetrics metrics,
@@ -61,8 +63,13 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
       String statsProcessor,
       String deadLetterSink,
       int bulkBatch,
-      Duration bulkInterval) {
+      Duration bulkInterval,
+      Duration sourceExpiry) {
     Wiring {
+      Objects.requireNonNull(sourceExpiry, "sourceExpiry");
+      if (sourceExpiry.isNegative()) {
+        throw new IllegalArgumentException("sourceExpiry must not be negative: " + sourceExpiry);
+      }
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(app, "app");
       Objects.requireNonNull(bulkInterval, "bulkInterval");

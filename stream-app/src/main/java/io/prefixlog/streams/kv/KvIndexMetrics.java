@@ -14,6 +14,7 @@ final class KvIndexMetrics {
   static final String TOMBSTONES = "prefixlog_kv_block_tombstones_total";
   static final String ENTRIES = "prefixlog_kv_block_entries_total";
   static final String STATS = "prefixlog_kv_source_stats_total";
+  static final String SOURCES_EXPIRED = "prefixlog_kv_sources_expired_total";
 
   private final MeterRegistry registry;
   final Counter batches;
@@ -28,6 +29,7 @@ final class KvIndexMetrics {
   final Counter tombstonesCleared;
   final Counter entries;
   final Counter stats;
+  final Counter sourcesExpired;
   private final Timer eventAge;
 
   KvIndexMetrics(MeterRegistry registry) {
@@ -49,7 +51,7 @@ final class KvIndexMetrics {
                 + " is emitted for them.");
     String tombstoneHelp =
         "Block index tombstones emitted, by cause (removed: last copy removed; cleared:"
-            + " AllBlocksCleared, gap or restart of the source).";
+            + " AllBlocksCleared, gap or restart of the source, or its expiry).";
     this.tombstonesRemoved =
         Meters.counter(registry, TOMBSTONES, tombstoneHelp, "cause", "removed");
     this.tombstonesCleared =
@@ -57,6 +59,12 @@ final class KvIndexMetrics {
     this.entries =
         Meters.counter(registry, ENTRIES, "Block index entries emitted (new or changed).");
     this.stats = Meters.counter(registry, STATS, "Source statistics records emitted.");
+    this.sourcesExpired =
+        Meters.counter(
+            registry,
+            SOURCES_EXPIRED,
+            "KV sources expired: silent for longer than PREFIXLOG_KV_SOURCE_EXPIRY, their blocks"
+                + " and statistics deleted.");
     this.eventAge =
         Meters.latency(
             registry,

@@ -103,7 +103,8 @@ public final class KvIndexTopology {
                     SOURCE_STATS_PROCESSOR,
                     DEAD_LETTERS_SINK,
                     config.bulkBatch(),
-                    config.bulkInterval()),
+                    config.bulkInterval(),
+                    config.kvSourceExpiry()),
                 changelog()),
             Named.as(BLOCK_INDEX_PROCESSOR));
   }

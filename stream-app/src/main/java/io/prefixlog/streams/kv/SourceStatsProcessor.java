@@ -24,6 +24,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * when a source is first seen and when its index was cleared (AllBlocksCleared, a gap or a restart
  * marker), the moments a reader most needs to know about. Whether a source awaits emission is kept
  * in its state, so a restart of the app emits what was pending.
+ *
+ * <p>An expired source (silent past {@code PREFIXLOG_KV_SOURCE_EXPIRY}) leaves the store and is
+ * tombstoned on the topic at once; if it sends again, it is new.
  */
 final class SourceStatsProcessor implements Processor<String, BatchSummary, Object, Object> {
   private final SourceStatsSupplier.Wiring wiring;
@@ -58,6 +61,14 @@ final class SourceStatsProcessor implements Processor<String, BatchSummary, Obje
       return;
     }
     String source = record.key();
+    if (record.value().expired()) {
+      // Expired: the statistics go from the store and, by a tombstone, from the compacted topic.
+      store.delete(source);
+      dirty.remove(source);
+      context.forward(
+          new Record<Object, Object>(source, null, record.timestamp()), wiring.statsSink());
+      return;
+    }
     byte[] stored = store.get(source);
     SourceStatsState state =
         stored == null ? new SourceStatsState() : SourceStatsState.decode(stored);
