@@ -63,6 +63,30 @@ class AnalyzeIT {
     return out.toString(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Creates the topics and waits until every partition has a leader. CI saw a producer's batches
+   * for a partition of a topic created a moment before expire after 120 s with no send, on a broker
+   * other test classes of the JVM had kept busy; a partition without a leader now fails here,
+   * named, instead of as a send timeout.
+   */
+  private static void createWithLeaders(KafkaCluster kafka, NewTopic... topics) throws Exception {
+    try (Admin admin = Admin.create(kafka.clientConfig())) {
+      List<NewTopic> all = List.of(topics);
+      admin.createTopics(all).all().get();
+      List<String> names = all.stream().map(NewTopic::name).toList();
+      await()
+          .alias(names + " have a leader for every partition")
+          .atMost(Duration.ofMinutes(1))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> admin.describeTopics(names).allTopicNames().get().values(),
+              described ->
+                  described.stream()
+                      .flatMap(d -> d.partitions().stream())
+                      .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+    }
+  }
+
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void shouldAnalyseTheLookupsTopicAsTheLatestRecordOfEveryRequest(KafkaCluster kafka)
@@ -71,9 +95,7 @@ class AnalyzeIT {
     // replaced later, and one extra request that is then erased by a tombstone
     String prefix = "analyze-it.";
     String topic = prefix + "chunk.lookups";
-    try (Admin admin = Admin.create(kafka.clientConfig())) {
-      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
-    }
+    createWithLeaders(kafka, new NewTopic(topic, 3, (short) 1));
     List<Req> trace = TraceLines.random(11, 40, List.of("m1", "m2"));
     List<Future<RecordMetadata>> sends = new ArrayList<>();
     try (KafkaProducer<String, String> producer =
@@ -158,15 +180,10 @@ class AnalyzeIT {
     // Given: the same traffic on two topics of 3 partitions, once per version, each record in its
     // session's partition as the stream app writes it
     List<LookupTraffic.Record> traffic = LookupTraffic.records();
-    try (Admin admin = Admin.create(kafka.clientConfig())) {
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic("v1.chunk.lookups", 3, (short) 1),
-                  new NewTopic("v2.chunk.lookups", 3, (short) 1)))
-          .all()
-          .get();
-    }
+    createWithLeaders(
+        kafka,
+        new NewTopic("v1.chunk.lookups", 3, (short) 1),
+        new NewTopic("v2.chunk.lookups", 3, (short) 1));
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(kafka.clientConfig(), new StringSerializer(), new StringSerializer())) {
       List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
