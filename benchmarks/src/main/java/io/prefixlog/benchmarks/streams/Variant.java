@@ -74,8 +74,8 @@ enum Variant {
           Integer.toString(1 << 20))),
   /**
    * A reference, not an idea: B with the raw events first routed through a repartition topic of
-   * prefixlog's fixed partition count, as prefixlog's topology routes them (issue 12). It is the
-   * floor of any topology that keeps session state behind that step; its ratio to B is the part of
+   * prefixlog's fixed partition count, as prefixlog's topology routes them. It is the floor of any
+   * topology that keeps session state behind that step; its ratio to B is the part of
    * pass-through's rate that the routing alone leaves.
    */
   ROUTED_PASS_THROUGH("L", "routed pass-through", Topology.ROUTED_PASS_THROUGH, Map.of());
