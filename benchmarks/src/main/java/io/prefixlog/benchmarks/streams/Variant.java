@@ -8,9 +8,10 @@ import java.util.Map;
  * What one run executes. Every variant gets {@code StreamApp.streamsProperties} of its
  * configuration, so apart from the topology and the settings named here they are identical.
  *
- * <p>A, B and C are the measurement DESIGN §9 asks for. D to K are ideas for making the stream app
- * faster that need no change to its code: settings, and one what-if topology (E). L is a second
- * reference: what the routing step that prefixlog's state sits behind costs by itself.
+ * <p>A, B and C are the measurement docs/design.md#performance-targets asks for. D to K are ideas
+ * for making the stream app faster that need no change to its code: settings, and one what-if
+ * topology (E). L is a second reference: what the routing step that prefixlog's state sits behind
+ * costs by itself.
  */
 enum Variant {
   /** prefixlog's real topology through {@code StreamApp}: validate, encode, two stores, deltas. */
