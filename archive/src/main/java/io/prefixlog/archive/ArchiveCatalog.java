@@ -23,7 +23,8 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Creates the archive's namespace and tables before the sink connectors start, with schemas taken
- * from the record contracts (DESIGN §4) rather than inferred by the sink from the first record.
+ * from the record contracts (docs/design.md#archive) rather than inferred by the sink from the
+ * first record.
  *
  * <p>Two reasons. The sink infers a list's element type from the list's <em>first</em> element and
  * evolves nested structs only on later records, so the first delta's {@code ops} (a copy first,

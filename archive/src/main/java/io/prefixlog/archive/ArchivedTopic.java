@@ -39,8 +39,8 @@ public record ArchivedTopic(String connector, String topic, String table, String
 
   /**
    * The four archived topics for a topic prefix: session deltas, chunk lookups and KV event batches
-   * (DESIGN §3), and the request metadata records (issue 19: every request's metadata, whether or
-   * not its body was sampled), as tables {@code prefixlog.session_deltas}, {@code
+   * (docs/design.md#archive), and the request metadata records (every request's metadata, whether
+   * or not its body was sampled), as tables {@code prefixlog.session_deltas}, {@code
    * prefixlog.chunk_lookups}, {@code prefixlog.kv_events} and {@code prefixlog.requests_metadata}.
    * New entries go at the end: {@link #deltas} is the first.
    */

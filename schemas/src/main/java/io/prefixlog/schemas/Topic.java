@@ -5,7 +5,7 @@ import org.apache.kafka.common.serialization.Serde;
 
 /**
  * A topic as a typed value: its name, how its keys and values are encoded, and the cleanup policy
- * the contract gives it (DESIGN §3).
+ * the contract gives it (docs/design.md#topics).
  */
 public record Topic<K, V>(
     String name, Serde<K> keySerde, Serde<V> valueSerde, CleanupPolicy cleanupPolicy) {

@@ -31,8 +31,9 @@ import java.util.stream.Stream;
 
 /**
  * Bytes per turn of prefixlog's delta records against gzip and {@code zstd --patch-from} on the
- * bundled corpora, and encode time per turn against zstd's dictionary encode, in one run (DESIGN
- * §9: within 1.5× of patch-from, ≤ 100 µs per 30 KB body, lossless).
+ * bundled corpora, and encode time per turn against zstd's dictionary encode, in one run
+ * (docs/design.md#performance-targets: ≤ 0.9× of patch-from with 8 sessions interleaved, ≤ 100 µs
+ * per 30 KB body, lossless).
  *
  * <p>Usage: {@code DeltaSizeBenchmark [--corpora DIR] [--quick] [--csv FILE] [--interleave K]
  * [--warmups N] [--repetitions N] [--cross-check N] [--worst N] [--model NAME]}.

@@ -28,9 +28,9 @@ import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
- * Issue 17's re-chunking target: bodies rebuilt and re-hashed at ≥ 50 MB/s per size. The bundled
- * corpora are encoded as the stream app encodes them ({@link PrefixlogReplay}) into a value-only
- * dump of the deltas topic; each figure then reads that dump and rebuilds every body through {@link
+ * The re-chunking target: bodies rebuilt and re-hashed at ≥ 50 MB/s per size. The bundled corpora
+ * are encoded as the stream app encodes them ({@link PrefixlogReplay}) into a value-only dump of
+ * the deltas topic; each figure then reads that dump and rebuilds every body through {@link
  * CaptureInput} (what {@code analyze --chunk-sizes --deltas-file} runs) and hands each body to a
  * listener: nothing (the rebuild alone), one plain SHA-256 over the body (a hashing reference), or
  * {@link Rechunker} at one size, and at all sizes in one pass (what analyze does). MB/s are MB

@@ -30,9 +30,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * DESIGN §9 "Analysis": the exact LRU hit-rate curve for every capacity in one pass over 100 M
- * lookups in ≤ 30 s on one thread, and a sampled curve in ≤ 1 s. For each key space (default 1 M
- * and 10 M distinct chunks, Zipf α = 0.9) it times, on the same in-memory trace and in one JVM:
+ * The analysis target (docs/design.md#performance-targets): the exact LRU hit-rate curve for every
+ * capacity in one pass over 100 M lookups in ≤ 30 s on one thread, and a sampled curve in ≤ 1 s.
+ * For each key space (default 1 M and 10 M distinct chunks, Zipf α = 0.9) it times, on the same
+ * in-memory trace and in one JVM:
  *
  * <ol>
  *   <li>exact: {@link MrcAnalyzer} without windows (the curve), and again with hourly windows at

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Issue 20's goals for the capture proxy, each capture proxy's figure next to nginx's from the same
+ * The goals for the capture proxy, each capture proxy's figure next to nginx's from the same
  * rounds, and whether it is met: added p99 ≤ 1 ms in the first minute after a start (cold) and ≤
  * 0.5 ms once warm, added p50 ≤ 0.3 ms in both regimes, CPU per request ≤ 2× nginx's in both, and
  * nothing dropped from capture. A regime that was not run is left out rather than counted as met.

@@ -26,14 +26,14 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The capture-proxy benchmark (issue 3, DESIGN §9): wrk with 10 keep-alive connections posting a 20
- * KB chat body to an upstream that answers after 50 ms — direct, through Debian's nginx tuned as a
- * reverse proxy ({@link Nginx}), and through prefixlog's {@code CaptureProxy} with capture on and a
- * real Kafka broker taking the events. Rounds interleave the three (the order rotates every round);
- * the table shows medians over rounds of per-round figures: added latency and throughput against
- * the same round's direct run, and the proxy process's CPU time per request ({@code
- * /proc/<pid>/stat} utime+stime deltas over the run; the proxy is a child JVM, nginx its master and
- * worker).
+ * The capture-proxy benchmark (docs/design.md#performance-targets): wrk with 10 keep-alive
+ * connections posting a 20 KB chat body to an upstream that answers after 50 ms — direct, through
+ * Debian's nginx tuned as a reverse proxy ({@link Nginx}), and through prefixlog's {@code
+ * CaptureProxy} with capture on and a real Kafka broker taking the events. Rounds interleave the
+ * three (the order rotates every round); the table shows medians over rounds of per-round figures:
+ * added latency and throughput against the same round's direct run, and the proxy process's CPU
+ * time per request ({@code /proc/<pid>/stat} utime+stime deltas over the run; the proxy is a child
+ * JVM, nginx its master and worker).
  *
  * <p>Targets: ≤ 0.5 ms added p50, ≤ 1 ms added p99, ≥ 99 % of direct throughput.
  *

@@ -63,7 +63,7 @@ public final class ProxyChild {
       config = config.with(ProxyConfig.WARMUP_QUIET, Duration.ofMillis(Long.parseLong(quiet)));
     }
     // -Dprefixlog.bench.sampleSessions=S: the share of sessions whose bodies are kept
-    // (PREFIXLOG_SAMPLE_SESSIONS), so that issue 19's decision is measured on the request path.
+    // (PREFIXLOG_SAMPLE_SESSIONS), so that sampling's cost is measured on the request path.
     String sample = System.getProperty("prefixlog.bench.sampleSessions");
     if (sample != null) {
       config = config.with(ProxyConfig.SAMPLE_SESSIONS, Double.parseDouble(sample));

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Pins the proxy child's threads to CPUs, by name, with {@code taskset} (issue 20's "CPU affinity
- * for the capture threads against the event loops on small machines"): {@code
+ * Pins the proxy child's threads to CPUs, by name, with {@code taskset}, to try CPU affinity for
+ * the capture threads against the event loops on small machines: {@code
  * -Dprefixlog.bench.affinity=<rule>+<rule>…} through a variant's flags, each rule {@code <name
  * prefix>=<cpus>}. The prefix is matched against the threads' OS names (the Java name cut to 15
  * characters: {@code vert.x-eventloo}, {@code prefixlog-proxy}, {@code kafka-producer-}, {@code C2

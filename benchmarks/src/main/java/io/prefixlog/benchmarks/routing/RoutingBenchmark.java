@@ -25,9 +25,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Issue 17's routing target: the routing what-if at ≥ 1 M requests per minute for 8 replicas. On
- * one in-memory {@link SessionTrace}, in one JVM and one thread, it times a replay under every
- * {@link RoutingPolicy} ({@link FleetSimulator}, what {@code analyze --replicas} runs) next to two
+ * The routing target: the routing what-if at ≥ 1 M requests per minute for 8 replicas. On one
+ * in-memory {@link SessionTrace}, in one JVM and one thread, it times a replay under every {@link
+ * RoutingPolicy} ({@link FleetSimulator}, what {@code analyze --replicas} runs) next to two
  * references over the same lookups: the one-pass LRU curve of a single cache ({@link MrcAnalyzer},
  * what {@code analyze} runs) and a {@link NaiveLru} of the fleet's total capacity. Each figure is
  * the median of {@code --repeat} runs.

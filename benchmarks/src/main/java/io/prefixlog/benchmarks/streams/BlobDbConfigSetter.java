@@ -7,9 +7,9 @@ import org.rocksdb.Options;
 
 /**
  * Large-value RocksDB settings for the stream app's stores, set through {@code
- * rocksdb.config.setter} (performance-anchors (c)): integrated BlobDB (values of 4 KiB or more go
- * to 256 MiB blob files that compaction does not rewrite, with garbage collection at an age cutoff
- * of 0.25), LZ4 for blobs and for SST blocks. Small values (the session state) stay in the LSM.
+ * rocksdb.config.setter}: integrated BlobDB (values of 4 KiB or more go to 256 MiB blob files that
+ * compaction does not rewrite, with garbage collection at an age cutoff of 0.25), LZ4 for blobs and
+ * for SST blocks. Small values (the session state) stay in the LSM.
  *
  * <p>Public with a no-argument constructor: Kafka Streams instantiates it by class name.
  */

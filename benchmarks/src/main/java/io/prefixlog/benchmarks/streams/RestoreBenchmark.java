@@ -57,7 +57,7 @@ import org.apache.kafka.streams.processor.StateRestoreListener;
  * the old member's session timeout) to the end of the last store's restore, to {@code RUNNING}, and
  * to the first new delta out (a probe event written before the restart: restore, the idle index's
  * rebuild and one record's processing). Printed with the changelog topics' sizes and the records
- * restored per store, which is what issue 16's delta-encoded bases are to shrink.
+ * restored per store, which is what the delta-encoded bases store ({@code BaseLog}) shrinks.
  */
 public final class RestoreBenchmark {
   private static final Benchmark BENCHMARK =

@@ -47,8 +47,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * DESIGN §9, stream app: sustained records/s of one stream thread with 20 KB bodies and
- * exactly-once v2, next to a pass-through topology in the same run.
+ * The stream app's target (docs/design.md#performance-targets): sustained records/s of one stream
+ * thread with 20 KB bodies and exactly-once v2, next to a pass-through topology in the same run.
  *
  * <p>One child-process KRaft broker on a fresh data directory; a 2-partition raw topic pre-loaded
  * with N synthetic agent-session events ({@link SyntheticSessions}); then rounds of runs, each
@@ -128,7 +128,7 @@ public final class StreamThroughputBenchmark {
   private int run() throws InterruptedException {
     out.println(
         "StreamThroughputBenchmark: records/s of one stream thread, EOS v2, ~20 KB bodies"
-            + " (DESIGN §9)");
+            + " (docs/design.md#performance-targets)");
     Machine.header(out);
 
     long buildStart = System.nanoTime();

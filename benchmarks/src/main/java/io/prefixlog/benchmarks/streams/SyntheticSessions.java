@@ -152,7 +152,7 @@ final class SyntheticSessions {
       new SessionKeyDeriver(
           SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
   private final HexFormat hex = HexFormat.of();
-  private long clockMs = 1_795_000_000_000L; // 2026-11-18, a fixed event clock
+  private long clockMs = 1_795_000_000_000L; // a fixed event clock: equal seeds, equal records
 
   private SyntheticSessions(long seed, String text, List<String> systemPrompts) {
     this.random = new Random(seed);

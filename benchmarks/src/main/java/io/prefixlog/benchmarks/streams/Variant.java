@@ -8,9 +8,10 @@ import java.util.Map;
  * What one run executes. Every variant gets {@code StreamApp.streamsProperties} of its
  * configuration, so apart from the topology and the settings named here they are identical.
  *
- * <p>A, B and C are the measurement DESIGN §9 asks for. D to K are ideas for making the stream app
- * faster that need no change to its code: settings, and one what-if topology (E). L is a second
- * reference: what the routing step that prefixlog's state sits behind costs by itself.
+ * <p>A, B and C are the measurement docs/design.md#performance-targets asks for. D to K are ideas
+ * for making the stream app faster that need no change to its code: settings, and one what-if
+ * topology (E). L is a second reference: what the routing step that prefixlog's state sits behind
+ * costs by itself.
  */
 enum Variant {
   /** prefixlog's real topology through {@code StreamApp}: validate, encode, two stores, deltas. */
@@ -74,8 +75,8 @@ enum Variant {
           Integer.toString(1 << 20))),
   /**
    * A reference, not an idea: B with the raw events first routed through a repartition topic of
-   * prefixlog's fixed partition count, as prefixlog's topology routes them (issue 12). It is the
-   * floor of any topology that keeps session state behind that step; its ratio to B is the part of
+   * prefixlog's fixed partition count, as prefixlog's topology routes them. It is the floor of any
+   * topology that keeps session state behind that step; its ratio to B is the part of
    * pass-through's rate that the routing alone leaves.
    */
   ROUTED_PASS_THROUGH("L", "routed pass-through", Topology.ROUTED_PASS_THROUGH, Map.of());

@@ -42,8 +42,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * The session explorer ({@code prefixlog ui}) over a large capture: the server time of a sessions
  * page and of a turn page whose body is about 200 KB, next to {@code reconstruct --session --chain
- * --seq} rebuilding the same turns in the same run (issue 18's target: p95 ≤ 100 ms over 100 k
- * sessions / 1 M turns).
+ * --seq} rebuilding the same turns in the same run (target: p95 ≤ 100 ms over 100 k sessions / 1 M
+ * turns).
  *
  * <p>Workload: delta records written straight to a real broker's {@code session.deltas}, as the
  * stream app writes them (version 3, key {@code session/chain/seq}): {@code --sessions} sessions of

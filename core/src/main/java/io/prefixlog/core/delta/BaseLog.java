@@ -8,7 +8,7 @@ import java.util.Objects;
  * The records a session has in the stream app's bases store, oldest first. A record is either the
  * whole body of its turn or the ops that rebuild that body from the record just before it in this
  * log: the store holds a chain of deltas, not a body per turn, so that its changelog carries about
- * what the deltas topic carries rather than every body again (issue 16).
+ * what the deltas topic carries rather than every body again.
  *
  * <p>A base is read by taking the nearest whole record at or before it and applying the ops records
  * up to it ({@link #pathTo}); {@link #retainFor} keeps exactly what the kept bases need. A state

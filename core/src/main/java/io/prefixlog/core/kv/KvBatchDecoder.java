@@ -26,14 +26,15 @@ import org.msgpack.value.ValueType;
  * vllm/distributed/kv_events.py}):
  *
  * <ul>
- *   <li>the outer batch as a positional array {@code [ts, events]} (before vLLM PR #18925) or
- *       {@code [ts, events, data_parallel_rank]}, or as a map {@code {ts, events,
- *       data_parallel_rank}} (one intermediate version); elements after the third and unknown map
- *       keys are ignored;
+ *   <li>the outer batch as a positional array {@code [ts, events]} (vLLM before
+ *       https://github.com/vllm-project/vllm/pull/18925) or {@code [ts, events,
+ *       data_parallel_rank]}, or as a map {@code {ts, events, data_parallel_rank}} (one
+ *       intermediate version); elements after the third and unknown map keys are ignored;
  *   <li>each event as a tagged array (the type name at index 0, then the fields in declaration
  *       order; older, shorter arrays leave the later fields absent, longer ones are read up to the
- *       fields known here) or as a map with a {@code type} key (vLLM PR #42892 and later), its keys
- *       in any order, unknown keys ignored, absent or nil fields left absent;
+ *       fields known here) or as a map with a {@code type} key (vLLM since
+ *       https://github.com/vllm-project/vllm/pull/42892), its keys in any order, unknown keys
+ *       ignored, absent or nil fields left absent;
  *   <li>block hashes as unsigned 64-bit integers, signed integers (older {@code builtin} hashing;
  *       read as their two's complement bits) or {@code bin}: rendered as 16 lower-case hex digits
  *       for an integer and as the hex of the bytes for a {@code bin};

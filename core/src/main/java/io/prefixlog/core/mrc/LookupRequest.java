@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One request's cache lookup, as a chunk-hash lookup record (DESIGN §4) or a line of LMCache's
- * lookup-hash log describes it.
+ * One request's cache lookup, as a chunk-hash lookup record (docs/design.md#records) or a line of
+ * LMCache's lookup-hash log describes it.
  *
  * @param timestampMs when the request arrived, epoch milliseconds (LMCache's float seconds × 1000)
  * @param model the model name; each model has its own cache (see {@link MrcAnalyzer})

@@ -30,9 +30,9 @@ import java.util.Objects;
  *       {@code hit_prefix}): chunk i hits iff the running maximum of distances 0..i is ≤ C.
  * </ul>
  *
- * With prefix-chained hashes (DESIGN §4; LMCache's and vLLM's) the two coincide: every request that
- * holds chunk i holds chunks 0..i−1 right before it, so an earlier chunk's distance is never larger
- * than a later one's. They differ for keys that are not chained.
+ * With prefix-chained hashes (docs/design.md#records; LMCache's and vLLM's) the two coincide: every
+ * request that holds chunk i holds chunks 0..i−1 right before it, so an earlier chunk's distance is
+ * never larger than a later one's. They differ for keys that are not chained.
  *
  * <p><b>Overall.</b> The overall curve at capacity C is the sum over models of each model's hits
  * with its own cache of C chunks. For one cache shared by all models, give every request the same

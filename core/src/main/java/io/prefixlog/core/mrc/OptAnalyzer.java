@@ -31,8 +31,9 @@ import java.util.Objects;
  *   <li>{@link Semantics#PREFIX}: the MIN cache's hits counted as a prefix cache counts them (a
  *       request's leading run of MIN hits). Informative only, and not a bound: MIN maximises hits
  *       anywhere in a request, so a policy that keeps leading chunks can have more leading hits.
- *       Even with prefix-chained keys (DESIGN §4) MIN's hits need not be leading runs: inserting a
- *       missed child chunk (demand paging) may evict its parent, whose next use is sooner.
+ *       Even with prefix-chained keys (docs/design.md#records) MIN's hits need not be leading runs:
+ *       inserting a missed child chunk (demand paging) may evict its parent, whose next use is
+ *       sooner.
  * </ul>
  *
  * So the bound for a prefix cache is the per-chunk MIN figure. It is not necessarily reachable by a

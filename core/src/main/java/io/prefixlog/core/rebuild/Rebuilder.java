@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Rebuilds request bodies from delta records and checks every one (DESIGN §4: "rebuilding turn n =
- * rebuild its base, apply the ops, check {@code body_sha256}").
+ * Rebuilds request bodies from delta records and checks every one (docs/design.md#records):
+ * rebuilding turn n is rebuilding its base, applying the ops and checking {@code body_sha256}.
  *
  * <p>Records and tombstones are {@linkplain #add(TurnKey, RecordSource, String) added} in any
  * order; the newest addition under a key wins, as compaction keeps it. {@link #run} then rebuilds

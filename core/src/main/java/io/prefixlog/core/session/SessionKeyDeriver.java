@@ -12,8 +12,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Derives {@code session_key} (DESIGN §5): a keyed hash (HMAC-SHA-256, truncated to {@value
- * #KEY_HEX_CHARS} hex digits) of the first session signal present, in this order:
+ * Derives {@code session_key} (docs/design.md#session-keys): a keyed hash (HMAC-SHA-256, truncated
+ * to {@value #KEY_HEX_CHARS} hex digits) of the first session signal present, in this order:
  *
  * <ol>
  *   <li>the configured session headers ({@code header:<name>});

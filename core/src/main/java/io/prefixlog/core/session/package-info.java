@@ -1,2 +1,5 @@
-/** Session keys (DESIGN §5): which signal identifies a session, and its keyed hash. */
+/**
+ * Session keys (docs/design.md#session-keys): which signal identifies a session, and its keyed
+ * hash.
+ */
 package io.prefixlog.core.session;

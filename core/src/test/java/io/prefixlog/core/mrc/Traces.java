@@ -84,8 +84,8 @@ final class Traces {
   }
 
   /**
-   * Prefix-chained hashes, as DESIGN §4 and LMCache emit them: conversations whose turns grow, so
-   * later turns share earlier turns' chunks.
+   * Prefix-chained hashes, as docs/design.md#records and LMCache emit them: conversations whose
+   * turns grow, so later turns share earlier turns' chunks.
    */
   static List<LookupRequest> chained(long seed, int requests, int conversations) {
     Random random = new Random(seed);

@@ -373,7 +373,7 @@ public final class CaptureProxy implements AutoCloseable {
     // adding a second wait to the interval's.
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
-    // lz4: about half zstd's CPU per record (performance-anchors §(a)), on a thread that shares
+    // lz4: about half zstd's CPU per record, on a thread that shares
     // the cores with the event loops.
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     long maxRecord = RecordLimits.maxRecordBytes(config.maxBodyBytes());

@@ -10,14 +10,14 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Bounds what a client connection can hold without doing its part (issue 13, item 1): at most
- * {@code PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS} open across the event loops (one more is closed as
- * it is accepted), a complete request head within {@code PREFIXLOG_PROXY_HEADER_TIMEOUT} of
- * connecting, and no more than {@code PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT} of silence while the
- * proxy waits for the client: between keep-alive requests, in the middle of a request body, or with
- * a response the client has stopped reading. Waiting for the engine (a long completion, a quiet
- * stream, a body the proxy holds back until the engine has a connection for it or takes more of it)
- * is the upstream timeout's business and never closes the client.
+ * Bounds what a client connection can hold without doing its part: at most {@code
+ * PREFIXLOG_PROXY_MAX_CLIENT_CONNECTIONS} open across the event loops (one more is closed as it is
+ * accepted), a complete request head within {@code PREFIXLOG_PROXY_HEADER_TIMEOUT} of connecting,
+ * and no more than {@code PREFIXLOG_PROXY_CLIENT_IDLE_TIMEOUT} of silence while the proxy waits for
+ * the client: between keep-alive requests, in the middle of a request body, or with a response the
+ * client has stopped reading. Waiting for the engine (a long completion, a quiet stream, a body the
+ * proxy holds back until the engine has a connection for it or takes more of it) is the upstream
+ * timeout's business and never closes the client.
  *
  * <p>One instance per event loop; everything here runs on that loop (the connection map needs no
  * lock). The open count is shared by the loops.

@@ -10,9 +10,9 @@ import io.prefixlog.schemas.request.ResponseInfo;
 import java.util.Map;
 
 /**
- * Turns a {@link CapturedExchange} into the raw request event (DESIGN §4) and its Kafka record.
- * Thread-safe; runs on the publisher thread (or, for the session key only, on an event loop when
- * the proxy must send {@code X-Session-ID} upstream).
+ * Turns a {@link CapturedExchange} into the raw request event (docs/design.md#records) and its
+ * Kafka record. Thread-safe; runs on the publisher thread (or, for the session key only, on an
+ * event loop when the proxy must send {@code X-Session-ID} upstream).
  */
 final class EventFactory {
   private final SessionKeyDeriver deriver;

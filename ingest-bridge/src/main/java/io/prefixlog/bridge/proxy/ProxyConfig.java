@@ -301,11 +301,11 @@ public final class ProxyConfig {
    * reaching Kafka up to 50 ms later, which nothing waits for. Longer than a second only lets the
    * queue fill for nothing.
    *
-   * <p>200 ms since 2026-11-26 (issue 20; benchmarks/README.md, "The capture side: the publisher's
-   * interval"): the producer's network thread costs per produce request (woken for the new batch,
-   * at the end of the linger, for the response), hardly per event, so 4 times fewer requests of 4
-   * times more events each took it from 92 to 31 µs per event (ProxyBenchmark, medians of 5 rounds)
-   * and the publisher from 77 to 67 µs; events reach Kafka up to 205 ms after the exchange.
+   * <p>200 ms by default (benchmarks/README.md, "The capture side: the publisher's interval"): the
+   * producer's network thread costs per produce request (woken for the new batch, at the end of the
+   * linger, for the response), hardly per event, so 4 times fewer requests of 4 times more events
+   * each take it from 92 to 31 µs per event against 50 ms (ProxyBenchmark, medians of 5 rounds) and
+   * the publisher from 77 to 67 µs; events reach Kafka up to 205 ms after the exchange.
    */
   public static final ConfigKey<Duration> PUBLISH_INTERVAL =
       ConfigKey.of(
@@ -318,10 +318,10 @@ public final class ProxyConfig {
                   + " (0: at every event); events reach Kafka up to this (+ 5 ms linger) later");
 
   /**
-   * The warm-up's maximum. 2 s by default: ProxyBenchmark --cold-start (2026-11-26, run 3) measured
-   * a 20 s maximum against 2 s on JDK 17 in the same rounds: C2 never went quiet within 20 s, the
-   * listener opened ~18 s later, and the first minute's added p99 was no better (+43 against +27
-   * ms, -0.7 against +0.1 ms). Worth raising where the JIT does go quiet (C1 only: 5-7 s).
+   * The warm-up's maximum. 2 s by default: ProxyBenchmark --cold-start, a 20 s maximum against 2 s
+   * on JDK 17 in the same rounds: C2 does not go quiet within 20 s, the listener opens ~18 s later,
+   * and the first minute's added p99 is no better (+43 against +27 ms, -0.7 against +0.1 ms). Worth
+   * raising where the JIT does go quiet (C1 only: 5-7 s).
    */
   public static final ConfigKey<Duration> WARMUP =
       ConfigKey.of(

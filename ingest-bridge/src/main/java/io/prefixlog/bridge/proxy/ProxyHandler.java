@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * #OWN_PREFIX} to the ingest endpoint (none in the warm-up: 404).
  *
  * <p>TCP_NODELAY on both sides: a head and a body written as two segments must never wait for a
- * delayed ACK (the 40 ms stall measured in performance-anchors §(a)).
+ * delayed ACK (a 40 ms stall per exchange).
  */
 final class ProxyHandler extends VerticleBase {
   /** Paths under this prefix are the proxy's own and never forwarded. */

@@ -11,10 +11,10 @@ import java.util.SplittableRandom;
  * Production-shaped synthetic traffic for the training run of the image's AOT cache ({@link
  * AotTraining}, through {@link WarmUp} with {@link WarmUp.Shape#PRODUCTION}): what the cache's
  * method profiles should be made of, where the start-up warm-up's traffic is mostly small bodies
- * (many exchanges in a bounded 2 s) and an upstream that answers at once. ProxyBenchmark's cold
- * runs measured a cache trained by that warm-up alone giving a worse first minute than one trained
- * by a proxy that served real 20 KB traffic (benchmarks/README.md, run 5: +2.45 against +1.89 ms
- * added p99), the JIT recompiling under the real mix.
+ * (many exchanges in a bounded 2 s) and an upstream that answers at once. In ProxyBenchmark's cold
+ * runs a cache trained by that warm-up alone gives a worse first minute than one trained by a proxy
+ * that served real 20 KB traffic (+2.45 against +1.89 ms added p99), the JIT recompiling under the
+ * real mix.
  *
  * <p>Each synthetic client holds conversations of {@link #TURNS} turns under one session id: turn
  * {@code t} sends the system prompt, the {@code t} earlier user and assistant messages and a new

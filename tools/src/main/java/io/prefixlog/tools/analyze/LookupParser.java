@@ -18,9 +18,10 @@ import java.util.Optional;
  * Parses one JSON line into a {@link Lookup}, telling the two formats apart by their fields:
  *
  * <ul>
- *   <li>prefixlog's chunk-hash lookup record ({@code chunk.lookups}, DESIGN §4): {@code chunk_unit}
- *       says what {@code chunk_size} and {@code seq_len} count ({@code bytes} or {@code tokens});
- *       {@code prompt_tokens} and {@code cached_tokens} are the engine's figures when known;
+ *   <li>prefixlog's chunk-hash lookup record ({@code chunk.lookups}, docs/design.md#records):
+ *       {@code chunk_unit} says what {@code chunk_size} and {@code seq_len} count ({@code bytes} or
+ *       {@code tokens}); {@code prompt_tokens} and {@code cached_tokens} are the engine's figures
+ *       when known;
  *   <li>a line of LMCache's lookup-hash log ({@code lookup_hashes_*.jsonl}, older {@code
  *       chunk_hashes_*.jsonl}): no {@code chunk_unit}, so the unit is tokens; {@code dtypes} and
  *       {@code shapes} give the KV bytes of one chunk (Σ over tensors of the shape's product × the

@@ -18,9 +18,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * How much of the traffic capture sampling left without bodies (issue 19), from the request
- * metadata records ({@code requests.metadata}, or a dump of it): those requests have no turn in the
- * deltas, so {@code reconstruct} reports them apart and never as missing.
+ * How much of the traffic capture sampling left without bodies, from the request metadata records
+ * ({@code requests.metadata}, or a dump of it): those requests have no turn in the deltas, so
+ * {@code reconstruct} reports them apart and never as missing.
  *
  * <p>The topic is compacted and erasure writes tombstones, so records are folded by key, the last
  * value winning and a tombstone removing the key; the count is of the keys left. The key is the
@@ -164,7 +164,8 @@ final class SampledOut {
   /**
    * Reads {@code topic} to its end offsets.
    *
-   * @throws TopicScan.ScanException when it cannot be read (absent before issue 19's stream app)
+   * @throws TopicScan.ScanException when it cannot be read (absent when written by a stream app
+   *     older than capture sampling)
    */
   void addTopic(String bootstrap, String topic, Progress progress)
       throws TopicScan.ScanException, IOException {

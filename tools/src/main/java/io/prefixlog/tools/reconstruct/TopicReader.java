@@ -15,9 +15,9 @@ import java.util.Optional;
  */
 final class TopicReader {
   /**
-   * The largest delta record: a keyframe of a body at the capture limit (16 MiB, DESIGN §3),
-   * doubled for JSON escaping or base64, plus 1 MiB of metadata, as the stream app's {@code
-   * StreamAppConfig.maxRecordBytes()} at its defaults.
+   * The largest delta record: a keyframe of a body at the capture limit (16 MiB,
+   * docs/design.md#topics), doubled for JSON escaping or base64, plus 1 MiB of metadata, as the
+   * stream app's {@code StreamAppConfig.maxRecordBytes()} at its defaults.
    */
   static final int MAX_RECORD_BYTES = 2 * 16 * 1024 * 1024 + 1024 * 1024;
 

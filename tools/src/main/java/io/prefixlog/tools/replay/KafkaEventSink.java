@@ -25,8 +25,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class KafkaEventSink implements EventSink {
   /**
-   * The capture limit (16 MiB, DESIGN §3), doubled for JSON escaping or base64, plus 1 MiB for the
-   * other fields: the stream app's {@code StreamAppConfig.maxRecordBytes()} at its defaults.
+   * The capture limit (16 MiB, docs/design.md#topics), doubled for JSON escaping or base64, plus 1
+   * MiB for the other fields: the stream app's {@code StreamAppConfig.maxRecordBytes()} at its
+   * defaults.
    */
   static final int MAX_REQUEST_BYTES = (int) RecordLimits.DEFAULT_MAX_RECORD_BYTES;
 

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The bridge container's JVM runs with the image's AOT cache (issue 20: Java 25, the cache trained
- * at image build). The image's entry point adds {@code -XX:AOTCache=$JAVA_AOT_CACHE} after {@code
+ * The bridge container's JVM runs with the image's AOT cache (Java 25, the cache trained at image
+ * build). The image's entry point adds {@code -XX:AOTCache=$JAVA_AOT_CACHE} after {@code
  * $JAVA_OPTS}, and a cache the JVM cannot use (flags it was not trained with, such as a heap above
  * 32 GiB without compressed oops, or a missing file) only costs a warning on the log and the first
  * minute's latency: the JVM runs without it. A JVM that accepted the cache has the file mapped, so

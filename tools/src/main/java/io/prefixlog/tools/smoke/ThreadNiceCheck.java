@@ -10,8 +10,8 @@ import java.util.TreeMap;
  * The bridge container's threads as the kernel schedules them: the capture threads (publisher and
  * the capture producer's network thread) below the event loops, the JIT below those, and no thread
  * above normal. This is what the image's {@code JAVA_OPTS} (the priority policy flags) and {@code
- * PREFIXLOG_PROXY_CAPTURE_PRIORITY} are for (issue 20): a wrong or missing flag leaves every thread
- * at nice 0 without any error, so only the kernel's view proves it.
+ * PREFIXLOG_PROXY_CAPTURE_PRIORITY} are for: a wrong or missing flag leaves every thread at nice 0
+ * without any error, so only the kernel's view proves it.
  */
 final class ThreadNiceCheck {
   /** Thread names as the kernel keeps them: the first 15 bytes of the Java thread's name. */

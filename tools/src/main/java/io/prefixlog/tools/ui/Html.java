@@ -45,7 +45,7 @@ final class Html {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
-  /** A time as {@code 2026-11-26 13:39:14} (UTC), or an empty string for 0. */
+  /** A time as {@code yyyy-MM-dd HH:mm:ss} (UTC), or an empty string for 0. */
   static String time(long epochMs) {
     return epochMs <= 0 ? "" : TIME.format(Instant.ofEpochMilli(epochMs));
   }

@@ -68,7 +68,7 @@ final class TraceLines {
     return s.append("]}").toString();
   }
 
-  /** A chunk-hash lookup record of prefixlog (DESIGN §4) in {@code unit}. */
+  /** A chunk-hash lookup record of prefixlog (docs/design.md#records) in {@code unit}. */
   static String prefixlog(Req r, String unit) {
     StringBuilder s = new StringBuilder("{");
     s.append("\"timestamp\":").append(timestamp(r.timestamp()));
