@@ -250,6 +250,12 @@ class DeadLetterPipelineIT {
                       .configs(Map.of("max.message.bytes", "1048588"))))
           .all()
           .get();
+      // The broker lists a topic once its metadata reaches it, a moment after the controller
+      // created it: the check reads the topics the broker lists (CI saw it pass before then)
+      await()
+          .alias("limits-it.dlq listed by the broker")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> admin.listTopics().names().get().contains("limits-it.dlq"));
       TopicCreator.createMissing(admin, small, Duration.ofSeconds(30));
       TopicCreator.createMissing(admin, fine, Duration.ofSeconds(30));
 
