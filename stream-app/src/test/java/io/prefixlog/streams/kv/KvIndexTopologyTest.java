@@ -27,14 +27,12 @@ import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.KvEvent;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.schemas.kv.SourceStats;
-import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -84,28 +82,13 @@ class KvIndexTopologyTest {
         StreamAppConfig.defaults(
             Map.of(
                 "PREFIXLOG_STATE_DIR", stateDir.toString(), "PREFIXLOG_KV_STATS_INTERVAL", "10s"));
-    registry = new SimpleMeterRegistry();
-    driver =
-        new TopologyTestDriver(
-            PrefixlogTopology.build(config, new StreamAppMetrics(registry)),
-            StreamApp.streamsProperties(config),
-            Instant.ofEpochMilli(T0));
+    KvTopologyDriver kv = new KvTopologyDriver(config, T0);
+    registry = kv.registry;
+    driver = kv.driver;
+    events = kv.events;
+    index = kv.index;
+    stats = kv.stats;
     Topics topics = config.topics();
-    events =
-        driver.createInputTopic(
-            topics.kvEvents().name(),
-            Serdes.String().serializer(),
-            Serdes.ByteArray().serializer());
-    index =
-        driver.createOutputTopic(
-            topics.blockIndex().name(),
-            Serdes.String().deserializer(),
-            JsonSerde.of(BlockIndexEntry.class).deserializer());
-    stats =
-        driver.createOutputTopic(
-            topics.sourceStats().name(),
-            Serdes.String().deserializer(),
-            JsonSerde.of(SourceStats.class).deserializer());
     deadLetters =
         driver.createOutputTopic(
             topics.deadLetters().name(),

@@ -5,26 +5,18 @@ import static io.prefixlog.streams.kv.KvBatches.stored;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.core.kv.KvSource;
 import io.prefixlog.core.metrics.Meters;
-import io.prefixlog.schemas.Topics;
-import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.schemas.kv.SourceStats;
-import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
-import io.prefixlog.streams.StreamAppMetrics;
-import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -73,28 +65,12 @@ class SourceExpiryTest {
                 "1h",
                 "PREFIXLOG_KV_SOURCE_EXPIRY",
                 expiry));
-    registry = new SimpleMeterRegistry();
-    driver =
-        new TopologyTestDriver(
-            PrefixlogTopology.build(config, new StreamAppMetrics(registry)),
-            StreamApp.streamsProperties(config),
-            Instant.ofEpochMilli(T0));
-    Topics topics = config.topics();
-    events =
-        driver.createInputTopic(
-            topics.kvEvents().name(),
-            Serdes.String().serializer(),
-            Serdes.ByteArray().serializer());
-    index =
-        driver.createOutputTopic(
-            topics.blockIndex().name(),
-            Serdes.String().deserializer(),
-            JsonSerde.of(BlockIndexEntry.class).deserializer());
-    stats =
-        driver.createOutputTopic(
-            topics.sourceStats().name(),
-            Serdes.String().deserializer(),
-            JsonSerde.of(SourceStats.class).deserializer());
+    KvTopologyDriver kv = new KvTopologyDriver(config, T0);
+    registry = kv.registry;
+    driver = kv.driver;
+    events = kv.events;
+    index = kv.index;
+    stats = kv.stats;
   }
 
   @AfterEach
