@@ -1,63 +1,33 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.MrcAnalyzer;
-import io.prefixlog.core.mrc.OptAnalyzer;
-import io.prefixlog.core.mrc.OptimalCurves;
 import io.prefixlog.core.mrc.Sampling;
-import io.prefixlog.core.mrc.Windowing;
 import io.prefixlog.core.routing.RoutingPolicy;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveOptions;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Progress;
 import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
- * {@code prefixlog analyze}: the LRU hit rate of a KV cache at every capacity, from chunk-hash
- * lookup records (the lookups topic, its dumps, or LMCache's lookup-hash logs), in one pass, with a
- * rolling hit rate over time and the engine's own hit rate beside it. The engine is {@link
- * MrcAnalyzer}; this class reads, orders and names the requests, and writes the report, CSV and PNG
- * files.
+ * {@code prefixlog analyze}: reads the command line into an {@link AnalyzeRequest} and runs the
+ * {@link AnalyzeService}, which prints the report.
  */
 public final class AnalyzeCommand implements Command {
-  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:9092";
-
-  /** Windows of the rolling hit rate when no span is given: about this many over the trace. */
-  static final int DEFAULT_WINDOWS = 60;
-
-  static final int DEFAULT_POINTS = 100;
-
-  static final String DEFAULT_LOAD_WINDOW_TEXT = "10s";
-
-  /** Each replica costs a few arrays and a column in the per-replica table. */
-  static final int MAX_REPLICAS = 4096;
-
   private static final List<Option> BASE_OPTIONS =
       List.of(
-          Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
+          Option.value(
+              "bootstrap",
+              "HOST:PORT",
+              AnalyzeRequest.DEFAULT_BOOTSTRAP,
+              "Kafka bootstrap servers."),
           Option.value(
               "topic-prefix",
               "PREFIX",
@@ -99,7 +69,7 @@ public final class AnalyzeCommand implements Command {
           Option.value(
               "window",
               "SPAN",
-              "about " + DEFAULT_WINDOWS + " windows over the trace",
+              "about " + AnalyzeRequest.DEFAULT_WINDOWS + " windows over the trace",
               "Width of the rolling hit rate's windows: 30s, 5m, 1h, 1d."),
           Option.value(
               "window-requests", "N", "none", "Windows of N requests each instead of a time span."),
@@ -123,7 +93,7 @@ public final class AnalyzeCommand implements Command {
           Option.value(
               "points",
               "N",
-              Integer.toString(DEFAULT_POINTS),
+              Integer.toString(AnalyzeRequest.DEFAULT_POINTS),
               "Capacities per model in curve.csv, log-spaced from 1 chunk to the working set."),
           Option.value(
               "replicas",
@@ -146,7 +116,7 @@ public final class AnalyzeCommand implements Command {
           Option.value(
               "load-window",
               "SPAN",
-              DEFAULT_LOAD_WINDOW_TEXT,
+              AnalyzeRequest.DEFAULT_LOAD_WINDOW_TEXT,
               "With --replicas: a replica's load is the units (tokens or bytes) of the requests"
                   + " routed to it within this span (least-loaded, prefix tie-breaks, prefix-load)."),
           Option.value(
@@ -255,430 +225,21 @@ public final class AnalyzeCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<Settings> invocation =
+    CommandLine.Invocation<AnalyzeRequest> invocation =
         invoke(args, terminal, line -> Settings.from(line, terminal.env()));
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
-    Settings settings = invocation.value();
-    if (settings.chunkSizes != null) {
-      return ChunkSizeCommand.run(terminal, settings);
-    }
-    Trace trace = new Trace(settings.model, settings.chainMemory);
-    String input;
-    try {
-      input = read(settings, trace);
-    } catch (NoSuchFileException e) {
-      return failed(
-          "--file "
-              + e.getFile()
-              + ": "
-              + (e.getReason() == null ? "no such file" : e.getReason()));
-    } catch (IOException e) {
-      return failed("cannot read the input: " + e);
-    } catch (LookupTopic.ReadException e) {
-      return failed(e.getMessage());
-    }
-    return analyze(settings, trace, input);
+    return new AnalyzeService(terminal).run(invocation.value()).outcome().exitCode();
   }
 
-  private int analyze(Settings settings, Trace trace, String input) {
-    PrintStream out = terminal.out();
-    List<Lookup> lookups = trace.sorted();
-    StringBuilder header = new StringBuilder(input);
-    describeTrace(header, trace, settings, lookups);
-    long unresolved = trace.resolution().unresolvedTotal();
-    if (unresolved > 0) {
-      terminal
-          .err()
-          .println(
-              "prefixlog analyze: "
-                  + Units.count(unresolved, "version 2 lookup record")
-                  + " could not be resolved and "
-                  + (unresolved == 1 ? "was" : "were")
-                  + " left out; the summary says why");
-    }
-    if (trace.problemCount() > 0) {
-      terminal
-          .err()
-          .println(
-              "prefixlog analyze: "
-                  + Units.count(trace.problemCount())
-                  + (trace.problemCount() == 1 ? " bad line was" : " bad lines were")
-                  + " skipped; the summary lists where");
-    }
-    if (lookups.isEmpty()) {
-      out.print(header);
-      out.println(
-          "FAILED: no lookup records to analyse"
-              + (settings.model != null ? " for --model " + settings.model : ""));
-      out.flush();
-      return FAILED;
-    }
-    Map<String, CacheInfo> caches = trace.caches();
-    long bytesPerChunk = settings.bytesPerChunk;
-    Map<Long, String> asked = new TreeMap<>();
-    for (Quantities.Capacity capacity : settings.capacities) {
-      long perChunk = bytesPerChunk;
-      if (capacity.inBytes() && perChunk == 0) {
-        perChunk = commonKvBytes(caches);
-        if (perChunk == 0) {
-          return usage(
-              "--capacity "
-                  + capacity.text()
-                  + " is in bytes, but the KV bytes of a chunk are not known"
-                  + (caches.size() > 1 ? " (or differ between models)" : "")
-                  + ": give --bytes-per-chunk, or the capacity in chunks");
-        }
-      }
-      asked.merge(capacity.chunks(perChunk), capacity.text(), (a, b) -> a + ", " + b);
-    }
-    Windowing windowing = windowing(settings, lookups);
-    Function<Lookup, String> cacheOf = trace.cacheNamer();
-    Analysis analysis;
-    if (asked.isEmpty()) {
-      // The capacities worth following over time are known only from the curve: a first pass
-      // without windows finds them.
-      Analysis first = pass(settings, lookups, cacheOf, Windowing.none(), new long[0], "curve");
-      List<Subject> subjects = Subject.of(first, caches, bytesPerChunk);
-      long[] defaults =
-          java.util.stream.LongStream.of(
-                  subjects.get(0).capacityFor(0.5), subjects.get(0).capacityFor(0.9))
-              .filter(c -> c > 0)
-              .distinct()
-              .toArray();
-      analysis =
-          defaults.length == 0
-              ? first
-              : pass(settings, lookups, cacheOf, windowing, defaults, "rolling");
-    } else {
-      long[] capacities = asked.keySet().stream().mapToLong(Long::longValue).toArray();
-      analysis = pass(settings, lookups, cacheOf, windowing, capacities, "analyze");
-    }
-    OptimalCurves optimal = null;
-    if (!settings.noOpt && settings.sampling.isExact()) {
-      optimal = optimal(settings, lookups, cacheOf);
-    }
-    List<Subject> subjects = Subject.of(analysis, optimal, caches, bytesPerChunk);
-    out.print(Report.summary(header.toString(), analysis, subjects, asked));
-    out.flush();
-    RoutingWhatIf.Plan routing = null;
-    List<RoutingWhatIf.Fleet> fleets = List.of();
-    if (settings.replicas > 0) {
-      long perChunk = bytesPerChunk > 0 ? bytesPerChunk : commonKvBytes(caches);
-      if (settings.replicaCapacity.inBytes() && perChunk == 0) {
-        return usage(
-            "--replica-capacity "
-                + settings.replicaCapacity.text()
-                + " is in bytes, but the KV bytes of a chunk are not known: give"
-                + " --bytes-per-chunk, or the capacity in chunks");
-      }
-      routing =
-          new RoutingWhatIf.Plan(
-              settings.replicas,
-              settings.replicaCapacity.chunks(perChunk),
-              settings.replicaCapacity.text(),
-              perChunk,
-              settings.policies,
-              settings.loadWindow,
-              settings.routingSeed);
-      fleets =
-          RoutingWhatIf.run(
-              routing,
-              lookups,
-              cacheOf,
-              (label, total) ->
-                  Progress.counting(terminal, settings.progress, label, total, "requests"));
-      out.print(RoutingWhatIf.summary(routing, fleets));
-      EngineFigures.Sources sources;
-      try {
-        sources = engineSources(settings);
-      } catch (IOException e) {
-        return failed("cannot read --source-stats: " + e);
-      } catch (EngineFigures.BadInputException e) {
-        return failed("--source-stats " + e.getMessage());
-      }
-      out.print(EngineFigures.summary(sources, settings.replicas, lookups));
-      out.flush();
-    }
-    List<Path> written = new ArrayList<>();
-    try {
-      if (settings.csv != null && routing != null) {
-        written.add(RoutingWhatIf.writeCsv(settings.csv, routing, fleets));
-      }
-      if (settings.csv != null) {
-        written.addAll(
-            CsvFiles.write(settings.csv, analysis, subjects, settings.points, asked.keySet()));
-      }
-      if (settings.png != null) {
-        written.addAll(Charts.write(settings.png, analysis, subjects, asked));
-      }
-    } catch (IOException e) {
-      return failed("cannot write the output: " + e);
-    }
-    if (!written.isEmpty()) {
-      out.println();
-      for (Path file : written) {
-        out.println("wrote " + file);
-      }
-      out.flush();
-    }
-    return OK;
-  }
-
-  private Analysis pass(
-      Settings settings,
-      List<Lookup> lookups,
-      Function<Lookup, String> cacheOf,
-      Windowing windowing,
-      long[] capacities,
-      String label) {
-    MrcAnalyzer.Builder builder = MrcAnalyzer.builder().sampling(settings.sampling);
-    if (capacities.length > 0) {
-      builder.windows(windowing).windowCapacities(capacities);
-    }
-    MrcAnalyzer analyzer = builder.build();
-    feed(
-        settings,
-        lookups,
-        label,
-        lookup ->
-            analyzer.accept(
-                lookup.timestampMs(),
-                cacheOf.apply(lookup),
-                lookup.keys(),
-                0,
-                lookup.keys().length,
-                lookup.chunkSize(),
-                lookup.seqLen(),
-                lookup.promptTokens(),
-                lookup.cachedTokens()));
-    return analyzer.finish();
-  }
-
-  /**
-   * The optimal curves: a pass of their own over the same lookups (OptAnalyzer keeps each model's
-   * lookups and computes their OPT stack distances in {@code finish()}).
-   */
-  private OptimalCurves optimal(
-      Settings settings, List<Lookup> lookups, Function<Lookup, String> cacheOf) {
-    OptAnalyzer analyzer = new OptAnalyzer();
-    feed(
-        settings,
-        lookups,
-        "optimal",
-        lookup ->
-            analyzer.accept(
-                cacheOf.apply(lookup),
-                lookup.keys(),
-                0,
-                lookup.keys().length,
-                lookup.chunkSize(),
-                lookup.seqLen(),
-                lookup.promptTokens(),
-                lookup.cachedTokens()));
-    return analyzer.finish();
-  }
-
-  /** Gives every lookup to {@code each} in order, with a progress line labelled {@code label}. */
-  private void feed(Settings settings, List<Lookup> lookups, String label, Consumer<Lookup> each) {
-    try (Progress progress =
-        Progress.counting(terminal, settings.progress, label, lookups.size(), "requests")) {
-      long done = 0;
-      for (Lookup lookup : lookups) {
-        each.accept(lookup);
-        if ((++done & 1023) == 0) {
-          progress.update(done);
-        }
-      }
-      progress.update(done);
-    }
-  }
-
-  /**
-   * The KV sources' statistics: the file given, else the statistics topic beside the lookups topic
-   * read; none for lookup files without one.
-   */
-  private static EngineFigures.Sources engineSources(Settings settings)
-      throws IOException, EngineFigures.BadInputException {
-    if (settings.sourceStats != null) {
-      return EngineFigures.fromFile(settings.sourceStats);
-    }
-    if (!settings.files.isEmpty()) {
-      return EngineFigures.Sources.none("lookup files read, no --source-stats given");
-    }
-    return EngineFigures.fromTopic(
-        settings.bootstrap, Topics.withPrefix(settings.topicPrefix).sourceStats().name());
-  }
-
-  /** The KV bytes per chunk shared by every cache, or 0. */
-  private static long commonKvBytes(Map<String, CacheInfo> caches) {
-    long common = -1;
-    for (CacheInfo info : caches.values()) {
-      if (info.kvBytesPerChunk() == 0 || info.mixedKvBytes()) {
-        return 0;
-      }
-      if (common >= 0 && common != info.kvBytesPerChunk()) {
-        return 0;
-      }
-      common = info.kvBytesPerChunk();
-    }
-    return Math.max(common, 0);
-  }
-
-  private static Windowing windowing(Settings settings, List<Lookup> lookups) {
-    if (settings.windowRequests > 0) {
-      return Windowing.byRequests(settings.windowRequests);
-    }
-    if (settings.window != null) {
-      return Windowing.byTime(settings.window);
-    }
-    long span = lookups.get(lookups.size() - 1).timestampMs() - lookups.get(0).timestampMs();
-    return Windowing.byTime(Quantities.niceWindow(Duration.ofMillis(span), DEFAULT_WINDOWS));
-  }
-
-  private String read(Settings settings, Trace trace)
-      throws IOException, LookupTopic.ReadException {
-    if (!settings.files.isEmpty()) {
-      List<Path> files = LookupFiles.expand(settings.files);
-      try (Progress progress = Progress.bytes(terminal, settings.progress, "read", 0)) {
-        LookupFiles.read(files, trace, progress);
-      }
-      String names =
-          files.size() == 1 ? files.get(0).toString() : Units.count(files.size(), "file");
-      return String.format(
-          Locale.ROOT,
-          "analyze: %s: %s%s%n",
-          names,
-          Units.count(trace.records(), "lookup record"),
-          trace.lmcacheRecords() > 0
-              ? " (" + Units.count(trace.lmcacheRecords()) + " LMCache lookup-log lines)"
-              : "");
-    }
-    String topic = Topics.withPrefix(settings.topicPrefix).chunkLookups().name();
-    LookupTopic.Stats stats;
-    try (Progress progress = Progress.counting(terminal, settings.progress, "read", 0, "records")) {
-      stats = LookupTopic.read(settings.bootstrap, topic, trace, progress);
-    }
-    StringBuilder s =
-        new StringBuilder(
-            String.format(
-                Locale.ROOT,
-                "analyze: %s at %s: %s, %s, %s of values%n",
-                topic,
-                settings.bootstrap,
-                Units.count(stats.partitions(), "partition"),
-                Units.count(stats.records(), "record"),
-                Units.bytes(stats.bytes())));
-    if (trace.tombstones() > 0 || trace.replaced() > 0) {
-      s.append(
-          String.format(
-              Locale.ROOT,
-              "  %s, %s replaced by a later record of the same key%n",
-              Units.count(trace.tombstones(), "tombstone"),
-              Units.count(trace.replaced())));
-    }
-    return s.toString();
-  }
-
-  private static void describeTrace(
-      StringBuilder s, Trace trace, Settings settings, List<Lookup> lookups) {
-    if (settings.model != null) {
-      s.append(
-          String.format(
-              Locale.ROOT,
-              "  --model %s: %s kept, %s of other models left out%n",
-              settings.model,
-              Units.count(lookups.size()),
-              Units.count(trace.filteredOut())));
-    }
-    if (trace.sampledOut() > 0) {
-      // Capture sampling kept these requests' metadata and chunk hashes, not their bodies: they
-      // are analysed like every other lookup, so the hit rates below cover all traffic.
-      s.append(
-          String.format(
-              Locale.ROOT,
-              "  %s of %s (%.1f %%) are hash-only lookups of requests whose bodies capture sampling"
-                  + " left out; analysed like the others (hashed by the bridge), hit rates exact%n",
-              Units.count(trace.sampledOut()),
-              Units.count(trace.records(), "lookup record"),
-              100.0 * trace.sampledOut() / Math.max(1, trace.records())));
-    }
-    Resolution.describe(s, trace.v2Records(), trace.resolution(), "--chain-memory");
-    if (trace.blankLines() > 0) {
-      s.append("  ").append(Units.count(trace.blankLines(), "blank line")).append(" skipped\n");
-    }
-    if (trace.problemCount() > 0) {
-      List<String> shown = trace.problems();
-      s.append(
-          String.format(
-              Locale.ROOT,
-              "  %s skipped (first %d):%n",
-              Units.count(trace.problemCount(), "bad line"),
-              shown.size()));
-      for (String problem : shown) {
-        s.append("    ").append(problem).append('\n');
-      }
-    }
-    if (!lookups.isEmpty()) {
-      double first = lookups.get(0).timestamp();
-      double last = lookups.get(lookups.size() - 1).timestamp();
-      DateTimeFormatter format =
-          DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
-      s.append(
-          String.format(
-              Locale.ROOT,
-              "  %s from %s to %s UTC (%s)%n",
-              Units.count(lookups.size(), "request"),
-              format.format(Instant.ofEpochMilli((long) (first * 1000))),
-              format.format(Instant.ofEpochMilli((long) (last * 1000))),
-              Quantities.span(Duration.ofMillis((long) ((last - first) * 1000)))));
-    }
-  }
-
-  private int usage(String message) {
-    terminal.err().println("prefixlog analyze: " + message);
-    return USAGE;
-  }
-
-  private int failed(String message) {
-    terminal.err().println("prefixlog analyze: " + message);
-    return FAILED;
-  }
-
-  /** The validated command line. */
+  /** The command line read into a request. */
   static final class Settings {
-    String bootstrap;
-    String topicPrefix;
-    List<String> files;
-    String model;
-    long chainMemory;
-    List<Quantities.Capacity> capacities;
-    long bytesPerChunk;
-    Duration window;
-    long windowRequests;
-    Sampling sampling;
-    Path csv;
-    Path png;
-    int points;
-    int replicas;
-    Quantities.Capacity replicaCapacity;
-    List<RoutingPolicy> policies;
-    Duration loadWindow;
-    long routingSeed;
-    Path sourceStats;
-    boolean noOpt;
-    boolean progress;
-    int[] chunkSizes;
-    Path tokenizer;
-    long kvBytesPerToken;
-    Path deltasFile;
-    ArchiveSettings archive;
-    String table;
+    private Settings() {}
 
-    static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
-      Settings s = new Settings();
-      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
+    static AnalyzeRequest from(CommandLine line, Map<String, String> env) throws UsageException {
+      AnalyzeRequest.Builder s = AnalyzeRequest.builder();
+      s.bootstrap = line.hostPort("bootstrap", AnalyzeRequest.DEFAULT_BOOTSTRAP);
       s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
       s.files = line.values("file");
       for (String file : s.files) {
@@ -733,12 +294,13 @@ public final class AnalyzeCommand implements Command {
       s.sampling = rate == 1 ? Sampling.none() : Sampling.atRate(rate);
       s.csv = line.value("csv").map(Path::of).orElse(null);
       s.png = line.value("png").map(Path::of).orElse(null);
-      s.points = (int) Math.min(100_000, line.longValue("points", DEFAULT_POINTS, 2));
+      s.points =
+          (int) Math.min(100_000, line.longValue("points", AnalyzeRequest.DEFAULT_POINTS, 2));
       s.noOpt = line.has("no-opt");
       s.progress = line.has("progress");
       routing(line, s);
       ChunkSizeCommand.settings(line, env, s);
-      return s;
+      return s.build();
     }
 
     /** {@code --chain-memory}, shared with {@code export --lmcache-lookups}. */
@@ -753,7 +315,7 @@ public final class AnalyzeCommand implements Command {
       }
     }
 
-    private static void routing(CommandLine line, Settings s) throws UsageException {
+    private static void routing(CommandLine line, AnalyzeRequest.Builder s) throws UsageException {
       if (!line.has("replicas")) {
         for (String option :
             List.of(
@@ -765,8 +327,9 @@ public final class AnalyzeCommand implements Command {
         return;
       }
       long replicas = line.longValue("replicas", 0, 1);
-      if (replicas > MAX_REPLICAS) {
-        throw new UsageException("--replicas is at most " + MAX_REPLICAS + ", got " + replicas);
+      if (replicas > AnalyzeRequest.MAX_REPLICAS) {
+        throw new UsageException(
+            "--replicas is at most " + AnalyzeRequest.MAX_REPLICAS + ", got " + replicas);
       }
       s.replicas = (int) replicas;
       String capacity =
@@ -796,7 +359,9 @@ public final class AnalyzeCommand implements Command {
       }
       s.policies = policies.isEmpty() ? List.of(RoutingPolicy.values()) : List.copyOf(policies);
       try {
-        s.loadWindow = Quantities.duration(line.string("load-window", DEFAULT_LOAD_WINDOW_TEXT));
+        s.loadWindow =
+            Quantities.duration(
+                line.string("load-window", AnalyzeRequest.DEFAULT_LOAD_WINDOW_TEXT));
       } catch (IllegalArgumentException e) {
         throw new UsageException("--load-window: " + e.getMessage());
       }

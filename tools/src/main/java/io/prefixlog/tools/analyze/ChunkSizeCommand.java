@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -44,7 +43,7 @@ final class ChunkSizeCommand {
 
   private ChunkSizeCommand() {}
 
-  static void settings(CommandLine line, Map<String, String> env, AnalyzeCommand.Settings s)
+  static void settings(CommandLine line, Map<String, String> env, AnalyzeRequest.Builder s)
       throws UsageException {
     if (!line.has("chunk-sizes")) {
       for (String option : WHAT_IF_ONLY) {
@@ -121,20 +120,20 @@ final class ChunkSizeCommand {
     }
   }
 
-  static int run(Terminal terminal, AnalyzeCommand.Settings s) {
+  static int run(Terminal terminal, AnalyzeRequest s, List<Path> written) {
     CaptureInput input =
-        s.deltasFile != null
-            ? CaptureInput.dump(s.deltasFile)
-            : s.archive != null
-                ? CaptureInput.archive(s.archive, s.table)
-                : CaptureInput.topic(s.bootstrap, s.topicPrefix);
+        s.deltasFile() != null
+            ? CaptureInput.dump(s.deltasFile())
+            : s.archive() != null
+                ? CaptureInput.archive(s.archive(), s.table())
+                : CaptureInput.topic(s.bootstrap(), s.topicPrefix());
     ChunkSizeWhatIf.Plan plan =
-        new ChunkSizeWhatIf.Plan(s.chunkSizes, s.tokenizer != null, s.kvBytesPerToken);
+        new ChunkSizeWhatIf.Plan(s.chunkSizes(), s.tokenizer() != null, s.kvBytesPerToken());
     PromptTokenizer tokenizer = null;
     try {
-      if (s.tokenizer != null) {
+      if (s.tokenizer() != null) {
         try {
-          tokenizer = PromptTokenizer.load(s.tokenizer);
+          tokenizer = PromptTokenizer.load(s.tokenizer());
         } catch (IOException e) {
           return failed(terminal, "--tokenizer " + e.getMessage());
         }
@@ -142,11 +141,11 @@ final class ChunkSizeCommand {
       ChunkSizeWhatIf whatIf = new ChunkSizeWhatIf(plan, tokenizer);
       CaptureInput.Rebuilt rebuilt;
       try {
-        rebuilt = input.rebuild(whatIf, terminal, s.progress);
+        rebuilt = input.rebuild(whatIf, terminal, s.progress());
       } catch (CaptureInput.InputException e) {
         return failed(terminal, e.getMessage());
       }
-      return report(terminal, s, whatIf, rebuilt);
+      return report(terminal, s, whatIf, rebuilt, written);
     } finally {
       if (tokenizer != null) {
         tokenizer.close();
@@ -156,9 +155,10 @@ final class ChunkSizeCommand {
 
   private static int report(
       Terminal terminal,
-      AnalyzeCommand.Settings s,
+      AnalyzeRequest s,
       ChunkSizeWhatIf whatIf,
-      CaptureInput.Rebuilt rebuilt) {
+      CaptureInput.Rebuilt rebuilt,
+      List<Path> written) {
     PrintStream out = terminal.out();
     Counts c = rebuilt.report().counts();
     long failures = c.failures(true);
@@ -184,13 +184,12 @@ final class ChunkSizeCommand {
     List<ChunkSizeWhatIf.SizeResult> results = whatIf.analyze();
     out.print(whatIf.summary(results));
     out.flush();
-    List<Path> written = new ArrayList<>();
     try {
-      if (s.csv != null) {
-        written.add(whatIf.writeCsv(s.csv, results, s.points));
+      if (s.csv() != null) {
+        written.add(whatIf.writeCsv(s.csv(), results, s.points()));
       }
-      if (s.png != null) {
-        written.add(ChunkSizeChart.write(s.png, whatIf, results));
+      if (s.png() != null) {
+        written.add(ChunkSizeChart.write(s.png(), whatIf, results));
       }
     } catch (IOException e) {
       return failed(terminal, "cannot write the output: " + e);

@@ -7,7 +7,8 @@ import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.kv.SourceStats;
-import io.prefixlog.tools.analyze.AnalyzeCommand;
+import io.prefixlog.tools.analyze.AnalyzeRequest;
+import io.prefixlog.tools.analyze.AnalyzeService;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
@@ -787,16 +788,10 @@ public final class UiServer implements AutoCloseable {
       try {
         Files.createDirectories(dir);
         code =
-            new AnalyzeCommand(Terminal.captured(out, err))
-                .run(
-                    new String[] {
-                      "--bootstrap",
-                      bootstrap,
-                      "--topic-prefix",
-                      topicPrefix,
-                      "--png",
-                      dir.toString()
-                    });
+            new AnalyzeService(Terminal.captured(out, err))
+                .run(AnalyzeRequest.builder().topic(bootstrap, topicPrefix).png(dir).build())
+                .outcome()
+                .exitCode();
       } catch (IOException e) {
         code = -1;
         err.writeBytes(("cannot create " + dir + ": " + e).getBytes(StandardCharsets.UTF_8));

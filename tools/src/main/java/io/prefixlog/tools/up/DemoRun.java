@@ -9,7 +9,8 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.analyze.AnalyzeCommand;
+import io.prefixlog.tools.analyze.AnalyzeRequest;
+import io.prefixlog.tools.analyze.AnalyzeService;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
@@ -222,19 +223,17 @@ final class DemoRun {
     Path charts = brokerDir.getParent().resolve("analysis");
     terminal.out().println();
     terminal.out().println("demo: prefixlog analyze (charts and CSV in " + charts + "):");
-    return new AnalyzeCommand(terminal)
-        .run(
-            new String[] {
-              "--bootstrap", bootstrap,
-              "--topic-prefix", config.topicPrefix(),
-              "--png", charts.toString(),
-              "--csv", charts.toString(),
-              // The routing what-if over a small fleet: four replicas of 100 chunks each hold
-              // about what the single cache needs for 90 % of its achievable rate on the bundled
-              // corpus (389 chunks), so the policies differ visibly.
-              "--replicas", Integer.toString(DEMO_REPLICAS),
-              "--replica-capacity", Integer.toString(DEMO_REPLICA_CHUNKS)
-            });
+    AnalyzeRequest request =
+        AnalyzeRequest.builder()
+            .topic(bootstrap, config.topicPrefix())
+            .png(charts)
+            .csv(charts)
+            // The routing what-if over a small fleet: four replicas of 100 chunks each hold about
+            // what the single cache needs for 90 % of its achievable rate on the bundled corpus
+            // (389 chunks), so the policies differ visibly.
+            .routing(DEMO_REPLICAS, DEMO_REPLICA_CHUNKS)
+            .build();
+    return new AnalyzeService(terminal).run(request).outcome().exitCode();
   }
 
   private long lookupsSoFar() {
