@@ -3,12 +3,15 @@ package io.prefixlog.benchmarks.ui;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
+import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Outcome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.UsageException;
-import io.prefixlog.tools.reconstruct.ReconstructCommand;
+import io.prefixlog.tools.reconstruct.ReconstructRequest;
+import io.prefixlog.tools.reconstruct.ReconstructService;
 import io.prefixlog.tools.ui.UiCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -187,27 +190,21 @@ public final class UiBenchmark {
         Turn t = big.get(i % big.size());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long r0 = System.nanoTime();
-        int code =
-            new ReconstructCommand(
+        ReconstructRequest request =
+            ReconstructRequest.builder()
+                .topic(bootstrap, PREFIX)
+                .scope(new RebuildScope(t.key, CHAIN, t.seq))
+                .print()
+                .quiet()
+                .build();
+        Outcome outcome =
+            new ReconstructService(
                     new Terminal(
                         new PrintStream(out, true, StandardCharsets.UTF_8), quiet, Map.of(), false))
-                .run(
-                    new String[] {
-                      "--bootstrap",
-                      bootstrap,
-                      "--topic-prefix",
-                      PREFIX,
-                      "--session",
-                      t.key,
-                      "--chain",
-                      CHAIN,
-                      "--seq",
-                      Long.toString(t.seq),
-                      "--print",
-                      "--quiet"
-                    });
+                .run(request)
+                .outcome();
         rebuild[i] = (System.nanoTime() - r0) / 1e6;
-        if (code != 0 || !sha256(out.toByteArray()).equals(t.sha)) {
+        if (outcome != Outcome.DONE || !sha256(out.toByteArray()).equals(t.sha)) {
           differ++;
         }
       }

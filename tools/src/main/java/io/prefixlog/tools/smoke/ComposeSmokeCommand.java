@@ -10,12 +10,14 @@ import io.prefixlog.tools.cli.BlockIndexView;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.CompactedView;
 import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Outcome;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
 import io.prefixlog.tools.cli.UsageException;
 import io.prefixlog.tools.erase.EraseCommand;
-import io.prefixlog.tools.reconstruct.ReconstructCommand;
+import io.prefixlog.tools.reconstruct.ReconstructRequest;
+import io.prefixlog.tools.reconstruct.ReconstructService;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -272,7 +274,7 @@ public final class ComposeSmokeCommand implements Command {
     long deltas =
         awaitCount(
             () -> TopicCounts.values(bootstrap, topics.sessionDeltas().name(), false), requests);
-    reconstruct(env, List.of("--bootstrap", bootstrap, "--quiet"));
+    reconstruct(env, ReconstructRequest.builder().topic(bootstrap, Topics.DEFAULT_PREFIX).quiet());
     Set<String> cache = awaitEngineCache(env);
     Set<String> indexed = Set.of();
     long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
@@ -351,17 +353,7 @@ public final class ComposeSmokeCommand implements Command {
     step = 7;
     t = System.nanoTime();
     project.runOrThrow("stop", "kafka");
-    reconstruct(
-        env,
-        List.of(
-            "--archive",
-            "--quiet",
-            "--s3-endpoint",
-            "http://127.0.0.1:" + env.port("MINIO_PORT"),
-            "--warehouse",
-            ARCHIVE_WAREHOUSE,
-            "--catalog-uri",
-            catalogUri(env)));
+    reconstruct(env, ReconstructRequest.builder().archive(archiveSettings(env)).quiet());
     report("archive rebuild", "Kafka stopped; " + kept + " bodies rebuilt from the archive", t);
   }
 
@@ -444,9 +436,13 @@ public final class ComposeSmokeCommand implements Command {
             "--concurrency", "8"));
   }
 
-  private static void reconstruct(SmokeEnvironment env, List<String> args) {
+  private static void reconstruct(SmokeEnvironment env, ReconstructRequest.Builder request) {
     Captured captured = new Captured(env);
-    captured.check(new ReconstructCommand(captured.terminal), args);
+    ReconstructRequest built = request.build();
+    captured.check(
+        "reconstruct "
+            + (built.archive() != null ? "from the archive" : "from " + built.bootstrap()),
+        new ReconstructService(captured.terminal).run(built).outcome());
   }
 
   /**
@@ -462,6 +458,18 @@ public final class ComposeSmokeCommand implements Command {
       vars.put("PREFIXLOG_SESSION_SECRET", env.get("PREFIXLOG_SESSION_SECRET"));
       PrintStream print = new PrintStream(output, true, StandardCharsets.UTF_8);
       this.terminal = new Terminal(print, print, vars, false);
+    }
+
+    /** Throws when the service run named {@code what} did not end {@link Outcome#DONE}. */
+    void check(String what, Outcome outcome) {
+      if (outcome != Outcome.DONE) {
+        throw new SmokeFailure(
+            what
+                + " failed (exit "
+                + outcome.exitCode()
+                + "):\n"
+                + output.toString(StandardCharsets.UTF_8));
+      }
     }
 
     void check(Command command, List<String> args) {
