@@ -1,7 +1,5 @@
 package io.prefixlog.tools.erase;
 
-import io.prefixlog.archive.ArchiveSettings;
-import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
@@ -21,26 +19,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The options of {@code prefixlog erase} and the validated command line they make. */
+/**
+ * The options of {@code prefixlog erase}, and the command line read into an {@link ErasureRequest}.
+ */
 final class EraseOptions {
-  static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
-  static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(60);
-  static final Duration DEFAULT_SINK_TIMEOUT = Duration.ofSeconds(600);
-  static final String DEFAULT_APPLICATION_ID = "prefixlog-stream-app";
+  static final String DEFAULT_BOOTSTRAP = ErasureRequest.DEFAULT_BOOTSTRAP;
+  static final Duration DEFAULT_ACK_TIMEOUT = ErasureRequest.DEFAULT_ACK_TIMEOUT;
+  static final Duration DEFAULT_SINK_TIMEOUT = ErasureRequest.DEFAULT_SINK_TIMEOUT;
+  static final String DEFAULT_APPLICATION_ID = ErasureRequest.DEFAULT_APPLICATION_ID;
 
-  Selection selection;
-  String bootstrap;
-  String topicPrefix;
-  String applicationId;
-  Duration ackTimeout;
-  Duration sinkTimeout;
-  boolean keepRaw;
-  boolean check;
-  List<java.nio.file.Path> spillDirs;
-  ArchiveSettings archive;
+  private EraseOptions() {}
 
-  static EraseOptions from(CommandLine line, Map<String, String> env) throws UsageException {
-    EraseOptions s = new EraseOptions();
+  /** The command line read into a request. */
+  static ErasureRequest from(CommandLine line, Map<String, String> env) throws UsageException {
+    ErasureRequest.Builder s = ErasureRequest.builder();
     Map<String, String> sessions = new LinkedHashMap<>();
     Set<String> rawIds = new LinkedHashSet<>();
     for (String key : line.values("session")) {
@@ -83,7 +75,7 @@ final class EraseOptions {
           "--spill-dir erases from a bridge's spill directory; --check does not look there");
     }
     s.archive = ArchiveOptions.settings(line, env, List.of());
-    return s;
+    return s.build();
   }
 
   /**

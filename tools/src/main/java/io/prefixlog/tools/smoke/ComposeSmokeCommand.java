@@ -15,7 +15,8 @@ import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.TopicScan;
 import io.prefixlog.tools.cli.UsageException;
-import io.prefixlog.tools.erase.EraseCommand;
+import io.prefixlog.tools.erase.EraseService;
+import io.prefixlog.tools.erase.ErasureRequest;
 import io.prefixlog.tools.reconstruct.ReconstructRequest;
 import io.prefixlog.tools.reconstruct.ReconstructService;
 import io.prefixlog.tools.replay.ReplayCommand;
@@ -506,19 +507,15 @@ public final class ComposeSmokeCommand implements Command {
     long kept = deltas - turns.get(session);
     Captured captured = new Captured(env);
     captured.check(
-        new EraseCommand(captured.terminal),
-        List.of(
-            "--session",
-            session,
-            "--bootstrap",
-            bootstrap,
-            "--archive",
-            "--s3-endpoint",
-            "http://127.0.0.1:" + env.port("MINIO_PORT"),
-            "--warehouse",
-            ARCHIVE_WAREHOUSE,
-            "--catalog-uri",
-            catalogUri(env)));
+        "erase --session " + session,
+        new EraseService(captured.terminal)
+            .run(
+                ErasureRequest.builder()
+                    .sessions(List.of(session))
+                    .topic(bootstrap, Topics.DEFAULT_PREFIX)
+                    .archive(archiveSettings(env))
+                    .build())
+            .outcome());
     long left =
         latestKeys(bootstrap, topics.sessionDeltas().name()).stream()
             .filter(k -> k.startsWith(session + "/"))

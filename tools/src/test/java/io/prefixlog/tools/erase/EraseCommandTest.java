@@ -51,7 +51,7 @@ class EraseCommandTest {
             SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
 
     // When
-    EraseOptions settings =
+    ErasureRequest settings =
         settings(
             Map.of("PREFIXLOG_SESSION_SECRET", SECRET),
             "--session",
@@ -62,29 +62,30 @@ class EraseCommandTest {
             "alice");
 
     // Then
-    assertThat(settings.selection.keys())
+    assertThat(settings.selection().keys())
         .containsExactly(
             KEY, deriver.keyOfSessionId("conversation-42"), deriver.keyOfUser("alice"));
-    assertThat(settings.selection.kvSessionIds())
+    assertThat(settings.selection().kvSessionIds())
         .containsExactly(
             KEY,
             deriver.keyOfSessionId("conversation-42"),
             deriver.keyOfUser("alice"),
             "conversation-42",
             "alice");
-    assertThat(settings.selection.before()).isNull();
+    assertThat(settings.selection().before()).isNull();
   }
 
   @Test
   void shouldReadBeforeAsAnInstantADateOrEpochMillis() throws UsageException {
     assertThat(
             settings(Map.of(), "--session", KEY, "--before", "2026-11-24T10:00:00Z")
-                .selection
+                .selection()
                 .before())
         .isEqualTo(Instant.parse("2026-11-24T10:00:00Z").toEpochMilli());
-    assertThat(settings(Map.of(), "--session", KEY, "--before", "2026-11-24").selection.before())
+    assertThat(settings(Map.of(), "--session", KEY, "--before", "2026-11-24").selection().before())
         .isEqualTo(Instant.parse("2026-11-24T00:00:00Z").toEpochMilli());
-    assertThat(settings(Map.of(), "--session", KEY, "--before", "1764000000000").selection.before())
+    assertThat(
+            settings(Map.of(), "--session", KEY, "--before", "1764000000000").selection().before())
         .isEqualTo(1_764_000_000_000L);
     assertThat(run(Map.of(), "--session", KEY, "--before", "last tuesday"))
         .isEqualTo(Command.USAGE);
@@ -145,13 +146,13 @@ class EraseCommandTest {
 
   @Test
   void shouldReadTheSinkTimeout() throws UsageException {
-    assertThat(settings(Map.of(), "--session", KEY).sinkTimeout)
+    assertThat(settings(Map.of(), "--session", KEY).sinkTimeout())
         .isEqualTo(EraseOptions.DEFAULT_SINK_TIMEOUT);
-    assertThat(settings(Map.of(), "--session", KEY, "--sink-timeout", "5").sinkTimeout)
+    assertThat(settings(Map.of(), "--session", KEY, "--sink-timeout", "5").sinkTimeout())
         .isEqualTo(java.time.Duration.ofSeconds(5));
   }
 
-  private static EraseOptions settings(Map<String, String> env, String... args)
+  private static ErasureRequest settings(Map<String, String> env, String... args)
       throws UsageException {
     return EraseOptions.from(CommandLine.parse("prefixlog erase", EraseOptions.all(), args), env);
   }
