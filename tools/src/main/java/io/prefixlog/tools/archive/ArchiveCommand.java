@@ -1,28 +1,19 @@
 package io.prefixlog.tools.archive;
 
-import io.prefixlog.archive.maintain.ArchiveMaintainer;
-import io.prefixlog.archive.maintain.MaintenanceFailure;
-import io.prefixlog.archive.maintain.TableMaintenance;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Causes;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Terminal;
-import java.io.IOException;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
- * {@code prefixlog archive maintain}: keeps the Iceberg archive's file count bounded while the sink
- * commits every minute ({@link ArchiveMaintainer}: expire snapshots, compact small files sorted by
- * session, merge manifests, remove orphans), once or every {@code --every}. {@code maintain} is the
- * one subcommand of {@code archive}.
+ * {@code prefixlog archive maintain}: reads the command line into a {@link MaintainRequest} and
+ * runs the {@link ArchiveMaintainService}. {@code maintain} is the one subcommand of {@code
+ * archive}.
  */
 public final class ArchiveCommand implements Command {
-  static final String MAINTAIN = "prefixlog archive maintain";
+  static final String MAINTAIN = ArchiveMaintainService.MAINTAIN;
 
   private static final String DESCRIPTION =
       "Maintains the Iceberg archive's tables, each in four steps committed on their own: expire"
@@ -37,21 +28,15 @@ public final class ArchiveCommand implements Command {
           + " user and password from PREFIXLOG_CATALOG_USER, PREFIXLOG_CATALOG_PASSWORD. Progress on"
           + " stderr, one summary line per table on stdout; exit code 1 when a table failed.";
 
-  /** Waits between scheduled runs; tests stop the loop by throwing. */
-  @FunctionalInterface
-  interface Sleeper {
-    void sleep(Duration duration) throws InterruptedException;
-  }
-
   private final Terminal terminal;
-  private final Sleeper sleeper;
+  private final ArchiveMaintainService.Sleeper sleeper;
   private final Clock clock;
 
   public ArchiveCommand(Terminal terminal) {
     this(terminal, d -> Thread.sleep(d.toMillis()), Clock.systemUTC());
   }
 
-  ArchiveCommand(Terminal terminal, Sleeper sleeper, Clock clock) {
+  ArchiveCommand(Terminal terminal, ArchiveMaintainService.Sleeper sleeper, Clock clock) {
     this.terminal = Objects.requireNonNull(terminal, "terminal");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -86,7 +71,7 @@ public final class ArchiveCommand implements Command {
                   + "' (the one there is: maintain; see prefixlog archive --help)");
       return USAGE;
     }
-    CommandLine.Invocation<MaintainOptions> invocation =
+    CommandLine.Invocation<MaintainRequest> invocation =
         CommandLine.invoke(
             MAINTAIN,
             DESCRIPTION,
@@ -98,86 +83,9 @@ public final class ArchiveCommand implements Command {
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
-    MaintainOptions options = invocation.value();
-    if (options.every() == null) {
-      return runOnce(options, 1);
-    }
-    int code = OK;
-    for (int run = 1; ; run++) {
-      code = runOnce(options, run);
-      Instant next = clock.instant().plus(options.every());
-      terminal.err().println(MAINTAIN + ": next run at " + next);
-      try {
-        sleeper.sleep(options.every());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        terminal.err().println(MAINTAIN + ": stopped");
-        return code;
-      }
-    }
-  }
-
-  /** One run over every table; a table that fails does not stop the others. */
-  private int runOnce(MaintainOptions options, int run) {
-    long started = System.nanoTime();
-    terminal
-        .err()
-        .println(
-            MAINTAIN
-                + ": run "
-                + run
-                + " at "
-                + clock.instant()
-                + (options.policy().dryRun() ? " (dry run)" : "")
-                + ": "
-                + options.tables().size()
-                + " tables of "
-                + options.archive().catalogUri());
-    int failed = 0;
-    ArchiveMaintainer maintainer;
-    try {
-      maintainer = ArchiveMaintainer.open(options.archive());
-    } catch (RuntimeException e) {
-      terminal
-          .err()
-          .println(
-              MAINTAIN
-                  + ": run "
-                  + run
-                  + " FAILED: cannot open the catalog "
-                  + options.archive().catalogUri()
-                  + ": "
-                  + Causes.describe(e));
-      return FAILED;
-    }
-    try (maintainer) {
-      for (String table : options.tables()) {
-        try {
-          TableMaintenance done =
-              maintainer.maintain(
-                  table, options.policy(), line -> terminal.err().println(MAINTAIN + ": " + line));
-          terminal.out().println(done.summary());
-        } catch (MaintenanceFailure e) {
-          failed++;
-          terminal.err().println(MAINTAIN + ": FAILED " + Causes.describe(e));
-        }
-      }
-    } catch (IOException e) {
-      terminal.err().println(MAINTAIN + ": closing the catalog: " + Causes.describe(e));
-    }
-    terminal.out().flush();
-    terminal
-        .err()
-        .println(
-            String.format(
-                Locale.ROOT,
-                "%s: run %d done in %.1f s: %d of %d tables maintained%s",
-                MAINTAIN,
-                run,
-                (System.nanoTime() - started) / 1e9,
-                options.tables().size() - failed,
-                options.tables().size(),
-                failed == 0 ? "" : ", " + failed + " FAILED"));
-    return failed == 0 ? OK : FAILED;
+    return new ArchiveMaintainService(terminal, sleeper, clock)
+        .run(invocation.value())
+        .outcome()
+        .exitCode();
   }
 }

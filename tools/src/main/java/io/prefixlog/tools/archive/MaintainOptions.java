@@ -1,12 +1,9 @@
 package io.prefixlog.tools.archive;
 
-import io.prefixlog.archive.ArchiveSettings;
-import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.maintain.MaintenancePolicy;
 import io.prefixlog.archive.maintain.MaintenancePolicy.Step;
 import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.Settings;
-import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.UsageException;
@@ -21,30 +18,19 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/**
- * The command line of {@code prefixlog archive maintain}, validated.
- *
- * @param archive where the archive is
- * @param tables the tables to maintain, {@code namespace.name}
- * @param policy what a run does
- * @param every how long to wait after a run before the next; null: run once
- */
-record MaintainOptions(
-    ArchiveSettings archive, List<String> tables, MaintenancePolicy policy, Duration every) {
-
+/** The options of {@code prefixlog archive maintain}, and the command line read into a request. */
+final class MaintainOptions {
   /** The shortest wait between scheduled runs: each run lists every table's files. */
   static final Duration MIN_EVERY = Duration.ofMinutes(1);
 
-  MaintainOptions {
-    tables = List.copyOf(tables);
-  }
+  private MaintainOptions() {}
 
   /** The archive's tables, as {@code PrepareCatalog} creates them. */
   static List<String> defaultTables() {
-    return ArchivedTopic.all(Topics.DEFAULT_PREFIX).stream().map(ArchivedTopic::table).toList();
+    return MaintainRequest.defaultTables();
   }
 
-  static MaintainOptions from(CommandLine line, Map<String, String> env) throws UsageException {
+  static MaintainRequest from(CommandLine line, Map<String, String> env) throws UsageException {
     MaintenancePolicy defaults = MaintenancePolicy.defaults();
     Set<Step> steps = EnumSet.allOf(Step.class);
     for (String skipped : line.values("skip")) {
@@ -102,7 +88,7 @@ record MaintainOptions(
             "--table " + table + ": expected namespace.name, e.g. prefixlog.session_deltas");
       }
     }
-    return new MaintainOptions(
+    return new MaintainRequest(
         ArchiveOptions.locate(line, env), List.copyOf(new LinkedHashSet<>(tables)), policy, every);
   }
 

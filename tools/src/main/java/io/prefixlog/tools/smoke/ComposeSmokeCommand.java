@@ -4,8 +4,9 @@ import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.archive.ArchiveCommand;
 import io.prefixlog.tools.archive.ArchiveEnv;
+import io.prefixlog.tools.archive.ArchiveMaintainService;
+import io.prefixlog.tools.archive.MaintainRequest;
 import io.prefixlog.tools.cli.BlockIndexView;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.CompactedView;
@@ -566,15 +567,10 @@ public final class ComposeSmokeCommand implements Command {
     Map<String, Integer> before = filesPerDay(settings, deltas);
     Captured captured = new Captured(env);
     captured.check(
-        new ArchiveCommand(captured.terminal),
-        List.of(
-            "maintain",
-            "--s3-endpoint",
-            "http://127.0.0.1:" + env.port("MINIO_PORT"),
-            "--warehouse",
-            ARCHIVE_WAREHOUSE,
-            "--catalog-uri",
-            catalogUri(env)));
+        "archive maintain",
+        new ArchiveMaintainService(captured.terminal)
+            .run(MaintainRequest.once(settings))
+            .outcome());
     Map<String, Integer> after = filesPerDay(settings, deltas);
     if (after.values().stream().anyMatch(files -> files > 1)) {
       throw new SmokeFailure(

@@ -53,7 +53,7 @@ class ArchiveCommandTest {
   @Test
   void shouldBuildThePolicyFromTheOptions() throws UsageException {
     // When
-    MaintainOptions options =
+    MaintainRequest options =
         options(
             "--catalog-uri",
             NO_CATALOG,
@@ -98,7 +98,7 @@ class ArchiveCommandTest {
   @Test
   void shouldMaintainTheFourArchiveTablesWithTheDefaultsOnce() throws UsageException {
     // When
-    MaintainOptions options = options("--catalog-uri", NO_CATALOG);
+    MaintainRequest options = options("--catalog-uri", NO_CATALOG);
 
     // Then
     assertThat(options.tables())
@@ -191,7 +191,7 @@ class ArchiveCommandTest {
     return code;
   }
 
-  private static MaintainOptions options(String... args) throws UsageException {
+  private static MaintainRequest options(String... args) throws UsageException {
     return MaintainOptions.from(
         CommandLine.parse(ArchiveCommand.MAINTAIN, MaintainOptions.all(), args), Map.of());
   }
