@@ -11,13 +11,15 @@ import io.prefixlog.tools.archive.ArchiveEnv;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
+import io.prefixlog.tools.cli.Outcome;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.UsageException;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
-import io.prefixlog.tools.replay.ReplayCommand;
+import io.prefixlog.tools.replay.CorpusReplayRequest;
+import io.prefixlog.tools.replay.CorpusReplayService;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -95,7 +97,7 @@ public final class ArchiveSizeBenchmark {
       Path root, Path dir, int maxConversations, String commitInterval, int interleave)
       throws Exception {
     ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
-    List<String> replay = new ArrayList<>();
+    List<Path> corpora = new ArrayList<>();
     long turns = 0;
     long requestBytes = 0;
     int conversations = 0;
@@ -110,8 +112,7 @@ public final class ArchiveSizeBenchmark {
           requestBytes += r.body().length;
         }
       }
-      replay.add("--corpus");
-      replay.add(file.toString());
+      corpora.add(file);
     }
     try (KafkaBroker broker =
         KafkaBroker.start(KafkaBroker.Options.defaults(dir.resolve("kafka")).withHeapMiB(512))) {
@@ -139,16 +140,13 @@ public final class ArchiveSizeBenchmark {
                 config.maxRecordBytes(),
                 0,
                 Map.of(ArchiveEnv.COMMIT_INTERVAL, commitInterval))) {
-          replay.addAll(
-              List.of(
-                  "--conversations",
-                  Integer.toString(conversations),
-                  "--interleave",
-                  Integer.toString(interleave),
-                  "--bootstrap",
-                  broker.bootstrapServers(),
-                  "--topic-prefix",
-                  PREFIX));
+          CorpusReplayRequest replay =
+              CorpusReplayRequest.builder()
+                  .corpus(corpora)
+                  .conversations(conversations)
+                  .interleave(interleave)
+                  .topic(broker.bootstrapServers(), PREFIX)
+                  .build();
           Terminal quiet =
               new Terminal(
                   new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
@@ -156,7 +154,7 @@ public final class ArchiveSizeBenchmark {
                   Map.of(),
                   false);
           long started = System.nanoTime();
-          if (new ReplayCommand(quiet).run(replay.toArray(String[]::new)) != 0) {
+          if (new CorpusReplayService(quiet).run(replay).outcome() != Outcome.DONE) {
             throw new IllegalStateException("the replay failed");
           }
           String table = ArchivedTopic.NAMESPACE + ".session_deltas";

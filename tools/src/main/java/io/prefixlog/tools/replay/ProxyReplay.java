@@ -95,7 +95,7 @@ final class ProxyReplay {
       if (stop.getAsBoolean()) {
         break;
       }
-      ReplayCommand.pace(rate, started, sent);
+      CorpusReplayService.pace(rate, started, sent);
       slots.acquire();
       boolean stream = streamChoice.streams(sent);
       byte[] body = stream ? StreamChoice.streaming(turn.request().body()) : turn.request().body();

@@ -1,56 +1,29 @@
 package io.prefixlog.tools.replay;
 
 import io.prefixlog.core.config.CommonKeys;
-import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
-import io.prefixlog.schemas.json.JsonSerde;
-import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Progress;
 import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
-import io.prefixlog.tools.cli.Version;
-import io.prefixlog.tools.corpus.ChatRequests;
-import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
-import io.prefixlog.tools.corpus.Conversation;
-import io.prefixlog.tools.corpus.CorpusFile;
-import io.prefixlog.tools.reconstruct.CaptureInput;
-import io.prefixlog.tools.replay.EventSink.SinkException;
-import io.prefixlog.tools.replay.InterleavePlan.Step;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * {@code prefixlog replay}: produces one raw request event per assistant turn of the corpora into
- * the raw topic, as the capture would for a client that sends each conversation's id as {@code
- * X-Session-ID}. Several sessions are in flight at once (round robin), each session's turns in
- * order; every send's result is awaited and any failure fails the run.
+ * {@code prefixlog replay}: reads the command line into a request of its mode and runs that mode's
+ * service: {@link CorpusReplayService} for the corpora (into the raw topic, or through the proxy),
+ * {@link CaptureReplayService} for {@code --from-capture}.
  */
 public final class ReplayCommand implements Command {
   /**
@@ -60,16 +33,13 @@ public final class ReplayCommand implements Command {
   public static final String DEV_SESSION_SECRET = SessionKeyDeriver.DEV_SECRET;
 
   /** Environment variable holding the session key secret. */
-  public static final String SECRET_ENV = "PREFIXLOG_SESSION_SECRET";
+  public static final String SECRET_ENV = CorpusReplayRequest.SECRET_ENV;
 
   static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
-  static final String DEFAULT_MODEL = "prefixlog-demo";
-  static final int DEFAULT_INTERLEAVE = 8;
-  static final int DEFAULT_CONCURRENCY = 8;
-  static final int DEFAULT_CAPTURE_CONCURRENCY = 64;
-
-  private static final Logger LOGGER = LoggerFactory.getLogger(ReplayCommand.class);
-  private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
+  static final String DEFAULT_MODEL = CorpusReplayRequest.DEFAULT_MODEL;
+  static final int DEFAULT_INTERLEAVE = CorpusReplayRequest.DEFAULT_INTERLEAVE;
+  static final int DEFAULT_CONCURRENCY = CorpusReplayRequest.DEFAULT_CONCURRENCY;
+  static final int DEFAULT_CAPTURE_CONCURRENCY = CaptureReplayRequest.DEFAULT_CONCURRENCY;
 
   static final List<Option> OPTIONS =
       List.of(
@@ -254,374 +224,38 @@ public final class ReplayCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<Settings> invocation =
+    CommandLine.Invocation<ReplayRequest> invocation =
         invoke(args, terminal, line -> Settings.from(line, terminal.env()));
     if (!invocation.proceed()) {
       return invocation.exitCode();
     }
-    Settings settings = invocation.value();
-    if (settings.fromCapture) {
-      return fromCapture(settings);
-    }
-    Selection selection;
-    try {
-      selection = select(settings);
-    } catch (UsageException e) {
-      terminal.err().println("prefixlog replay: " + e.getMessage());
-      return USAGE;
-    } catch (RuntimeException e) {
-      terminal.err().println("prefixlog replay: " + e.getMessage());
-      return FAILED;
-    }
-    if (settings.secretIsDefault && settings.viaProxy == null) {
-      terminal
-          .err()
-          .println(
-              "prefixlog replay: warning: using the development session secret; set "
-                  + SECRET_ENV
-                  + " (or --secret) to the stream app's and bridge's secret outside development");
-    }
-    int[] turnCounts = selection.sessions.stream().mapToInt(Conversation::requestCount).toArray();
-    List<Step> plan = InterleavePlan.of(turnCounts, settings.interleave, settings.maxTurns);
-    if (settings.viaProxy != null) {
-      return viaProxy(settings, selection, plan);
-    }
-    String topic = Topics.withPrefix(settings.topicPrefix).requestsRaw().name();
-    try (EventSink sink = sinks.open(settings.bootstrap, topic)) {
-      return send(settings, selection, plan, sink, topic);
-    } catch (SinkException e) {
-      terminal.err().println("prefixlog replay: " + e.getMessage());
-      return FAILED;
-    }
+    ReplayRequest request = invocation.value();
+    ReplayResult result =
+        request instanceof CaptureReplayRequest capture
+            ? new CaptureReplayService(terminal).run(capture)
+            : new CorpusReplayService(terminal, sinks, home, clock)
+                .run((CorpusReplayRequest) request);
+    return result.outcome().exitCode();
   }
 
-  private int fromCapture(Settings settings) {
-    CaptureInput input =
-        settings.file != null
-            ? CaptureInput.dump(settings.file)
-            : CaptureInput.topic(settings.bootstrap, settings.topicPrefix);
-    CapturedRequests captured =
-        new CapturedRequests(
-            settings.sampleSessions >= 1
-                ? SessionSample.ALL
-                : new SessionSample(settings.sampleSessions));
-    CaptureInput.Rebuilt rebuilt;
-    try {
-      rebuilt = input.rebuild(captured, terminal, settings.progress);
-    } catch (CaptureInput.InputException e) {
-      terminal.err().println("prefixlog replay: " + e.getMessage());
-      return FAILED;
-    }
-    CaptureSummary summary = new CaptureSummary(terminal.out(), settings.viaProxy);
-    if (!summary.input(rebuilt, captured, settings.sampleSessions)) {
-      terminal
-          .err()
-          .println(
-              "prefixlog replay: some captured turns did not rebuild, nothing was sent; run"
-                  + " reconstruct on the same input to see why");
-      return FAILED;
-    }
-    ReplayPlan plan = ReplayPlan.of(captured.ordered(), settings.speed);
-    if (plan.steps().isEmpty()) {
-      terminal.err().println("prefixlog replay: the capture has no request to replay");
-      return FAILED;
-    }
-    CaptureReplay replay =
-        new CaptureReplay(
-            settings.viaProxy,
-            settings.concurrency,
-            CapturedRequests.REPLAY_AGENT + "/" + Version.current(),
-            HexFormat.of().toHexDigits(new SecureRandom().nextInt()));
-    Interrupt interrupt = Interrupt.install();
-    try {
-      CaptureReplay.Outcome outcome;
-      try (Progress progress =
-          Progress.counting(
-              terminal, settings.progress, "replay", plan.steps().size(), "requests")) {
-        outcome = replay.run(plan, progress, interrupt::requested);
-      }
-      summary.replay(plan, outcome, settings.concurrency);
-      ReplayComparison.of(plan, outcome).print(terminal.out());
-      if (outcome.failed() > 0) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: "
-                    + Units.count(outcome.failed())
-                    + " of "
-                    + Units.count(outcome.sent())
-                    + " requests failed; first failure: "
-                    + outcome.firstFailure());
-        return FAILED;
-      }
-      if (interrupt.requested()) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: interrupted after " + Units.count(outcome.sent()) + " requests");
-        return FAILED;
-      }
-      return OK;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return FAILED;
-    } finally {
-      terminal.out().flush();
-      interrupt.done();
-    }
-  }
-
-  private Selection select(Settings settings) throws UsageException {
-    List<Path> files = CorpusSources.resolve(settings.corpus, home.get());
-    Random random = settings.seed == null ? null : new Random(settings.seed);
-    List<Conversation> sessions = new ArrayList<>();
-    for (Path file : files) {
-      List<Conversation> conversations = new ArrayList<>(CorpusFile.read(file));
-      conversations.removeIf(c -> c.requestCount() == 0);
-      if (random != null) {
-        Collections.shuffle(conversations, random);
-      }
-      int take = (int) Math.min(conversations.size(), settings.maxConversations);
-      for (Conversation conversation : conversations.subList(0, take)) {
-        sessions.add(conversation.withSessionSuffix(settings.sessionSuffix));
-      }
-    }
-    if (random != null) {
-      Collections.shuffle(sessions, random);
-    }
-    if (sessions.isEmpty()) {
-      throw new UsageException("the corpus has no conversation with an assistant turn: " + files);
-    }
-    return new Selection(sessions, files.size(), random);
-  }
-
-  /** The sessions to replay, how many files they came from, and the seeded randomness if any. */
-  private record Selection(List<Conversation> sessions, int files, Random random) {}
-
-  private Turns turns(Settings settings, Selection selection, List<Step> plan) {
-    ChatRequests renderer = new ChatRequests(settings.model, ChatRequests.DEFAULT_SYSTEM_PROMPT);
-    return new Turns(selection.sessions, plan, renderer, selection.random);
-  }
-
-  private int viaProxy(Settings settings, Selection selection, List<Step> plan) {
-    ProxyReplay replay =
-        new ProxyReplay(
-            terminal,
-            settings.viaProxy,
-            settings.concurrency,
-            settings.streamFraction,
-            "prefixlog-replay/" + Version.current(),
-            settings.sessionHeader,
-            plan.size());
-    Turns turns = turns(settings, selection, plan);
-    long started = System.nanoTime();
-    Interrupt interrupt = Interrupt.install();
-    try {
-      ProxyReplay.Outcome outcome;
-      try (Progress progress =
-          Progress.counting(terminal, settings.progress, "replay", plan.size(), "requests")) {
-        outcome = replay.run(turns, progress, settings.rate, interrupt::requested);
-      }
-      replay.printSummary(outcome, selection.files, System.nanoTime() - started, settings.rate);
-      if (outcome.failed() > 0) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: "
-                    + Units.count(outcome.failed())
-                    + " of "
-                    + Units.count(outcome.sent())
-                    + " requests failed; first failure: "
-                    + replay.firstFailure());
-        return FAILED;
-      }
-      if (interrupt.requested()) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: interrupted after " + Units.count(outcome.sent()) + " requests");
-        return FAILED;
-      }
-      return OK;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return FAILED;
-    } finally {
-      terminal.out().flush();
-      interrupt.done();
-    }
-  }
-
-  private int send(
-      Settings settings, Selection selection, List<Step> plan, EventSink sink, String topic) {
-    ReplayEvents events =
-        new ReplayEvents(settings.secret, Version.current(), settings.sessionHeader);
-    Turns turns = turns(settings, selection, plan);
-    AtomicLong acknowledged = new AtomicLong();
-    AtomicLong failed = new AtomicLong();
-    AtomicReference<Exception> firstFailure = new AtomicReference<>();
-    long bodyBytes = 0;
-    long sent = 0;
-    long started = System.nanoTime();
-    Interrupt interrupt = Interrupt.install();
-    try {
-      try (Progress progress =
-          Progress.counting(terminal, settings.progress, "replay", plan.size(), "events")) {
-        for (Turns.Turn turn : turns) {
-          if (interrupt.requested()) {
-            break;
-          }
-          pace(settings.rate, started, sent);
-          ChatRequest request = turn.request();
-          SessionKey key = events.sessionKey(request);
-          RawRequestEvent event = events.event(request, key, turn.requestId(), clock.getAsLong());
-          sink.send(
-              key.key(),
-              SERDE.toBytes(event),
-              e -> {
-                if (e == null) {
-                  acknowledged.incrementAndGet();
-                } else {
-                  failed.incrementAndGet();
-                  firstFailure.compareAndSet(null, e);
-                  LOGGER.debug(
-                      "send failed sessionKey={} requestId={}",
-                      event.sessionKey(),
-                      event.requestId(),
-                      e);
-                }
-              });
-          sent++;
-          bodyBytes += request.body().length;
-          progress.update(sent);
-        }
-        sink.flush();
-      }
-      long elapsed = System.nanoTime() - started;
-      long sessionCount = plan.stream().limit(sent).map(Step::session).distinct().count();
-      printSummary(
-          settings,
-          selection.files,
-          topic,
-          sent,
-          sessionCount,
-          bodyBytes,
-          elapsed,
-          acknowledged.get(),
-          failed.get());
-      if (failed.get() > 0 || acknowledged.get() != sent) {
-        Exception first = firstFailure.get();
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: "
-                    + Units.count(sent - acknowledged.get())
-                    + " of "
-                    + Units.count(sent)
-                    + " events were not acknowledged"
-                    + (first == null ? "" : "; first failure: " + first));
-        return FAILED;
-      }
-      if (interrupt.requested()) {
-        terminal
-            .err()
-            .println("prefixlog replay: interrupted after " + Units.count(sent) + " events");
-        return FAILED;
-      }
-      return OK;
-    } finally {
-      terminal.out().flush();
-      interrupt.done();
-    }
-  }
-
-  private void printSummary(
-      Settings settings,
-      int files,
-      String topic,
-      long sent,
-      long sessionCount,
-      long bodyBytes,
-      long elapsedNanos,
-      long acknowledged,
-      long failed) {
-    double seconds = Math.max(elapsedNanos, 1) / 1e9;
-    terminal
-        .out()
-        .printf(
-            Locale.ROOT,
-            "replay: %s events from %s conversations (%d corpus file%s) to %s at %s%n"
-                + "  bodies %s, %s, %s events/s, interleave %d, rate %s%n"
-                + "  acknowledged %s, failed %s%n",
-            Units.count(sent),
-            Units.count(sessionCount),
-            files,
-            files == 1 ? "" : "s",
-            topic,
-            settings.bootstrap,
-            Units.bytes(bodyBytes),
-            Units.seconds(elapsedNanos),
-            Units.count(Math.round(sent / seconds)),
-            settings.interleave,
-            settings.rate == 0
-                ? "unlimited"
-                : (settings.rate == Math.rint(settings.rate)
-                        ? Long.toString((long) settings.rate)
-                        : Double.toString(settings.rate))
-                    + "/s",
-            Units.count(acknowledged),
-            Units.count(failed));
-  }
-
-  static void pace(double rate, long startedNanos, long sent) {
-    if (rate <= 0) {
-      return;
-    }
-    long due = startedNanos + (long) (sent * 1e9 / rate);
-    long wait;
-    while ((wait = due - System.nanoTime()) > 0) {
-      LockSupport.parkNanos(wait);
-    }
-  }
-
-  /** The validated command line. */
+  /** The command line read into a request of its mode. */
   static final class Settings {
-    List<String> corpus;
-    long maxConversations;
-    long maxTurns;
-    int interleave;
-    double rate;
-    String model;
-    String sessionSuffix;
-    boolean sessionHeader;
-    String secret;
-    boolean secretIsDefault;
-    String bootstrap;
-    String topicPrefix;
-    Long seed;
-    boolean progress;
-    URI viaProxy;
-    int concurrency;
-    double streamFraction;
-    boolean fromCapture;
-    Path file;
-    double speed;
-    double sampleSessions;
+    private Settings() {}
 
-    static Settings from(CommandLine line, Map<String, String> env) throws UsageException {
-      Settings s = new Settings();
-      s.fromCapture = line.has("from-capture");
-      for (String name : s.fromCapture ? CORPUS_ONLY : CAPTURE_ONLY) {
+    static ReplayRequest from(CommandLine line, Map<String, String> env) throws UsageException {
+      boolean fromCapture = line.has("from-capture");
+      for (String name : fromCapture ? CORPUS_ONLY : CAPTURE_ONLY) {
         if (line.has(name)) {
           throw new UsageException(
-              s.fromCapture
+              fromCapture
                   ? "--" + name + " replays the corpora; --from-capture replays the capture"
                   : "--" + name + " needs --from-capture");
         }
       }
-      if (s.fromCapture) {
-        return fromCapture(line, s);
+      if (fromCapture) {
+        return fromCapture(line);
       }
+      CorpusReplayRequest.Builder s = CorpusReplayRequest.builder();
       s.corpus = line.values("corpus");
       s.maxConversations = line.longValue("conversations", Long.MAX_VALUE, 1);
       s.maxTurns = line.longValue("turns", Long.MAX_VALUE, 1);
@@ -641,6 +275,7 @@ public final class ReplayCommand implements Command {
         throw new UsageException("--model must not be empty");
       }
       String fromEnv = env.get(SECRET_ENV);
+      s.secretIsDefault = false;
       if (line.has("secret")) {
         s.secret = line.value("secret").orElseThrow();
       } else if (fromEnv != null && !fromEnv.isEmpty()) {
@@ -671,10 +306,11 @@ public final class ReplayCommand implements Command {
       if (s.streamFraction > 1) {
         throw new UsageException("--stream must be between 0 and 1, got " + s.streamFraction);
       }
-      return s;
+      return s.build();
     }
 
-    private static Settings fromCapture(CommandLine line, Settings s) throws UsageException {
+    private static CaptureReplayRequest fromCapture(CommandLine line) throws UsageException {
+      CaptureReplayRequest.Builder s = CaptureReplayRequest.builder();
       if (!line.has("via-proxy")) {
         throw new UsageException(
             "--from-capture needs --via-proxy URL: the endpoint the captured requests go to, e.g."
@@ -707,7 +343,7 @@ public final class ReplayCommand implements Command {
         throw new UsageException("--concurrency must be at most 10000, got " + s.concurrency);
       }
       s.progress = line.has("progress");
-      return s;
+      return s.build();
     }
 
     private static URI proxyUrl(String value) throws UsageException {
@@ -725,47 +361,6 @@ public final class ReplayCommand implements Command {
       }
       // The API paths are resolved against the base without its own path.
       return URI.create("http://" + uri.getRawAuthority() + "/");
-    }
-  }
-
-  /**
-   * Ctrl-C during a replay: stop sending, wait for the results of what was sent, print the summary,
-   * then let the JVM exit.
-   */
-  private static final class Interrupt {
-    private final CountDownLatch finished = new CountDownLatch(1);
-    private volatile boolean requested;
-    private Thread hook;
-
-    static Interrupt install() {
-      Interrupt interrupt = new Interrupt();
-      interrupt.hook =
-          new Thread(
-              () -> {
-                interrupt.requested = true;
-                try {
-                  interrupt.finished.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "prefixlog-replay-shutdown");
-      Runtime.getRuntime().addShutdownHook(interrupt.hook);
-      return interrupt;
-    }
-
-    boolean requested() {
-      return requested;
-    }
-
-    void done() {
-      finished.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // The JVM is already shutting down (Ctrl-C): the hook is running and now returns.
-        LOGGER.debug("shutdown in progress; the replay hook returns now");
-      }
     }
   }
 }

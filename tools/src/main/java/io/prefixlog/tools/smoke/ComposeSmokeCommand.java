@@ -20,7 +20,8 @@ import io.prefixlog.tools.erase.EraseService;
 import io.prefixlog.tools.erase.ErasureRequest;
 import io.prefixlog.tools.reconstruct.ReconstructRequest;
 import io.prefixlog.tools.reconstruct.ReconstructService;
-import io.prefixlog.tools.replay.ReplayCommand;
+import io.prefixlog.tools.replay.CorpusReplayRequest;
+import io.prefixlog.tools.replay.CorpusReplayService;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -31,7 +32,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -222,7 +222,7 @@ public final class ComposeSmokeCommand implements Command {
 
     step = 2;
     t = System.nanoTime();
-    replay(env, proxy, turns, 1, 0);
+    replay(proxy, turns, 1, 0);
     String kvSummary = awaitEngineCache(env).size() + " blocks in the demo engine's cache";
     String nice = bridgeThreads(up);
     String aot = bridgeAotCache(up);
@@ -243,7 +243,7 @@ public final class ComposeSmokeCommand implements Command {
     t = System.nanoTime();
     // Spread over about 40 s, so that the scale-out and the kill fall in the middle of it.
     CompletableFuture<Void> traffic =
-        CompletableFuture.runAsync(() -> replay(env, proxy, turns, 2, Math.max(1, turns / 40)));
+        CompletableFuture.runAsync(() -> replay(proxy, turns, 2, Math.max(1, turns / 40)));
     project.runOrThrow("up", "-d", "--no-recreate", "--scale", "stream-app=3");
     Map<String, ComposeProject.Container> scaled =
         project.awaitReady(Set.of("stream-app"), 3, READY_TIMEOUT);
@@ -276,7 +276,7 @@ public final class ComposeSmokeCommand implements Command {
     long deltas =
         awaitCount(
             () -> TopicCounts.values(bootstrap, topics.sessionDeltas().name(), false), requests);
-    reconstruct(env, ReconstructRequest.builder().topic(bootstrap, Topics.DEFAULT_PREFIX).quiet());
+    reconstruct(ReconstructRequest.builder().topic(bootstrap, Topics.DEFAULT_PREFIX).quiet());
     Set<String> cache = awaitEngineCache(env);
     Set<String> indexed = Set.of();
     long deadline = System.nanoTime() + CHECK_TIMEOUT.toNanos();
@@ -355,7 +355,7 @@ public final class ComposeSmokeCommand implements Command {
     step = 7;
     t = System.nanoTime();
     project.runOrThrow("stop", "kafka");
-    reconstruct(env, ReconstructRequest.builder().archive(archiveSettings(env)).quiet());
+    reconstruct(ReconstructRequest.builder().archive(archiveSettings(env)).quiet());
     report("archive rebuild", "Kafka stopped; " + kept + " bodies rebuilt from the archive", t);
   }
 
@@ -426,20 +426,23 @@ public final class ComposeSmokeCommand implements Command {
     return FAILED;
   }
 
-  private static void replay(SmokeEnvironment env, String proxy, int turns, int seed, int rate) {
-    Captured captured = new Captured(env);
+  private static void replay(String proxy, int turns, int seed, int rate) {
+    Captured captured = new Captured();
     captured.check(
-        new ReplayCommand(captured.terminal),
-        List.of(
-            "--via-proxy", proxy,
-            "--turns", Integer.toString(turns),
-            "--seed", Integer.toString(seed),
-            "--rate", Integer.toString(rate),
-            "--concurrency", "8"));
+        "replay --via-proxy " + proxy,
+        new CorpusReplayService(captured.terminal)
+            .run(
+                CorpusReplayRequest.builder()
+                    .viaProxy(URI.create(proxy), 8, 0.5)
+                    .turns(turns)
+                    .seed(seed)
+                    .rate(rate)
+                    .build())
+            .outcome());
   }
 
-  private static void reconstruct(SmokeEnvironment env, ReconstructRequest.Builder request) {
-    Captured captured = new Captured(env);
+  private static void reconstruct(ReconstructRequest.Builder request) {
+    Captured captured = new Captured();
     ReconstructRequest built = request.build();
     captured.check(
         "reconstruct "
@@ -448,18 +451,17 @@ public final class ComposeSmokeCommand implements Command {
   }
 
   /**
-   * A prefixlog command run in this JVM: its output kept for a failure report, its environment the
-   * deployment's credentials (from the smoke test's env file, never the command line).
+   * A prefixlog service run in this JVM, its output kept for a failure report. The deployment's
+   * credentials (from the smoke test's env file, never a command line) are in the requests' archive
+   * settings, so the terminal carries no environment.
    */
   private static final class Captured {
     private final ByteArrayOutputStream output = new ByteArrayOutputStream();
     private final Terminal terminal;
 
-    Captured(SmokeEnvironment env) {
-      Map<String, String> vars = new HashMap<>(archiveEnv(env));
-      vars.put("PREFIXLOG_SESSION_SECRET", env.get("PREFIXLOG_SESSION_SECRET"));
+    Captured() {
       PrintStream print = new PrintStream(output, true, StandardCharsets.UTF_8);
-      this.terminal = new Terminal(print, print, vars, false);
+      this.terminal = new Terminal(print, print, Map.of(), false);
     }
 
     /** Throws when the service run named {@code what} did not end {@link Outcome#DONE}. */
@@ -469,20 +471,6 @@ public final class ComposeSmokeCommand implements Command {
             what
                 + " failed (exit "
                 + outcome.exitCode()
-                + "):\n"
-                + output.toString(StandardCharsets.UTF_8));
-      }
-    }
-
-    void check(Command command, List<String> args) {
-      int code = command.run(args.toArray(String[]::new));
-      if (code != OK) {
-        throw new SmokeFailure(
-            command.name()
-                + " "
-                + String.join(" ", args)
-                + " failed (exit "
-                + code
                 + "):\n"
                 + output.toString(StandardCharsets.UTF_8));
       }
@@ -506,7 +494,7 @@ public final class ComposeSmokeCommand implements Command {
             .orElseThrow(() -> new SmokeFailure("no session in the deltas topic"))
             .getKey();
     long kept = deltas - turns.get(session);
-    Captured captured = new Captured(env);
+    Captured captured = new Captured();
     captured.check(
         "erase --session " + session,
         new EraseService(captured.terminal)
@@ -565,7 +553,7 @@ public final class ComposeSmokeCommand implements Command {
     String deltas = "prefixlog.session_deltas";
     ArchiveSettings settings = archiveSettings(env);
     Map<String, Integer> before = filesPerDay(settings, deltas);
-    Captured captured = new Captured(env);
+    Captured captured = new Captured();
     captured.check(
         "archive maintain",
         new ArchiveMaintainService(captured.terminal)

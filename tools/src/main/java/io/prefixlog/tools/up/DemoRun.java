@@ -15,12 +15,15 @@ import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.Version;
+import io.prefixlog.tools.replay.CorpusReplayRequest;
+import io.prefixlog.tools.replay.CorpusReplayService;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.replay.ReplayEvents;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -247,32 +250,19 @@ final class DemoRun {
   private int replay(DemoCorpus corpus, String secret, String sessionSuffix) {
     PrintStream quiet =
         new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
-    Map<String, String> env = new HashMap<>(terminal.env());
-    env.put(ReplayCommand.SECRET_ENV, secret);
-    Terminal replayTerminal = new Terminal(quiet, terminal.err(), env, false);
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--corpus",
-                corpus.file().toString(),
-                "--conversations",
-                Integer.toString(corpus.conversations()),
-                "--session-suffix",
-                sessionSuffix,
-                "--interleave",
-                "8",
-                "--bootstrap",
-                bootstrap,
-                "--topic-prefix",
-                config.topicPrefix()));
+    Terminal replayTerminal = new Terminal(quiet, terminal.err(), terminal.env(), false);
+    CorpusReplayRequest.Builder request =
+        CorpusReplayRequest.builder()
+            .corpus(List.of(corpus.file()))
+            .conversations(corpus.conversations())
+            .sessionSuffix(sessionSuffix)
+            .interleave(8)
+            .secret(secret)
+            .topic(bootstrap, config.topicPrefix());
     if (corpus.viaProxy()) {
-      args.addAll(
-          List.of(
-              "--via-proxy", demoProxyUrl.orElseThrow(),
-              "--concurrency", "8",
-              "--stream", Double.toString(DemoCorpus.STREAM_FRACTION)));
+      request.viaProxy(URI.create(demoProxyUrl.orElseThrow()), 8, DemoCorpus.STREAM_FRACTION);
     }
-    return new ReplayCommand(replayTerminal).run(args.toArray(String[]::new));
+    return new CorpusReplayService(replayTerminal).run(request.build()).outcome().exitCode();
   }
 
   private long turnsSoFar() {
