@@ -12,11 +12,10 @@ import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.cli.UsageException;
 import io.prefixlog.tools.reconstruct.ReconstructRequest;
 import io.prefixlog.tools.reconstruct.ReconstructService;
-import io.prefixlog.tools.ui.UiCommand;
+import io.prefixlog.tools.ui.UiServer;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -119,30 +118,12 @@ public final class UiBenchmark {
       System.out.printf(
           Locale.ROOT, "produced %,d records in %.1f s%n", turns, (System.nanoTime() - t0) / 1e9);
 
-      int port;
-      try (ServerSocket free = new ServerSocket(0)) {
-        port = free.getLocalPort();
-      }
       PrintStream quiet =
           new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
-      Thread ui =
-          new Thread(
-              () ->
-                  new UiCommand(new Terminal(quiet, quiet, Map.of(), false))
-                      .run(
-                          new String[] {
-                            "--bootstrap",
-                            bootstrap,
-                            "--topic-prefix",
-                            PREFIX,
-                            "--port",
-                            Integer.toString(port)
-                          }),
-              "ui");
-      ui.setDaemon(true);
       t0 = System.nanoTime();
-      ui.start();
-      String base = "http://127.0.0.1:" + port;
+      // As up runs it: loopback, no token, any free port; it indexes the topic in the background.
+      UiServer ui = UiServer.startOnLoopback(bootstrap, PREFIX, 0);
+      String base = ui.url().substring(0, ui.url().length() - 1);
       // HTTP/1.1, which the UI serves (no h2c upgrade attempt on every new connection).
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       String expected =
@@ -208,6 +189,7 @@ public final class UiBenchmark {
           differ++;
         }
       }
+      ui.close();
       System.out.println();
       System.out.printf(
           Locale.ROOT,

@@ -145,7 +145,8 @@ public final class UiServer implements AutoCloseable {
 
   /**
    * Starts the UI on 127.0.0.1 without a token, as {@code up} runs it next to the stack it started
-   * (public for that one caller; everything else in this package stays package-private).
+   * and the UI benchmark measures it (public for those callers; everything else in this package
+   * stays package-private).
    *
    * @param port the port; 0 picks a free one
    */
