@@ -165,7 +165,9 @@ public final class Prefixlog {
             "prefixlog help: unknown command '" + args[0] + "' (commands: " + names() + ")");
         return USAGE;
       }
-      return command.get().run(new String[] {"--help"});
+      out.print(command.get().help());
+      out.flush();
+      return OK;
     }
   }
 
