@@ -1,25 +1,16 @@
 package io.prefixlog.tools.reconstruct;
 
 import io.prefixlog.core.config.CommonKeys;
-import io.prefixlog.core.rebuild.Counts;
-import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.LookupExport;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.cli.UsageException;
-import java.io.BufferedOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * {@code prefixlog export}: the captured requests, rebuilt from the session deltas topic (or a kcat
@@ -149,112 +140,20 @@ public final class ExportCommand implements Command {
       return invocation.exitCode();
     }
     Settings settings = invocation.value();
-    if (settings.lookups != null) {
-      return LookupExport.run(terminal, settings.lookups);
+    if (settings.lookups() != null) {
+      return LookupExport.run(terminal, settings.lookups());
     }
-    TraceExport export =
-        new TraceExport(settings.format, settings.blockBytes, settings.defaultOutputTokens);
-    CaptureInput input =
-        settings.file != null
-            ? CaptureInput.dump(Path.of(settings.file))
-            : CaptureInput.topic(settings.bootstrap, settings.topicPrefix);
-    CaptureInput.Rebuilt rebuilt;
-    try {
-      rebuilt = input.rebuild(export, terminal, settings.progress);
-    } catch (CaptureInput.InputException e) {
-      return failed(e.getMessage());
-    }
-    return write(settings, rebuilt.description(), rebuilt.report(), export);
+    return new ExportService(terminal).run(settings.traces()).outcome().exitCode();
   }
 
-  private int write(Settings settings, String input, RebuildReport report, TraceExport export) {
-    Counts c = report.counts();
-    long failures = c.failures(true);
-    PrintStream out = terminal.out();
-    out.println("export: " + input);
-    out.printf(
-        Locale.ROOT,
-        "  turns %s: %s rebuilt and checked, %s erased (not exported), %s failed their check%n",
-        Units.count(c.turns()),
-        Units.count(c.rebuiltOk()),
-        Units.count(c.erased()),
-        Units.count(failures));
-    if (failures > 0) {
-      out.println(
-          "FAILED: some turns did not rebuild; run reconstruct on the same input to see why");
-      out.flush();
-      return FAILED;
-    }
-    if (export.exported() == 0) {
-      out.println("FAILED: no chat or completion request to export");
-      out.flush();
-      return FAILED;
-    }
-    long blocks;
-    Path target = settings.out;
-    try {
-      Path parent = target.toAbsolutePath().getParent();
-      Files.createDirectories(parent);
-      Path temporary = Files.createTempFile(parent, ".export-", ".part");
-      try {
-        try (OutputStream stream = new BufferedOutputStream(Files.newOutputStream(temporary))) {
-          blocks = export.write(stream);
-        }
-        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-      } finally {
-        Files.deleteIfExists(temporary);
-      }
-    } catch (IOException e) {
-      return failed("cannot write " + target + ": " + e);
-    }
-    out.printf(
-        Locale.ROOT,
-        "  wrote %s %s as %s%s%n",
-        Units.count(export.exported(), "request"),
-        target,
-        settings.format.wireName,
-        settings.format == TraceExport.Format.MOONCAKE
-            ? " ("
-                + Units.count(blocks, "distinct block")
-                + " of "
-                + settings.blockBytes
-                + " bytes)"
-            : "");
-    out.printf(
-        Locale.ROOT,
-        "  skipped %s (not a chat or completion request); input length estimated (no"
-            + " prompt_tokens) for %s; output length defaulted to %d (no completion_tokens) for"
-            + " %s%n",
-        Units.count(export.notPrompts()),
-        Units.count(export.estimatedInputs()),
-        settings.defaultOutputTokens,
-        Units.count(export.defaultedOutputs()));
-    out.flush();
-    return OK;
-  }
-
-  private int failed(String message) {
-    terminal.err().println("prefixlog export: " + message);
-    return FAILED;
-  }
-
-  /** The validated command line. */
-  static final class Settings {
-    TraceExport.Format format;
-    Path out;
-    String bootstrap;
-    String topicPrefix;
-    String file;
-    int blockBytes;
-    long defaultOutputTokens;
-    boolean progress;
-    LookupExport.Settings lookups;
-
+  /**
+   * The command line read: a trace export, or, with {@code --lmcache-lookups}, the lookups (one of
+   * the two is null).
+   */
+  record Settings(ExportRequest traces, LookupExport.Settings lookups) {
     static Settings from(CommandLine line) throws UsageException {
-      Settings s = new Settings();
       if (line.has("lmcache-lookups")) {
-        s.lookups = lookups(line);
-        return s;
+        return new Settings(null, lookups(line));
       }
       for (String option : List.of("chain-memory", "allow-unresolved")) {
         if (line.has(option)) {
@@ -268,8 +167,9 @@ public final class ExportCommand implements Command {
           line.value("format")
               .orElseThrow(
                   () -> new UsageException("--format is required: mooncake or vllm-custom"));
+      ExportFormat parsed;
       try {
-        s.format = TraceExport.Format.of(format);
+        parsed = ExportFormat.of(format);
       } catch (IllegalArgumentException e) {
         throw new UsageException("--format: " + e.getMessage());
       }
@@ -278,26 +178,31 @@ public final class ExportCommand implements Command {
       if (out.isEmpty()) {
         throw new UsageException("--out needs a file name");
       }
-      if (s.format == TraceExport.Format.VLLM_CUSTOM && !out.endsWith(".jsonl")) {
+      if (parsed == ExportFormat.VLLM_CUSTOM && !out.endsWith(".jsonl")) {
         throw new UsageException(
             "--out " + out + ": vllm bench serve reads a custom dataset only from a .jsonl file");
       }
-      s.out = Path.of(out);
-      s.file = line.value("file").orElse(null);
-      if (s.file != null && (line.has("bootstrap") || line.has("topic-prefix"))) {
+      String file = line.value("file").orElse(null);
+      if (file != null && (line.has("bootstrap") || line.has("topic-prefix"))) {
         throw new UsageException(
             "--file reads a dump, --bootstrap and --topic-prefix the topic: give one or the other");
       }
-      if (s.file != null && !Files.isRegularFile(Path.of(s.file))) {
-        throw new UsageException("--file " + s.file + ": no such file");
+      if (file != null && !Files.isRegularFile(Path.of(file))) {
+        throw new UsageException("--file " + file + ": no such file");
       }
-      s.bootstrap = line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP);
-      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
-      s.blockBytes =
-          (int) Math.min(Integer.MAX_VALUE, line.longValue("block-bytes", DEFAULT_BLOCK_BYTES, 1));
-      s.defaultOutputTokens = line.longValue("default-output-tokens", DEFAULT_OUTPUT_TOKENS, 1);
-      s.progress = line.has("progress");
-      return s;
+      return new Settings(
+          new ExportRequest(
+              parsed,
+              Path.of(out),
+              line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
+              line.string("topic-prefix", Topics.DEFAULT_PREFIX),
+              file == null ? null : Path.of(file),
+              (int)
+                  Math.min(
+                      Integer.MAX_VALUE, line.longValue("block-bytes", DEFAULT_BLOCK_BYTES, 1)),
+              line.longValue("default-output-tokens", DEFAULT_OUTPUT_TOKENS, 1),
+              line.has("progress")),
+          null);
     }
 
     /** The settings of {@code --lmcache-lookups}, which writes lookups, not requests. */

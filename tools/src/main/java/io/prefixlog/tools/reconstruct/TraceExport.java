@@ -27,28 +27,6 @@ import java.util.Map;
  * completion request). A body that is neither is skipped and counted: it has no prompt to replay.
  */
 final class TraceExport implements RebuildListener {
-  /** The trace formats. */
-  enum Format {
-    MOONCAKE("mooncake"),
-    VLLM_CUSTOM("vllm-custom");
-
-    final String wireName;
-
-    Format(String wireName) {
-      this.wireName = wireName;
-    }
-
-    static Format of(String name) {
-      for (Format format : values()) {
-        if (format.wireName.equals(name)) {
-          return format;
-        }
-      }
-      throw new IllegalArgumentException(
-          "unknown format '" + name + "', expected mooncake or vllm-custom");
-    }
-  }
-
   /** Bytes per token assumed where the engine reported no prompt tokens. */
   static final int BYTES_PER_TOKEN_ESTIMATE = 4;
 
@@ -56,7 +34,7 @@ final class TraceExport implements RebuildListener {
   private record Turn(
       long tsMs, long order, long inputLength, long outputLength, long[] blocks, String prompt) {}
 
-  private final Format format;
+  private final ExportFormat format;
   private final ChunkHasher hasher;
   private final long defaultOutputTokens;
   private final List<Turn> turns = new ArrayList<>();
@@ -68,7 +46,7 @@ final class TraceExport implements RebuildListener {
    * @param blockBytes bytes of the rendered prompt per Mooncake block
    * @param defaultOutputTokens the output length of a turn whose response usage was not captured
    */
-  TraceExport(Format format, int blockBytes, long defaultOutputTokens) {
+  TraceExport(ExportFormat format, int blockBytes, long defaultOutputTokens) {
     this.format = format;
     this.hasher = new ChunkHasher(blockBytes);
     this.defaultOutputTokens = defaultOutputTokens;
@@ -106,8 +84,8 @@ final class TraceExport implements RebuildListener {
             turns.size(),
             input,
             output,
-            format == Format.MOONCAKE ? blocks(text) : null,
-            format == Format.VLLM_CUSTOM ? new String(text, StandardCharsets.UTF_8) : null));
+            format == ExportFormat.MOONCAKE ? blocks(text) : null,
+            format == ExportFormat.VLLM_CUSTOM ? new String(text, StandardCharsets.UTF_8) : null));
   }
 
   /**
@@ -161,7 +139,7 @@ final class TraceExport implements RebuildListener {
       json.setRootValueSeparator(null);
       for (Turn turn : ordered) {
         json.writeStartObject();
-        if (format == Format.MOONCAKE) {
+        if (format == ExportFormat.MOONCAKE) {
           json.writeNumberField("timestamp", turn.tsMs() - first);
           json.writeNumberField("input_length", turn.inputLength());
           json.writeNumberField("output_length", turn.outputLength());
