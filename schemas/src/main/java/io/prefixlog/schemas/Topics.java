@@ -1,6 +1,7 @@
 package io.prefixlog.schemas;
 
-import io.prefixlog.schemas.Topic.CleanupPolicy;
+import io.prefixlog.schemas.Topic.Compression;
+import io.prefixlog.schemas.Topic.Role;
 import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.dlq.DeadLetter;
@@ -9,6 +10,8 @@ import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.RequestMetadata;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.common.serialization.Serdes;
@@ -32,79 +35,93 @@ public record Topics(
 
   public static final String DEFAULT_PREFIX = "prefixlog.";
 
-  public Topics {
-    Objects.requireNonNull(requestsRaw, "requestsRaw");
-    Objects.requireNonNull(kvEvents, "kvEvents");
-    Objects.requireNonNull(sessionDeltas, "sessionDeltas");
-    Objects.requireNonNull(chunkLookups, "chunkLookups");
-    Objects.requireNonNull(requestsMetadata, "requestsMetadata");
-    Objects.requireNonNull(blockIndex, "blockIndex");
-    Objects.requireNonNull(sourceStats, "sourceStats");
-    Objects.requireNonNull(deadLetters, "deadLetters");
-    Objects.requireNonNull(erasures, "erasures");
-  }
-
   /** The topics under {@code prefix}; the prefix may be empty. */
   public static Topics withPrefix(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
-    return new Topics(
-        new Topic<>(
-            prefix + "requests.raw", Serdes.String(), Serdes.ByteArray(), CleanupPolicy.DELETE),
-        new Topic<>(
-            prefix + "kv.events", Serdes.String(), Serdes.ByteArray(), CleanupPolicy.DELETE),
-        new Topic<>(
-            prefix + "session.deltas",
-            Serdes.String(),
-            JsonSerde.of(DeltaRecord.class),
-            CleanupPolicy.COMPACT_DELETE),
-        new Topic<>(
-            prefix + "chunk.lookups",
-            Serdes.String(),
-            JsonSerde.of(ChunkLookupRecord.class),
-            CleanupPolicy.COMPACT_DELETE),
-        // Every request's metadata, bodies kept or sampled out, keyed like the turns (a
-        // sampled-out request by session_key/ts/request_id): compacted so that erasure's
-        // tombstones remove a session's records.
-        new Topic<>(
-            prefix + "requests.metadata",
-            Serdes.String(),
-            JsonSerde.of(RequestMetadata.class),
-            CleanupPolicy.COMPACT_DELETE),
-        new Topic<>(
-            prefix + "kv.block-index",
-            Serdes.String(),
-            JsonSerde.of(BlockIndexEntry.class),
-            CleanupPolicy.COMPACT),
-        new Topic<>(
-            prefix + "kv.source-stats",
-            Serdes.String(),
-            JsonSerde.of(SourceStats.class),
-            CleanupPolicy.COMPACT),
-        new Topic<>(
-            prefix + "dlq",
-            Serdes.ByteArray(),
-            JsonSerde.of(DeadLetter.class),
-            CleanupPolicy.DELETE),
-        // The stream app's acknowledgements of erase orders: an audit trail of what was erased
-        // where, keyed by erase id; it names session keys only, never content.
-        new Topic<>(
-            prefix + "erasures",
-            Serdes.String(),
-            JsonSerde.of(ErasureAck.class),
-            CleanupPolicy.DELETE));
+    Topics topics =
+        new Topics(
+            new Topic<>(
+                prefix + "requests.raw",
+                Serdes.String(),
+                Serdes.ByteArray(),
+                Role.INPUT,
+                Compression.AS_PRODUCED),
+            new Topic<>(
+                prefix + "kv.events",
+                Serdes.String(),
+                Serdes.ByteArray(),
+                Role.INPUT,
+                Compression.AS_PRODUCED),
+            new Topic<>(
+                prefix + "session.deltas",
+                Serdes.String(),
+                JsonSerde.of(DeltaRecord.class),
+                Role.TURN_KEYED,
+                Compression.OUTPUT_ZSTD),
+            // Mostly hashes, written for every turn: light compression.
+            new Topic<>(
+                prefix + "chunk.lookups",
+                Serdes.String(),
+                JsonSerde.of(ChunkLookupRecord.class),
+                Role.TURN_KEYED,
+                Compression.LIGHT_ZSTD),
+            // Every request's metadata, bodies kept or sampled out, keyed like the turns (a
+            // sampled-out request by session_key/ts/request_id): compacted so that erasure's
+            // tombstones remove a session's records.
+            new Topic<>(
+                prefix + "requests.metadata",
+                Serdes.String(),
+                JsonSerde.of(RequestMetadata.class),
+                Role.TURN_KEYED,
+                Compression.OUTPUT_ZSTD),
+            new Topic<>(
+                prefix + "kv.block-index",
+                Serdes.String(),
+                JsonSerde.of(BlockIndexEntry.class),
+                Role.STATE,
+                Compression.LIGHT_ZSTD),
+            new Topic<>(
+                prefix + "kv.source-stats",
+                Serdes.String(),
+                JsonSerde.of(SourceStats.class),
+                Role.STATE,
+                Compression.LIGHT_ZSTD),
+            // A dead letter holds the input's bytes, body included.
+            new Topic<>(
+                prefix + "dlq",
+                Serdes.ByteArray(),
+                JsonSerde.of(DeadLetter.class),
+                Role.LOG,
+                Compression.OUTPUT_ZSTD),
+            // The stream app's acknowledgements of erase orders: an audit trail of what was erased
+            // where, keyed by erase id; it names session keys only, never content.
+            new Topic<>(
+                prefix + "erasures",
+                Serdes.String(),
+                JsonSerde.of(ErasureAck.class),
+                Role.LOG,
+                Compression.OUTPUT_ZSTD));
+    topics.all();
+    return topics;
   }
 
-  /** Every topic, inputs first. */
+  /**
+   * Every topic, inputs first: the record's components in their declared order, so that a new topic
+   * is a component and its definition in {@link #withPrefix}, and everything that walks the topics
+   * (creation, retention checks) sees it.
+   *
+   * @throws NullPointerException naming the component that holds no topic
+   */
   public List<Topic<?, ?>> all() {
-    return List.of(
-        requestsRaw,
-        kvEvents,
-        sessionDeltas,
-        chunkLookups,
-        requestsMetadata,
-        blockIndex,
-        sourceStats,
-        deadLetters,
-        erasures);
+    List<Topic<?, ?>> all = new ArrayList<>();
+    for (RecordComponent component : Topics.class.getRecordComponents()) {
+      try {
+        Topic<?, ?> topic = (Topic<?, ?>) component.getAccessor().invoke(this);
+        all.add(Objects.requireNonNull(topic, component.getName()));
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot read the topic " + component.getName(), e);
+      }
+    }
+    return List.copyOf(all);
   }
 }

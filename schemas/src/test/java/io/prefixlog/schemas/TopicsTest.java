@@ -82,4 +82,27 @@ class TopicsTest {
     assertThat(topics.sessionDeltas().name()).isEqualTo("session.deltas");
     assertThat(thrown).isExactlyInstanceOf(NullPointerException.class).hasMessage("prefix");
   }
+
+  @Test
+  void shouldNameTheComponentThatHoldsNoTopic() {
+    // Given: every topic but the chunk lookups
+    Topics complete = Topics.withPrefix("x.");
+    Topics missing =
+        new Topics(
+            complete.requestsRaw(),
+            complete.kvEvents(),
+            complete.sessionDeltas(),
+            null,
+            complete.requestsMetadata(),
+            complete.blockIndex(),
+            complete.sourceStats(),
+            complete.deadLetters(),
+            complete.erasures());
+
+    // When
+    Throwable thrown = catchThrowable(missing::all);
+
+    // Then
+    assertThat(thrown).isExactlyInstanceOf(NullPointerException.class).hasMessage("chunkLookups");
+  }
 }

@@ -2,6 +2,7 @@ package io.prefixlog.streams.admin;
 
 import io.prefixlog.schemas.Topic;
 import io.prefixlog.schemas.Topic.CleanupPolicy;
+import io.prefixlog.schemas.Topic.Role;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamAppConfig;
 import java.time.Duration;
@@ -114,10 +115,7 @@ public final class RetentionCheck {
         continue;
       }
       String what = "topic " + topic.name() + " ";
-      boolean turnKeyed =
-          topic == topics.sessionDeltas()
-              || topic == topics.requestsMetadata()
-              || topic == topics.chunkLookups();
+      boolean turnKeyed = topic.role() == Role.TURN_KEYED;
       if (!deletes(found.cleanupPolicy())) {
         problems.add(
             what

@@ -47,7 +47,7 @@ public final class TopicCreator {
       Map<String, String> settings = new HashMap<>();
       settings.put(TopicConfig.CLEANUP_POLICY_CONFIG, topic.cleanupPolicy().config());
       settings.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(config.maxRecordBytes()));
-      Duration retention = retentionOf(topic, topics, config);
+      Duration retention = retentionOf(topic, config);
       if (retention != null) {
         settings.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(retention.toMillis()));
       }
@@ -57,7 +57,7 @@ public final class TopicCreator {
             TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG,
             Long.toString(config.maxCompactionLag().toMillis()));
       }
-      settings.putAll(compressionOf(topic, topics, config));
+      settings.putAll(compressionOf(topic, config));
       plan.add(
           new NewTopic(topic.name(), config.partitions(), config.replicationFactor())
               .configs(settings));
@@ -66,29 +66,24 @@ public final class TopicCreator {
   }
 
   /**
-   * How the broker stores a topic: the inputs as their producers wrote them (the bridge's lz4, a
-   * middleware's choice), the lookups and the KV outputs at zstd 3, the rest of what the app writes
-   * at {@code PREFIXLOG_OUTPUT_ZSTD_LEVEL}.
+   * How the broker stores a topic ({@link Topic#compression}): the inputs as their producers wrote
+   * them, the light ones at zstd 3, the rest of what the app writes at {@code
+   * PREFIXLOG_OUTPUT_ZSTD_LEVEL}.
    */
-  static Map<String, String> compressionOf(
-      Topic<?, ?> topic, Topics topics, StreamAppConfig config) {
-    if (topic == topics.requestsRaw() || topic == topics.kvEvents()) {
-      return Map.of();
-    }
-    boolean light =
-        topic == topics.chunkLookups()
-            || topic == topics.blockIndex()
-            || topic == topics.sourceStats();
-    return TopicCompression.zstd(
-        light ? TopicCompression.LIGHT_ZSTD_LEVEL : config.outputZstdLevel());
+  static Map<String, String> compressionOf(Topic<?, ?> topic, StreamAppConfig config) {
+    return switch (topic.compression()) {
+      case AS_PRODUCED -> Map.of();
+      case LIGHT_ZSTD -> TopicCompression.zstd(TopicCompression.LIGHT_ZSTD_LEVEL);
+      case OUTPUT_ZSTD -> TopicCompression.zstd(config.outputZstdLevel());
+    };
   }
 
-  private static Duration retentionOf(Topic<?, ?> topic, Topics topics, StreamAppConfig config) {
-    if (topic.cleanupPolicy() == CleanupPolicy.COMPACT) {
-      return null; // compacted state: kept until a tombstone removes it
-    }
-    boolean input = topic == topics.requestsRaw() || topic == topics.kvEvents();
-    return input ? config.rawRetention() : config.outputRetention();
+  private static Duration retentionOf(Topic<?, ?> topic, StreamAppConfig config) {
+    return switch (topic.role()) {
+      case STATE -> null; // compacted state: kept until a tombstone removes it
+      case INPUT -> config.rawRetention();
+      case TURN_KEYED, LOG -> config.outputRetention();
+    };
   }
 
   /**
