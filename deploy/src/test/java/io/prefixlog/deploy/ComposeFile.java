@@ -166,6 +166,11 @@ final class ComposeFile {
     return ports;
   }
 
+  /** The service's {@code command}, one string per list entry (or the one string). */
+  List<String> commandLines(String service) {
+    return strings(service(service).get("command"));
+  }
+
   List<String> profiles(String service) {
     return strings(service(service).get("profiles"));
   }
