@@ -232,7 +232,7 @@ public final class ProxyBenchmark {
       sideBySide(out, cold, warm);
     }
     if (cold != null || warm != null) {
-      IssueGoals.of(cold, warm).print(out);
+      ProxyTargets.of(cold, warm).print(out);
     }
     out.printf(
         Locale.ROOT,
@@ -653,7 +653,7 @@ public final class ProxyBenchmark {
             + " direct run.");
     table.print(out);
     out.println(
-        "Targets for prefixlog (issue 20): added p50 <= 0.3 ms, added p99 <= 0.5 ms warm and <= 1"
+        "Targets for prefixlog: added p50 <= 0.3 ms, added p99 <= 0.5 ms warm and <= 1"
             + " ms in the first minute, throughput >= 99 % of direct, CPU per request <= 2x nginx's."
             + " CPU: /proc/<pid>/stat utime+stime over the run / requests (prefixlog: the"
             + " whole proxy JVM, Kafka producer, GC and JIT included; nginx: master + worker)."

@@ -11,12 +11,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The goals for the capture proxy, each capture proxy's figure next to nginx's from the same
- * rounds, and whether it is met: added p99 ≤ 1 ms in the first minute after a start (cold) and ≤
- * 0.5 ms once warm, added p50 ≤ 0.3 ms in both regimes, CPU per request ≤ 2× nginx's in both, and
- * nothing dropped from capture. A regime that was not run is left out rather than counted as met.
+ * The capture proxy's targets, each capture proxy's figure next to nginx's from the same rounds,
+ * and whether it is met: added p99 ≤ 1 ms in the first minute after a start (cold) and ≤ 0.5 ms
+ * once warm, added p50 ≤ 0.3 ms in both regimes, CPU per request ≤ 2× nginx's in both, and nothing
+ * dropped from capture. A regime that was not run is left out rather than counted as met.
  */
-final class IssueGoals {
+final class ProxyTargets {
   static final double COLD_P99_MS = 1.0;
   static final double WARM_P99_MS = 0.5;
   static final double P50_MS = 0.3;
@@ -28,7 +28,7 @@ final class IssueGoals {
 
   private final List<Verdict> verdicts;
 
-  private IssueGoals(List<Verdict> verdicts) {
+  private ProxyTargets(List<Verdict> verdicts) {
     this.verdicts = List.copyOf(verdicts);
   }
 
@@ -36,7 +36,7 @@ final class IssueGoals {
    * @param cold the cold-start summaries per target, or null when not run
    * @param warm the warm summaries per target, or null when not run
    */
-  static IssueGoals of(Map<String, ColdStart.Summary> cold, Map<String, ColdStart.Summary> warm) {
+  static ProxyTargets of(Map<String, ColdStart.Summary> cold, Map<String, ColdStart.Summary> warm) {
     Set<String> proxies = new LinkedHashSet<>();
     for (Map<String, ColdStart.Summary> regime : Arrays.asList(cold, warm)) {
       if (regime != null) {
@@ -48,7 +48,7 @@ final class IssueGoals {
       regime(verdicts, proxy, "first minute", cold, COLD_P99_MS);
       regime(verdicts, proxy, "warm", warm, WARM_P99_MS);
     }
-    return new IssueGoals(verdicts);
+    return new ProxyTargets(verdicts);
   }
 
   private static void regime(
@@ -106,7 +106,7 @@ final class IssueGoals {
     if (verdicts.isEmpty()) {
       return;
     }
-    TextTable table = new TextTable("target", "goal (issue 20)", "figure", "nginx", "verdict");
+    TextTable table = new TextTable("proxy", "target", "figure", "nginx", "verdict");
     for (Verdict v : verdicts) {
       table.row(
           v.target(),
@@ -116,7 +116,7 @@ final class IssueGoals {
           !v.known() ? "not measured" : v.met() ? "met" : "NOT MET");
     }
     out.println();
-    out.println("Issue 20's goals, medians over rounds, nginx from the same rounds:");
+    out.println("The proxy's targets, medians over rounds, nginx from the same rounds:");
     table.print(out);
   }
 

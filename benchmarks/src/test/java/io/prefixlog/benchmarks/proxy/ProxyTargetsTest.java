@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class IssueGoalsTest {
+class ProxyTargetsTest {
   private static Map<String, ColdStart.Summary> regime(
       ColdStart.Summary nginx, ColdStart.Summary prefixlog) {
     Map<String, ColdStart.Summary> m = new LinkedHashMap<>();
@@ -27,11 +27,12 @@ class IssueGoalsTest {
         regime(new ColdStart.Summary(0.1, 0.2, 40, -1), new ColdStart.Summary(0.31, 0.9, 100, 1));
 
     // When
-    List<IssueGoals.Verdict> verdicts = IssueGoals.of(cold, warm).verdicts();
+    List<ProxyTargets.Verdict> verdicts = ProxyTargets.of(cold, warm).verdicts();
 
     // Then
     assertThat(verdicts)
-        .extracting(IssueGoals.Verdict::goal, IssueGoals.Verdict::figure, IssueGoals.Verdict::met)
+        .extracting(
+            ProxyTargets.Verdict::goal, ProxyTargets.Verdict::figure, ProxyTargets.Verdict::met)
         .containsExactly(
             tuple("first minute: added p99 ≤ 1.0 ms", "+0.90 ms", true),
             tuple("first minute: added p50 ≤ 0.3 ms", "+0.30 ms", true),
@@ -50,16 +51,16 @@ class IssueGoalsTest {
     cold.put("prefixlog-aot", new ColdStart.Summary(0.1, 0.1, 10, -1));
 
     // When
-    List<IssueGoals.Verdict> verdicts = IssueGoals.of(cold, null).verdicts();
+    List<ProxyTargets.Verdict> verdicts = ProxyTargets.of(cold, null).verdicts();
 
     // Then: four cold goals, no warm ones; the CPU ratio and the drops are unknown, not met
     assertThat(verdicts).hasSize(4);
     assertThat(verdicts)
         .filteredOn(v -> !v.known())
-        .extracting(IssueGoals.Verdict::goal)
+        .extracting(ProxyTargets.Verdict::goal)
         .containsExactly(
             "first minute: CPU per request ≤ 2× nginx's",
             "first minute: nothing dropped from capture");
-    assertThat(verdicts).filteredOn(v -> !v.known()).noneMatch(IssueGoals.Verdict::met);
+    assertThat(verdicts).filteredOn(v -> !v.known()).noneMatch(ProxyTargets.Verdict::met);
   }
 }
