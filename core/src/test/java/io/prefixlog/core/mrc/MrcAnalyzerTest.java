@@ -570,7 +570,7 @@ class MrcAnalyzerTest {
     return names;
   }
 
-  private static long[] actual(Tally tally, long[] capacities) {
+  private static long[] actual(WindowHits tally, long[] capacities) {
     long[] values = new long[5 + 4 * capacities.length];
     values[0] = tally.totals().requests();
     values[1] = tally.totals().accesses();

@@ -8,7 +8,7 @@ import java.util.Objects;
  * Hits at the chosen window capacities over a stretch of requests (one window, or everything up to
  * a window's end), with the engine's own figures for the same requests.
  */
-public final class Tally {
+public final class WindowHits {
   private final Sampling sampling;
   private final long[] capacities;
   private final Totals totals;
@@ -16,7 +16,7 @@ public final class Tally {
   private final long[][] hits; // [semantics][capacity index], over the sampled lookups
   private final long[][] units;
 
-  Tally(
+  WindowHits(
       Sampling sampling,
       long[] capacities,
       Totals totals,
@@ -82,12 +82,12 @@ public final class Tally {
 
   @Override
   public String toString() {
-    return "Tally[" + totals + ", " + engine + "]";
+    return "WindowHits[" + totals + ", " + engine + "]";
   }
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof Tally that
+    return other instanceof WindowHits that
         && sampling.equals(that.sampling)
         && Arrays.equals(capacities, that.capacities)
         && totals.equals(that.totals)
