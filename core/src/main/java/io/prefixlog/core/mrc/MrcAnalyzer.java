@@ -166,7 +166,7 @@ public final class MrcAnalyzer {
     states.sort(Comparator.comparing(s -> s.model));
     List<ModelAnalysis> perModel = new ArrayList<>();
     List<Curve> curves = new ArrayList<>();
-    EngineUsage engine = EngineUsage.NONE;
+    EngineTokenTotals engine = EngineTokenTotals.NONE;
     for (ModelState state : states) {
       Curve curve = state.curve();
       state.release();

@@ -103,8 +103,8 @@ final class TallyAccumulator {
         sampledAccessWeight);
   }
 
-  EngineUsage engine() {
-    return new EngineUsage(engineRequests, promptTokens, cachedTokens);
+  EngineTokenTotals engine() {
+    return new EngineTokenTotals(engineRequests, promptTokens, cachedTokens);
   }
 
   WindowHits snapshot(Sampling sampling, long[] capacities) {

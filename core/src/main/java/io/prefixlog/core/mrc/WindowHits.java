@@ -12,7 +12,7 @@ public final class WindowHits {
   private final Sampling sampling;
   private final long[] capacities;
   private final Totals totals;
-  private final EngineUsage engine;
+  private final EngineTokenTotals engine;
   private final long[][] hits; // [semantics][capacity index], over the sampled lookups
   private final long[][] units;
 
@@ -20,7 +20,7 @@ public final class WindowHits {
       Sampling sampling,
       long[] capacities,
       Totals totals,
-      EngineUsage engine,
+      EngineTokenTotals engine,
       long[][] hits,
       long[][] units) {
     this.sampling = sampling;
@@ -40,7 +40,7 @@ public final class WindowHits {
     return totals;
   }
 
-  public EngineUsage engine() {
+  public EngineTokenTotals engine() {
     return engine;
   }
 

@@ -2,7 +2,7 @@ package io.prefixlog.tools.analyze;
 
 import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.EngineUsage;
+import io.prefixlog.core.mrc.EngineTokenTotals;
 import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.mrc.Totals;
 import io.prefixlog.core.mrc.Weighting;
@@ -139,7 +139,7 @@ final class Report {
       }
       s.append('\n');
     }
-    EngineUsage engine = subject.analysis().engine();
+    EngineTokenTotals engine = subject.analysis().engine();
     if (engine.known()) {
       s.append(
           String.format(
