@@ -46,29 +46,28 @@ public final class WindowHits {
 
   /** Chunk lookups that hit at {@code capacity}, one of {@link #capacities()}. */
   public long hits(Semantics semantics, long capacity) {
-    return totals.count(
-        Weighting.CHUNKS,
-        hits[semantics.ordinal()][index(capacity)],
-        sampling,
-        sampling.distanceLimit(capacity));
+    return count(Weighting.CHUNKS, semantics, capacity);
   }
 
   /** Units that hit at {@code capacity}, one of {@link #capacities()}. */
   public long unitHits(Semantics semantics, long capacity) {
-    return totals.count(
-        Weighting.UNITS,
-        units[semantics.ordinal()][index(capacity)],
-        sampling,
-        sampling.distanceLimit(capacity));
+    return count(Weighting.UNITS, semantics, capacity);
   }
 
   public double hitRate(Semantics semantics, Weighting weighting, long capacity) {
+    int limit = sampling.distanceLimit(capacity);
+    return totals.rate(weighting, sampled(weighting, semantics, capacity), sampling, limit);
+  }
+
+  private long count(Weighting weighting, Semantics semantics, long capacity) {
+    int limit = sampling.distanceLimit(capacity);
+    return totals.count(weighting, sampled(weighting, semantics, capacity), sampling, limit);
+  }
+
+  /** The hits among the sampled lookups, before {@link Totals} scales them to all lookups. */
+  private long sampled(Weighting weighting, Semantics semantics, long capacity) {
     long[][] counts = weighting == Weighting.CHUNKS ? hits : units;
-    return totals.rate(
-        weighting,
-        counts[semantics.ordinal()][index(capacity)],
-        sampling,
-        sampling.distanceLimit(capacity));
+    return counts[semantics.ordinal()][index(capacity)];
   }
 
   private int index(long capacity) {
