@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param engine the engine-reported hit rate over the same requests
  * @param windows the rolling hit rate: the windows in which this model had requests, in order
  */
-public record ModelAnalysis(String model, Curve curve, EngineUsage engine, List<Window> windows) {
+public record ModelAnalysis(
+    String model, Curve curve, EngineTokenTotals engine, List<Window> windows) {
   /** The model name of the overall analysis. */
   public static final String ALL_MODELS = "*";
 

@@ -73,7 +73,7 @@ public final class MrcAnalyzer {
   private long requestNumber;
   private long latestMs = Long.MIN_VALUE;
   private long outOfOrder;
-  private boolean finished;
+  private final RequestIntake intake = new RequestIntake();
 
   private MrcAnalyzer(Builder builder) {
     this.sampling = builder.sampling;
@@ -134,11 +134,7 @@ public final class MrcAnalyzer {
       long seqLen,
       long promptTokens,
       long cachedTokens) {
-    if (finished) {
-      throw new IllegalStateException("finish() was called: start a new analyzer");
-    }
-    Objects.requireNonNull(model, "model");
-    Objects.checkFromToIndex(from, to, chunkKeys.length);
+    intake.check(model, chunkKeys, from, to);
     LookupRequest.checkShape(to - from, chunkWeight, seqLen, promptTokens, cachedTokens);
     ModelState state = state(model);
     if (timestampMs < latestMs) {
@@ -155,10 +151,7 @@ public final class MrcAnalyzer {
 
   /** Ends the pass and returns the analysis; the analyzer takes no more requests. */
   public Analysis finish() {
-    if (finished) {
-      throw new IllegalStateException("finish() was already called");
-    }
-    finished = true;
+    intake.finish();
     if (windowOpen) {
       closeWindow();
     }
@@ -166,7 +159,7 @@ public final class MrcAnalyzer {
     states.sort(Comparator.comparing(s -> s.model));
     List<ModelAnalysis> perModel = new ArrayList<>();
     List<Curve> curves = new ArrayList<>();
-    EngineUsage engine = EngineUsage.NONE;
+    EngineTokenTotals engine = EngineTokenTotals.NONE;
     for (ModelState state : states) {
       Curve curve = state.curve();
       state.release();

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The optimal (Belady/MIN) hit rate at every capacity, next to {@link MrcAnalyzer}'s LRU curve,
@@ -48,7 +47,7 @@ import java.util.Objects;
 public final class OptAnalyzer {
   private final Map<String, Buffer> models = new HashMap<>();
   private Buffer last;
-  private boolean finished;
+  private final RequestIntake intake = new RequestIntake();
 
   /** Adds one request. */
   public void accept(LookupRequest request) {
@@ -76,11 +75,7 @@ public final class OptAnalyzer {
       long seqLen,
       long promptTokens,
       long cachedTokens) {
-    if (finished) {
-      throw new IllegalStateException("finish() was called: start a new analyzer");
-    }
-    Objects.requireNonNull(model, "model");
-    Objects.checkFromToIndex(from, to, chunkKeys.length);
+    intake.check(model, chunkKeys, from, to);
     LookupRequest.checkShape(to - from, chunkWeight, seqLen, promptTokens, cachedTokens);
     Buffer buffer = last;
     if (buffer == null || !(buffer.model == model || buffer.model.equals(model))) {
@@ -92,10 +87,7 @@ public final class OptAnalyzer {
 
   /** Computes the curves; the analyzer takes no more requests. */
   public OptimalCurves finish() {
-    if (finished) {
-      throw new IllegalStateException("finish() was already called");
-    }
-    finished = true;
+    intake.finish();
     List<Buffer> buffers = new ArrayList<>(models.values());
     buffers.sort(Comparator.comparing(b -> b.model));
     Map<String, Curve> curves = new LinkedHashMap<>();

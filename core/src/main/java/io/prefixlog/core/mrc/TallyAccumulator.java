@@ -3,9 +3,9 @@ package io.prefixlog.core.mrc;
 import java.util.Arrays;
 
 /**
- * A mutable {@link Tally}. Hits are kept per bucket: a lookup at (sampled) distance d lands in the
- * bucket of the smallest window capacity whose limit is ≥ d, so the hits at capacity j are the sum
- * of buckets 0..j, taken once per window rather than once per lookup.
+ * A mutable {@link WindowHits}. Hits are kept per bucket: a lookup at (sampled) distance d lands in
+ * the bucket of the smallest window capacity whose limit is ≥ d, so the hits at capacity j are the
+ * sum of buckets 0..j, taken once per window rather than once per lookup.
  */
 final class TallyAccumulator {
   final int[] limits; // sampled-distance limit of each capacity, ascending
@@ -103,11 +103,11 @@ final class TallyAccumulator {
         sampledAccessWeight);
   }
 
-  EngineUsage engine() {
-    return new EngineUsage(engineRequests, promptTokens, cachedTokens);
+  EngineTokenTotals engine() {
+    return new EngineTokenTotals(engineRequests, promptTokens, cachedTokens);
   }
 
-  Tally snapshot(Sampling sampling, long[] capacities) {
+  WindowHits snapshot(Sampling sampling, long[] capacities) {
     long[][] hits = new long[2][limits.length];
     long[][] unitHits = new long[2][limits.length];
     for (int s = 0; s < 2; s++) {
@@ -120,6 +120,6 @@ final class TallyAccumulator {
         unitHits[s][j] = u;
       }
     }
-    return new Tally(sampling, capacities, totals(), engine(), hits, unitHits);
+    return new WindowHits(sampling, capacities, totals(), engine(), hits, unitHits);
   }
 }

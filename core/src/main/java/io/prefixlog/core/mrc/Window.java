@@ -12,4 +12,5 @@ package io.prefixlog.core.mrc;
  * @param window the requests of this window
  * @param cumulative all requests up to the end of this window: LMCache's "rolling" rate
  */
-public record Window(long index, long startMs, long endMs, Tally window, Tally cumulative) {}
+public record Window(
+    long index, long startMs, long endMs, WindowHits window, WindowHits cumulative) {}

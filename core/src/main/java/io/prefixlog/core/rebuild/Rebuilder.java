@@ -39,7 +39,7 @@ public final class Rebuilder {
   private final NavigableMap<String, Chain> chains = new TreeMap<>();
 
   private final Set<String> sessionKeys = new HashSet<>();
-  private final Tally inputTally;
+  private final RunningCounts inputTally;
   private long superseded;
   private long pendingTurns;
   private boolean ran;
@@ -58,7 +58,7 @@ public final class Rebuilder {
       throw new IllegalArgumentException("maxProblems must be >= 0, got " + maxProblems);
     }
     this.maxProblems = maxProblems;
-    this.inputTally = new Tally(maxProblems);
+    this.inputTally = new RunningCounts(maxProblems);
   }
 
   public RebuildScope scope() {
@@ -172,7 +172,7 @@ public final class Rebuilder {
       throw new IllegalStateException("a Rebuilder runs once");
     }
     ran = true;
-    Tally total = new Tally(maxProblems);
+    RunningCounts total = new RunningCounts(maxProblems);
     long sessionCount = 0;
     long sessionsWithProblems = 0;
     long inputProblems = inputTally.problemCount();

@@ -30,7 +30,7 @@ final class SessionRebuild {
   private final NavigableMap<Long, Entry> entries;
   private final Long target;
   private final RebuildListener listener;
-  private final Tally tally = new Tally(Integer.MAX_VALUE);
+  private final RunningCounts tally = new RunningCounts(Integer.MAX_VALUE);
   private final NavigableMap<Long, Turn> turns = new TreeMap<>();
   private final Map<Long, Integer> pendingUses = new HashMap<>();
   private final Map<Long, byte[]> bodies = new HashMap<>();
@@ -54,7 +54,7 @@ final class SessionRebuild {
   }
 
   static SessionReport sessionNotFound(RebuildScope scope) {
-    Tally tally = new Tally(1);
+    RunningCounts tally = new RunningCounts(1);
     tally.problem(
         new Problem(
             scope.sessionKey(),

@@ -182,18 +182,19 @@ class MrcAnalyzerTest {
     Analysis analysis = analyzer.finish();
 
     // Then
-    assertThat(analysis.overall().engine()).isEqualTo(new EngineUsage(3, 119, 58));
+    assertThat(analysis.overall().engine()).isEqualTo(new EngineTokenTotals(3, 119, 58));
     assertThat(analysis.overall().engine().hitRate()).isEqualTo(58.0 / 119);
-    assertThat(analysis.model("a").orElseThrow().engine()).isEqualTo(new EngineUsage(2, 19, 8));
+    assertThat(analysis.model("a").orElseThrow().engine())
+        .isEqualTo(new EngineTokenTotals(2, 19, 8));
     List<Window> windows = analysis.overall().windows();
     assertThat(windows).hasSize(2);
-    assertThat(windows.get(0).window().engine()).isEqualTo(new EngineUsage(2, 110, 50));
-    assertThat(windows.get(1).window().engine()).isEqualTo(new EngineUsage(1, 9, 8));
-    assertThat(windows.get(1).cumulative().engine()).isEqualTo(new EngineUsage(3, 119, 58));
+    assertThat(windows.get(0).window().engine()).isEqualTo(new EngineTokenTotals(2, 110, 50));
+    assertThat(windows.get(1).window().engine()).isEqualTo(new EngineTokenTotals(1, 9, 8));
+    assertThat(windows.get(1).cumulative().engine()).isEqualTo(new EngineTokenTotals(3, 119, 58));
     // predicted beside it: model a's own cache holds chunk 1 from its first request on
     assertThat(windows.get(1).window().hits(Semantics.PREFIX, 4)).isEqualTo(2);
     assertThat(windows.get(0).window().hitRate(Semantics.PREFIX, Weighting.UNITS, 4)).isZero();
-    assertThat(new EngineUsage(0, 0, 0).hitRate()).isNaN();
+    assertThat(new EngineTokenTotals(0, 0, 0).hitRate()).isNaN();
   }
 
   @Test
@@ -570,7 +571,7 @@ class MrcAnalyzerTest {
     return names;
   }
 
-  private static long[] actual(Tally tally, long[] capacities) {
+  private static long[] actual(WindowHits tally, long[] capacities) {
     long[] values = new long[5 + 4 * capacities.length];
     values[0] = tally.totals().requests();
     values[1] = tally.totals().accesses();

@@ -2,12 +2,12 @@ package io.prefixlog.tools.analyze;
 
 import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.EngineUsage;
+import io.prefixlog.core.mrc.EngineTokenTotals;
 import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Tally;
 import io.prefixlog.core.mrc.Totals;
 import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.core.mrc.Window;
+import io.prefixlog.core.mrc.WindowHits;
 import io.prefixlog.core.mrc.Windowing;
 import io.prefixlog.tools.cli.Units;
 import java.awt.Color;
@@ -163,7 +163,7 @@ final class Charts {
           xs,
           optimal);
     }
-    EngineUsage engine = subject.analysis().engine();
+    EngineTokenTotals engine = subject.analysis().engine();
     if (engine.known() && !Double.isNaN(engine.hitRate())) {
       chart.horizontal(
           "engine actual: " + Quantities.percent(engine.hitRate()) + " of prompt tokens cached",
@@ -275,7 +275,7 @@ final class Charts {
           cumulative[k] = cumulativeRate(windows.get(slots.get(k - 1)), w, capacity);
           continue;
         }
-        Tally t = windows.get(i).window();
+        WindowHits t = windows.get(i).window();
         windowed[k] =
             t.totals().accesses() > 0 ? t.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
         cumulative[k] = cumulativeRate(windows.get(i), w, capacity);
@@ -298,7 +298,7 @@ final class Charts {
   }
 
   private static double cumulativeRate(Window window, Weighting w, long capacity) {
-    Tally c = window.cumulative();
+    WindowHits c = window.cumulative();
     return c.totals().accesses() > 0 ? c.hitRate(Semantics.PREFIX, w, capacity) : Double.NaN;
   }
 

@@ -4,9 +4,9 @@ import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.Curve;
 import io.prefixlog.core.mrc.ModelAnalysis;
 import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Tally;
 import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.core.mrc.Window;
+import io.prefixlog.core.mrc.WindowHits;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -134,8 +134,8 @@ final class CsvFiles {
 
   private static void rollingRow(BufferedWriter out, Subject subject, Window window, long capacity)
       throws IOException {
-    Tally w = window.window();
-    Tally c = window.cumulative();
+    WindowHits w = window.window();
+    WindowHits c = window.cumulative();
     boolean any = w.totals().accesses() > 0;
     boolean anyCumulative = c.totals().accesses() > 0;
     StringBuilder row = new StringBuilder();

@@ -1,7 +1,7 @@
 package io.prefixlog.tools.analyze;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.prefixlog.core.mrc.EngineUsage;
+import io.prefixlog.core.mrc.EngineTokenTotals;
 import io.prefixlog.core.mrc.LookupRequest;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
@@ -90,7 +90,7 @@ final class EngineFigures {
             sources.unavailable() == null ? "KV sources" : ""));
     long max = 0;
     for (Map.Entry<String, List<Lookup>> group : groups.entrySet()) {
-      EngineUsage usage = usage(group.getValue());
+      EngineTokenTotals usage = usage(group.getValue());
       long requests = group.getValue().size();
       max = Math.max(max, requests);
       String host = host(group.getKey());
@@ -120,7 +120,7 @@ final class EngineFigures {
               Quantities.percent(usage.hitRate()),
               joined));
     }
-    EngineUsage all = usage(lookups);
+    EngineTokenTotals all = usage(lookups);
     row(
         s,
         String.format(
@@ -287,7 +287,7 @@ final class EngineFigures {
    * carry both (the parser has already read an absent {@code cached_tokens} as 0 beside a known
    * {@code prompt_tokens}, as vLLM omits zero).
    */
-  static EngineUsage usage(List<Lookup> lookups) {
+  static EngineTokenTotals usage(List<Lookup> lookups) {
     long requests = 0;
     long prompt = 0;
     long cached = 0;
@@ -299,11 +299,11 @@ final class EngineFigures {
         cached += lookup.cachedTokens();
       }
     }
-    return new EngineUsage(requests, prompt, cached);
+    return new EngineTokenTotals(requests, prompt, cached);
   }
 
   /** One fleet's line: the engine's own hit rate over the same requests as the simulation. */
-  static String usageLine(EngineUsage usage, long requests) {
+  static String usageLine(EngineTokenTotals usage, long requests) {
     if (!usage.known()) {
       return "    engine actual: not reported (no prompt_tokens in the records)\n";
     }

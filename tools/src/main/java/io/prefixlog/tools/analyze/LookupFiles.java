@@ -1,7 +1,8 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.tools.cli.LineSplitter;
 import io.prefixlog.tools.cli.Progress;
-import java.io.FilterInputStream;
+import io.prefixlog.tools.cli.ProgressInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.DirectoryStream;
@@ -9,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
 
@@ -88,13 +88,13 @@ final class LookupFiles {
     long done = 0;
     for (Path file : files) {
       try (InputStream in = Files.newInputStream(file)) {
-        Counting counted = new Counting(in, progress, done);
+        ProgressInputStream counted = new ProgressInputStream(in, progress, done);
         InputStream lines =
             file.getFileName().toString().endsWith(".gz")
                 ? new GZIPInputStream(counted, CHUNK)
                 : counted;
         read(lines, file.toString(), handler);
-        done = counted.position;
+        done = counted.position();
       }
     }
   }
@@ -105,39 +105,8 @@ final class LookupFiles {
   }
 
   private static void read(InputStream in, String name, LineHandler handler) throws IOException {
-    byte[] chunk = new byte[CHUNK];
-    byte[] line = new byte[CHUNK];
-    int lineLength = 0;
-    long lineNumber = 0;
-    int n;
-    while ((n = in.read(chunk)) > 0) {
-      int from = 0;
-      for (int i = 0; i < n; i++) {
-        if (chunk[i] != '\n') {
-          continue;
-        }
-        int part = i - from;
-        line = ensure(line, lineLength + part);
-        System.arraycopy(chunk, from, line, lineLength, part);
-        lineLength += part;
-        deliver(line, lineLength, name, ++lineNumber, handler);
-        lineLength = 0;
-        from = i + 1;
-      }
-      int rest = n - from;
-      line = ensure(line, lineLength + rest);
-      System.arraycopy(chunk, from, line, lineLength, rest);
-      lineLength += rest;
-    }
-    if (lineLength > 0) {
-      deliver(line, lineLength, name, ++lineNumber, handler);
-    }
-  }
-
-  private static void deliver(
-      byte[] line, int length, String name, long number, LineHandler handler) throws IOException {
-    handler.line(
-        line, length > 0 && line[length - 1] == '\r' ? length - 1 : length, name + ":" + number);
+    LineSplitter.split(
+        in, (line, length, number, offset) -> handler.line(line, length, name + ":" + number));
   }
 
   private static void onLine(byte[] line, int length, String location, Trace trace) {
@@ -146,43 +115,6 @@ final class LookupFiles {
       trace.accept(LookupParser.parse(line, length));
     } catch (LookupParser.BadLineException e) {
       trace.bad(location, e.getMessage());
-    }
-  }
-
-  private static byte[] ensure(byte[] buffer, int size) {
-    return size <= buffer.length
-        ? buffer
-        : Arrays.copyOf(buffer, Math.max(size, buffer.length * 2));
-  }
-
-  /** Counts the bytes read from a file for the progress bar. */
-  private static final class Counting extends FilterInputStream {
-    private final Progress progress;
-    long position;
-
-    Counting(InputStream in, Progress progress, long start) {
-      super(in);
-      this.progress = progress;
-      this.position = start;
-    }
-
-    @Override
-    public int read() throws IOException {
-      int b = super.read();
-      if (b >= 0) {
-        progress.update(++position);
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      int n = super.read(b, off, len);
-      if (n > 0) {
-        position += n;
-        progress.update(position);
-      }
-      return n;
     }
   }
 }

@@ -2,12 +2,12 @@ package io.prefixlog.tools.analyze;
 
 import io.prefixlog.core.mrc.Analysis;
 import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.EngineUsage;
+import io.prefixlog.core.mrc.EngineTokenTotals;
 import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Tally;
 import io.prefixlog.core.mrc.Totals;
 import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.core.mrc.Window;
+import io.prefixlog.core.mrc.WindowHits;
 import io.prefixlog.core.mrc.Windowing;
 import io.prefixlog.tools.cli.Units;
 import java.time.Duration;
@@ -139,7 +139,7 @@ final class Report {
       }
       s.append('\n');
     }
-    EngineUsage engine = subject.analysis().engine();
+    EngineTokenTotals engine = subject.analysis().engine();
     if (engine.known()) {
       s.append(
           String.format(
@@ -337,7 +337,7 @@ final class Report {
     for (long capacity : analysis.windowCapacities()) {
       List<Double> rates = new ArrayList<>();
       for (Window window : windows) {
-        Tally t = window.window();
+        WindowHits t = window.window();
         if (t.totals().accesses() > 0) {
           rates.add(t.hitRate(Semantics.PREFIX, w, capacity));
         }

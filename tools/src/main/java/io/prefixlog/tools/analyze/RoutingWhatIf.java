@@ -1,6 +1,6 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.EngineUsage;
+import io.prefixlog.core.mrc.EngineTokenTotals;
 import io.prefixlog.core.routing.FleetResult;
 import io.prefixlog.core.routing.FleetSimulator;
 import io.prefixlog.core.routing.ReplicaStats;
@@ -62,7 +62,7 @@ final class RoutingWhatIf {
       long requests,
       long withoutSession,
       List<FleetResult> results,
-      EngineUsage engine) {
+      EngineTokenTotals engine) {
     Fleet {
       results = List.copyOf(results);
     }

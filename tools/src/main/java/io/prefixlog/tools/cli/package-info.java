@@ -1,2 +1,5 @@
-/** What every prefixlog command shares: option parsing and help, terminal output, progress bars. */
+/**
+ * What every prefixlog command shares: option parsing and help, terminal output, progress bars, and
+ * reading input files line by line.
+ */
 package io.prefixlog.tools.cli;

@@ -205,7 +205,7 @@ public final class EraseService {
       SinkCatchUp.Outcome sink =
           sinkCatchUp.await(
               s.sinkTimeout(), true, line -> terminal.err().println("prefixlog erase: " + line));
-      archiveOk = ArchivePart.erase(s.archive(), s.topicPrefix(), selection, terminal, report);
+      archiveOk = ArchiveErasure.erase(s.archive(), s.topicPrefix(), selection, terminal, report);
       if (!sink.caughtUp()) {
         for (String line : sink.behind()) {
           report.failed(
@@ -323,7 +323,7 @@ public final class EraseService {
                   false,
                   line -> terminal.err().println("prefixlog erase: " + line))
               .behind();
-      archived = ArchivePart.count(s.archive(), s.topicPrefix(), s.selection());
+      archived = ArchiveErasure.count(s.archive(), s.topicPrefix(), s.selection());
     }
     EraseReport.printCheck(
         terminal.out(), s.selection(), left, s.archive() == null ? null : archived, sinkBehind);

@@ -10,14 +10,15 @@ import io.prefixlog.core.rebuild.TurnKey;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.tools.cli.LineSplitter;
 import io.prefixlog.tools.cli.Progress;
+import io.prefixlog.tools.cli.ProgressInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -39,7 +40,6 @@ import java.util.Optional;
  */
 final class DumpReader implements AutoCloseable {
   private static final JsonFactory FACTORY = Json.mapper().getFactory();
-  private static final int CHUNK = 1 << 16;
 
   private final String name;
   private final FileChannel channel;
@@ -90,52 +90,14 @@ final class DumpReader implements AutoCloseable {
   }
 
   private void scan(InputStream in) throws IOException {
-    byte[] chunk = new byte[CHUNK];
-    byte[] line = new byte[CHUNK];
-    int lineLength = 0;
-    long lineStart = 0;
-    long position = 0;
-    int n;
-    while ((n = in.read(chunk)) > 0) {
-      int from = 0;
-      for (int i = 0; i < n; i++) {
-        if (chunk[i] != '\n') {
-          continue;
-        }
-        int part = i - from;
-        line = ensure(line, lineLength + part);
-        System.arraycopy(chunk, from, line, lineLength, part);
-        lineLength += part;
-        onLine(line, lineLength, lineStart);
-        lineStart = position + i + 1;
-        lineLength = 0;
-        from = i + 1;
-      }
-      int rest = n - from;
-      line = ensure(line, lineLength + rest);
-      System.arraycopy(chunk, from, line, lineLength, rest);
-      lineLength += rest;
-      position += n;
-      bytes = position;
-      progress.update(position);
-    }
-    if (lineLength > 0) {
-      onLine(line, lineLength, lineStart);
-    }
+    bytes =
+        LineSplitter.split(
+            new ProgressInputStream(in, progress, 0),
+            (line, length, number, offset) -> onLine(line, length, offset));
   }
 
-  private static byte[] ensure(byte[] buffer, int size) {
-    return size <= buffer.length
-        ? buffer
-        : Arrays.copyOf(buffer, Math.max(size, buffer.length * 2));
-  }
-
-  private void onLine(byte[] buffer, int fullLength, long offset) {
+  private void onLine(byte[] buffer, int length, long offset) {
     lines++;
-    int length = fullLength;
-    if (length > 0 && buffer[length - 1] == '\r') {
-      length--;
-    }
     String location = name + ":" + lines;
     Line line;
     try {

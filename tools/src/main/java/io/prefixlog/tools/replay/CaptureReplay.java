@@ -71,7 +71,7 @@ final class CaptureReplay {
       int[] status,
       long[] latencyNanos,
       long[] lateNanos,
-      EngineUsage[] usage,
+      AnswerUsage[] usage,
       long elapsedNanos,
       String firstFailure) {
 
@@ -102,7 +102,7 @@ final class CaptureReplay {
     int[] status = new int[n];
     long[] latency = new long[n];
     long[] late = new long[n];
-    EngineUsage[] usage = new EngineUsage[n];
+    AnswerUsage[] usage = new AnswerUsage[n];
     AtomicReference<String> firstFailure = new AtomicReference<>();
     AtomicLong completed = new AtomicLong();
     List<CompletableFuture<Void>> answered = new ArrayList<>(n);
@@ -187,7 +187,7 @@ final class CaptureReplay {
       HttpResponse<byte[]> response,
       Throwable failure,
       int[] status,
-      EngineUsage[] usage,
+      AnswerUsage[] usage,
       AtomicReference<String> firstFailure) {
     if (failure != null) {
       status[index] = -1;
@@ -207,6 +207,6 @@ final class CaptureReplay {
             .firstValue("Content-Type")
             .map(type -> type.toLowerCase(Locale.ROOT).startsWith("text/event-stream"))
             .orElse(false);
-    usage[index] = EngineUsage.parse(response.body(), sse);
+    usage[index] = AnswerUsage.parse(response.body(), sse);
   }
 }

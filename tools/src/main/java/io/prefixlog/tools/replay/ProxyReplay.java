@@ -170,7 +170,7 @@ final class ProxyReplay {
 
   /** Adds the engine's reported usage: the JSON's, or the last SSE event's that carries one. */
   private void usage(byte[] body, boolean stream) {
-    EngineUsage usage = EngineUsage.parse(body, stream);
+    AnswerUsage usage = AnswerUsage.parse(body, stream);
     if (usage != null) {
       promptTokens.add(usage.promptTokens());
       cachedTokens.add(usage.cachedTokens());

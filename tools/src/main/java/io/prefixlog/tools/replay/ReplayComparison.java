@@ -97,7 +97,7 @@ final class ReplayComparison {
       this.name = name;
     }
 
-    void add(CapturedRequest request, int status, long latencyNanos, EngineUsage usage) {
+    void add(CapturedRequest request, int status, long latencyNanos, AnswerUsage usage) {
       requests++;
       if (request.latencyMs() != null) {
         originalLatency.add(request.latencyMs());

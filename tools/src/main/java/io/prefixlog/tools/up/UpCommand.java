@@ -31,11 +31,11 @@ import java.util.stream.Stream;
  * in, bytes out and the rebuild check.
  *
  * <p>This class parses the options and keeps the order of things; each running piece is a {@link
- * Part} ({@link BrokerPart}, {@link StreamAppPart}, {@link ArchivePart}, {@link DemoPart}, {@link
- * BridgePart}) started in that order onto a {@link Parts} stack, which stops them in reverse order
- * on Ctrl-C, at the end of {@code --exit-after-demo}, or when a later start fails. What a part
- * needs from an earlier one (the bootstrap servers, the demo engine's URL) it gets as a value when
- * it starts.
+ * Part} ({@link BrokerPart}, {@link StreamAppPart}, {@link EmbeddedArchivePart}, {@link DemoPart},
+ * {@link BridgePart}) started in that order onto a {@link Parts} stack, which stops them in reverse
+ * order on Ctrl-C, at the end of {@code --exit-after-demo}, or when a later start fails. What a
+ * part needs from an earlier one (the bootstrap servers, the demo engine's URL) it gets as a value
+ * when it starts.
  */
 public final class UpCommand implements Command {
   static final List<Option> OPTIONS =
@@ -226,15 +226,15 @@ public final class UpCommand implements Command {
         streamAppConfig(
             bootstrap, dataDir, options.metricsPort(), line.has("demo"), terminal.env());
     StreamAppPart app = parts.start(() -> StreamAppPart.start(config));
-    Optional<ArchivePart> archive = Optional.empty();
+    Optional<EmbeddedArchivePart> archive = Optional.empty();
     if (line.has("archive")) {
-      int s3Port = ArchivePart.s3Port(line);
+      int s3Port = EmbeddedArchivePart.s3Port(line);
       out.println("prefixlog up: starting the archive (s3proxy, Kafka Connect + Iceberg sink) ...");
       archive =
           Optional.of(
               parts.start(
                   () ->
-                      ArchivePart.start(
+                      EmbeddedArchivePart.start(
                           dataDir,
                           home,
                           bootstrap,

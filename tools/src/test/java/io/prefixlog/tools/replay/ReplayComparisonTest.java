@@ -43,8 +43,8 @@ class ReplayComparisonTest {
             new int[] {200, 200, 503, 200},
             new long[] {5_000_000, 7_000_000, 1_000_000, 2_000_000},
             new long[4],
-            new EngineUsage[] {
-              new EngineUsage(100, 80), new EngineUsage(300, 100), null, new EngineUsage(40, 0)
+            new AnswerUsage[] {
+              new AnswerUsage(100, 80), new AnswerUsage(300, 100), null, new AnswerUsage(40, 0)
             },
             1,
             null);

@@ -3,8 +3,11 @@ package io.prefixlog.core.rebuild;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Mutable counts and the first problems, frozen into {@link Counts} at the end. */
-final class Tally {
+/**
+ * A rebuild's counts while it runs, with the first problems it met: mutable, frozen into {@link
+ * Counts} at the end.
+ */
+final class RunningCounts {
   private final int maxProblems;
   private final List<Problem> problems = new ArrayList<>();
   private long problemCount;
@@ -18,7 +21,7 @@ final class Tally {
   long notFound;
   long bytesRebuilt;
 
-  Tally(int maxProblems) {
+  RunningCounts(int maxProblems) {
     this.maxProblems = maxProblems;
   }
 

@@ -8,19 +8,19 @@ import java.util.Objects;
  * Hits at the chosen window capacities over a stretch of requests (one window, or everything up to
  * a window's end), with the engine's own figures for the same requests.
  */
-public final class Tally {
+public final class WindowHits {
   private final Sampling sampling;
   private final long[] capacities;
   private final Totals totals;
-  private final EngineUsage engine;
+  private final EngineTokenTotals engine;
   private final long[][] hits; // [semantics][capacity index], over the sampled lookups
   private final long[][] units;
 
-  Tally(
+  WindowHits(
       Sampling sampling,
       long[] capacities,
       Totals totals,
-      EngineUsage engine,
+      EngineTokenTotals engine,
       long[][] hits,
       long[][] units) {
     this.sampling = sampling;
@@ -40,35 +40,34 @@ public final class Tally {
     return totals;
   }
 
-  public EngineUsage engine() {
+  public EngineTokenTotals engine() {
     return engine;
   }
 
   /** Chunk lookups that hit at {@code capacity}, one of {@link #capacities()}. */
   public long hits(Semantics semantics, long capacity) {
-    return totals.count(
-        Weighting.CHUNKS,
-        hits[semantics.ordinal()][index(capacity)],
-        sampling,
-        sampling.distanceLimit(capacity));
+    return count(Weighting.CHUNKS, semantics, capacity);
   }
 
   /** Units that hit at {@code capacity}, one of {@link #capacities()}. */
   public long unitHits(Semantics semantics, long capacity) {
-    return totals.count(
-        Weighting.UNITS,
-        units[semantics.ordinal()][index(capacity)],
-        sampling,
-        sampling.distanceLimit(capacity));
+    return count(Weighting.UNITS, semantics, capacity);
   }
 
   public double hitRate(Semantics semantics, Weighting weighting, long capacity) {
+    int limit = sampling.distanceLimit(capacity);
+    return totals.rate(weighting, sampled(weighting, semantics, capacity), sampling, limit);
+  }
+
+  private long count(Weighting weighting, Semantics semantics, long capacity) {
+    int limit = sampling.distanceLimit(capacity);
+    return totals.count(weighting, sampled(weighting, semantics, capacity), sampling, limit);
+  }
+
+  /** The hits among the sampled lookups, before {@link Totals} scales them to all lookups. */
+  private long sampled(Weighting weighting, Semantics semantics, long capacity) {
     long[][] counts = weighting == Weighting.CHUNKS ? hits : units;
-    return totals.rate(
-        weighting,
-        counts[semantics.ordinal()][index(capacity)],
-        sampling,
-        sampling.distanceLimit(capacity));
+    return counts[semantics.ordinal()][index(capacity)];
   }
 
   private int index(long capacity) {
@@ -82,12 +81,12 @@ public final class Tally {
 
   @Override
   public String toString() {
-    return "Tally[" + totals + ", " + engine + "]";
+    return "WindowHits[" + totals + ", " + engine + "]";
   }
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof Tally that
+    return other instanceof WindowHits that
         && sampling.equals(that.sampling)
         && Arrays.equals(capacities, that.capacities)
         && totals.equals(that.totals)

@@ -14,8 +14,8 @@ import org.apache.iceberg.exceptions.RuntimeIOException;
 import org.apache.iceberg.exceptions.ValidationException;
 
 /** The archive's share of an erasure: the three Iceberg tables (see {@link ArchiveEraser}). */
-final class ArchivePart {
-  private ArchivePart() {}
+final class ArchiveErasure {
+  private ArchiveErasure() {}
 
   /** Erases the selection from the archive's tables; false when something failed. */
   static boolean erase(

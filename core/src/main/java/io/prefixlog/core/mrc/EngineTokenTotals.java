@@ -1,14 +1,15 @@
 package io.prefixlog.core.mrc;
 
 /**
- * What the engine itself reported: its actual prefix-cache hit rate, beside the predicted one.
+ * The prompt and cached token counts the engine itself reported, summed over requests: its actual
+ * prefix-cache hit rate, beside the predicted one.
  *
  * @param requests requests that carried both the engine's prompt and cached token counts
  * @param promptTokens Σ prompt tokens of those requests
  * @param cachedTokens Σ cached prompt tokens of those requests
  */
-public record EngineUsage(long requests, long promptTokens, long cachedTokens) {
-  static final EngineUsage NONE = new EngineUsage(0, 0, 0);
+public record EngineTokenTotals(long requests, long promptTokens, long cachedTokens) {
+  static final EngineTokenTotals NONE = new EngineTokenTotals(0, 0, 0);
 
   /** Σ cached / Σ prompt, or NaN when no request reported both (or the prompts were empty). */
   public double hitRate() {
@@ -19,8 +20,8 @@ public record EngineUsage(long requests, long promptTokens, long cachedTokens) {
     return requests > 0;
   }
 
-  EngineUsage plus(EngineUsage other) {
-    return new EngineUsage(
+  EngineTokenTotals plus(EngineTokenTotals other) {
+    return new EngineTokenTotals(
         requests + other.requests,
         promptTokens + other.promptTokens,
         cachedTokens + other.cachedTokens);

@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
  * @param cachedTokens the prompt's tokens the engine found cached; vLLM omits zero, so with prompt
  *     tokens known an absent count is 0, as the stream app records it
  */
-record EngineUsage(long promptTokens, long cachedTokens) {
-  private static final Logger LOGGER = LoggerFactory.getLogger(EngineUsage.class);
+record AnswerUsage(long promptTokens, long cachedTokens) {
+  private static final Logger LOGGER = LoggerFactory.getLogger(AnswerUsage.class);
 
   /** The usage of an answer's body, or null when it has none (or is not readable JSON). */
-  static EngineUsage parse(byte[] body, boolean sse) {
+  static AnswerUsage parse(byte[] body, boolean sse) {
     JsonNode usage = null;
     try {
       if (!sse) {
@@ -45,7 +45,7 @@ record EngineUsage(long promptTokens, long cachedTokens) {
     if (usage == null || !usage.isObject() || !usage.path("prompt_tokens").canConvertToLong()) {
       return null;
     }
-    return new EngineUsage(
+    return new AnswerUsage(
         usage.path("prompt_tokens").asLong(),
         usage.path("prompt_tokens_details").path("cached_tokens").asLong(0));
   }

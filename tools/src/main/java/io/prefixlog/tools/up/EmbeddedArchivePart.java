@@ -12,11 +12,11 @@ import java.util.Map;
  * after the broker and the stream app, which creates the archived topics; stopped before them, so
  * that Connect leaves the broker cleanly.
  */
-final class ArchivePart implements Part {
+final class EmbeddedArchivePart implements Part {
   private final EmbeddedArchive archive;
   private final String banner;
 
-  private ArchivePart(EmbeddedArchive archive) {
+  private EmbeddedArchivePart(EmbeddedArchive archive) {
     this.archive = archive;
     this.banner =
         archive.describe()
@@ -51,7 +51,7 @@ final class ArchivePart implements Part {
    * @param home the project's directory, where the s3proxy jar and the Connect plugin were built
    * @param env {@code PREFIXLOG_S3_*} and {@code PREFIXLOG_ARCHIVE_COMMIT_INTERVAL}
    */
-  static ArchivePart start(
+  static EmbeddedArchivePart start(
       Path dataDir,
       Path home,
       String bootstrapServers,
@@ -60,7 +60,7 @@ final class ArchivePart implements Part {
       int s3Port,
       Map<String, String> env) {
     try {
-      return new ArchivePart(
+      return new EmbeddedArchivePart(
           EmbeddedArchive.start(
               dataDir.resolve("archive"),
               EmbeddedArchive.Artifacts.of(home),
