@@ -2,12 +2,15 @@ package io.prefixlog.architecture;
 
 import static com.tngtech.archunit.base.DescribedPredicate.describe;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
+import io.prefixlog.architecture.MethodLengthLimit.Allowed;
+import io.prefixlog.architecture.MethodLengthLimit.Method;
 import io.prefixlog.architecture.fixture.benchmarks.BenchmarkUsingBridgeTestPublisher;
 import io.prefixlog.architecture.fixture.benchmarks.BenchmarkUsingCoreTestClock;
 import io.prefixlog.architecture.fixture.bridge.Proxy;
@@ -28,15 +31,21 @@ import io.prefixlog.architecture.fixture.tools.cli.Cli;
 import io.prefixlog.architecture.fixture.tools.ui.UiPart;
 import io.prefixlog.architecture.fixture.tools.up.UpPart;
 import io.prefixlog.architecture.fixture.unplaced.Orphan;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Each rule of {@link ArchitectureTest} fails on a planted violation: the same rules, evaluated on
  * the fixtures in {@code io.prefixlog.architecture.fixture} (laid out like the modules, with
- * classes named {@code TestOnly...} standing for test code). Each test also shows the rule passing
- * the allowed counterpart, so a rule that failed on everything would not pass either.
+ * classes named {@code TestOnly...} standing for test code) and, for the method length, on sources
+ * written here. Each test also shows the rule passing the allowed counterpart, so a rule that
+ * failed on everything would not pass either.
  */
 class ArchitecturePlantedViolationsTest {
 
@@ -174,6 +183,81 @@ class ArchitecturePlantedViolationsTest {
         .isTrue();
   }
 
+  @Test
+  void shouldReportAMethodOverTheLimit(@TempDir Path dir) throws IOException {
+    // Given: a body of 101 lines and one of exactly 100
+    Path source =
+        write(
+            dir, "Planted", method("tooLong", 101) + method("justRight", 100) + "  Planted() {}\n");
+    MethodLengthLimit limit = new MethodLengthLimit(100, Map.of());
+
+    // When
+    List<Method> methods = MethodLengthLimit.measure(dir, List.of(source));
+
+    // Then
+    assertThat(methods)
+        .extracting(Method::key, Method::lines)
+        .containsExactly(
+            tuple("Planted.tooLong", 101L),
+            tuple("Planted.justRight", 100L),
+            tuple("Planted.<init>", 1L));
+    assertThat(limit.violations(methods))
+        .singleElement()
+        .asString()
+        .contains("Planted.tooLong (Planted.java:", "101 lines", "limit of 100");
+  }
+
+  @Test
+  void shouldReportAnAllowListedMethodThatGrew(@TempDir Path dir) throws IOException {
+    // Given: allowed 110 lines; one method has 110, the other grew to 111
+    Path source = write(dir, "Planted", method("kept", 110) + method("grown", 110 + 1));
+    MethodLengthLimit limit =
+        new MethodLengthLimit(
+            100,
+            Map.of(
+                "Planted.kept", new Allowed(110, "planted"),
+                "Planted.grown", new Allowed(110, "planted"),
+                "Planted.gone", new Allowed(120, "planted")));
+
+    // When
+    List<Method> methods = MethodLengthLimit.measure(dir, List.of(source));
+
+    // Then
+    assertThat(limit.violations(methods))
+        .singleElement()
+        .asString()
+        .contains("Planted.grown", "111 lines", "allow-listed 110");
+    assertThat(limit.unusedEntries(methods)).containsExactly("Planted.gone");
+  }
+
+  @Test
+  void shouldCountAnonymousClassesAndLambdasInTheMethodAroundThem(@TempDir Path dir)
+      throws IOException {
+    // Given: the lambda and the anonymous class are written inside outer's body
+    String outer =
+        "  Runnable outer() {\n"
+            + "    Runnable lambda =\n"
+            + "        () -> {\n"
+            + "          System.out.println(1);\n"
+            + "        };\n"
+            + "    return new Runnable() {\n"
+            + "      @Override\n"
+            + "      public void run() {\n"
+            + "        lambda.run();\n"
+            + "      }\n"
+            + "    };\n"
+            + "  }\n";
+    Path source = write(dir, "Planted", outer);
+
+    // When
+    List<Method> methods = MethodLengthLimit.measure(dir, List.of(source));
+
+    // Then: outer spans its 12 lines; the anonymous class's run is counted under Planted too
+    assertThat(methods)
+        .extracting(Method::key, Method::lines)
+        .containsExactly(tuple("Planted.outer", 12L), tuple("Planted.run", 3L));
+  }
+
   private static List<String> violations(ArchRule rule, List<Class<?>> classes) {
     JavaClasses imported = new ClassFileImporter().importClasses(classes);
     EvaluationResult result = rule.evaluate(imported);
@@ -182,5 +266,20 @@ class ArchitecturePlantedViolationsTest {
 
   private static List<Class<?>> with(List<Class<?>> classes, Class<?> planted) {
     return Stream.concat(classes.stream(), Stream.of(planted)).toList();
+  }
+
+  /** A method whose body spans {@code lines} lines, braces included. */
+  private static String method(String name, int lines) {
+    StringBuilder body = new StringBuilder("  void " + name + "() {\n");
+    for (int i = 0; i < lines - 2; i++) {
+      body.append("    // line ").append(i + 2).append('\n');
+    }
+    return body.append("  }\n").toString();
+  }
+
+  private static Path write(Path dir, String className, String members) throws IOException {
+    Path source = dir.resolve(className + ".java");
+    Files.writeString(source, "class " + className + " {\n" + members + "}\n");
+    return source;
   }
 }

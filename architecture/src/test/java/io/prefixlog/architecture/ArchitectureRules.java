@@ -39,7 +39,8 @@ import java.util.regex.Pattern;
  * <p>Why ArchUnit (the plain library, not its JUnit engine): it reads the compiled classes, so a
  * dependency written with a fully qualified name or through a lambda counts as much as an import;
  * the same rule objects run on the real classes and on the fixtures; and its failures name the
- * class, the dependency and the source line.
+ * class, the dependency and the source line. It does not see where a method ends, so the method
+ * length is measured on the sources instead ({@link MethodLengthLimit}).
  */
 final class ArchitectureRules {
 
