@@ -52,6 +52,8 @@ final class ArchitectureRules {
       List.of(
           new Module("schemas", "schemas", List.of()),
           new Module("core", "core", List.of("schemas")),
+          // The what-if analyses: only the tools and the benchmarks use them.
+          new Module("analysis", "analysis", List.of("core", "schemas")),
           new Module("embedded", "embedded", List.of("schemas")),
           new Module("embedded-junit", "embedded.junit", List.of("embedded", "schemas")),
           new Module("demo-engine", "demo", List.of("core", "schemas")),
@@ -65,6 +67,7 @@ final class ArchitectureRules {
               List.of(
                   "schemas",
                   "core",
+                  "analysis",
                   "embedded",
                   "demo-engine",
                   "stream-app",
@@ -76,6 +79,7 @@ final class ArchitectureRules {
               List.of(
                   "schemas",
                   "core",
+                  "analysis",
                   "embedded",
                   "demo-engine",
                   "stream-app",

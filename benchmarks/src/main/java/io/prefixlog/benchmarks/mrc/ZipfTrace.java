@@ -1,9 +1,9 @@
 package io.prefixlog.benchmarks.mrc;
 
-import io.prefixlog.core.mrc.MrcAnalyzer;
-import io.prefixlog.core.mrc.NaiveLru;
-import io.prefixlog.core.mrc.NaiveMin;
-import io.prefixlog.core.mrc.OptAnalyzer;
+import io.prefixlog.analysis.mrc.MrcAnalyzer;
+import io.prefixlog.analysis.mrc.NaiveLru;
+import io.prefixlog.analysis.mrc.NaiveMin;
+import io.prefixlog.analysis.mrc.OptAnalyzer;
 
 /**
  * A deterministic synthetic lookup trace: every chunk key drawn independently from Zipf(α) over

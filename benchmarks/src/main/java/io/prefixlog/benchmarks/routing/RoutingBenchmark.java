@@ -1,17 +1,17 @@
 package io.prefixlog.benchmarks.routing;
 
+import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.MrcAnalyzer;
+import io.prefixlog.analysis.mrc.NaiveLru;
+import io.prefixlog.analysis.mrc.Semantics;
+import io.prefixlog.analysis.mrc.Weighting;
+import io.prefixlog.analysis.routing.FleetResult;
+import io.prefixlog.analysis.routing.FleetSimulator;
+import io.prefixlog.analysis.routing.RoutingPolicy;
 import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.MrcAnalyzer;
-import io.prefixlog.core.mrc.NaiveLru;
-import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Weighting;
-import io.prefixlog.core.routing.FleetResult;
-import io.prefixlog.core.routing.FleetSimulator;
-import io.prefixlog.core.routing.RoutingPolicy;
 import io.prefixlog.tools.cli.CommandLine;
 import io.prefixlog.tools.cli.Option;
 import io.prefixlog.tools.cli.UsageException;

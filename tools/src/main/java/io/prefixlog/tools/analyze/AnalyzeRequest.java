@@ -1,8 +1,8 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.analysis.mrc.Sampling;
+import io.prefixlog.analysis.routing.RoutingPolicy;
 import io.prefixlog.archive.ArchiveSettings;
-import io.prefixlog.core.mrc.Sampling;
-import io.prefixlog.core.routing.RoutingPolicy;
 import io.prefixlog.schemas.Topics;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.MrcAnalyzer;
-import io.prefixlog.core.mrc.OptAnalyzer;
-import io.prefixlog.core.mrc.OptimalCurves;
-import io.prefixlog.core.mrc.Windowing;
+import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.MrcAnalyzer;
+import io.prefixlog.analysis.mrc.OptAnalyzer;
+import io.prefixlog.analysis.mrc.OptimalCurves;
+import io.prefixlog.analysis.mrc.Windowing;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Outcome;

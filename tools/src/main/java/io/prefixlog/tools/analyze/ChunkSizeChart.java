@@ -1,7 +1,7 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Weighting;
+import io.prefixlog.analysis.mrc.Semantics;
+import io.prefixlog.analysis.mrc.Weighting;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,13 +1,13 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.Curve;
+import io.prefixlog.analysis.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.MrcAnalyzer;
+import io.prefixlog.analysis.mrc.Semantics;
+import io.prefixlog.analysis.mrc.Weighting;
 import io.prefixlog.core.chunk.Rechunker;
 import io.prefixlog.core.chunk.RenderedPrompt;
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.LookupRequest;
-import io.prefixlog.core.mrc.MrcAnalyzer;
-import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Weighting;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.tools.cli.Units;

@@ -1,12 +1,12 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.ModelAnalysis;
-import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Weighting;
-import io.prefixlog.core.mrc.Window;
-import io.prefixlog.core.mrc.WindowHits;
+import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.Curve;
+import io.prefixlog.analysis.mrc.ModelAnalysis;
+import io.prefixlog.analysis.mrc.Semantics;
+import io.prefixlog.analysis.mrc.Weighting;
+import io.prefixlog.analysis.mrc.Window;
+import io.prefixlog.analysis.mrc.WindowHits;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

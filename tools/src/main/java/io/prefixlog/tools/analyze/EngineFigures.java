@@ -1,8 +1,8 @@
 package io.prefixlog.tools.analyze;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.prefixlog.core.mrc.EngineTokenTotals;
-import io.prefixlog.core.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.EngineTokenTotals;
+import io.prefixlog.analysis.mrc.LookupRequest;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.SourceStats;

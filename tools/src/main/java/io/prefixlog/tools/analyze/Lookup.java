@@ -1,6 +1,6 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.LookupRequest;
 import java.util.Objects;
 
 /**

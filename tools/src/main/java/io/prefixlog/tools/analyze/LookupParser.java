@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import io.prefixlog.core.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.LookupRequest;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import java.io.IOException;

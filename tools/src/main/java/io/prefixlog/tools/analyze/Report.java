@@ -1,14 +1,14 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.EngineTokenTotals;
-import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Totals;
-import io.prefixlog.core.mrc.Weighting;
-import io.prefixlog.core.mrc.Window;
-import io.prefixlog.core.mrc.WindowHits;
-import io.prefixlog.core.mrc.Windowing;
+import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.Curve;
+import io.prefixlog.analysis.mrc.EngineTokenTotals;
+import io.prefixlog.analysis.mrc.Semantics;
+import io.prefixlog.analysis.mrc.Totals;
+import io.prefixlog.analysis.mrc.Weighting;
+import io.prefixlog.analysis.mrc.Window;
+import io.prefixlog.analysis.mrc.WindowHits;
+import io.prefixlog.analysis.mrc.Windowing;
 import io.prefixlog.tools.cli.Units;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.EngineTokenTotals;
-import io.prefixlog.core.routing.FleetResult;
-import io.prefixlog.core.routing.FleetSimulator;
-import io.prefixlog.core.routing.ReplicaStats;
-import io.prefixlog.core.routing.RoutingPolicy;
+import io.prefixlog.analysis.mrc.EngineTokenTotals;
+import io.prefixlog.analysis.routing.FleetResult;
+import io.prefixlog.analysis.routing.FleetSimulator;
+import io.prefixlog.analysis.routing.ReplicaStats;
+import io.prefixlog.analysis.routing.RoutingPolicy;
 import io.prefixlog.tools.cli.Progress;
 import io.prefixlog.tools.cli.Units;
 import java.io.BufferedWriter;

@@ -1,11 +1,11 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.ModelAnalysis;
-import io.prefixlog.core.mrc.OptimalCurves;
-import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Weighting;
+import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.Curve;
+import io.prefixlog.analysis.mrc.ModelAnalysis;
+import io.prefixlog.analysis.mrc.OptimalCurves;
+import io.prefixlog.analysis.mrc.Semantics;
+import io.prefixlog.analysis.mrc.Weighting;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -175,7 +175,7 @@ record Subject(
    * The smallest capacity the analysis resolves: 1 chunk when exact; with SHARDS sampling at rate
    * R, ⌈1/R⌉ chunks (a sampled stack distance of 1 stands for 1/R chunks).
    */
-  static long minCapacity(io.prefixlog.core.mrc.Sampling sampling) {
+  static long minCapacity(io.prefixlog.analysis.mrc.Sampling sampling) {
     return sampling.isExact() ? 1 : (long) Math.ceil(1 / sampling.rate());
   }
 

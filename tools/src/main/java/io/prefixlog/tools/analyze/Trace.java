@@ -1,7 +1,7 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.analysis.mrc.LookupRequest;
 import io.prefixlog.core.chunk.LookupChains;
-import io.prefixlog.core.mrc.LookupRequest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -2,15 +2,15 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.mrc.Analysis;
-import io.prefixlog.core.mrc.Curve;
-import io.prefixlog.core.mrc.LookupRequest;
-import io.prefixlog.core.mrc.MrcAnalyzer;
-import io.prefixlog.core.mrc.NaiveLru;
-import io.prefixlog.core.mrc.NaiveMin;
-import io.prefixlog.core.mrc.OptAnalyzer;
-import io.prefixlog.core.mrc.Semantics;
-import io.prefixlog.core.mrc.Weighting;
+import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.Curve;
+import io.prefixlog.analysis.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.MrcAnalyzer;
+import io.prefixlog.analysis.mrc.NaiveLru;
+import io.prefixlog.analysis.mrc.NaiveMin;
+import io.prefixlog.analysis.mrc.OptAnalyzer;
+import io.prefixlog.analysis.mrc.Semantics;
+import io.prefixlog.analysis.mrc.Weighting;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.TraceLines.Req;
 import io.prefixlog.tools.cli.Terminal;

@@ -2,11 +2,11 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.analysis.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.NaiveLru;
+import io.prefixlog.analysis.mrc.Semantics;
 import io.prefixlog.core.chunk.ChunkLookups;
 import io.prefixlog.core.chunk.PromptRenderer;
-import io.prefixlog.core.mrc.LookupRequest;
-import io.prefixlog.core.mrc.NaiveLru;
-import io.prefixlog.core.mrc.Semantics;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;

@@ -3,7 +3,7 @@ package io.prefixlog.tools.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.prefixlog.core.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.LookupRequest;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

@@ -2,8 +2,8 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.mrc.NaiveLru;
-import io.prefixlog.core.mrc.Semantics;
+import io.prefixlog.analysis.mrc.NaiveLru;
+import io.prefixlog.analysis.mrc.Semantics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;

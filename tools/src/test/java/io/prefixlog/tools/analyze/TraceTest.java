@@ -2,7 +2,7 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.core.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.LookupRequest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
