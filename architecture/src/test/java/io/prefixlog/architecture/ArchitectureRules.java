@@ -54,6 +54,8 @@ final class ArchitectureRules {
           new Module("core", "core", List.of("schemas")),
           // The what-if analyses: only the tools and the benchmarks use them.
           new Module("analysis", "analysis", List.of("core", "schemas")),
+          // The command-line kit the tools and the benchmarks share.
+          new Module("cli", "cli", List.of("core", "schemas")),
           new Module("embedded", "embedded", List.of("schemas")),
           new Module("embedded-junit", "embedded.junit", List.of("embedded", "schemas")),
           new Module("demo-engine", "demo", List.of("core", "schemas")),
@@ -68,6 +70,7 @@ final class ArchitectureRules {
                   "schemas",
                   "core",
                   "analysis",
+                  "cli",
                   "embedded",
                   "demo-engine",
                   "stream-app",
@@ -80,6 +83,7 @@ final class ArchitectureRules {
                   "schemas",
                   "core",
                   "analysis",
+                  "cli",
                   "embedded",
                   "demo-engine",
                   "stream-app",

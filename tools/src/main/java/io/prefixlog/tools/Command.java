@@ -1,8 +1,8 @@
 package io.prefixlog.tools;
 
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.Terminal;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,10 +1,10 @@
 package io.prefixlog.tools;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Version;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.archive.ArchiveCommand;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.erase.EraseCommand;
 import io.prefixlog.tools.reconstruct.ExportCommand;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;

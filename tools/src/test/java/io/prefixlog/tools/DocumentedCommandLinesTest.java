@@ -2,9 +2,9 @@ package io.prefixlog.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

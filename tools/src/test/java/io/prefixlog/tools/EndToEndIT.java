@@ -3,14 +3,14 @@ package io.prefixlog.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Version;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -66,7 +66,7 @@ class EndToEndIT {
   void shouldReconstructEveryReplayedTurnFromTheStreamAppsDeltas(KafkaCluster kafka)
       throws Exception {
     // Given: the stream app, which creates the topics
-    Path root = io.prefixlog.tools.cli.ProjectHome.findFrom(Path.of("")).orElseThrow();
+    Path root = io.prefixlog.cli.ProjectHome.findFrom(Path.of("")).orElseThrow();
     Path tau = root.resolve("corpora/agentic/tau_bench_gpt4o_airline.jsonl");
     Conversation emoji =
         CorpusFile.read(root.resolve("corpora/chat/hh_rlhf_harmless_base_test.jsonl")).stream()

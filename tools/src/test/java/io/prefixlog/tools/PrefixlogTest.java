@@ -2,7 +2,7 @@ package io.prefixlog.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -118,7 +118,7 @@ class PrefixlogTest {
   void shouldHaveEveryCommandInItsTable() {
     assertThat(
             Prefixlog.commands(
-                    new io.prefixlog.tools.cli.Terminal(
+                    new io.prefixlog.cli.Terminal(
                         new PrintStream(out), new PrintStream(err), java.util.Map.of(), false))
                 .stream()
                 .map(Command::name))

@@ -1,6 +1,7 @@
 package io.prefixlog.benchmarks.delta;
 
 import io.prefixlog.benchmarks.delta.Workload.Session;
+import io.prefixlog.cli.Version;
 import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.delta.DeltaDecoder;
 import io.prefixlog.core.delta.DeltaException;
@@ -16,7 +17,6 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
-import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
 import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.charset.StandardCharsets;

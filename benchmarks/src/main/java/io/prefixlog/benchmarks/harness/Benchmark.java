@@ -1,8 +1,8 @@
 package io.prefixlog.benchmarks.harness;
 
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.UsageException;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package io.prefixlog.benchmarks.harness;
 
-import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 

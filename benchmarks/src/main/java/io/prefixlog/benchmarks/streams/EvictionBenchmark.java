@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
 import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
@@ -15,8 +17,6 @@ import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.session.SessionStores;
 import io.prefixlog.streams.topology.PrefixlogTopology;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,7 +55,7 @@ public final class EvictionBenchmark {
   private static final long MINUTE = 60_000;
 
   private record Settings(int sessions, int due, int rounds) {
-    static Settings of(CommandLine line) throws io.prefixlog.tools.cli.UsageException {
+    static Settings of(CommandLine line) throws io.prefixlog.cli.UsageException {
       return new Settings(
           (int) line.longValue("sessions", 100_000, 10),
           (int) line.longValue("due", 100, 1),

@@ -3,8 +3,8 @@ package io.prefixlog.benchmarks.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.UsageException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -9,7 +9,7 @@ import io.prefixlog.analysis.mrc.Weighting;
 import io.prefixlog.analysis.mrc.Window;
 import io.prefixlog.analysis.mrc.WindowHits;
 import io.prefixlog.analysis.mrc.Windowing;
-import io.prefixlog.tools.cli.Units;
+import io.prefixlog.cli.Units;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -64,7 +64,7 @@ final class ChunkSizeChart {
             String.format(
                 Locale.ROOT,
                 "%s re-chunked at %d sizes; prefix cache, %% of %s; one cache per model",
-                io.prefixlog.tools.cli.Units.count(whatIf.turns(), "turn"),
+                io.prefixlog.cli.Units.count(whatIf.turns(), "turn"),
                 results.size(),
                 plan.unit()),
             xTitle,

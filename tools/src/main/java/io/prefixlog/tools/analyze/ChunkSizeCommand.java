@@ -1,13 +1,13 @@
 package io.prefixlog.tools.analyze;
 
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveOptions;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
-import io.prefixlog.tools.cli.UsageException;
 import io.prefixlog.tools.reconstruct.CaptureInput;
 import java.io.IOException;
 import java.io.PrintStream;

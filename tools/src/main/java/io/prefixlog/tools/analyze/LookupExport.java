@@ -1,19 +1,19 @@
 package io.prefixlog.tools.analyze;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.chunk.ChunkLookupResolver;
 import io.prefixlog.core.chunk.LookupChains;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.TopicScan;
-import io.prefixlog.tools.cli.Units;
-import io.prefixlog.tools.cli.UsageException;
 import io.prefixlog.tools.reconstruct.Spool;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

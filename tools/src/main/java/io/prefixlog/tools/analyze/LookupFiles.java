@@ -1,8 +1,8 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.tools.cli.LineSplitter;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.ProgressInputStream;
+import io.prefixlog.cli.LineSplitter;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.ProgressInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.DirectoryStream;

@@ -1,7 +1,7 @@
 package io.prefixlog.tools.analyze;
 
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.TopicScan;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 
 /**

@@ -1,7 +1,7 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.cli.Units;
 import io.prefixlog.core.chunk.LookupChains;
-import io.prefixlog.tools.cli.Units;
 import java.util.Locale;
 import java.util.Map;
 

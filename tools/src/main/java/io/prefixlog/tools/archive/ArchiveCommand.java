@@ -1,8 +1,8 @@
 package io.prefixlog.tools.archive;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Terminal;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.Objects;

@@ -1,10 +1,10 @@
 package io.prefixlog.tools.archive;
 
 import io.prefixlog.archive.ArchiveSettings;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.ProjectHome;
-import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.ProjectHome;
+import io.prefixlog.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

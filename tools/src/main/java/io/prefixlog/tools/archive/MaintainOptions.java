@@ -2,11 +2,11 @@ package io.prefixlog.tools.archive;
 
 import io.prefixlog.archive.maintain.MaintenancePolicy;
 import io.prefixlog.archive.maintain.MaintenancePolicy.Step;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.Settings;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.UsageException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,10 +1,10 @@
 package io.prefixlog.tools.erase;
 
 import io.prefixlog.bridge.proxy.SpillEraser;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Terminal;
 import java.util.List;
 
 /**

@@ -1,11 +1,11 @@
 package io.prefixlog.tools.erase;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.UsageException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

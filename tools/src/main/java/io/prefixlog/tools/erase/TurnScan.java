@@ -1,9 +1,9 @@
 package io.prefixlog.tools.erase;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.cli.Progress;
 import io.prefixlog.schemas.json.Json;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.TopicScan;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -3,10 +3,10 @@ package io.prefixlog.tools.reconstruct;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.cli.Progress;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.core.rebuild.TurnKey;
 import io.prefixlog.schemas.json.Json;
-import io.prefixlog.tools.cli.Progress;
 import java.io.IOException;
 
 /**

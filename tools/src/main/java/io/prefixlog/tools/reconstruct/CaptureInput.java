@@ -1,14 +1,14 @@
 package io.prefixlog.tools.reconstruct;
 
 import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.schemas.Topics;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;

@@ -1,13 +1,13 @@
 package io.prefixlog.tools.reconstruct;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.LookupExport;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.prefixlog.tools.reconstruct;
 
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.RebuildReport;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

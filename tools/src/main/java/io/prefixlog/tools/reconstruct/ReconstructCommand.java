@@ -1,15 +1,15 @@
 package io.prefixlog.tools.reconstruct;
 
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveOptions;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.UsageException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,17 +1,17 @@
 package io.prefixlog.tools.reconstruct;
 
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
 import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.Problem;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.schemas.Topics;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.TopicScan;
-import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.reconstruct.TopicReader.ReadException;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;

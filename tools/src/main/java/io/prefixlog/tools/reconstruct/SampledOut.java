@@ -1,11 +1,11 @@
 package io.prefixlog.tools.reconstruct;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Units;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.RequestMetadata;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.TopicScan;
-import io.prefixlog.tools.cli.Units;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

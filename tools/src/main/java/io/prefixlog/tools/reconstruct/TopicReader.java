@@ -1,9 +1,9 @@
 package io.prefixlog.tools.reconstruct;
 
+import io.prefixlog.cli.Progress;
 import io.prefixlog.core.rebuild.Rebuilder;
 import io.prefixlog.core.rebuild.TurnKey;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.TopicScan;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.util.Optional;
 

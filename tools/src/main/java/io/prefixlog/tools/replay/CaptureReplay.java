@@ -1,6 +1,6 @@
 package io.prefixlog.tools.replay;
 
-import io.prefixlog.tools.cli.Progress;
+import io.prefixlog.cli.Progress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

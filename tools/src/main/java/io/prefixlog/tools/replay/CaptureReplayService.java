@@ -1,11 +1,11 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
+import io.prefixlog.cli.Version;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
-import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.reconstruct.CaptureInput;
 import java.security.SecureRandom;
 import java.util.HexFormat;

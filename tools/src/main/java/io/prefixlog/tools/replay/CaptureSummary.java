@@ -1,7 +1,7 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.cli.Units;
 import io.prefixlog.core.rebuild.Counts;
-import io.prefixlog.tools.cli.Units;
 import io.prefixlog.tools.reconstruct.CaptureInput;
 import java.io.PrintStream;
 import java.net.URI;

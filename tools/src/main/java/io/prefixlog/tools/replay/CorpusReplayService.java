@@ -1,17 +1,17 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.ProjectHome;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
+import io.prefixlog.cli.UsageException;
+import io.prefixlog.cli.Version;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.ProjectHome;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
-import io.prefixlog.tools.cli.UsageException;
-import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
 import io.prefixlog.tools.corpus.Conversation;

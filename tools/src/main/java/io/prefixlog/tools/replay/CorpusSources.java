@@ -1,6 +1,6 @@
 package io.prefixlog.tools.replay;
 
-import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.cli.UsageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.cli.Causes;
 import io.prefixlog.schemas.RecordLimits;
-import io.prefixlog.tools.cli.Causes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;

@@ -1,8 +1,8 @@
 package io.prefixlog.tools.replay;
 
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

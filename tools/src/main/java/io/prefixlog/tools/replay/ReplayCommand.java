@@ -1,14 +1,14 @@
 package io.prefixlog.tools.replay;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.ProjectHome;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.ProjectHome;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.UsageException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;

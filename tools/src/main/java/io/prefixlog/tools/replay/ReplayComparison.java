@@ -1,6 +1,6 @@
 package io.prefixlog.tools.replay;
 
-import io.prefixlog.tools.cli.Units;
+import io.prefixlog.cli.Units;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.prefixlog.tools.replay;
 
-import io.prefixlog.tools.cli.Outcome;
+import io.prefixlog.cli.Outcome;
 import java.util.Objects;
 
 /**

@@ -1,9 +1,9 @@
 package io.prefixlog.tools.settings;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.Terminal;
 import java.util.ArrayList;
 import java.util.List;
 

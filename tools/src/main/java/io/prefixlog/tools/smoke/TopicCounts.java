@@ -1,9 +1,9 @@
 package io.prefixlog.tools.smoke;
 
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.schemas.control.ControlHeaders;
-import io.prefixlog.tools.cli.Progress;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.TopicScan;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,8 +1,8 @@
 package io.prefixlog.tools.ui;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 

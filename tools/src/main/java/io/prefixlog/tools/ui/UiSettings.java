@@ -2,12 +2,12 @@ package io.prefixlog.tools.ui;
 
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.UsageException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;

@@ -2,10 +2,10 @@ package io.prefixlog.tools.up;
 
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.Settings;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,5 +1,9 @@
 package io.prefixlog.tools.up;
 
+import io.prefixlog.cli.ProjectHome;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
+import io.prefixlog.cli.Version;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
@@ -11,10 +15,6 @@ import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.AnalyzeRequest;
 import io.prefixlog.tools.analyze.AnalyzeService;
-import io.prefixlog.tools.cli.ProjectHome;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
-import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.replay.CorpusReplayRequest;
 import io.prefixlog.tools.replay.CorpusReplayService;
 import io.prefixlog.tools.replay.ReplayCommand;

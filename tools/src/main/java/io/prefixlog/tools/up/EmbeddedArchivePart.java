@@ -1,9 +1,9 @@
 package io.prefixlog.tools.up;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.embedded.StartupException;
 import io.prefixlog.tools.archive.EmbeddedArchive;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.UsageException;
 import java.nio.file.Path;
 import java.util.Map;
 

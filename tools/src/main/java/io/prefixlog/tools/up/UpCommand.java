@@ -1,16 +1,16 @@
 package io.prefixlog.tools.up;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.ProjectHome;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Units;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.embedded.StartupException;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Option;
-import io.prefixlog.tools.cli.ProjectHome;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Units;
-import io.prefixlog.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -2,8 +2,8 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

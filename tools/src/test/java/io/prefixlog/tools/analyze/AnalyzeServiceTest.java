@@ -2,9 +2,9 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.analyze.TraceLines.Req;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

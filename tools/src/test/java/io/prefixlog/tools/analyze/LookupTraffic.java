@@ -1,6 +1,7 @@
 package io.prefixlog.tools.analyze;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.core.chunk.ChunkLookups;
 import io.prefixlog.core.chunk.ChunkPrints;
 import io.prefixlog.core.request.ValidatedRequest;
@@ -11,7 +12,6 @@ import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
-import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.corpus.AgentSessions;
 import io.prefixlog.tools.corpus.AgentShape;
 import io.prefixlog.tools.corpus.ChatRequests;

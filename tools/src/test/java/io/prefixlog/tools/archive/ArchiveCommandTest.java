@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.archive.maintain.MaintenancePolicy;
 import io.prefixlog.archive.maintain.MaintenancePolicy.Step;
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.UsageException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.cli.ProjectHome;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
-import io.prefixlog.tools.cli.ProjectHome;
-import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.maintain.MaintenancePolicy;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

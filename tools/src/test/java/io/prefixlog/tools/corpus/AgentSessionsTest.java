@@ -3,8 +3,8 @@ package io.prefixlog.tools.corpus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.schemas.json.Json;
-import io.prefixlog.tools.cli.ProjectHome;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

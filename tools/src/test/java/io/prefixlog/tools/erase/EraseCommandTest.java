@@ -2,11 +2,11 @@ package io.prefixlog.tools.erase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CommandLine;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.UsageException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

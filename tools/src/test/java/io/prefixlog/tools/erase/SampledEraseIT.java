@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.PublisherThreadBridge;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.session.SessionSampler;
 import io.prefixlog.embedded.KafkaCluster;
@@ -16,9 +17,8 @@ import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.CompactedView;
-import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
+import io.prefixlog.tools.topic.CompactedView;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;

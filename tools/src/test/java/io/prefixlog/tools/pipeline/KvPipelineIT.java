@@ -18,7 +18,7 @@ import io.prefixlog.schemas.kv.BlockIndexEntry;
 import io.prefixlog.schemas.kv.SourceStats;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
-import io.prefixlog.tools.cli.CompactedView;
+import io.prefixlog.tools.topic.CompactedView;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,6 +3,8 @@ package io.prefixlog.tools.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.prefixlog.cli.ProjectHome;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
@@ -18,8 +20,6 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.ProjectHome;
-import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayCommand;

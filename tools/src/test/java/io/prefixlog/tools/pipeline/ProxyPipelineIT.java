@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.demo.Served;
@@ -14,7 +15,6 @@ import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Terminal;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;

@@ -2,6 +2,7 @@ package io.prefixlog.tools.reconstruct;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.core.text.Utf8;
@@ -9,7 +10,6 @@ import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
-import io.prefixlog.tools.cli.ProjectHome;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;

@@ -2,8 +2,8 @@ package io.prefixlog.tools.reconstruct;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Terminal;
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -3,10 +3,10 @@ package io.prefixlog.tools.reconstruct;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.read.ArchiveReader;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveEnv;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

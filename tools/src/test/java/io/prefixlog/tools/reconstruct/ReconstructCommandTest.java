@@ -2,6 +2,7 @@ package io.prefixlog.tools.reconstruct;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
@@ -9,7 +10,6 @@ import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -96,12 +96,12 @@ class ReconstructCommandTest {
             "reconstruct: "
                 + file
                 + ": 8 lines, 8 records, 0 tombstones, "
-                + io.prefixlog.tools.cli.Units.bytes(Files.size(file))
+                + io.prefixlog.cli.Units.bytes(Files.size(file))
                 + "\n"
                 + "  sessions                         2  (0 with problems)\n"
                 + "  turns                            8\n"
                 + "  rebuilt ok                       8  ("
-                + io.prefixlog.tools.cli.Units.bytes(bytes(emoji) + bytes(tau))
+                + io.prefixlog.cli.Units.bytes(bytes(emoji) + bytes(tau))
                 + ")\n"
                 + "  checksum mismatches              0\n"
                 + "  broken chains                    0\n"

@@ -2,10 +2,10 @@ package io.prefixlog.tools.reconstruct;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.schemas.delta.DeltaRecord;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -3,10 +3,10 @@ package io.prefixlog.tools.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.prefixlog.cli.Outcome;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
-import io.prefixlog.tools.cli.Outcome;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

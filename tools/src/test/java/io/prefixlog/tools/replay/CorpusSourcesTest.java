@@ -3,7 +3,7 @@ package io.prefixlog.tools.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.prefixlog.tools.cli.UsageException;
+import io.prefixlog.cli.UsageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package io.prefixlog.tools.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.Version;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Terminal;
-import io.prefixlog.tools.cli.Version;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.EventSink.SinkException;

@@ -3,10 +3,10 @@ package io.prefixlog.tools.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.demo.Served;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

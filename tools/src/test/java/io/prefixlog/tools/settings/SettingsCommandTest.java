@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package io.prefixlog.tools.ui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.cli.Terminal;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,12 +44,12 @@ class UiCommandTest {
     // When
     UiSettings settings =
         UiSettings.from(
-            io.prefixlog.tools.cli.CommandLine.parse(
+            io.prefixlog.cli.CommandLine.parse(
                 "prefixlog ui", UiSettings.OPTIONS, "--host", "0.0.0.0"),
             Map.of("PREFIXLOG_UI_TOKEN", "a-token-of-20-chars!"));
     UiSettings defaults =
         UiSettings.from(
-            io.prefixlog.tools.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS), Map.of());
+            io.prefixlog.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS), Map.of());
 
     // Then
     assertThat(settings.token()).isEqualTo("a-token-of-20-chars!");
@@ -62,13 +62,13 @@ class UiCommandTest {
     // When
     UiSettings fromEnv =
         UiSettings.from(
-            io.prefixlog.tools.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS),
+            io.prefixlog.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS),
             Map.of(
                 "PREFIXLOG_UI_STREAM_APP", "http://stream-app:9464",
                 "PREFIXLOG_STATE_TOKEN", "a-state-token-of-24-ch!"));
     UiSettings fromOption =
         UiSettings.from(
-            io.prefixlog.tools.cli.CommandLine.parse(
+            io.prefixlog.cli.CommandLine.parse(
                 "prefixlog ui", UiSettings.OPTIONS, "--stream-app", "http://127.0.0.1:9464/"),
             Map.of());
 

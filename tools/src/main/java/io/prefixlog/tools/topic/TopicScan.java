@@ -1,5 +1,7 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.tools.topic;
 
+import io.prefixlog.cli.Causes;
+import io.prefixlog.cli.Progress;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.cli;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.cli;
 
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.cli;
 
 /**
  * How a service run ended, as a command reports it: its exit code is the {@link

@@ -1,5 +1,7 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.tools.topic;
 
+import io.prefixlog.cli.Progress;
+import io.prefixlog.cli.Terminal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,7 +7,7 @@ import java.util.Properties;
 
 /** The project version, as Maven filtered it into the tools' resources. */
 public final class Version {
-  private static final String RESOURCE = "/io/prefixlog/tools/version.properties";
+  private static final String RESOURCE = "/io/prefixlog/cli/version.properties";
 
   private Version() {}
 

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.cli;
+package io.prefixlog.tools.topic;
 
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.kv.BlockIndexEntry;
