@@ -1,4 +1,4 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -16,8 +16,8 @@ import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
+import io.prefixlog.systemtests.pipeline.Traffic.Event;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.pipeline.Traffic.Event;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import io.prefixlog.embedded.Watchdog;
 import java.io.File;

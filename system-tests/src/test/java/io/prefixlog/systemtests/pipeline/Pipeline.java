@@ -1,4 +1,4 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

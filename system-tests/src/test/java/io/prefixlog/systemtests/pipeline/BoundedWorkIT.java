@@ -1,4 +1,4 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -13,7 +13,7 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
-import io.prefixlog.tools.pipeline.Traffic.Event;
+import io.prefixlog.systemtests.pipeline.Traffic.Event;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import io.prefixlog.embedded.KafkaCluster;
-import io.prefixlog.tools.pipeline.Traffic.Event;
+import io.prefixlog.systemtests.pipeline.Traffic.Event;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import io.prefixlog.core.service.ServiceMain;
 import io.prefixlog.streams.StreamApp;

@@ -1,4 +1,4 @@
-package io.prefixlog.tools.pipeline;
+package io.prefixlog.systemtests.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -12,10 +12,10 @@ import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.systemtests.pipeline.Traffic.Event;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.erase.EraseCommand;
-import io.prefixlog.tools.pipeline.Traffic.Event;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
