@@ -3,7 +3,6 @@ package io.prefixlog.tools.replay;
 import io.prefixlog.cli.Outcome;
 import io.prefixlog.cli.Progress;
 import io.prefixlog.cli.Terminal;
-import io.prefixlog.cli.Units;
 import io.prefixlog.cli.Version;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.reconstruct.CaptureInput;
@@ -78,26 +77,12 @@ public final class CaptureReplayService {
       }
       summary.replay(plan, outcome, settings.concurrency());
       ReplayComparison.of(plan, outcome).print(terminal.out());
-      if (outcome.failed() > 0) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: "
-                    + Units.count(outcome.failed())
-                    + " of "
-                    + Units.count(outcome.sent())
-                    + " requests failed; first failure: "
-                    + outcome.firstFailure());
-        return Command.FAILED;
-      }
-      if (interrupt.requested()) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: interrupted after " + Units.count(outcome.sent()) + " requests");
-        return Command.FAILED;
-      }
-      return Command.OK;
+      return ReplayEnd.report(
+          terminal.err(),
+          outcome.sent(),
+          outcome.failed(),
+          outcome.firstFailure(),
+          interrupt.requested());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Command.FAILED;

@@ -158,26 +158,12 @@ public final class CorpusReplayService {
         outcome = replay.run(turns, progress, settings.rate(), interrupt::requested);
       }
       replay.printSummary(outcome, selection.files(), System.nanoTime() - started, settings.rate());
-      if (outcome.failed() > 0) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: "
-                    + Units.count(outcome.failed())
-                    + " of "
-                    + Units.count(outcome.sent())
-                    + " requests failed; first failure: "
-                    + replay.firstFailure());
-        return Command.FAILED;
-      }
-      if (interrupt.requested()) {
-        terminal
-            .err()
-            .println(
-                "prefixlog replay: interrupted after " + Units.count(outcome.sent()) + " requests");
-        return Command.FAILED;
-      }
-      return Command.OK;
+      return ReplayEnd.report(
+          terminal.err(),
+          outcome.sent(),
+          outcome.failed(),
+          replay.firstFailure(),
+          interrupt.requested());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Command.FAILED;
