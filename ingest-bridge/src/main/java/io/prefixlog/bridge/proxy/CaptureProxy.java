@@ -126,7 +126,7 @@ public final class CaptureProxy implements AutoCloseable {
       Consumer<WarmUp.Result> warmedUp,
       WarmUp.Shape shape)
       throws IOException {
-    if (config.usesDevSecret()) {
+    if (config.capture().usesDevSecret()) {
       LOGGER
           .atWarn()
           .setMessage(
@@ -136,17 +136,18 @@ public final class CaptureProxy implements AutoCloseable {
     }
     ServiceMetrics ownMetrics = shared == null ? ServiceMetrics.create() : null;
     PrometheusMeterRegistry registry = shared == null ? ownMetrics.registry() : shared;
-    ProxyMetrics metrics = new ProxyMetrics(registry, config.metricsHistograms());
+    ProxyMetrics metrics = new ProxyMetrics(registry, config.metrics().histograms());
     SpillStore spill =
-        config.spillDir() == null
+        config.spill().dir() == null
             ? null
             : new SpillStore(
-                config.spillDir(),
-                config.spillMaxBytes(),
-                config.spillSegmentBytes(),
-                new SpillStore.SyncPolicy(config.spillFsyncInterval()),
-                SpillStore.RecordFormat.of(config.spillFormat()));
-    EventQueue queue = new EventQueue(config.queueEvents(), config.queueBytes());
+                config.spill().dir(),
+                config.spill().maxBytes(),
+                config.spill().segmentBytes(),
+                new SpillStore.SyncPolicy(config.spill().fsyncInterval()),
+                SpillStore.RecordFormat.of(config.spill().format()));
+    EventQueue queue =
+        new EventQueue(config.publish().queueEvents(), config.publish().queueBytes());
     EventPublisher publisher =
         new EventPublisher(
             queue,
@@ -157,12 +158,12 @@ public final class CaptureProxy implements AutoCloseable {
               new KafkaClientMetrics(producer).bindTo(registry);
               return producer;
             },
-            config.topics().requestsRaw().name(),
+            config.publish().topics().requestsRaw().name(),
             metrics,
             spill,
-            config.retryInterval(),
-            config.publishInterval(),
-            config.capturePriority(),
+            config.spill().retryInterval(),
+            config.publish().interval(),
+            config.publish().capturePriority(),
             RecordTime.of(config, metrics));
     metrics.gauge("prefixlog_proxy_queue_depth", "Events waiting for the publisher.", queue::depth);
     metrics.gauge("prefixlog_proxy_queue_bytes", "Bytes waiting for the publisher.", queue::bytes);
@@ -191,24 +192,26 @@ public final class CaptureProxy implements AutoCloseable {
     Vertx vertx =
         Vertx.vertx(
             new VertxOptions()
-                .setEventLoopPoolSize(config.eventLoops())
+                .setEventLoopPoolSize(config.listen().eventLoops())
                 .setWorkerPoolSize(2)
                 .setPreferNativeTransport(true));
     try {
       SessionKeyDeriver deriver =
           new SessionKeyDeriver(
-              config.sessionSecret().getBytes(StandardCharsets.UTF_8), config.sessionHeaders());
+              config.capture().sessionSecret().getBytes(StandardCharsets.UTF_8),
+              config.capture().sessionHeaders());
       ClientAddresses addresses =
-          new ClientAddresses(config.clientAddrMode(), config.sessionSecret());
+          new ClientAddresses(config.capture().clientAddr(), config.capture().sessionSecret());
       EventFactory factory =
           new EventFactory(
               deriver,
               addresses,
               CaptureSampling.of(config),
               metrics,
-              EventFactory.upstreamLabel(config.upstream()),
-              config.rawEventFormat());
-      HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
+              EventFactory.upstreamLabel(config.upstream().origin()),
+              config.capture().rawEventFormat());
+      HeaderPolicy policy =
+          new HeaderPolicy(config.capture().captureHeaders(), config.capture().sessionHeaders());
       IngestHandler ingest =
           new IngestHandler(
               vertx,
@@ -223,21 +226,27 @@ public final class CaptureProxy implements AutoCloseable {
       // 503 "warming_up" until the listener is open (a readiness probe, not a liveness one).
       AtomicBoolean serving = new AtomicBoolean();
       HttpServer metricsServer = null;
-      if (config.metricsPort() >= 0) {
+      if (config.metrics().port() >= 0) {
         metricsServer = startMetrics(vertx, config, registry, publisher, alsoHealthy, serving);
       }
       // The warm-up runs on the same event loops, before the listener opens: the first clients
       // meet compiled code rather than the interpreter and the JIT's compile queue.
-      if (!config.warmup().isZero()) {
+      if (!config.warmUp().duration().isZero()) {
         LOGGER
             .atInfo()
             .setMessage("capture proxy warming up before it listens")
-            .addKeyValue("maxMillis", config.warmup().toMillis())
-            .addKeyValue("quietMillis", config.warmupQuiet().toMillis())
+            .addKeyValue("maxMillis", config.warmUp().duration().toMillis())
+            .addKeyValue("quietMillis", config.warmUp().quiet().toMillis())
             .log();
         WarmUp.Result warmUp =
             WarmUp.run(
-                vertx, config, factory, policy, config.warmup(), config.warmupQuiet(), shape);
+                vertx,
+                config,
+                factory,
+                policy,
+                config.warmUp().duration(),
+                config.warmUp().quiet(),
+                shape);
         LOGGER
             .atInfo()
             .setMessage("capture proxy warmed up")
@@ -258,7 +267,7 @@ public final class CaptureProxy implements AutoCloseable {
       // for "any free port" that is -1, which Vert.x shares within a deployment (port 0 would
       // give every instance a port of its own).
       List<ProxyHandler> handlers = new CopyOnWriteArrayList<>();
-      int requested = config.listenPort() == 0 ? -1 : config.listenPort();
+      int requested = config.listen().port() == 0 ? -1 : config.listen().port();
       await(
           vertx.deployVerticle(
               () -> {
@@ -277,22 +286,22 @@ public final class CaptureProxy implements AutoCloseable {
                 handlers.add(handler);
                 return handler;
               },
-              new DeploymentOptions().setInstances(config.eventLoops())));
+              new DeploymentOptions().setInstances(config.listen().eventLoops())));
       int port = handlers.get(0).actualPort();
       serving.set(true);
       LOGGER
           .atInfo()
           .setMessage("capture proxy listening")
-          .addKeyValue("listen", config.listenHost() + ":" + port)
-          .addKeyValue("upstream", config.upstream())
-          .addKeyValue("topic", config.topics().requestsRaw().name())
-          .addKeyValue("bootstrap", config.bootstrapServers())
+          .addKeyValue("listen", config.listen().host() + ":" + port)
+          .addKeyValue("upstream", config.upstream().origin())
+          .addKeyValue("topic", config.publish().topics().requestsRaw().name())
+          .addKeyValue("bootstrap", config.publish().bootstrapServers())
           .addKeyValue("metricsPort", metricsServer == null ? -1 : metricsServer.actualPort())
-          .addKeyValue("spill", config.spillDir())
-          .addKeyValue("ingest", config.ingestToken() != null)
+          .addKeyValue("spill", config.spill().dir())
+          .addKeyValue("ingest", config.ingest().token() != null)
           .addKeyValue("nativeTransport", vertx.isNativeTransportEnabled())
-          .addKeyValue("capturePriority", config.capturePriority())
-          .addKeyValue("publishInterval", config.publishInterval())
+          .addKeyValue("capturePriority", config.publish().capturePriority())
+          .addKeyValue("publishInterval", config.publish().interval())
           .addKeyValue("captureMemory", config.captureMemory())
           .log();
       return new CaptureProxy(
@@ -318,7 +327,9 @@ public final class CaptureProxy implements AutoCloseable {
     HttpServer server =
         vertx
             .createHttpServer(
-                new HttpServerOptions().setHost(config.metricsHost()).setPort(config.metricsPort()))
+                new HttpServerOptions()
+                    .setHost(config.metrics().host())
+                    .setPort(config.metrics().port()))
             .requestHandler(
                 request -> {
                   switch (request.path()) {
@@ -362,7 +373,7 @@ public final class CaptureProxy implements AutoCloseable {
    */
   public static Map<String, Object> producerProperties(ProxyConfig config) {
     Map<String, Object> p = new HashMap<>();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.publish().bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -376,14 +387,14 @@ public final class CaptureProxy implements AutoCloseable {
     // lz4: about half zstd's CPU per record, on a thread that shares
     // the cores with the event loops.
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    long maxRecord = RecordLimits.maxRecordBytes(config.maxBodyBytes());
+    long maxRecord = RecordLimits.maxRecordBytes(config.capture().maxBodyBytes());
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, (int) Math.min(Integer.MAX_VALUE, maxRecord));
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Math.max(64L << 20, 2 * maxRecord));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-capture-proxy");
-    p.putAll(config.kafka());
+    p.putAll(config.publish().kafka());
     return p;
   }
 
@@ -426,7 +437,7 @@ public final class CaptureProxy implements AutoCloseable {
       return;
     }
     closed = true;
-    long drainMillis = config.drainTimeout().toMillis();
+    long drainMillis = config.listen().drainTimeout().toMillis();
     List<Future<Void>> shutdowns = new ArrayList<>();
     for (ProxyHandler handler : handlers) {
       shutdowns.add(handler.stopAccepting(drainMillis));

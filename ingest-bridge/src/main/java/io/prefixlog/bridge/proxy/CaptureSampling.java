@@ -49,11 +49,13 @@ final class CaptureSampling {
 
   static CaptureSampling of(ProxyConfig config) {
     return new CaptureSampling(
-        new SessionSampler(config.sampleSessions(), config.sampleSeed()),
-        config.sampleKeepErrors(),
-        config.sampleKeepModels(),
-        config.sampleKeepPaths(),
-        config.sampleHashChunks() ? new ChunkLookups(config.chunkSizeBytes()) : null);
+        new SessionSampler(config.sampling().sessions(), config.sampling().seed()),
+        config.sampling().keepErrors(),
+        config.sampling().keepModels(),
+        config.sampling().keepPaths(),
+        config.sampling().hashChunks()
+            ? new ChunkLookups(config.sampling().chunkSizeBytes())
+            : null);
   }
 
   /** Why a body is kept, or {@link Decision#SAMPLED_OUT}. */

@@ -1,6 +1,6 @@
 package io.prefixlog.bridge.proxy;
 
-import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
+import io.prefixlog.bridge.proxy.CaptureConfig.ClientAddrMode;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;

@@ -39,9 +39,9 @@ final class ClientConnections {
   ClientConnections(Vertx vertx, AtomicInteger open, ProxyConfig config, ProxyMetrics metrics) {
     this.vertx = vertx;
     this.open = open;
-    this.max = config.maxClientConnections();
-    this.headerMillis = config.headerTimeout().toMillis();
-    this.idleMillis = config.clientIdleTimeout().toMillis();
+    this.max = config.clientLimits().maxConnections();
+    this.headerMillis = config.clientLimits().headerTimeout().toMillis();
+    this.idleMillis = config.clientLimits().idleTimeout().toMillis();
     this.metrics = metrics;
   }
 

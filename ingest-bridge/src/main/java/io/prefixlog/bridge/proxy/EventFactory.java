@@ -24,7 +24,7 @@ final class EventFactory {
   private final String upstream;
 
   /** How an event with its body is written (a metadata-only event is JSON either way). */
-  private final ProxyConfig.RawEventFormat format;
+  private final CaptureConfig.RawEventFormat format;
 
   /** One reusable JSON writer per thread that encodes (the publisher's). */
   private final ThreadLocal<EventWriter> writers = ThreadLocal.withInitial(EventWriter::new);
@@ -54,7 +54,8 @@ final class EventFactory {
       CaptureSampling sampling,
       ProxyMetrics metrics,
       String upstream) {
-    this(deriver, clientAddresses, sampling, metrics, upstream, ProxyConfig.RawEventFormat.FRAMED);
+    this(
+        deriver, clientAddresses, sampling, metrics, upstream, CaptureConfig.RawEventFormat.FRAMED);
   }
 
   /**
@@ -66,7 +67,7 @@ final class EventFactory {
       CaptureSampling sampling,
       ProxyMetrics metrics,
       String upstream,
-      ProxyConfig.RawEventFormat format) {
+      CaptureConfig.RawEventFormat format) {
     this.deriver = deriver;
     this.clientAddresses = clientAddresses;
     this.sampling = sampling;
@@ -170,7 +171,7 @@ final class EventFactory {
       return new EncodedEvent(key.key(), json, x.requestId, x.ts);
     }
     byte[] value =
-        format == ProxyConfig.RawEventFormat.FRAMED
+        format == CaptureConfig.RawEventFormat.FRAMED
             ? writer.writeFramed(
                 request,
                 x.body,

@@ -120,7 +120,8 @@ final class Exchange {
     }
     this.declaredLength = chunkedUpload ? -1 : expected;
     this.capture =
-        new BodyCapture(proxy.proxyConfig().maxBodyBytes(), expected, proxy.captureMemory());
+        new BodyCapture(
+            proxy.proxyConfig().capture().maxBodyBytes(), expected, proxy.captureMemory());
     this.upstreamHeaders = upstreamHeaders(headers);
   }
 
@@ -130,7 +131,8 @@ final class Exchange {
     response.exceptionHandler(t -> onClientGone());
     request.exceptionHandler(t -> onClientGone());
     boolean needSessionHeader =
-        proxy.proxyConfig().setSessionHeader() && !request.headers().contains("x-session-id");
+        proxy.proxyConfig().upstream().setSessionHeader()
+            && !request.headers().contains("x-session-id");
     boolean small = hasBody && declaredLength >= 0 && declaredLength <= SMALL_BODY;
     if ((needSessionHeader || small) && hasBody) {
       // The key can come from the body: read it (up to the capture limit) before connecting;
@@ -184,7 +186,7 @@ final class Exchange {
       return;
     }
     Map<String, String> sessionHeaders =
-        HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().sessionHeaders());
+        HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().capture().sessionHeaders());
     EventFactory factory = proxy.factory();
     sessionKey =
         factory.sessionKey(
@@ -206,11 +208,11 @@ final class Exchange {
     RequestOptions options =
         new RequestOptions()
             .setMethod(request.method())
-            .setHost(config.upstream().getHost())
-            .setPort(config.upstreamPort())
+            .setHost(config.upstream().origin().getHost())
+            .setPort(config.upstream().port())
             .setURI(request.uri())
             .setHeaders(upstreamHeaders)
-            .setIdleTimeout(config.upstreamIdleTimeout().toMillis());
+            .setIdleTimeout(config.upstream().idleTimeout().toMillis());
     proxy.client().request(options).onComplete(result -> guard(() -> onUpstreamRequest(result)));
   }
 
@@ -429,9 +431,9 @@ final class Exchange {
         "prefixlog proxy: "
             + error.replace('_', ' ')
             + " ("
-            + proxy.proxyConfig().upstream().getHost()
+            + proxy.proxyConfig().upstream().origin().getHost()
             + ":"
-            + proxy.proxyConfig().upstreamPort()
+            + proxy.proxyConfig().upstream().port()
             + ")\n";
     response
         .setStatusCode(code)
@@ -525,7 +527,7 @@ final class Exchange {
             request.uri(),
             request.headers(),
             proxy.headerPolicy(),
-            proxy.proxyConfig().sessionHeaders(),
+            proxy.proxyConfig().capture().sessionHeaders(),
             clientAddr,
             userAgent,
             capture.toByteArray(),
@@ -553,7 +555,7 @@ final class Exchange {
     if (headers.get("x-request-id") == null || headers.get("x-request-id").isBlank()) {
       out.set("X-Request-Id", requestId);
     }
-    if (proxy.proxyConfig().forwardedHeaders()) {
+    if (proxy.proxyConfig().upstream().forwardedHeaders()) {
       String forwardedFor = headers.get("x-forwarded-for");
       if (clientAddr != null) {
         out.set(

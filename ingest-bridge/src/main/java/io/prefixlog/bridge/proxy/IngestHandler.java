@@ -72,14 +72,14 @@ final class IngestHandler {
       long maxRecordBytes) {
     this.vertx = vertx;
     this.token =
-        config.ingestToken() == null
+        config.ingest().token() == null
             ? null
-            : ("Bearer " + config.ingestToken()).getBytes(StandardCharsets.UTF_8);
-    this.maxBytes = config.ingestMaxBytes();
-    this.validator = new RawEventValidator(config.maxBodyBytes());
+            : ("Bearer " + config.ingest().token()).getBytes(StandardCharsets.UTF_8);
+    this.maxBytes = config.ingest().maxBytes();
+    this.validator = new RawEventValidator(config.capture().maxBodyBytes());
     this.publisher = publisher;
     this.metrics = metrics;
-    this.maxConcurrent = config.ingestMaxConcurrent();
+    this.maxConcurrent = config.ingest().maxConcurrent();
     this.maxRecordBytes = maxRecordBytes;
     this.addresses = addresses;
   }

@@ -73,22 +73,25 @@ final class ProxyHandler extends VerticleBase {
         new HttpClientOptions()
             .setTcpNoDelay(true)
             .setKeepAlive(true)
-            .setKeepAliveTimeout((int) Math.max(1, config.upstreamKeepAlive().toSeconds()))
+            .setKeepAliveTimeout((int) Math.max(1, config.upstream().keepAlive().toSeconds()))
             .setPipelining(false)
             .setDecompressionSupported(false)
             .setConnectTimeout(
-                (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
+                (int) Math.min(Integer.MAX_VALUE, config.upstream().connectTimeout().toMillis()))
             .setMaxHeaderSize(64 << 10)
             .setMaxChunkSize(MAX_CHUNK)
-            // Bounds what a paused stream holds (ProxyConfig.UPSTREAM_RECEIVE_BUFFER).
-            .setReceiveBufferSize(config.upstreamReceiveBuffer())
-            .setSsl(config.upstreamTls());
+            // Bounds what a paused stream holds (UpstreamConfig.RECEIVE_BUFFER).
+            .setReceiveBufferSize(config.upstream().receiveBuffer())
+            .setSsl(config.upstream().tls());
     client =
         vertx.createHttpClient(
-            clientOptions, new PoolOptions().setHttp1MaxSize(config.upstreamConnectionsPerLoop()));
+            clientOptions,
+            new PoolOptions()
+                .setHttp1MaxSize(
+                    config.upstream().connectionsPerLoop(config.listen().eventLoops())));
     HttpServerOptions serverOptions =
         new HttpServerOptions()
-            .setHost(config.listenHost())
+            .setHost(config.listen().host())
             .setPort(port)
             .setTcpNoDelay(true)
             // Every write to a client connection happens on its event loop (exchanges never

@@ -79,7 +79,10 @@ final class RecordTime {
 
   static RecordTime of(ProxyConfig config, ProxyMetrics metrics) {
     return new RecordTime(
-        config.maxClockSkew(), config.maxCaptureAge(), System::currentTimeMillis, metrics);
+        config.publish().maxClockSkew(),
+        config.publish().maxCaptureAge(),
+        System::currentTimeMillis,
+        metrics);
   }
 
   /**

@@ -192,7 +192,7 @@ final class WarmUp {
     AtomicLong exchanges = new AtomicLong();
     ProxyMetrics metrics =
         new ProxyMetrics(
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), config.metricsHistograms());
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), config.metrics().histograms());
     Consumer<CapturedExchange> discard =
         captured -> {
           captured.encode();
@@ -201,7 +201,7 @@ final class WarmUp {
         };
     ProxyConfig warmConfig =
         config
-            .with(ProxyConfig.UPSTREAM, URI.create("http://127.0.0.1:" + upstream.actualPort()))
+            .with(UpstreamConfig.ORIGIN, URI.create("http://127.0.0.1:" + upstream.actualPort()))
             .withListen("127.0.0.1", 0);
     List<ProxyHandler> handlers = new CopyOnWriteArrayList<>();
     String deployment =
@@ -223,7 +223,7 @@ final class WarmUp {
                   handlers.add(handler);
                   return handler;
                 },
-                new DeploymentOptions().setInstances(config.eventLoops())));
+                new DeploymentOptions().setInstances(config.listen().eventLoops())));
     HttpClientAgent client =
         vertx.createHttpClient(
             new HttpClientOptions().setTcpNoDelay(true).setKeepAlive(true),

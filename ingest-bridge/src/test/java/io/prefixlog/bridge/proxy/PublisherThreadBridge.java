@@ -22,14 +22,16 @@ public final class PublisherThreadBridge {
   public PublisherThreadBridge(ProxyConfig config) {
     this.config = config;
     ClientAddresses addresses =
-        new ClientAddresses(config.clientAddrMode(), config.sessionSecret());
+        new ClientAddresses(config.capture().clientAddr(), config.capture().sessionSecret());
     SessionKeyDeriver deriver =
         new SessionKeyDeriver(
-            config.sessionSecret().getBytes(StandardCharsets.UTF_8), config.sessionHeaders());
+            config.capture().sessionSecret().getBytes(StandardCharsets.UTF_8),
+            config.capture().sessionHeaders());
     this.factory =
         new EventFactory(
             deriver, addresses, CaptureSampling.of(config), new ProxyMetrics(registry));
-    this.policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
+    this.policy =
+        new HeaderPolicy(config.capture().captureHeaders(), config.capture().sessionHeaders());
   }
 
   /**
@@ -55,7 +57,7 @@ public final class PublisherThreadBridge {
             "/v1/chat/completions",
             headers,
             policy,
-            config.sessionHeaders(),
+            config.capture().sessionHeaders(),
             "127.0.0.1",
             "prefixlog-test",
             body,
