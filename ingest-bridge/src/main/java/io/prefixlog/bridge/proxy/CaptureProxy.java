@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prefixlog.core.metrics.MetricsServer;
 import io.prefixlog.core.metrics.ServiceMetrics;
-import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.RecordLimits;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -148,9 +147,20 @@ public final class CaptureProxy implements AutoCloseable {
                 SpillStore.RecordFormat.of(config.spill().format()));
     EventQueue queue =
         new EventQueue(config.publish().queueEvents(), config.publish().queueBytes());
+    ClientAddresses addresses = ClientAddresses.of(config.capture());
+    SessionKeys sessionKeys = SessionKeys.of(config.capture(), addresses);
+    EventFactory factory =
+        new EventFactory(
+            config.capture(),
+            config.sampling(),
+            config.upstream(),
+            sessionKeys,
+            addresses,
+            metrics);
     EventPublisher publisher =
         new EventPublisher(
             queue,
+            factory::encode,
             () -> {
               KafkaProducer<String, byte[]> producer =
                   new KafkaProducer<>(producerProperties(config));
@@ -161,10 +171,8 @@ public final class CaptureProxy implements AutoCloseable {
             config.publish().topics().requestsRaw().name(),
             metrics,
             spill,
-            config.spill().retryInterval(),
-            config.publish().interval(),
-            config.publish().capturePriority(),
-            RecordTime.of(config, metrics));
+            EventPublisher.Pace.of(config.publish(), config.spill()),
+            RecordTime.of(config.publish(), metrics));
     metrics.gauge("prefixlog_proxy_queue_depth", "Events waiting for the publisher.", queue::depth);
     metrics.gauge("prefixlog_proxy_queue_bytes", "Bytes waiting for the publisher.", queue::bytes);
     metrics.gauge(
@@ -196,22 +204,6 @@ public final class CaptureProxy implements AutoCloseable {
                 .setWorkerPoolSize(2)
                 .setPreferNativeTransport(true));
     try {
-      SessionKeyDeriver deriver =
-          new SessionKeyDeriver(
-              config.capture().sessionSecret().getBytes(StandardCharsets.UTF_8),
-              config.capture().sessionHeaders());
-      ClientAddresses addresses =
-          new ClientAddresses(config.capture().clientAddr(), config.capture().sessionSecret());
-      EventFactory factory =
-          new EventFactory(
-              deriver,
-              addresses,
-              CaptureSampling.of(config),
-              metrics,
-              EventFactory.upstreamLabel(config.upstream().origin()),
-              config.capture().rawEventFormat());
-      HeaderPolicy policy =
-          new HeaderPolicy(config.capture().captureHeaders(), config.capture().sessionHeaders());
       IngestHandler ingest =
           new IngestHandler(
               vertx,
@@ -239,14 +231,7 @@ public final class CaptureProxy implements AutoCloseable {
             .addKeyValue("quietMillis", config.warmUp().quiet().toMillis())
             .log();
         WarmUp.Result warmUp =
-            WarmUp.run(
-                vertx,
-                config,
-                factory,
-                policy,
-                config.warmUp().duration(),
-                config.warmUp().quiet(),
-                shape);
+            WarmUp.run(vertx, config, config.warmUp().duration(), config.warmUp().quiet(), shape);
         LOGGER
             .atInfo()
             .setMessage("capture proxy warmed up")
@@ -274,8 +259,7 @@ public final class CaptureProxy implements AutoCloseable {
                 ProxyHandler handler =
                     new ProxyHandler(
                         config,
-                        factory,
-                        policy,
+                        sessionKeys,
                         metrics,
                         publisher::offer,
                         ingest,

@@ -41,21 +41,14 @@ final class CaptureSampling {
     this.hasher = hasher;
   }
 
-  /** Keeps every body: the default (PREFIXLOG_SAMPLE_SESSIONS=1). */
-  static CaptureSampling keepAll() {
+  /** As the {@code PREFIXLOG_SAMPLE_*} settings say. */
+  static CaptureSampling of(SamplingConfig sampling) {
     return new CaptureSampling(
-        new SessionSampler(1.0, SessionSampler.DEFAULT_SEED), true, List.of(), List.of(), null);
-  }
-
-  static CaptureSampling of(ProxyConfig config) {
-    return new CaptureSampling(
-        new SessionSampler(config.sampling().sessions(), config.sampling().seed()),
-        config.sampling().keepErrors(),
-        config.sampling().keepModels(),
-        config.sampling().keepPaths(),
-        config.sampling().hashChunks()
-            ? new ChunkLookups(config.sampling().chunkSizeBytes())
-            : null);
+        new SessionSampler(sampling.sessions(), sampling.seed()),
+        sampling.keepErrors(),
+        sampling.keepModels(),
+        sampling.keepPaths(),
+        sampling.hashChunks() ? new ChunkLookups(sampling.chunkSizeBytes()) : null);
   }
 
   /** Why a body is kept, or {@link Decision#SAMPLED_OUT}. */

@@ -26,6 +26,11 @@ final class ClientAddresses {
     this.secret = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
   }
 
+  /** As {@code PREFIXLOG_CLIENT_ADDR} says, hashed with the session secret. */
+  static ClientAddresses of(CaptureConfig capture) {
+    return new ClientAddresses(capture.clientAddr(), capture.sessionSecret());
+  }
+
   /**
    * The address to record, or null (omitted, or unknown). An address already in the mode's form (an
    * ingest line from a middleware that applied the same policy) is kept as it is.

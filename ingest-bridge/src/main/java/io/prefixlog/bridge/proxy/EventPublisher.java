@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one thread that talks to Kafka. Event loops {@link #offer} captures into the bounded {@link
- * EventQueue} and return at once; this thread encodes them (session key, SHA-256, JSON) and sends
- * them with an idempotent producer, keyed by session key.
+ * EventQueue} and return at once; this thread encodes them (its encoder: session key, SHA-256,
+ * JSON) and sends them with an idempotent producer, keyed by session key.
  *
  * <p>Online, every send is acknowledged (counted published) or fails after the producer's delivery
  * timeout. Without a spill directory a failed event is counted dropped ({@code reason=kafka}); a
@@ -50,6 +51,7 @@ final class EventPublisher implements AutoCloseable {
   private static final long RESEND_BATCH_BYTES = 8L << 20;
 
   private final EventQueue queue;
+  private final Function<CapturedExchange, EncodedEvent> encoder;
   private final Supplier<Producer<String, byte[]>> producers;
   private final String topic;
   private final ProxyMetrics metrics;
@@ -76,26 +78,45 @@ final class EventPublisher implements AutoCloseable {
 
   private record Failed(long sequence, EncodedEvent event) {}
 
+  /**
+   * How often the publisher resends while spilling, wakes up under load, and at which priority its
+   * threads run.
+   */
+  record Pace(Duration retryInterval, Duration publishInterval, int priority) {
+    /**
+     * {@code PREFIXLOG_SPILL_RETRY_INTERVAL}, {@code PREFIXLOG_PROXY_PUBLISH_INTERVAL} and {@code
+     * PREFIXLOG_PROXY_CAPTURE_PRIORITY}.
+     */
+    static Pace of(PublishConfig publish, SpillConfig spill) {
+      return new Pace(spill.retryInterval(), publish.interval(), publish.capturePriority());
+    }
+  }
+
+  /**
+   * @param encoder turns a captured exchange into its record, on this thread ({@link
+   *     EventFactory#encode})
+   * @param spill where what Kafka refuses goes, or null to drop it
+   */
   EventPublisher(
       EventQueue queue,
+      Function<CapturedExchange, EncodedEvent> encoder,
       Supplier<Producer<String, byte[]>> producers,
       String topic,
       ProxyMetrics metrics,
       SpillStore spill,
-      Duration retryInterval,
-      Duration publishInterval,
-      int priority,
+      Pace pace,
       RecordTime recordTime) {
     this.queue = queue;
+    this.encoder = encoder;
     this.recordTime = recordTime;
     this.producers = producers;
     this.topic = topic;
     this.metrics = metrics;
     this.spill = spill;
-    this.retryMillis = retryInterval.toMillis();
-    this.intervalMillis = publishInterval.toMillis();
+    this.retryMillis = pace.retryInterval().toMillis();
+    this.intervalMillis = pace.publishInterval().toMillis();
     this.spilling = spill != null && spill.pending() > 0;
-    this.priority = priority;
+    this.priority = pace.priority();
     this.thread = new Thread(this::run, "prefixlog-proxy-publisher");
     this.thread.setDaemon(true);
     this.thread.setPriority(priority);
@@ -252,14 +273,17 @@ final class EventPublisher implements AutoCloseable {
     return System.nanoTime() / 1_000_000;
   }
 
+  /** A captured exchange is encoded here, on this thread; an ingested event arrived encoded. */
   private EncodedEvent encode(Outbound item) {
-    return item.encode();
+    return item instanceof CapturedExchange exchange
+        ? encoder.apply(exchange)
+        : (EncodedEvent) item;
   }
 
   private void waited(EventQueue.Queued item) {
     metrics.queueWait.record(System.nanoTime() - item.offeredNanos(), TimeUnit.NANOSECONDS);
     if (item.item() instanceof CapturedExchange exchange) {
-      exchange.recordLatencies(metrics);
+      metrics.recordLatencies(exchange.outcome());
     }
   }
 

@@ -185,13 +185,12 @@ final class Exchange {
     if (connecting) {
       return;
     }
-    Map<String, String> sessionHeaders =
-        HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().capture().sessionHeaders());
-    EventFactory factory = proxy.factory();
+    SessionKeys keys = proxy.sessionKeys();
+    Map<String, String> sessionHeaders = keys.headers(request.headers());
     sessionKey =
-        factory.sessionKey(
+        keys.key(
             sessionHeaders,
-            factory.fields(sessionHeaders, capture.bytes(), capture.length()),
+            keys.fields(sessionHeaders, capture.bytes(), capture.length()),
             clientAddr,
             userAgent);
     upstreamHeaders.set("X-Session-ID", sessionKey.key());
@@ -519,28 +518,19 @@ final class Exchange {
     }
     CapturedExchange captured =
         new CapturedExchange(
-            proxy.factory(),
-            requestId,
-            clientRequestId,
-            ts,
-            request.method().name(),
-            request.uri(),
-            request.headers(),
-            proxy.headerPolicy(),
-            proxy.proxyConfig().capture().sessionHeaders(),
-            clientAddr,
-            userAgent,
-            capture.toByteArray(),
-            capture.truncated(),
-            capture.seen(),
-            sessionKey,
-            status,
-            latencyMs,
-            ttfbMs,
-            scanner.usage(),
-            scanner.id(),
-            error,
-            addedNanos);
+            new CapturedExchange.Request(
+                requestId,
+                clientRequestId,
+                ts,
+                request.method().name(),
+                request.uri(),
+                request.headers(),
+                clientAddr,
+                userAgent,
+                sessionKey),
+            new CapturedExchange.Body(capture.toByteArray(), capture.truncated(), capture.seen()),
+            new CapturedExchange.Outcome(
+                status, latencyMs, ttfbMs, scanner.usage(), scanner.id(), error, addedNanos));
     // The body is the publisher's queue's now (bounded by its own byte count).
     capture.release();
     proxy.completed(captured);

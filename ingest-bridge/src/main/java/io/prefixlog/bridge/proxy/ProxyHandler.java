@@ -30,8 +30,7 @@ final class ProxyHandler extends VerticleBase {
   private static final int MAX_CHUNK = 64 << 10;
 
   private final ProxyConfig config;
-  private final EventFactory factory;
-  private final HeaderPolicy headerPolicy;
+  private final SessionKeys sessionKeys;
   private final ProxyMetrics metrics;
   private final Consumer<CapturedExchange> captures;
   private final IngestHandler ingest;
@@ -46,8 +45,7 @@ final class ProxyHandler extends VerticleBase {
 
   ProxyHandler(
       ProxyConfig config,
-      EventFactory factory,
-      HeaderPolicy headerPolicy,
+      SessionKeys sessionKeys,
       ProxyMetrics metrics,
       Consumer<CapturedExchange> captures,
       IngestHandler ingest,
@@ -56,8 +54,7 @@ final class ProxyHandler extends VerticleBase {
       CaptureMemory captureMemory,
       int port) {
     this.config = config;
-    this.factory = factory;
-    this.headerPolicy = headerPolicy;
+    this.sessionKeys = sessionKeys;
     this.metrics = metrics;
     this.captures = captures;
     this.ingest = ingest;
@@ -207,12 +204,8 @@ final class ProxyHandler extends VerticleBase {
     return config;
   }
 
-  EventFactory factory() {
-    return factory;
-  }
-
-  HeaderPolicy headerPolicy() {
-    return headerPolicy;
+  SessionKeys sessionKeys() {
+    return sessionKeys;
   }
 
   ProxyMetrics metrics() {

@@ -162,14 +162,7 @@ final class WarmUp {
    * exactly); returns once every warm-up listener, connection and the loopback upstream are closed.
    * {@code shape}: the traffic, the start-up warm-up's or the AOT training's.
    */
-  static Result run(
-      Vertx vertx,
-      ProxyConfig config,
-      EventFactory factory,
-      HeaderPolicy policy,
-      Duration duration,
-      Duration quiet,
-      Shape shape)
+  static Result run(Vertx vertx, ProxyConfig config, Duration duration, Duration quiet, Shape shape)
       throws IOException {
     long started = System.nanoTime();
     long jitAtStart = compilationMillis();
@@ -193,16 +186,26 @@ final class WarmUp {
     ProxyMetrics metrics =
         new ProxyMetrics(
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), config.metrics().histograms());
-    Consumer<CapturedExchange> discard =
-        captured -> {
-          captured.encode();
-          captured.recordLatencies(metrics);
-          exchanges.incrementAndGet();
-        };
     ProxyConfig warmConfig =
         config
             .with(UpstreamConfig.ORIGIN, URI.create("http://127.0.0.1:" + upstream.actualPort()))
             .withListen("127.0.0.1", 0);
+    ClientAddresses addresses = ClientAddresses.of(warmConfig.capture());
+    SessionKeys sessionKeys = SessionKeys.of(warmConfig.capture(), addresses);
+    EventFactory factory =
+        new EventFactory(
+            warmConfig.capture(),
+            warmConfig.sampling(),
+            warmConfig.upstream(),
+            sessionKeys,
+            addresses,
+            metrics);
+    Consumer<CapturedExchange> discard =
+        captured -> {
+          factory.encode(captured);
+          metrics.recordLatencies(captured.outcome());
+          exchanges.incrementAndGet();
+        };
     List<ProxyHandler> handlers = new CopyOnWriteArrayList<>();
     String deployment =
         await(
@@ -211,8 +214,7 @@ final class WarmUp {
                   ProxyHandler handler =
                       new ProxyHandler(
                           warmConfig,
-                          factory,
-                          policy,
+                          sessionKeys,
                           metrics,
                           discard,
                           null,

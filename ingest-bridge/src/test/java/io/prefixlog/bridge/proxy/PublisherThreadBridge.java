@@ -1,10 +1,8 @@
 package io.prefixlog.bridge.proxy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.request.Usage;
 import io.vertx.core.MultiMap;
-import java.nio.charset.StandardCharsets;
 
 /**
  * One bridge instance without sockets or a broker: the {@link EventFactory} and {@link
@@ -14,24 +12,19 @@ import java.nio.charset.StandardCharsets;
  * make of the bridge's own output; and for the benchmarks' SamplingCostBenchmark, which times it.
  */
 public final class PublisherThreadBridge {
-  private final ProxyConfig config;
   private final EventFactory factory;
-  private final HeaderPolicy policy;
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   public PublisherThreadBridge(ProxyConfig config) {
-    this.config = config;
-    ClientAddresses addresses =
-        new ClientAddresses(config.capture().clientAddr(), config.capture().sessionSecret());
-    SessionKeyDeriver deriver =
-        new SessionKeyDeriver(
-            config.capture().sessionSecret().getBytes(StandardCharsets.UTF_8),
-            config.capture().sessionHeaders());
+    ClientAddresses addresses = ClientAddresses.of(config.capture());
     this.factory =
         new EventFactory(
-            deriver, addresses, CaptureSampling.of(config), new ProxyMetrics(registry));
-    this.policy =
-        new HeaderPolicy(config.capture().captureHeaders(), config.capture().sessionHeaders());
+            config.capture(),
+            config.sampling(),
+            config.upstream(),
+            SessionKeys.of(config.capture(), addresses),
+            addresses,
+            new ProxyMetrics(registry));
   }
 
   /**
@@ -49,29 +42,20 @@ public final class PublisherThreadBridge {
     headers.add("x-request-id", requestId);
     CapturedExchange exchange =
         new CapturedExchange(
-            factory,
-            requestId,
-            requestId,
-            ts,
-            "POST",
-            "/v1/chat/completions",
-            headers,
-            policy,
-            config.capture().sessionHeaders(),
-            "127.0.0.1",
-            "prefixlog-test",
-            body,
-            false,
-            body.length,
-            null,
-            status,
-            12.5,
-            3.25,
-            usage,
-            "chatcmpl-" + requestId,
-            null,
-            1000);
-    return exchange.encode().value();
+            new CapturedExchange.Request(
+                requestId,
+                requestId,
+                ts,
+                "POST",
+                "/v1/chat/completions",
+                headers,
+                "127.0.0.1",
+                "prefixlog-test",
+                null),
+            new CapturedExchange.Body(body, false, body.length),
+            new CapturedExchange.Outcome(
+                status, 12.5, 3.25, usage, "chatcmpl-" + requestId, null, 1000));
+    return factory.encode(exchange).value();
   }
 
   /** How many events took each sampling decision ({@code session_selected}, …). */
