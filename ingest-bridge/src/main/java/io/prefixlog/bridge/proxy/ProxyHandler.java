@@ -32,14 +32,14 @@ final class ProxyHandler extends VerticleBase {
   private final ProxyConfig config;
   private final SessionKeys sessionKeys;
   private final ProxyMetrics metrics;
-  private final Consumer<CapturedExchange> captures;
+  private final Handoff handoff;
   private final IngestHandler ingest;
-  private final AtomicInteger inFlight;
   private final AtomicInteger openClients;
   private final CaptureMemory captureMemory;
   private final int port;
   private ClientConnections clients;
   private HttpClientAgent client;
+  private ExchangeContext context;
   private HttpServer server;
   private volatile long exchanges;
 
@@ -56,9 +56,8 @@ final class ProxyHandler extends VerticleBase {
     this.config = config;
     this.sessionKeys = sessionKeys;
     this.metrics = metrics;
-    this.captures = captures;
+    this.handoff = new Handoff(inFlight, captures, metrics);
     this.ingest = ingest;
-    this.inFlight = inFlight;
     this.openClients = openClients;
     this.captureMemory = captureMemory;
     this.port = port;
@@ -111,6 +110,16 @@ final class ProxyHandler extends VerticleBase {
             .createHttpServer(serverOptions)
             .connectionHandler(clients::opened)
             .requestHandler(this::handle);
+    context =
+        new ExchangeContext(
+            config.upstream(),
+            config.capture(),
+            client,
+            clients,
+            captureMemory,
+            sessionKeys,
+            metrics,
+            handoff);
     return server.listen();
   }
 
@@ -149,9 +158,9 @@ final class ProxyHandler extends VerticleBase {
       return;
     }
     request.pause();
-    inFlight.incrementAndGet();
+    handoff.started();
     exchanges++; // written on this instance's event loop only
-    new Exchange(this, request, System.nanoTime(), System.currentTimeMillis()).begin();
+    new Exchange(context, request, System.nanoTime(), System.currentTimeMillis()).begin();
   }
 
   /**
@@ -170,49 +179,8 @@ final class ProxyHandler extends VerticleBase {
         .onComplete(done -> request.connection().close());
   }
 
-  /**
-   * An exchange is over: its capture goes to the queue (never blocking), or, in the warm-up, to the
-   * warm-up's discarding sink.
-   */
-  void completed(CapturedExchange captured) {
-    inFlight.decrementAndGet();
-    captures.accept(captured);
-  }
-
-  /** An exchange ended whose body was let go for the capture bound: counted, not published. */
-  void shed() {
-    inFlight.decrementAndGet();
-    metrics.dropped(ProxyMetrics.CAPTURE_MEMORY_DROP).increment();
-  }
-
-  /** The bound of the request bodies held by the exchanges in flight, all loops together. */
-  CaptureMemory captureMemory() {
-    return captureMemory;
-  }
-
-  /** The bounds of this event loop's client connections. */
-  ClientConnections clients() {
-    return clients;
-  }
-
   /** Exchanges this instance (one event loop) has started. */
   long exchanges() {
     return exchanges;
-  }
-
-  ProxyConfig proxyConfig() {
-    return config;
-  }
-
-  SessionKeys sessionKeys() {
-    return sessionKeys;
-  }
-
-  ProxyMetrics metrics() {
-    return metrics;
-  }
-
-  HttpClientAgent client() {
-    return client;
   }
 }
