@@ -36,12 +36,16 @@ final class ClientConnections {
   private final ProxyMetrics metrics;
   private final Map<HttpConnection, Watch> watches = new HashMap<>();
 
-  ClientConnections(Vertx vertx, AtomicInteger open, ProxyConfig config, ProxyMetrics metrics) {
+  /**
+   * @param open the client connections open, all event loops together
+   */
+  ClientConnections(
+      Vertx vertx, AtomicInteger open, ClientLimitsConfig limits, ProxyMetrics metrics) {
     this.vertx = vertx;
     this.open = open;
-    this.max = config.clientLimits().maxConnections();
-    this.headerMillis = config.clientLimits().headerTimeout().toMillis();
-    this.idleMillis = config.clientLimits().idleTimeout().toMillis();
+    this.max = limits.maxConnections();
+    this.headerMillis = limits.headerTimeout().toMillis();
+    this.idleMillis = limits.idleTimeout().toMillis();
     this.metrics = metrics;
   }
 

@@ -60,26 +60,26 @@ final class IngestHandler {
   private final ClientAddresses addresses;
 
   /**
+   * @param capture the capture limit, which an ingested body must keep to as well
    * @param maxRecordBytes the producer's {@code max.request.size}: a line whose record would be
    *     larger is rejected ({@value #TOO_LARGE}) rather than accepted and then refused by Kafka
    */
   IngestHandler(
       Vertx vertx,
-      ProxyConfig config,
+      IngestConfig config,
+      CaptureConfig capture,
       EventPublisher publisher,
       ProxyMetrics metrics,
       ClientAddresses addresses,
       long maxRecordBytes) {
     this.vertx = vertx;
     this.token =
-        config.ingest().token() == null
-            ? null
-            : ("Bearer " + config.ingest().token()).getBytes(StandardCharsets.UTF_8);
-    this.maxBytes = config.ingest().maxBytes();
-    this.validator = new RawEventValidator(config.capture().maxBodyBytes());
+        config.enabled() ? ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8) : null;
+    this.maxBytes = config.maxBytes();
+    this.validator = new RawEventValidator(capture.maxBodyBytes());
     this.publisher = publisher;
     this.metrics = metrics;
-    this.maxConcurrent = config.ingest().maxConcurrent();
+    this.maxConcurrent = config.maxConcurrent();
     this.maxRecordBytes = maxRecordBytes;
     this.addresses = addresses;
   }

@@ -5,8 +5,8 @@ import io.prefixlog.schemas.request.Usage;
 import io.vertx.core.MultiMap;
 
 /**
- * One bridge instance without sockets or a broker: the {@link EventFactory} and {@link
- * CaptureSampling} that {@link CaptureProxy} builds from a {@link ProxyConfig}, fed completed
+ * One bridge instance without sockets or a broker: the {@link EventFactory} that {@link
+ * ProxyComponents} builds from a {@link ProxyConfig} for {@link CaptureProxy}, fed completed
  * exchanges, returning the exact event bytes the publisher thread would send. Public for the tools'
  * pipeline tests (through this module's test-jar): they check what the stream app and the tools
  * make of the bridge's own output; and for the benchmarks' SamplingCostBenchmark, which times it.
@@ -16,15 +16,7 @@ public final class PublisherThreadBridge {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   public PublisherThreadBridge(ProxyConfig config) {
-    ClientAddresses addresses = ClientAddresses.of(config.capture());
-    this.factory =
-        new EventFactory(
-            config.capture(),
-            config.sampling(),
-            config.upstream(),
-            SessionKeys.of(config.capture(), addresses),
-            addresses,
-            new ProxyMetrics(registry));
+    this.factory = new ProxyComponents(config, new ProxyMetrics(registry)).events();
   }
 
   /**
