@@ -13,7 +13,8 @@ import java.util.Locale;
 
 /**
  * What the proxy records of an exchange and how: the body's capture limit, the session key's secret
- * and headers, the headers captured, the client address policy and the raw event's format. {@link
+ * and headers, the headers captured, the client address policy, the raw event's format, and the
+ * bound of the bodies the exchanges in flight hold together ({@link CaptureMemory}). {@link
  * #toString()} never shows the secret.
  */
 public record CaptureConfig(
@@ -22,7 +23,8 @@ public record CaptureConfig(
     List<String> sessionHeaders,
     List<String> captureHeaders,
     ClientAddrMode clientAddr,
-    RawEventFormat rawEventFormat) {
+    RawEventFormat rawEventFormat,
+    long memory) {
   /** How a captured request is written to {@code requests.raw}. */
   public enum RawEventFormat {
     /** Version 2: a JSON header, then the body's exact bytes (no escaping, no base64). */
@@ -101,6 +103,24 @@ public record CaptureConfig(
                   + " read both; set `json` while stream apps older than framing still run (a"
                   + " rolling upgrade: stream apps first, then bridges)");
 
+  /**
+   * A third of the heap by default: with the publisher's queue (256 MiB) that leaves the image's
+   * 1.5 GiB heap (2 GiB container) more than a third for the rest. Without a bound, 48 bodies of 4
+   * MiB in flight against an engine that thought for 5 s took a bridge of 128 MiB down with an
+   * OutOfMemoryError, and every exchange in flight and every event not yet published with it
+   * (CaptureMemoryIT).
+   */
+  public static final ConfigKey<Long> MEMORY =
+      ConfigKey.of("PREFIXLOG_PROXY_CAPTURE_MEMORY", ConfigTypes.size(1 << 20, 64L << 30))
+          .defaultValue(Math.max(1L << 20, Runtime.getRuntime().maxMemory() / 3))
+          .documentedDefault(
+              "a third of the JVM's maximum heap (about 490 MiB in the image: a third of its 1.5 GiB heap less one survivor space)")
+          .doc(
+              "bound of the request bodies the exchanges in flight hold on the heap together (each"
+                  + " from its first byte until its exchange ends); beyond it a body's capture is"
+                  + " let go and its exchange counted dropped (capture_memory), while the exchange"
+                  + " itself is proxied as always");
+
   public CaptureConfig {
     int secretBytes = sessionSecret.getBytes(StandardCharsets.UTF_8).length;
     if (secretBytes < 16) {
@@ -118,7 +138,8 @@ public record CaptureConfig(
         values.get(SESSION_HEADERS),
         values.get(CAPTURE_HEADERS),
         values.get(CLIENT_ADDR),
-        values.get(RAW_EVENT_FORMAT));
+        values.get(RAW_EVENT_FORMAT),
+        values.get(MEMORY));
   }
 
   /** True when no secret was configured and the development default is in use. */
@@ -140,6 +161,8 @@ public record CaptureConfig(
         + clientAddr
         + ", rawEventFormat="
         + rawEventFormat
+        + ", memory="
+        + memory
         + "]";
   }
 

@@ -50,7 +50,7 @@ final class ProxyComponents {
             sessionKeys,
             addresses,
             metrics);
-    this.captureMemory = new CaptureMemory(config.captureMemory());
+    this.captureMemory = new CaptureMemory(config.capture().memory());
     metrics.gauge("prefixlog_proxy_in_flight", "Exchanges in progress.", inFlight::get);
     metrics.gauge(
         "prefixlog_proxy_client_connections", "Client connections open.", openClients::get);

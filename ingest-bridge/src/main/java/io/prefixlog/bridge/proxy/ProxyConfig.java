@@ -3,7 +3,6 @@ package io.prefixlog.bridge.proxy;
 import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.config.ConfigDef;
 import io.prefixlog.core.config.ConfigKey;
-import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.ConfigValues;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
@@ -32,24 +31,6 @@ import java.util.Objects;
  * where it is used, from the record that component is built from: nothing passes it along between.
  */
 public final class ProxyConfig {
-  /**
-   * A third of the heap by default: with the publisher's queue (256 MiB) that leaves the image's
-   * 1.5 GiB heap (2 GiB container) more than a third for the rest. Without a bound, 48 bodies of 4
-   * MiB in flight against an engine that thought for 5 s took a bridge of 128 MiB down with an
-   * OutOfMemoryError, and every exchange in flight and every event not yet published with it
-   * (CaptureMemoryIT).
-   */
-  public static final ConfigKey<Long> CAPTURE_MEMORY =
-      ConfigKey.of("PREFIXLOG_PROXY_CAPTURE_MEMORY", ConfigTypes.size(1 << 20, 64L << 30))
-          .defaultValue(Math.max(1L << 20, Runtime.getRuntime().maxMemory() / 3))
-          .documentedDefault(
-              "a third of the JVM's maximum heap (about 490 MiB in the image: a third of its 1.5 GiB heap less one survivor space)")
-          .doc(
-              "bound of the request bodies the exchanges in flight hold on the heap together (each"
-                  + " from its first byte until its exchange ends); beyond it a body's capture is"
-                  + " let go and its exchange counted dropped (capture_memory), while the exchange"
-                  + " itself is proxied as always");
-
   /** Every setting of the capture proxy, in the README's order. */
   public static final ConfigDef DEFINITION =
       CommonKeys.withKafka(
@@ -83,7 +64,7 @@ public final class ProxyConfig {
               ListenConfig.EVENT_LOOPS,
               PublishConfig.QUEUE_EVENTS,
               PublishConfig.QUEUE_BYTES,
-              CAPTURE_MEMORY,
+              CaptureConfig.MEMORY,
               PublishConfig.INTERVAL,
               WarmUpConfig.DURATION,
               WarmUpConfig.QUIET,
@@ -257,10 +238,6 @@ public final class ProxyConfig {
 
   public MetricsConfig metrics() {
     return metrics;
-  }
-
-  public long captureMemory() {
-    return values.get(CAPTURE_MEMORY);
   }
 
   /** Every setting; the secret and the token hidden. */
