@@ -438,57 +438,70 @@ final class EventPublisher implements AutoCloseable {
       LOGGER.atInfo().setMessage("spill resent; publishing directly again").log();
       return true;
     }
-    List<SpillStore.Spilled> acked = new ArrayList<>();
-    ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
-    ConcurrentLinkedQueue<SpillStore.Spilled> refused = new ConcurrentLinkedQueue<>();
-    ConcurrentLinkedQueue<SpillStore.Spilled> timeRefused = new ConcurrentLinkedQueue<>();
-    AtomicInteger failures = new AtomicInteger();
+    Resent resent = new Resent();
     // Resent events are not timed into the capture-to-publish histogram: the outage they waited
     // out is counted by the spill's meters.
     for (SpillStore.Spilled record : batch) {
-      EncodedEvent event = spilledEvent(record);
-      try {
-        producer.send(
-            new ProducerRecord<>(topic, null, recordTime.of(event), record.key(), record.value()),
-            (metadata, e) -> {
-              if (e == null) {
-                done.add(record);
-              } else if (timestampRefused(event, e)) {
-                timeRefused.add(record);
-              } else if (rejected(e)) {
-                refused.add(record);
-              } else {
-                failures.incrementAndGet();
-              }
-            });
-      } catch (RuntimeException e) {
-        if (timestampRefused(event, e)) {
-          timeRefused.add(record);
-        } else if (rejected(e)) {
-          refused.add(record);
-        } else {
-          failures.incrementAndGet();
-        }
-      }
+      resendOne(record, resent);
     }
     producer.flush();
-    while (done.size() + refused.size() + timeRefused.size() + failures.get() < batch.size()) {
+    while (resent.decided() < batch.size()) {
       Thread.sleep(5);
     }
-    resendWithTheClock(timeRefused, done, refused, failures);
-    acked.addAll(done);
-    acked.addAll(refused);
+    resendWithTheClock(resent.timeRefused, resent.done, resent.refused, resent.failures);
+    List<SpillStore.Spilled> acked = new ArrayList<>();
+    acked.addAll(resent.done);
+    acked.addAll(resent.refused);
     spill.acknowledge(acked);
-    metrics.resent.increment(done.size());
-    metrics.published.increment(done.size());
-    metrics.dropped("rejected").increment(refused.size());
-    if (failures.get() > 0) {
-      metrics.publishFailures.increment(failures.get());
+    metrics.resent.increment(resent.done.size());
+    metrics.published.increment(resent.done.size());
+    metrics.dropped("rejected").increment(resent.refused.size());
+    if (resent.failures.get() > 0) {
+      metrics.publishFailures.increment(resent.failures.get());
       resendProven = false;
       return false;
     }
     resendProven = true;
     return true;
+  }
+
+  /** The outcomes of a resent batch, sorted in by the producer's callbacks. */
+  private static final class Resent {
+    final ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<SpillStore.Spilled> refused = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<SpillStore.Spilled> timeRefused = new ConcurrentLinkedQueue<>();
+    final AtomicInteger failures = new AtomicInteger();
+
+    int decided() {
+      return done.size() + refused.size() + timeRefused.size() + failures.get();
+    }
+
+    void failed(EncodedEvent event, SpillStore.Spilled record, Exception e) {
+      if (timestampRefused(event, e)) {
+        timeRefused.add(record);
+      } else if (rejected(e)) {
+        refused.add(record);
+      } else {
+        failures.incrementAndGet();
+      }
+    }
+  }
+
+  private void resendOne(SpillStore.Spilled record, Resent resent) {
+    EncodedEvent event = spilledEvent(record);
+    try {
+      producer.send(
+          new ProducerRecord<>(topic, null, recordTime.of(event), record.key(), record.value()),
+          (metadata, e) -> {
+            if (e == null) {
+              resent.done.add(record);
+            } else {
+              resent.failed(event, record, e);
+            }
+          });
+    } catch (RuntimeException e) {
+      resent.failed(event, record, e);
+    }
   }
 
   /**
