@@ -4,7 +4,7 @@ import io.prefixlog.benchmarks.delta.Workload.Session;
 import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.text.Sha256;
-import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.core.text.Utf8;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -42,7 +42,7 @@ final class EncodeTiming {
     for (Session session : workload.sessions()) {
       for (byte[] body : session.bodies()) {
         bodyLen[t] = body.length;
-        utf8[t++] = BodyEncoding.strictUtf8(body).isPresent();
+        utf8[t++] = Utf8.isStrict(body);
       }
     }
     long[][] enc = new long[repetitions][turns];

@@ -6,6 +6,7 @@ import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.PublisherThreadBridge;
+import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.cli.ProjectHome;
@@ -84,7 +85,7 @@ public final class SamplingCostBenchmark {
 
   private static ProxyConfig config(double share) {
     return ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), "127.0.0.1:9092")
-        .with(ProxyConfig.SAMPLE_SESSIONS, share);
+        .with(SamplingConfig.SESSIONS, share);
   }
 
   private static int run(Settings settings) throws Exception {
@@ -93,7 +94,7 @@ public final class SamplingCostBenchmark {
     PublisherThreadBridge full = new PublisherThreadBridge(config(1.0));
     PublisherThreadBridge sampled = new PublisherThreadBridge(config(settings.share()));
     SessionSampler sampler = new SessionSampler(settings.share(), SessionSampler.DEFAULT_SEED);
-    ChunkLookups hasher = new ChunkLookups(config(1.0).chunkSizeBytes());
+    ChunkLookups hasher = new ChunkLookups(config(1.0).sampling().chunkSizeBytes());
     List<Request> all = requests(settings.conversations(), full);
     List<Request> out = all.stream().filter(r -> !sampler.keeps(r.sessionKey())).toList();
     long bodyBytes = out.stream().mapToLong(r -> r.body().length).sum();

@@ -33,43 +33,52 @@ public final class Utf8 {
         i += Long.BYTES;
         continue;
       }
-      int c = bytes[i] & 0xFF;
-      if (c < 0x80) {
-        i++;
-      } else if (c >= 0xC2 && c <= 0xDF) {
-        if (i + 1 >= end || !isContinuation(bytes[i + 1])) {
-          return false;
-        }
-        i += 2;
-      } else if (c >= 0xE0 && c <= 0xEF) {
-        if (i + 2 >= end) {
-          return false;
-        }
-        int c1 = bytes[i + 1] & 0xFF;
-        // E0: no overlongs (second byte >= A0); ED: no surrogates (second byte <= 9F).
-        int lo = c == 0xE0 ? 0xA0 : 0x80;
-        int hi = c == 0xED ? 0x9F : 0xBF;
-        if (c1 < lo || c1 > hi || !isContinuation(bytes[i + 2])) {
-          return false;
-        }
-        i += 3;
-      } else if (c >= 0xF0 && c <= 0xF4) {
-        if (i + 3 >= end) {
-          return false;
-        }
-        int c1 = bytes[i + 1] & 0xFF;
-        // F0: no overlongs (second byte >= 90); F4: nothing above U+10FFFF (second byte <= 8F).
-        int lo = c == 0xF0 ? 0x90 : 0x80;
-        int hi = c == 0xF4 ? 0x8F : 0xBF;
-        if (c1 < lo || c1 > hi || !isContinuation(bytes[i + 2]) || !isContinuation(bytes[i + 3])) {
-          return false;
-        }
-        i += 4;
-      } else {
+      int sequence = sequenceLength(bytes, i, end);
+      if (sequence < 0) {
         return false;
       }
+      i += sequence;
     }
     return true;
+  }
+
+  /**
+   * The length of the well-formed sequence that starts at {@code bytes[i]} and ends by {@code end}
+   * (1 for ASCII, up to 4), or -1 when none does: the one statement of the strict rules, for {@link
+   * #isStrict} and for a caller that walks the bytes itself for another reason too (the bridge's
+   * JSON escape checks a body in the pass that escapes it).
+   */
+  public static int sequenceLength(byte[] bytes, int i, int end) {
+    int c = bytes[i] & 0xFF;
+    if (c < 0x80) {
+      return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      return i + 1 < end && isContinuation(bytes[i + 1]) ? 2 : -1;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+      if (i + 2 >= end) {
+        return -1;
+      }
+      int c1 = bytes[i + 1] & 0xFF;
+      // E0: no overlongs (second byte >= A0); ED: no surrogates (second byte <= 9F).
+      int lo = c == 0xE0 ? 0xA0 : 0x80;
+      int hi = c == 0xED ? 0x9F : 0xBF;
+      return c1 >= lo && c1 <= hi && isContinuation(bytes[i + 2]) ? 3 : -1;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+      if (i + 3 >= end) {
+        return -1;
+      }
+      int c1 = bytes[i + 1] & 0xFF;
+      // F0: no overlongs (second byte >= 90); F4: nothing above U+10FFFF (second byte <= 8F).
+      int lo = c == 0xF0 ? 0x90 : 0x80;
+      int hi = c == 0xF4 ? 0x8F : 0xBF;
+      return c1 >= lo && c1 <= hi && isContinuation(bytes[i + 2]) && isContinuation(bytes[i + 3])
+          ? 4
+          : -1;
+    }
+    return -1;
   }
 
   /** {@link #isStrict(byte[], int, int)} of the whole array. */

@@ -8,9 +8,9 @@ import io.prefixlog.core.chunk.LookupChains.Resolved;
 import io.prefixlog.core.chunk.LookupChains.Skipped;
 import io.prefixlog.core.chunk.LookupChains.Unresolved;
 import io.prefixlog.core.request.ValidatedRequest;
+import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
-import io.prefixlog.schemas.request.BodyEncoding;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +48,7 @@ class ChunkLookupResolverTest {
             new ValidatedRequest(
                 ChunkLookupsTest.event("r-" + c + "-" + seq, 1000L * seq + c, "m", body, null),
                 body,
-                BodyEncoding.strictUtf8(body).isPresent());
+                Utf8.isStrict(body));
         ChunkLookups.Lookup v2 = lookups.of(request, prints[c], (seq - 1) % wholeEvery == 0);
         prints[c] = v2.prints();
         turns.add(new Turn(SESSION + "/c" + c + "/" + seq, lookups.of(request), v2.record()));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.core.text.Sha256;
+import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.BodyEncoding;
@@ -292,7 +293,7 @@ class ChunkLookupsTest {
   }
 
   private static ValidatedRequest validated(RawRequestEvent event, byte[] body) {
-    return new ValidatedRequest(event, body, BodyEncoding.strictUtf8(body).isPresent());
+    return new ValidatedRequest(event, body, Utf8.isStrict(body));
   }
 
   private static byte[] utf8(String s) {

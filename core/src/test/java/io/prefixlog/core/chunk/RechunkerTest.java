@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prefixlog.core.request.ValidatedRequest;
-import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.core.text.Utf8;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -52,7 +52,7 @@ class RechunkerTest {
                     new ValidatedRequest(
                         ChunkLookupsTest.event("r", 1000L, "m", body, null),
                         body,
-                        BodyEncoding.strictUtf8(body).isPresent()));
+                        Utf8.isStrict(body)));
         assertThat(ChunkHasher.hex(r.hashes(i))).isEqualTo(record.chunkHashes());
         assertThat(r.length()).isEqualTo(record.seqLen());
         assertThat(r.kind().wireName()).isEqualTo(record.chunked());

@@ -45,12 +45,12 @@ public final class AotTraining {
     ProxyConfig config =
         ProxyConfig.defaults(URI.create("http://127.0.0.1:9"), "127.0.0.1:9")
             .withListen("127.0.0.1", 0)
-            .with(ProxyConfig.METRICS_HOST, "127.0.0.1")
-            .with(ProxyConfig.METRICS_PORT, 0)
-            .with(ProxyConfig.WARMUP, warmup)
+            .with(MetricsConfig.HOST, "127.0.0.1")
+            .with(MetricsConfig.PORT, 0)
+            .with(WarmUpConfig.DURATION, warmup)
             // The whole length, not until the JIT is quiet: the profiles the cache keeps are the
             // ones of methods that ran long enough to be compiled.
-            .with(ProxyConfig.WARMUP_QUIET, Duration.ZERO);
+            .with(WarmUpConfig.QUIET, Duration.ZERO);
     AtomicReference<WarmUp.Result> result = new AtomicReference<>();
     try {
       CaptureProxy.start(config, null, () -> true, result::set, shape).close();

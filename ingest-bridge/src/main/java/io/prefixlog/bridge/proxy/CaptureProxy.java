@@ -1,35 +1,24 @@
 package io.prefixlog.bridge.proxy;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.prefixlog.core.metrics.MetricsServer;
 import io.prefixlog.core.metrics.ServiceMetrics;
-import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.RecordLimits;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -49,6 +38,9 @@ import org.slf4j.LoggerFactory;
  *             EventQueue (bounded) ─▶ EventPublisher thread ─▶ Kafka &lt;prefix&gt;requests.raw
  *                                          └─▶ SpillStore (when Kafka refuses, if configured)
  * </pre>
+ *
+ * <p>The parts are built by {@link ProxyComponents}, each from its settings; this class starts them
+ * in order and stops them in the reverse.
  */
 public final class CaptureProxy implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(CaptureProxy.class);
@@ -56,34 +48,28 @@ public final class CaptureProxy implements AutoCloseable {
 
   private final ProxyConfig config;
   private final Vertx vertx;
-  private final ProxyMetrics metrics;
-  private final EventPublisher publisher;
-  private final List<ProxyHandler> handlers;
-  private final AtomicInteger inFlight;
-  private final HttpServer metricsServer;
   private final ServiceMetrics ownMetrics;
-  private final int port;
+  private final ProxyComponents components;
+  private final EventPublisher publisher;
+  private final ProxyComponents.Listeners listeners;
+  private final HttpServer metricsServer;
   private boolean closed;
 
   private CaptureProxy(
       ProxyConfig config,
       Vertx vertx,
       ServiceMetrics ownMetrics,
-      ProxyMetrics metrics,
+      ProxyComponents components,
       EventPublisher publisher,
-      List<ProxyHandler> handlers,
-      AtomicInteger inFlight,
-      HttpServer metricsServer,
-      int port) {
+      ProxyComponents.Listeners listeners,
+      HttpServer metricsServer) {
     this.config = config;
     this.vertx = vertx;
     this.ownMetrics = ownMetrics;
-    this.metrics = metrics;
+    this.components = components;
     this.publisher = publisher;
-    this.handlers = handlers;
-    this.inFlight = inFlight;
+    this.listeners = listeners;
     this.metricsServer = metricsServer;
-    this.port = port;
   }
 
   /** Starts the proxy; returns when it listens. */
@@ -117,7 +103,10 @@ public final class CaptureProxy implements AutoCloseable {
 
   /**
    * {@link #start(ProxyConfig, PrometheusMeterRegistry, BooleanSupplier, Consumer)} with a warm-up
-   * of that shape (the AOT cache's training runs {@link WarmUp.Shape#PRODUCTION}).
+   * of that shape (the AOT cache's training runs {@link WarmUp.Shape#PRODUCTION}). In order: the
+   * components and the publisher (its producer created, its thread started), the event loops, the
+   * metrics endpoint, the warm-up, the listeners; what was started is stopped again when a later
+   * step fails.
    */
   static CaptureProxy start(
       ProxyConfig config,
@@ -126,177 +115,33 @@ public final class CaptureProxy implements AutoCloseable {
       Consumer<WarmUp.Result> warmedUp,
       WarmUp.Shape shape)
       throws IOException {
-    if (config.usesDevSecret()) {
-      LOGGER
-          .atWarn()
-          .setMessage(
-              "PREFIXLOG_SESSION_SECRET is not set: using the development secret; session keys of"
-                  + " guessable ids can be recomputed by anyone")
-          .log();
-    }
+    warnOfTheDevelopmentSecret(config);
     ServiceMetrics ownMetrics = shared == null ? ServiceMetrics.create() : null;
     PrometheusMeterRegistry registry = shared == null ? ownMetrics.registry() : shared;
-    ProxyMetrics metrics = new ProxyMetrics(registry, config.metricsHistograms());
-    SpillStore spill =
-        config.spillDir() == null
-            ? null
-            : new SpillStore(
-                config.spillDir(),
-                config.spillMaxBytes(),
-                config.spillSegmentBytes(),
-                new SpillStore.SyncPolicy(config.spillFsyncInterval()),
-                SpillStore.RecordFormat.of(config.spillFormat()));
-    EventQueue queue = new EventQueue(config.queueEvents(), config.queueBytes());
-    EventPublisher publisher =
-        new EventPublisher(
-            queue,
-            () -> {
-              KafkaProducer<String, byte[]> producer =
-                  new KafkaProducer<>(producerProperties(config));
-              // The producer's own metrics (record errors, retries, request latency, buffer).
-              new KafkaClientMetrics(producer).bindTo(registry);
-              return producer;
-            },
-            config.topics().requestsRaw().name(),
-            metrics,
-            spill,
-            config.retryInterval(),
-            config.publishInterval(),
-            config.capturePriority(),
-            RecordTime.of(config, metrics));
-    metrics.gauge("prefixlog_proxy_queue_depth", "Events waiting for the publisher.", queue::depth);
-    metrics.gauge("prefixlog_proxy_queue_bytes", "Bytes waiting for the publisher.", queue::bytes);
-    metrics.gauge(
-        "prefixlog_proxy_spill_pending_events",
-        "Spilled events not yet acknowledged by Kafka.",
-        publisher::spillPending);
-    metrics.gauge(
-        "prefixlog_proxy_spill_bytes", "Bytes in the spill directory.", publisher::spillBytes);
-    metrics.gauge(
-        "prefixlog_proxy_spill_quarantined",
-        "Runs of corrupt spill bytes moved to the quarantine directory since the proxy started"
-            + " (each at least one event that will not reach Kafka; its bytes are kept there).",
-        publisher::spillQuarantined);
-    AtomicInteger inFlight = new AtomicInteger();
-    metrics.gauge("prefixlog_proxy_in_flight", "Exchanges in progress.", inFlight::get);
-    AtomicInteger openClients = new AtomicInteger();
-    metrics.gauge(
-        "prefixlog_proxy_client_connections", "Client connections open.", openClients::get);
-    CaptureMemory captureMemory = new CaptureMemory(config.captureMemory());
-    metrics.gauge(
-        "prefixlog_proxy_capture_memory_bytes",
-        "Heap the request bodies of the exchanges in flight hold, of PREFIXLOG_PROXY_CAPTURE_MEMORY.",
-        captureMemory::used);
+    ProxyComponents components =
+        new ProxyComponents(config, new ProxyMetrics(registry, config.metrics().histograms()));
+    EventPublisher publisher = components.publisher(registry);
     publisher.start();
-    Vertx vertx =
-        Vertx.vertx(
-            new VertxOptions()
-                .setEventLoopPoolSize(config.eventLoops())
-                .setWorkerPoolSize(2)
-                .setPreferNativeTransport(true));
+    Vertx vertx = ProxyComponents.vertx(config.listen());
     try {
-      SessionKeyDeriver deriver =
-          new SessionKeyDeriver(
-              config.sessionSecret().getBytes(StandardCharsets.UTF_8), config.sessionHeaders());
-      ClientAddresses addresses =
-          new ClientAddresses(config.clientAddrMode(), config.sessionSecret());
-      EventFactory factory =
-          new EventFactory(
-              deriver,
-              addresses,
-              CaptureSampling.of(config),
-              metrics,
-              EventFactory.upstreamLabel(config.upstream()),
-              config.rawEventFormat());
-      HeaderPolicy policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
-      IngestHandler ingest =
-          new IngestHandler(
-              vertx,
-              config,
-              publisher,
-              metrics,
-              addresses,
-              Long.parseLong(
-                  String.valueOf(
-                      producerProperties(config).get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG))));
       // /health is up during the warm-up, so that an orchestrator sees the proxy is starting:
-      // 503 "warming_up" until the listener is open (a readiness probe, not a liveness one).
+      // 503 "warming_up" until the listener is open.
       AtomicBoolean serving = new AtomicBoolean();
-      HttpServer metricsServer = null;
-      if (config.metricsPort() >= 0) {
-        metricsServer = startMetrics(vertx, config, registry, publisher, alsoHealthy, serving);
-      }
-      // The warm-up runs on the same event loops, before the listener opens: the first clients
-      // meet compiled code rather than the interpreter and the JIT's compile queue.
-      if (!config.warmup().isZero()) {
-        LOGGER
-            .atInfo()
-            .setMessage("capture proxy warming up before it listens")
-            .addKeyValue("maxMillis", config.warmup().toMillis())
-            .addKeyValue("quietMillis", config.warmupQuiet().toMillis())
-            .log();
-        WarmUp.Result warmUp =
-            WarmUp.run(
-                vertx, config, factory, policy, config.warmup(), config.warmupQuiet(), shape);
-        LOGGER
-            .atInfo()
-            .setMessage("capture proxy warmed up")
-            .addKeyValue("exchanges", warmUp.exchanges())
-            .addKeyValue("failures", warmUp.failures())
-            .addKeyValue("millis", warmUp.took().toMillis())
-            .addKeyValue("jitMillis", warmUp.jitMillis())
-            .addKeyValue("end", warmUp.quiet() ? "jit quiet" : "maximum reached")
-            .log();
-        // Collect now what start-up and warm-up left, before traffic: otherwise the first young
-        // collection under traffic copies every start-up object that survived (ProxyBenchmark
-        // --cold-start measured 75-130 ms for it on 2 loaded cores, later ones 2-3 ms).
-        System.gc();
-        warmedUp.accept(warmUp);
-      }
-      // One deployment of one instance per event loop: Vert.x binds the port once and hands
-      // each accepted connection to the instances in turn. All instances ask for the same port;
-      // for "any free port" that is -1, which Vert.x shares within a deployment (port 0 would
-      // give every instance a port of its own).
-      List<ProxyHandler> handlers = new CopyOnWriteArrayList<>();
-      int requested = config.listenPort() == 0 ? -1 : config.listenPort();
-      await(
-          vertx.deployVerticle(
-              () -> {
-                ProxyHandler handler =
-                    new ProxyHandler(
-                        config,
-                        factory,
-                        policy,
-                        metrics,
-                        publisher::offer,
-                        ingest,
-                        inFlight,
-                        openClients,
-                        captureMemory,
-                        requested);
-                handlers.add(handler);
-                return handler;
-              },
-              new DeploymentOptions().setInstances(config.eventLoops())));
-      int port = handlers.get(0).actualPort();
+      HttpServer metricsServer =
+          config.metrics().enabled()
+              ? await(
+                  MetricsEndpoint.start(
+                      vertx, config.metrics(), registry, publisher, alsoHealthy, serving))
+              : null;
+      warmUp(vertx, config, shape, warmedUp);
+      ProxyComponents.Listeners listeners =
+          await(components.listen(vertx, publisher::offer, components.ingest(vertx, publisher)));
       serving.set(true);
-      LOGGER
-          .atInfo()
-          .setMessage("capture proxy listening")
-          .addKeyValue("listen", config.listenHost() + ":" + port)
-          .addKeyValue("upstream", config.upstream())
-          .addKeyValue("topic", config.topics().requestsRaw().name())
-          .addKeyValue("bootstrap", config.bootstrapServers())
-          .addKeyValue("metricsPort", metricsServer == null ? -1 : metricsServer.actualPort())
-          .addKeyValue("spill", config.spillDir())
-          .addKeyValue("ingest", config.ingestToken() != null)
-          .addKeyValue("nativeTransport", vertx.isNativeTransportEnabled())
-          .addKeyValue("capturePriority", config.capturePriority())
-          .addKeyValue("publishInterval", config.publishInterval())
-          .addKeyValue("captureMemory", config.captureMemory())
-          .log();
-      return new CaptureProxy(
-          config, vertx, ownMetrics, metrics, publisher, handlers, inFlight, metricsServer, port);
+      CaptureProxy proxy =
+          new CaptureProxy(
+              config, vertx, ownMetrics, components, publisher, listeners, metricsServer);
+      proxy.logListening();
+      return proxy;
     } catch (IOException | RuntimeException e) {
       vertx.close();
       publisher.close(Duration.ofSeconds(1));
@@ -307,51 +152,66 @@ public final class CaptureProxy implements AutoCloseable {
     }
   }
 
-  private static HttpServer startMetrics(
-      Vertx vertx,
-      ProxyConfig config,
-      PrometheusMeterRegistry registry,
-      EventPublisher publisher,
-      BooleanSupplier alsoHealthy,
-      AtomicBoolean serving)
+  private static void warnOfTheDevelopmentSecret(ProxyConfig config) {
+    if (config.capture().usesDevSecret()) {
+      LOGGER
+          .atWarn()
+          .setMessage(
+              "PREFIXLOG_SESSION_SECRET is not set: using the development secret; session keys of"
+                  + " guessable ids can be recomputed by anyone")
+          .log();
+    }
+  }
+
+  /**
+   * The warm-up runs on the same event loops, before the listener opens: the first clients meet
+   * compiled code rather than the interpreter and the JIT's compile queue.
+   */
+  private static void warmUp(
+      Vertx vertx, ProxyConfig config, WarmUp.Shape shape, Consumer<WarmUp.Result> warmedUp)
       throws IOException {
-    HttpServer server =
-        vertx
-            .createHttpServer(
-                new HttpServerOptions().setHost(config.metricsHost()).setPort(config.metricsPort()))
-            .requestHandler(
-                request -> {
-                  switch (request.path()) {
-                    case "/metrics" -> {
-                      String type = MetricsServer.contentType(request.getHeader("Accept"));
-                      String text = registry.scrape(type);
-                      request
-                          .response()
-                          .putHeader("Content-Type", type)
-                          .end(Buffer.buffer(text.getBytes(StandardCharsets.UTF_8)));
-                    }
-                    case "/health" -> {
-                      boolean listening = serving.get();
-                      boolean ok = listening && alsoHealthy.getAsBoolean() && publisher.healthy();
-                      String body =
-                          "{\"status\":\""
-                              + (ok ? "ok" : listening ? "unhealthy" : "warming_up")
-                              + "\",\"kafka\":\""
-                              + publisher.kafkaState()
-                              + "\",\"queue_depth\":"
-                              + publisher.queueDepth()
-                              + "}\n";
-                      request
-                          .response()
-                          .setStatusCode(ok ? 200 : 503)
-                          .putHeader("Content-Type", "application/json")
-                          .end(body);
-                    }
-                    default -> request.response().setStatusCode(404).end("not found\n");
-                  }
-                });
-    await(server.listen());
-    return server;
+    if (!config.warmUp().enabled()) {
+      return;
+    }
+    LOGGER
+        .atInfo()
+        .setMessage("capture proxy warming up before it listens")
+        .addKeyValue("maxMillis", config.warmUp().duration().toMillis())
+        .addKeyValue("quietMillis", config.warmUp().quiet().toMillis())
+        .log();
+    WarmUp.Result warmUp = WarmUp.run(vertx, config, shape);
+    LOGGER
+        .atInfo()
+        .setMessage("capture proxy warmed up")
+        .addKeyValue("exchanges", warmUp.exchanges())
+        .addKeyValue("failures", warmUp.failures())
+        .addKeyValue("millis", warmUp.took().toMillis())
+        .addKeyValue("jitMillis", warmUp.jitMillis())
+        .addKeyValue("end", warmUp.quiet() ? "jit quiet" : "maximum reached")
+        .log();
+    // Collect now what start-up and warm-up left, before traffic: otherwise the first young
+    // collection under traffic copies every start-up object that survived (ProxyBenchmark
+    // --cold-start measured 75-130 ms for it on 2 loaded cores, later ones 2-3 ms).
+    System.gc();
+    warmedUp.accept(warmUp);
+  }
+
+  private void logListening() {
+    LOGGER
+        .atInfo()
+        .setMessage("capture proxy listening")
+        .addKeyValue("listen", config.listen().host() + ":" + port())
+        .addKeyValue("upstream", config.upstream().origin())
+        .addKeyValue("topic", config.publish().topics().requestsRaw().name())
+        .addKeyValue("bootstrap", config.publish().bootstrapServers())
+        .addKeyValue("metricsPort", metricsPort())
+        .addKeyValue("spill", config.spill().dir())
+        .addKeyValue("ingest", config.ingest().enabled())
+        .addKeyValue("nativeTransport", vertx.isNativeTransportEnabled())
+        .addKeyValue("capturePriority", config.publish().capturePriority())
+        .addKeyValue("publishInterval", config.publish().interval())
+        .addKeyValue("captureMemory", components.captureMemory().limit())
+        .log();
   }
 
   /**
@@ -362,7 +222,7 @@ public final class CaptureProxy implements AutoCloseable {
    */
   public static Map<String, Object> producerProperties(ProxyConfig config) {
     Map<String, Object> p = new HashMap<>();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.publish().bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -376,20 +236,20 @@ public final class CaptureProxy implements AutoCloseable {
     // lz4: about half zstd's CPU per record, on a thread that shares
     // the cores with the event loops.
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    long maxRecord = RecordLimits.maxRecordBytes(config.maxBodyBytes());
+    long maxRecord = RecordLimits.maxRecordBytes(config.capture().maxBodyBytes());
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, (int) Math.min(Integer.MAX_VALUE, maxRecord));
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Math.max(64L << 20, 2 * maxRecord));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-capture-proxy");
-    p.putAll(config.kafka());
+    p.putAll(config.publish().kafka());
     return p;
   }
 
   /** The bound proxy port. */
   public int port() {
-    return port;
+    return listeners.port();
   }
 
   /** The bound metrics port, or -1 when metrics are off. */
@@ -399,7 +259,7 @@ public final class CaptureProxy implements AutoCloseable {
 
   /** The registry the proxy counts into (shared with the KV subscriber in the bridge process). */
   public MeterRegistry metrics() {
-    return metrics.registry();
+    return components.metrics().registry();
   }
 
   public ProxyConfig config() {
@@ -408,12 +268,12 @@ public final class CaptureProxy implements AutoCloseable {
 
   /** Exchanges started so far by each event loop's listener. */
   List<Long> exchangesPerEventLoop() {
-    return handlers.stream().map(ProxyHandler::exchanges).toList();
+    return listeners.handlers().stream().map(ProxyHandler::exchanges).toList();
   }
 
   /** Exchanges in progress. */
   public int inFlight() {
-    return inFlight.get();
+    return components.inFlight();
   }
 
   /**
@@ -426,41 +286,10 @@ public final class CaptureProxy implements AutoCloseable {
       return;
     }
     closed = true;
-    long drainMillis = config.drainTimeout().toMillis();
-    List<Future<Void>> shutdowns = new ArrayList<>();
-    for (ProxyHandler handler : handlers) {
-      shutdowns.add(handler.stopAccepting(drainMillis));
-    }
+    long drainMillis = config.listen().drainTimeout().toMillis();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(drainMillis);
-    for (Future<Void> shutdown : shutdowns) {
-      try {
-        shutdown
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(
-                Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) + 1000,
-                TimeUnit.MILLISECONDS);
-      } catch (ExecutionException | TimeoutException e) {
-        LOGGER.atWarn().setMessage("proxy listener did not shut down in time").setCause(e).log();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    if (inFlight.get() > 0) {
-      LOGGER
-          .atWarn()
-          .setMessage("exchanges still in flight at the drain timeout")
-          .addKeyValue("inFlight", inFlight.get())
-          .log();
-    }
+    stopAccepting(drainMillis, deadline);
+    awaitInFlight(deadline);
     if (metricsServer != null) {
       metricsServer.close();
     }
@@ -476,6 +305,46 @@ public final class CaptureProxy implements AutoCloseable {
       ownMetrics.close();
     }
     LOGGER.atInfo().setMessage("capture proxy stopped").log();
+  }
+
+  /** Every listener stops accepting; their exchanges in flight carry on until the deadline. */
+  private void stopAccepting(long drainMillis, long deadline) {
+    List<Future<Void>> shutdowns = new ArrayList<>();
+    for (ProxyHandler handler : listeners.handlers()) {
+      shutdowns.add(handler.stopAccepting(drainMillis));
+    }
+    for (Future<Void> shutdown : shutdowns) {
+      try {
+        shutdown
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) + 1000,
+                TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        LOGGER.atWarn().setMessage("proxy listener did not shut down in time").setCause(e).log();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void awaitInFlight(long deadline) {
+    while (components.inFlight() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    if (components.inFlight() > 0) {
+      LOGGER
+          .atWarn()
+          .setMessage("exchanges still in flight at the drain timeout")
+          .addKeyValue("inFlight", components.inFlight())
+          .log();
+    }
   }
 
   private static <T> T await(Future<T> future) throws IOException {

@@ -41,19 +41,14 @@ final class CaptureSampling {
     this.hasher = hasher;
   }
 
-  /** Keeps every body: the default (PREFIXLOG_SAMPLE_SESSIONS=1). */
-  static CaptureSampling keepAll() {
+  /** As the {@code PREFIXLOG_SAMPLE_*} settings say. */
+  static CaptureSampling of(SamplingConfig sampling) {
     return new CaptureSampling(
-        new SessionSampler(1.0, SessionSampler.DEFAULT_SEED), true, List.of(), List.of(), null);
-  }
-
-  static CaptureSampling of(ProxyConfig config) {
-    return new CaptureSampling(
-        new SessionSampler(config.sampleSessions(), config.sampleSeed()),
-        config.sampleKeepErrors(),
-        config.sampleKeepModels(),
-        config.sampleKeepPaths(),
-        config.sampleHashChunks() ? new ChunkLookups(config.chunkSizeBytes()) : null);
+        new SessionSampler(sampling.sessions(), sampling.seed()),
+        sampling.keepErrors(),
+        sampling.keepModels(),
+        sampling.keepPaths(),
+        sampling.hashChunks() ? new ChunkLookups(sampling.chunkSizeBytes()) : null);
   }
 
   /** Why a body is kept, or {@link Decision#SAMPLED_OUT}. */

@@ -1,6 +1,6 @@
 package io.prefixlog.bridge.proxy;
 
-import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
+import io.prefixlog.bridge.proxy.CaptureConfig.ClientAddrMode;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +24,11 @@ final class ClientAddresses {
   ClientAddresses(ClientAddrMode mode, String secret) {
     this.mode = mode;
     this.secret = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+  }
+
+  /** As {@code PREFIXLOG_CLIENT_ADDR} says, hashed with the session secret. */
+  static ClientAddresses of(CaptureConfig capture) {
+    return new ClientAddresses(capture.clientAddr(), capture.sessionSecret());
   }
 
   /**

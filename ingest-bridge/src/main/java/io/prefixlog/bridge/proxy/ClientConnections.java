@@ -36,12 +36,16 @@ final class ClientConnections {
   private final ProxyMetrics metrics;
   private final Map<HttpConnection, Watch> watches = new HashMap<>();
 
-  ClientConnections(Vertx vertx, AtomicInteger open, ProxyConfig config, ProxyMetrics metrics) {
+  /**
+   * @param open the client connections open, all event loops together
+   */
+  ClientConnections(
+      Vertx vertx, AtomicInteger open, ClientLimitsConfig limits, ProxyMetrics metrics) {
     this.vertx = vertx;
     this.open = open;
-    this.max = config.maxClientConnections();
-    this.headerMillis = config.headerTimeout().toMillis();
-    this.idleMillis = config.clientIdleTimeout().toMillis();
+    this.max = limits.maxConnections();
+    this.headerMillis = limits.headerTimeout().toMillis();
+    this.idleMillis = limits.idleTimeout().toMillis();
     this.metrics = metrics;
   }
 

@@ -31,11 +31,6 @@ record EncodedEvent(String key, byte[] value, String requestId, long captureMs)
   }
 
   @Override
-  public EncodedEvent encode() {
-    return this;
-  }
-
-  @Override
   public String toString() {
     return "EncodedEvent[key="
         + key

@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one thread that talks to Kafka. Event loops {@link #offer} captures into the bounded {@link
- * EventQueue} and return at once; this thread encodes them (session key, SHA-256, JSON) and sends
- * them with an idempotent producer, keyed by session key.
+ * EventQueue} and return at once; this thread encodes them (its encoder: session key, SHA-256,
+ * JSON) and sends them with an idempotent producer, keyed by session key.
  *
  * <p>Online, every send is acknowledged (counted published) or fails after the producer's delivery
  * timeout. Without a spill directory a failed event is counted dropped ({@code reason=kafka}); a
@@ -50,6 +51,7 @@ final class EventPublisher implements AutoCloseable {
   private static final long RESEND_BATCH_BYTES = 8L << 20;
 
   private final EventQueue queue;
+  private final Function<CapturedExchange, EncodedEvent> encoder;
   private final Supplier<Producer<String, byte[]>> producers;
   private final String topic;
   private final ProxyMetrics metrics;
@@ -76,26 +78,45 @@ final class EventPublisher implements AutoCloseable {
 
   private record Failed(long sequence, EncodedEvent event) {}
 
+  /**
+   * How often the publisher resends while spilling, wakes up under load, and at which priority its
+   * threads run.
+   */
+  record Pace(Duration retryInterval, Duration publishInterval, int priority) {
+    /**
+     * {@code PREFIXLOG_SPILL_RETRY_INTERVAL}, {@code PREFIXLOG_PROXY_PUBLISH_INTERVAL} and {@code
+     * PREFIXLOG_PROXY_CAPTURE_PRIORITY}.
+     */
+    static Pace of(PublishConfig publish, SpillConfig spill) {
+      return new Pace(spill.retryInterval(), publish.interval(), publish.capturePriority());
+    }
+  }
+
+  /**
+   * @param encoder turns a captured exchange into its record, on this thread ({@link
+   *     EventFactory#encode})
+   * @param spill where what Kafka refuses goes, or null to drop it
+   */
   EventPublisher(
       EventQueue queue,
+      Function<CapturedExchange, EncodedEvent> encoder,
       Supplier<Producer<String, byte[]>> producers,
       String topic,
       ProxyMetrics metrics,
       SpillStore spill,
-      Duration retryInterval,
-      Duration publishInterval,
-      int priority,
+      Pace pace,
       RecordTime recordTime) {
     this.queue = queue;
+    this.encoder = encoder;
     this.recordTime = recordTime;
     this.producers = producers;
     this.topic = topic;
     this.metrics = metrics;
     this.spill = spill;
-    this.retryMillis = retryInterval.toMillis();
-    this.intervalMillis = publishInterval.toMillis();
+    this.retryMillis = pace.retryInterval().toMillis();
+    this.intervalMillis = pace.publishInterval().toMillis();
     this.spilling = spill != null && spill.pending() > 0;
-    this.priority = priority;
+    this.priority = pace.priority();
     this.thread = new Thread(this::run, "prefixlog-proxy-publisher");
     this.thread.setDaemon(true);
     this.thread.setPriority(priority);
@@ -252,14 +273,17 @@ final class EventPublisher implements AutoCloseable {
     return System.nanoTime() / 1_000_000;
   }
 
+  /** A captured exchange is encoded here, on this thread; an ingested event arrived encoded. */
   private EncodedEvent encode(Outbound item) {
-    return item.encode();
+    return item instanceof CapturedExchange exchange
+        ? encoder.apply(exchange)
+        : (EncodedEvent) item;
   }
 
   private void waited(EventQueue.Queued item) {
     metrics.queueWait.record(System.nanoTime() - item.offeredNanos(), TimeUnit.NANOSECONDS);
     if (item.item() instanceof CapturedExchange exchange) {
-      exchange.recordLatencies(metrics);
+      metrics.recordLatencies(exchange.outcome());
     }
   }
 
@@ -414,57 +438,70 @@ final class EventPublisher implements AutoCloseable {
       LOGGER.atInfo().setMessage("spill resent; publishing directly again").log();
       return true;
     }
-    List<SpillStore.Spilled> acked = new ArrayList<>();
-    ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
-    ConcurrentLinkedQueue<SpillStore.Spilled> refused = new ConcurrentLinkedQueue<>();
-    ConcurrentLinkedQueue<SpillStore.Spilled> timeRefused = new ConcurrentLinkedQueue<>();
-    AtomicInteger failures = new AtomicInteger();
+    Resent resent = new Resent();
     // Resent events are not timed into the capture-to-publish histogram: the outage they waited
     // out is counted by the spill's meters.
     for (SpillStore.Spilled record : batch) {
-      EncodedEvent event = spilledEvent(record);
-      try {
-        producer.send(
-            new ProducerRecord<>(topic, null, recordTime.of(event), record.key(), record.value()),
-            (metadata, e) -> {
-              if (e == null) {
-                done.add(record);
-              } else if (timestampRefused(event, e)) {
-                timeRefused.add(record);
-              } else if (rejected(e)) {
-                refused.add(record);
-              } else {
-                failures.incrementAndGet();
-              }
-            });
-      } catch (RuntimeException e) {
-        if (timestampRefused(event, e)) {
-          timeRefused.add(record);
-        } else if (rejected(e)) {
-          refused.add(record);
-        } else {
-          failures.incrementAndGet();
-        }
-      }
+      resendOne(record, resent);
     }
     producer.flush();
-    while (done.size() + refused.size() + timeRefused.size() + failures.get() < batch.size()) {
+    while (resent.decided() < batch.size()) {
       Thread.sleep(5);
     }
-    resendWithTheClock(timeRefused, done, refused, failures);
-    acked.addAll(done);
-    acked.addAll(refused);
+    resendWithTheClock(resent.timeRefused, resent.done, resent.refused, resent.failures);
+    List<SpillStore.Spilled> acked = new ArrayList<>();
+    acked.addAll(resent.done);
+    acked.addAll(resent.refused);
     spill.acknowledge(acked);
-    metrics.resent.increment(done.size());
-    metrics.published.increment(done.size());
-    metrics.dropped("rejected").increment(refused.size());
-    if (failures.get() > 0) {
-      metrics.publishFailures.increment(failures.get());
+    metrics.resent.increment(resent.done.size());
+    metrics.published.increment(resent.done.size());
+    metrics.dropped("rejected").increment(resent.refused.size());
+    if (resent.failures.get() > 0) {
+      metrics.publishFailures.increment(resent.failures.get());
       resendProven = false;
       return false;
     }
     resendProven = true;
     return true;
+  }
+
+  /** The outcomes of a resent batch, sorted in by the producer's callbacks. */
+  private static final class Resent {
+    final ConcurrentLinkedQueue<SpillStore.Spilled> done = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<SpillStore.Spilled> refused = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<SpillStore.Spilled> timeRefused = new ConcurrentLinkedQueue<>();
+    final AtomicInteger failures = new AtomicInteger();
+
+    int decided() {
+      return done.size() + refused.size() + timeRefused.size() + failures.get();
+    }
+
+    void failed(EncodedEvent event, SpillStore.Spilled record, Exception e) {
+      if (timestampRefused(event, e)) {
+        timeRefused.add(record);
+      } else if (rejected(e)) {
+        refused.add(record);
+      } else {
+        failures.incrementAndGet();
+      }
+    }
+  }
+
+  private void resendOne(SpillStore.Spilled record, Resent resent) {
+    EncodedEvent event = spilledEvent(record);
+    try {
+      producer.send(
+          new ProducerRecord<>(topic, null, recordTime.of(event), record.key(), record.value()),
+          (metadata, e) -> {
+            if (e == null) {
+              resent.done.add(record);
+            } else {
+              resent.failed(event, record, e);
+            }
+          });
+    } catch (RuntimeException e) {
+      resent.failed(event, record, e);
+    }
   }
 
   /**

@@ -23,6 +23,11 @@ final class EventQueue {
     this.maxBytes = maxBytes;
   }
 
+  /** Bounded by {@code PREFIXLOG_PROXY_QUEUE_EVENTS} and {@code PREFIXLOG_PROXY_QUEUE_BYTES}. */
+  static EventQueue of(PublishConfig publish) {
+    return new EventQueue(publish.queueEvents(), publish.queueBytes());
+  }
+
   /** Adds the item, or returns false at once when the queue is full. */
   boolean offer(Outbound item) {
     long size = item.bytes();

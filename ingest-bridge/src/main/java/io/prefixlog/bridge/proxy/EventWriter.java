@@ -218,7 +218,8 @@ final class EventWriter {
    * <p>Why one pass: a body was read twice (validated, then escaped), byte by byte, the two largest
    * self frames of the publisher's profile. Here eight bytes are tested at once (SWAR: is any of
    * them non-ASCII, a control, a quote or a backslash); runs that need nothing, nearly all of a
-   * chat body, are copied whole; a multi-byte sequence is validated where it is met.
+   * chat body, are copied whole; a multi-byte sequence is validated where it is met, by core's
+   * {@link Utf8#sequenceLength} (the rules {@link Utf8#isStrict} applies, stated once).
    */
   int escapeIfUtf8(byte[] src, int offset, int length) {
     int end = offset + length;
@@ -236,7 +237,7 @@ final class EventWriter {
       }
       int c = src[i] & 0xFF;
       if (c >= 0x80) {
-        int sequence = sequenceLength(src, i, end, c);
+        int sequence = Utf8.sequenceLength(src, i, end);
         if (sequence < 0) {
           return -1;
         }
@@ -300,41 +301,6 @@ final class EventWriter {
             | ((quote - 0x0101010101010101L) & ~quote)
             | ((backslash - 0x0101010101010101L) & ~backslash);
     return (t & 0x8080808080808080L) != 0;
-  }
-
-  /**
-   * The length of the strict UTF-8 sequence that starts at {@code i} with lead byte {@code c} (≥
-   * 0x80), or -1 when it is not one (the rules of {@link Utf8#isStrict}).
-   */
-  private static int sequenceLength(byte[] b, int i, int end, int c) {
-    if (c >= 0xC2 && c <= 0xDF) {
-      return i + 1 < end && continuation(b[i + 1]) ? 2 : -1;
-    }
-    if (c >= 0xE0 && c <= 0xEF) {
-      if (i + 2 >= end) {
-        return -1;
-      }
-      int c1 = b[i + 1] & 0xFF;
-      // E0: no overlongs (second byte >= A0); ED: no surrogates (second byte <= 9F).
-      int lo = c == 0xE0 ? 0xA0 : 0x80;
-      int hi = c == 0xED ? 0x9F : 0xBF;
-      return c1 >= lo && c1 <= hi && continuation(b[i + 2]) ? 3 : -1;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-      if (i + 3 >= end) {
-        return -1;
-      }
-      int c1 = b[i + 1] & 0xFF;
-      // F0: no overlongs (second byte >= 90); F4: nothing above U+10FFFF (second byte <= 8F).
-      int lo = c == 0xF0 ? 0x90 : 0x80;
-      int hi = c == 0xF4 ? 0x8F : 0xBF;
-      return c1 >= lo && c1 <= hi && continuation(b[i + 2]) && continuation(b[i + 3]) ? 4 : -1;
-    }
-    return -1;
-  }
-
-  private static boolean continuation(byte b) {
-    return (b & 0xC0) == 0x80;
   }
 
   private static void stringField(JsonGenerator g, String name, String value) throws IOException {

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 final class Exchange {
   private static final Logger LOGGER = LoggerFactory.getLogger(Exchange.class);
 
-  private final ProxyHandler proxy;
+  private final ExchangeContext context;
   private final HttpServerRequest request;
   private final HttpServerResponse response;
   private final long startNanos;
@@ -92,8 +92,8 @@ final class Exchange {
    */
   static final int SMALL_BODY = 256 << 10;
 
-  Exchange(ProxyHandler proxy, HttpServerRequest request, long startNanos, long ts) {
-    this.proxy = proxy;
+  Exchange(ExchangeContext context, HttpServerRequest request, long startNanos, long ts) {
+    this.context = context;
     this.request = request;
     this.response = request.response();
     this.startNanos = startNanos;
@@ -120,7 +120,7 @@ final class Exchange {
     }
     this.declaredLength = chunkedUpload ? -1 : expected;
     this.capture =
-        new BodyCapture(proxy.proxyConfig().maxBodyBytes(), expected, proxy.captureMemory());
+        new BodyCapture(context.capture().maxBodyBytes(), expected, context.captureMemory());
     this.upstreamHeaders = upstreamHeaders(headers);
   }
 
@@ -130,7 +130,7 @@ final class Exchange {
     response.exceptionHandler(t -> onClientGone());
     request.exceptionHandler(t -> onClientGone());
     boolean needSessionHeader =
-        proxy.proxyConfig().setSessionHeader() && !request.headers().contains("x-session-id");
+        context.upstream().setSessionHeader() && !request.headers().contains("x-session-id");
     boolean small = hasBody && declaredLength >= 0 && declaredLength <= SMALL_BODY;
     if ((needSessionHeader || small) && hasBody) {
       // The key can come from the body: read it (up to the capture limit) before connecting;
@@ -150,7 +150,7 @@ final class Exchange {
     } else {
       if (hasBody) {
         // Paused by the handler: the body waits for the engine's connection.
-        proxy.clients().bodyHeld(request, true);
+        context.clients().bodyHeld(request, true);
       }
       if (needSessionHeader) {
         connectWithSessionHeader();
@@ -183,13 +183,12 @@ final class Exchange {
     if (connecting) {
       return;
     }
-    Map<String, String> sessionHeaders =
-        HeaderPolicy.lowerCase(request.headers(), proxy.proxyConfig().sessionHeaders());
-    EventFactory factory = proxy.factory();
+    SessionKeys keys = context.sessionKeys();
+    Map<String, String> sessionHeaders = keys.headers(request.headers());
     sessionKey =
-        factory.sessionKey(
+        keys.key(
             sessionHeaders,
-            factory.fields(sessionHeaders, capture.bytes(), capture.length()),
+            keys.fields(sessionHeaders, capture.bytes(), capture.length()),
             clientAddr,
             userAgent);
     upstreamHeaders.set("X-Session-ID", sessionKey.key());
@@ -202,16 +201,16 @@ final class Exchange {
     }
     connecting = true;
     forwardedNanos = System.nanoTime();
-    ProxyConfig config = proxy.proxyConfig();
+    UpstreamConfig engine = context.upstream();
     RequestOptions options =
         new RequestOptions()
             .setMethod(request.method())
-            .setHost(config.upstream().getHost())
-            .setPort(config.upstreamPort())
+            .setHost(engine.origin().getHost())
+            .setPort(engine.port())
             .setURI(request.uri())
             .setHeaders(upstreamHeaders)
-            .setIdleTimeout(config.upstreamIdleTimeout().toMillis());
-    proxy.client().request(options).onComplete(result -> guard(() -> onUpstreamRequest(result)));
+            .setIdleTimeout(engine.idleTimeout().toMillis());
+    context.client().request(options).onComplete(result -> guard(() -> onUpstreamRequest(result)));
   }
 
   private void onUpstreamRequest(AsyncResult<HttpClientRequest> result) {
@@ -269,12 +268,12 @@ final class Exchange {
   /** The engine cannot take more of the body yet: the client is paused, and not timed for it. */
   private void holdBody() {
     request.pause();
-    proxy.clients().bodyHeld(request, true);
+    context.clients().bodyHeld(request, true);
   }
 
   private void releaseBody() {
     if (hasBody) {
-      proxy.clients().bodyHeld(request, false);
+      context.clients().bodyHeld(request, false);
     }
     request.resume();
   }
@@ -350,7 +349,7 @@ final class Exchange {
     }
     if (response.writeQueueFull()) {
       upstreamResponse.pause();
-      proxy.clients().awaitDrain(request, upstreamResponse::resume);
+      context.clients().awaitDrain(request, upstreamResponse::resume);
     }
   }
 
@@ -429,9 +428,9 @@ final class Exchange {
         "prefixlog proxy: "
             + error.replace('_', ' ')
             + " ("
-            + proxy.proxyConfig().upstream().getHost()
+            + context.upstream().origin().getHost()
             + ":"
-            + proxy.proxyConfig().upstreamPort()
+            + context.upstream().port()
             + ")\n";
     response
         .setStatusCode(code)
@@ -491,20 +490,20 @@ final class Exchange {
     double latencyMs = (end - startNanos) / 1e6;
     Double ttfbMs = ttfbNanos < 0 ? null : (ttfbNanos - startNanos) / 1e6;
     if (scanner.unreadable()) {
-      proxy.metrics().unreadable.increment();
+      context.metrics().unreadable.increment();
     }
     if (status != null && !"client_disconnect".equals(error)) {
-      proxy.metrics().response(status);
+      context.metrics().response(status);
     }
     if (error != null) {
-      proxy.metrics().error(error);
+      context.metrics().error(error);
     }
     if (capture.shed()) {
       // Counted with the exchange, never published without its body.
-      proxy.shed();
+      context.handoff().shed();
       return;
     }
-    proxy.metrics().captureBytes.increment(capture.length());
+    context.metrics().captureBytes.increment(capture.length());
     // What the client waited for beyond the engine: before the request went out, and after the
     // engine's last byte (a held body's write; the scan happens after it). Recorded into the
     // histogram by the publisher thread, with the TTFB.
@@ -513,35 +512,26 @@ final class Exchange {
             ? (forwardedNanos - startNanos) + (end - upstreamEndNanos)
             : -1;
     if (capture.truncated()) {
-      proxy.metrics().truncated.increment();
+      context.metrics().truncated.increment();
     }
     CapturedExchange captured =
         new CapturedExchange(
-            proxy.factory(),
-            requestId,
-            clientRequestId,
-            ts,
-            request.method().name(),
-            request.uri(),
-            request.headers(),
-            proxy.headerPolicy(),
-            proxy.proxyConfig().sessionHeaders(),
-            clientAddr,
-            userAgent,
-            capture.toByteArray(),
-            capture.truncated(),
-            capture.seen(),
-            sessionKey,
-            status,
-            latencyMs,
-            ttfbMs,
-            scanner.usage(),
-            scanner.id(),
-            error,
-            addedNanos);
+            new CapturedExchange.Request(
+                requestId,
+                clientRequestId,
+                ts,
+                request.method().name(),
+                request.uri(),
+                request.headers(),
+                clientAddr,
+                userAgent,
+                sessionKey),
+            new CapturedExchange.Body(capture.toByteArray(), capture.truncated(), capture.seen()),
+            new CapturedExchange.Outcome(
+                status, latencyMs, ttfbMs, scanner.usage(), scanner.id(), error, addedNanos));
     // The body is the publisher's queue's now (bounded by its own byte count).
     capture.release();
-    proxy.completed(captured);
+    context.handoff().completed(captured);
   }
 
   private MultiMap upstreamHeaders(MultiMap headers) {
@@ -553,7 +543,7 @@ final class Exchange {
     if (headers.get("x-request-id") == null || headers.get("x-request-id").isBlank()) {
       out.set("X-Request-Id", requestId);
     }
-    if (proxy.proxyConfig().forwardedHeaders()) {
+    if (context.upstream().forwardedHeaders()) {
       String forwardedFor = headers.get("x-forwarded-for");
       if (clientAddr != null) {
         out.set(

@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import io.vertx.core.MultiMap;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -44,7 +45,7 @@ final class HeaderPolicy {
 
   private final Set<String> captured;
 
-  HeaderPolicy(Set<String> captureAllowList, List<String> sessionHeaders) {
+  HeaderPolicy(Collection<String> captureAllowList, List<String> sessionHeaders) {
     Set<String> names = new HashSet<>();
     for (String name : captureAllowList) {
       if (!isSecret(name)) {
@@ -57,6 +58,11 @@ final class HeaderPolicy {
       }
     }
     this.captured = Set.copyOf(names);
+  }
+
+  /** The capture allow-list of {@code PREFIXLOG_CAPTURE_HEADERS} and the session headers. */
+  static HeaderPolicy of(CaptureConfig capture) {
+    return new HeaderPolicy(capture.captureHeaders(), capture.sessionHeaders());
   }
 
   /** True for a credential header, which is never captured whatever the allow-list says. */

@@ -60,57 +60,32 @@ final class IngestHandler {
   private final ClientAddresses addresses;
 
   /**
+   * @param capture the capture limit, which an ingested body must keep to as well
    * @param maxRecordBytes the producer's {@code max.request.size}: a line whose record would be
    *     larger is rejected ({@value #TOO_LARGE}) rather than accepted and then refused by Kafka
    */
   IngestHandler(
       Vertx vertx,
-      ProxyConfig config,
+      IngestConfig config,
+      CaptureConfig capture,
       EventPublisher publisher,
       ProxyMetrics metrics,
       ClientAddresses addresses,
       long maxRecordBytes) {
     this.vertx = vertx;
     this.token =
-        config.ingestToken() == null
-            ? null
-            : ("Bearer " + config.ingestToken()).getBytes(StandardCharsets.UTF_8);
-    this.maxBytes = config.ingestMaxBytes();
-    this.validator = new RawEventValidator(config.maxBodyBytes());
+        config.enabled() ? ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8) : null;
+    this.maxBytes = config.maxBytes();
+    this.validator = new RawEventValidator(capture.maxBodyBytes());
     this.publisher = publisher;
     this.metrics = metrics;
-    this.maxConcurrent = config.ingestMaxConcurrent();
+    this.maxConcurrent = config.maxConcurrent();
     this.maxRecordBytes = maxRecordBytes;
     this.addresses = addresses;
   }
 
   void handle(HttpServerRequest request) {
-    if (!request.path().equals(PATH)) {
-      reply(request, 404, "{\"error\":\"no such prefixlog endpoint\"}");
-      return;
-    }
-    if (token == null) {
-      reply(
-          request,
-          404,
-          "{\"error\":\"the ingest endpoint is disabled: set PREFIXLOG_INGEST_TOKEN\"}");
-      return;
-    }
-    String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
-    if (authorization == null
-        || !MessageDigest.isEqual(token, authorization.getBytes(StandardCharsets.UTF_8))) {
-      request.response().putHeader("WWW-Authenticate", "Bearer");
-      reply(request, 401, "{\"error\":\"missing or wrong bearer token\"}");
-      return;
-    }
-    if (request.method() != HttpMethod.POST) {
-      request.response().putHeader("Allow", "POST");
-      reply(request, 405, "{\"error\":\"POST newline-delimited raw request events\"}");
-      return;
-    }
-    String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
-    if (length != null && parse(length) > maxBytes) {
-      tooLarge(request);
+    if (!admitted(request)) {
       return;
     }
     // Each request buffers up to PREFIXLOG_INGEST_MAX_BYTES: only so many at once.
@@ -135,6 +110,47 @@ final class IngestHandler {
     request.response().endHandler(v -> release.run());
     request.response().closeHandler(v -> release.run());
     request.exceptionHandler(t -> release.run());
+    read(request);
+  }
+
+  /**
+   * False when the request was answered already: not this endpoint, the endpoint disabled, a wrong
+   * token, not a POST, or a declared length over the bound.
+   */
+  private boolean admitted(HttpServerRequest request) {
+    if (!request.path().equals(PATH)) {
+      reply(request, 404, "{\"error\":\"no such prefixlog endpoint\"}");
+      return false;
+    }
+    if (token == null) {
+      reply(
+          request,
+          404,
+          "{\"error\":\"the ingest endpoint is disabled: set PREFIXLOG_INGEST_TOKEN\"}");
+      return false;
+    }
+    String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+    if (authorization == null
+        || !MessageDigest.isEqual(token, authorization.getBytes(StandardCharsets.UTF_8))) {
+      request.response().putHeader("WWW-Authenticate", "Bearer");
+      reply(request, 401, "{\"error\":\"missing or wrong bearer token\"}");
+      return false;
+    }
+    if (request.method() != HttpMethod.POST) {
+      request.response().putHeader("Allow", "POST");
+      reply(request, 405, "{\"error\":\"POST newline-delimited raw request events\"}");
+      return false;
+    }
+    String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+    if (length != null && parse(length) > maxBytes) {
+      tooLarge(request);
+      return false;
+    }
+    return true;
+  }
+
+  /** Buffers the body (up to the bound), then processes it on a worker thread and replies. */
+  private void read(HttpServerRequest request) {
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     boolean[] over = {false};
     request.handler(
@@ -169,12 +185,16 @@ final class IngestHandler {
 
   private record Result(int status, String json) {}
 
+  /** What became of the lines of one request. */
+  private static final class Counts {
+    int accepted;
+    int rejected;
+    int dropped;
+  }
+
   /** Validates and queues every line; runs on a worker thread. */
   private Result process(byte[] body) throws IOException {
-    int accepted = 0;
-    int rejected = 0;
-    int dropped = 0;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Counts counts = new Counts();
     ByteArrayOutputStream lines = new ByteArrayOutputStream();
     try (JsonGenerator json = Json.mapper().getFactory().createGenerator(lines)) {
       json.writeStartArray();
@@ -189,63 +209,70 @@ final class IngestHandler {
         lineNumber++;
         byte[] line = Arrays.copyOfRange(body, start, stop);
         start = end + 1;
-        if (isBlank(line)) {
-          continue;
+        if (!isBlank(line)) {
+          processLine(json, lineNumber, line, counts);
         }
-        json.writeStartObject();
-        json.writeNumberField("line", lineNumber);
-        RawEventValidator.Outcome outcome = validator.validate(null, line);
-        Rejection rejection = outcome.rejected();
-        if (rejection == null) {
-          rejection = tooLarge(outcome.accepted().event(), line);
-        }
-        if (rejection == null) {
-          rejection = secretHeader(outcome.accepted().event());
-        }
-        if (rejection != null) {
-          rejected++;
-          metrics.ingestLines("rejected").increment();
-          metrics.ingestRejection(rejection.reason()).increment();
-          json.writeStringField("outcome", "rejected");
-          json.writeStringField("reason", rejection.reason());
-          json.writeStringField("detail", rejection.detail());
-        } else {
-          RawRequestEvent event = outcome.accepted().event();
-          EncodedEvent encoded =
-              new EncodedEvent(
-                  event.sessionKey(),
-                  withAddressPolicy(event, line),
-                  event.requestId(),
-                  event.ts());
-          json.writeStringField("request_id", event.requestId());
-          if (publisher.offer(encoded)) {
-            accepted++;
-            metrics.ingestLines("accepted").increment();
-            json.writeStringField("outcome", "accepted");
-          } else {
-            dropped++;
-            metrics.ingestLines("dropped").increment();
-            json.writeStringField("outcome", "dropped");
-            json.writeStringField("reason", "queue_full");
-          }
-        }
-        json.writeEndObject();
       }
       json.writeEndArray();
     }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(
         ("{\"accepted\":"
-                + accepted
+                + counts.accepted
                 + ",\"rejected\":"
-                + rejected
+                + counts.rejected
                 + ",\"dropped\":"
-                + dropped
+                + counts.dropped
                 + ",\"lines\":")
             .getBytes(StandardCharsets.UTF_8));
     out.writeBytes(lines.toByteArray());
     out.write('}');
-    int status = rejected > 0 ? 400 : dropped > 0 ? 503 : 200;
+    int status = counts.rejected > 0 ? 400 : counts.dropped > 0 ? 503 : 200;
     return new Result(status, out.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Validates one line and queues it when it is valid; writes its outcome. */
+  private void processLine(JsonGenerator json, int lineNumber, byte[] line, Counts counts)
+      throws IOException {
+    json.writeStartObject();
+    json.writeNumberField("line", lineNumber);
+    RawEventValidator.Outcome outcome = validator.validate(null, line);
+    Rejection rejection = outcome.rejected();
+    if (rejection == null) {
+      rejection = tooLarge(outcome.accepted().event(), line);
+    }
+    if (rejection == null) {
+      rejection = secretHeader(outcome.accepted().event());
+    }
+    if (rejection != null) {
+      counts.rejected++;
+      metrics.ingestLines("rejected").increment();
+      metrics.ingestRejection(rejection.reason()).increment();
+      json.writeStringField("outcome", "rejected");
+      json.writeStringField("reason", rejection.reason());
+      json.writeStringField("detail", rejection.detail());
+    } else {
+      queue(json, outcome.accepted().event(), line, counts);
+    }
+    json.writeEndObject();
+  }
+
+  private void queue(JsonGenerator json, RawRequestEvent event, byte[] line, Counts counts)
+      throws IOException {
+    EncodedEvent encoded =
+        new EncodedEvent(
+            event.sessionKey(), withAddressPolicy(event, line), event.requestId(), event.ts());
+    json.writeStringField("request_id", event.requestId());
+    if (publisher.offer(encoded)) {
+      counts.accepted++;
+      metrics.ingestLines("accepted").increment();
+      json.writeStringField("outcome", "accepted");
+    } else {
+      counts.dropped++;
+      metrics.ingestLines("dropped").increment();
+      json.writeStringField("outcome", "dropped");
+      json.writeStringField("reason", "queue_full");
+    }
   }
 
   /**

@@ -10,14 +10,13 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 /**
  * One event loop's share of the proxy: its listener (all instances share the port) and its own
- * upstream connection pool, so that an exchange never changes threads. Captures go to {@code
- * captures} (the publisher's queue; the warm-up's discarding sink), requests under {@link
- * #OWN_PREFIX} to the ingest endpoint (none in the warm-up: 404).
+ * upstream connection pool, so that an exchange never changes threads. Each exchange sees the
+ * loop's {@link ExchangeContext}; its end goes to the deployment's {@link Handoff} (the publisher's
+ * queue; the warm-up's discarding sink); requests under {@link #OWN_PREFIX} go to the ingest
+ * endpoint (none in the warm-up: 404).
  *
  * <p>TCP_NODELAY on both sides: a head and a body written as two segments must never wait for a
  * delayed ACK (a 40 ms stall per exchange).
@@ -29,89 +28,82 @@ final class ProxyHandler extends VerticleBase {
   /** Body pieces of up to 64 KiB (Netty's default is 8 KiB): a 20 KB body is one write. */
   private static final int MAX_CHUNK = 64 << 10;
 
-  private final ProxyConfig config;
-  private final EventFactory factory;
-  private final HeaderPolicy headerPolicy;
-  private final ProxyMetrics metrics;
-  private final Consumer<CapturedExchange> captures;
+  private final ProxyComponents components;
+  private final Handoff handoff;
   private final IngestHandler ingest;
-  private final AtomicInteger inFlight;
-  private final AtomicInteger openClients;
-  private final CaptureMemory captureMemory;
   private final int port;
-  private ClientConnections clients;
   private HttpClientAgent client;
   private HttpServer server;
+  private ExchangeContext context;
   private volatile long exchanges;
 
-  ProxyHandler(
-      ProxyConfig config,
-      EventFactory factory,
-      HeaderPolicy headerPolicy,
-      ProxyMetrics metrics,
-      Consumer<CapturedExchange> captures,
-      IngestHandler ingest,
-      AtomicInteger inFlight,
-      AtomicInteger openClients,
-      CaptureMemory captureMemory,
-      int port) {
-    this.config = config;
-    this.factory = factory;
-    this.headerPolicy = headerPolicy;
-    this.metrics = metrics;
-    this.captures = captures;
+  /**
+   * @param ingest the proxy's own endpoints, or null for none
+   * @param port the port to listen on, -1 for the deployment's one free port
+   */
+  ProxyHandler(ProxyComponents components, Handoff handoff, IngestHandler ingest, int port) {
+    this.components = components;
+    this.handoff = handoff;
     this.ingest = ingest;
-    this.inFlight = inFlight;
-    this.openClients = openClients;
-    this.captureMemory = captureMemory;
     this.port = port;
   }
 
   @Override
   public Future<?> start() {
-    HttpClientOptions clientOptions =
-        new HttpClientOptions()
-            .setTcpNoDelay(true)
-            .setKeepAlive(true)
-            .setKeepAliveTimeout((int) Math.max(1, config.upstreamKeepAlive().toSeconds()))
-            .setPipelining(false)
-            .setDecompressionSupported(false)
-            .setConnectTimeout(
-                (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
-            .setMaxHeaderSize(64 << 10)
-            .setMaxChunkSize(MAX_CHUNK)
-            // Bounds what a paused stream holds (ProxyConfig.UPSTREAM_RECEIVE_BUFFER).
-            .setReceiveBufferSize(config.upstreamReceiveBuffer())
-            .setSsl(config.upstreamTls());
-    client =
-        vertx.createHttpClient(
-            clientOptions, new PoolOptions().setHttp1MaxSize(config.upstreamConnectionsPerLoop()));
-    HttpServerOptions serverOptions =
-        new HttpServerOptions()
-            .setHost(config.listenHost())
-            .setPort(port)
-            .setTcpNoDelay(true)
-            // Every write to a client connection happens on its event loop (exchanges never
-            // change threads, the ingest endpoint replies from its loop): Vert.x can then skip
-            // the cross-thread hand-off and locking around each write.
-            .setStrictThreadMode(true)
-            .setCompressionSupported(false)
-            .setDecompressionSupported(false)
-            .setHandle100ContinueAutomatically(true)
-            .setMaxHeaderSize(64 << 10)
-            .setMaxChunkSize(MAX_CHUNK)
-            .setMaxInitialLineLength(64 << 10)
-            // HTTP/1.1 only: with cleartext HTTP/2 on, Vert.x sniffs the first bytes of a
-            // connection before it exists for the connection handler, so a client that connects
-            // and sends nothing escaped the connection cap and the head timeout.
-            .setHttp2ClearTextEnabled(false);
-    clients = new ClientConnections(vertx, openClients, config, metrics);
+    ProxyConfig config = components.config();
+    client = vertx.createHttpClient(clientOptions(config.upstream()), poolOptions(config));
+    ClientConnections clients =
+        new ClientConnections(
+            vertx, components.openClients(), config.clientLimits(), components.metrics());
     server =
         vertx
-            .createHttpServer(serverOptions)
+            .createHttpServer(serverOptions(config.listen()))
             .connectionHandler(clients::opened)
             .requestHandler(this::handle);
+    context = components.exchangeContext(client, clients, handoff);
     return server.listen();
+  }
+
+  private static HttpClientOptions clientOptions(UpstreamConfig upstream) {
+    return new HttpClientOptions()
+        .setTcpNoDelay(true)
+        .setKeepAlive(true)
+        .setKeepAliveTimeout((int) Math.max(1, upstream.keepAlive().toSeconds()))
+        .setPipelining(false)
+        .setDecompressionSupported(false)
+        .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, upstream.connectTimeout().toMillis()))
+        .setMaxHeaderSize(64 << 10)
+        .setMaxChunkSize(MAX_CHUNK)
+        // Bounds what a paused stream holds (UpstreamConfig.RECEIVE_BUFFER).
+        .setReceiveBufferSize(upstream.receiveBuffer())
+        .setSsl(upstream.tls());
+  }
+
+  /** This loop's share of the engine connections. */
+  private static PoolOptions poolOptions(ProxyConfig config) {
+    return new PoolOptions()
+        .setHttp1MaxSize(config.upstream().connectionsPerLoop(config.listen().eventLoops()));
+  }
+
+  private HttpServerOptions serverOptions(ListenConfig listen) {
+    return new HttpServerOptions()
+        .setHost(listen.host())
+        .setPort(port)
+        .setTcpNoDelay(true)
+        // Every write to a client connection happens on its event loop (exchanges never change
+        // threads, the ingest endpoint replies from its loop): Vert.x can then skip the
+        // cross-thread hand-off and locking around each write.
+        .setStrictThreadMode(true)
+        .setCompressionSupported(false)
+        .setDecompressionSupported(false)
+        .setHandle100ContinueAutomatically(true)
+        .setMaxHeaderSize(64 << 10)
+        .setMaxChunkSize(MAX_CHUNK)
+        .setMaxInitialLineLength(64 << 10)
+        // HTTP/1.1 only: with cleartext HTTP/2 on, Vert.x sniffs the first bytes of a connection
+        // before it exists for the connection handler, so a client that connects and sends nothing
+        // escaped the connection cap and the head timeout.
+        .setHttp2ClearTextEnabled(false);
   }
 
   @Override
@@ -133,7 +125,7 @@ final class ProxyHandler extends VerticleBase {
   }
 
   private void handle(HttpServerRequest request) {
-    clients.requestStarted(request);
+    context.clients().requestStarted(request);
     String framing = RequestFraming.problem(request.version(), request.headers());
     if (framing != null) {
       refuse(request, framing);
@@ -149,9 +141,9 @@ final class ProxyHandler extends VerticleBase {
       return;
     }
     request.pause();
-    inFlight.incrementAndGet();
+    handoff.started();
     exchanges++; // written on this instance's event loop only
-    new Exchange(this, request, System.nanoTime(), System.currentTimeMillis()).begin();
+    new Exchange(context, request, System.nanoTime(), System.currentTimeMillis()).begin();
   }
 
   /**
@@ -159,7 +151,7 @@ final class ProxyHandler extends VerticleBase {
    * that no byte after it is read as another request. Counted, never forwarded, never captured.
    */
   private void refuse(HttpServerRequest request, String reason) {
-    metrics.refused(reason);
+    context.metrics().refused(reason);
     request
         .response()
         .setStatusCode(400)
@@ -170,53 +162,8 @@ final class ProxyHandler extends VerticleBase {
         .onComplete(done -> request.connection().close());
   }
 
-  /**
-   * An exchange is over: its capture goes to the queue (never blocking), or, in the warm-up, to the
-   * warm-up's discarding sink.
-   */
-  void completed(CapturedExchange captured) {
-    inFlight.decrementAndGet();
-    captures.accept(captured);
-  }
-
-  /** An exchange ended whose body was let go for the capture bound: counted, not published. */
-  void shed() {
-    inFlight.decrementAndGet();
-    metrics.dropped(ProxyMetrics.CAPTURE_MEMORY_DROP).increment();
-  }
-
-  /** The bound of the request bodies held by the exchanges in flight, all loops together. */
-  CaptureMemory captureMemory() {
-    return captureMemory;
-  }
-
-  /** The bounds of this event loop's client connections. */
-  ClientConnections clients() {
-    return clients;
-  }
-
   /** Exchanges this instance (one event loop) has started. */
   long exchanges() {
     return exchanges;
-  }
-
-  ProxyConfig proxyConfig() {
-    return config;
-  }
-
-  EventFactory factory() {
-    return factory;
-  }
-
-  HeaderPolicy headerPolicy() {
-    return headerPolicy;
-  }
-
-  ProxyMetrics metrics() {
-    return metrics;
-  }
-
-  HttpClientAgent client() {
-    return client;
   }
 }

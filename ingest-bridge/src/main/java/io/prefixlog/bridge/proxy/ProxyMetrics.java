@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import io.prefixlog.core.metrics.Meters;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.DoubleSupplier;
 
@@ -156,6 +157,19 @@ final class ProxyMetrics {
 
   MeterRegistry registry() {
     return registry;
+  }
+
+  /**
+   * Records an exchange's TTFB and added latency into the histograms. Runs on the publisher thread:
+   * the event loops only read the clock, the histograms' work is off the request path.
+   */
+  void recordLatencies(CapturedExchange.Outcome outcome) {
+    if (outcome.ttfbMs() != null) {
+      ttfb.record(Math.round(outcome.ttfbMs() * 1e6), TimeUnit.NANOSECONDS);
+    }
+    if (outcome.addedNanos() >= 0) {
+      addedLatency.record(outcome.addedNanos(), TimeUnit.NANOSECONDS);
+    }
   }
 
   /** Counts a client connection closed as it was accepted, over the connection cap. */

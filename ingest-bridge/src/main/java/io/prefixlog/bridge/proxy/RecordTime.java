@@ -77,9 +77,10 @@ final class RecordTime {
     }
   }
 
-  static RecordTime of(ProxyConfig config, ProxyMetrics metrics) {
+  /** Bounded by {@code PREFIXLOG_MAX_CLOCK_SKEW} and {@code PREFIXLOG_MAX_CAPTURE_AGE}. */
+  static RecordTime of(PublishConfig publish, ProxyMetrics metrics) {
     return new RecordTime(
-        config.maxClockSkew(), config.maxCaptureAge(), System::currentTimeMillis, metrics);
+        publish.maxClockSkew(), publish.maxCaptureAge(), System::currentTimeMillis, metrics);
   }
 
   /**

@@ -150,6 +150,16 @@ final class SpillStore implements AutoCloseable {
     this(dir, maxBytes, segmentBytes, SyncPolicy.EVERY_BATCH, format);
   }
 
+  /** The spill of {@code PREFIXLOG_SPILL_*}; {@code spill} must name a directory. */
+  static SpillStore open(SpillConfig spill) {
+    return new SpillStore(
+        spill.dir(),
+        spill.maxBytes(),
+        spill.segmentBytes(),
+        new SyncPolicy(spill.fsyncInterval()),
+        RecordFormat.of(spill.format()));
+  }
+
   SpillStore(
       Path dir, long maxBytes, long segmentBytes, SyncPolicy syncPolicy, RecordFormat format) {
     this.dir = dir;

@@ -2,7 +2,6 @@ package io.prefixlog.bridge.proxy;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -25,12 +24,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -43,10 +40,11 @@ import org.slf4j.LoggerFactory;
  * (connection open and close, header copy, body capture, response scan, event encoding) before the
  * first client rather than in the first minutes of its traffic.
  *
- * <p>Nothing of it escapes: the warm-up's handlers listen on a loopback port of their own, forward
- * to the loopback upstream only, count into a registry of their own, and hand their captures to a
- * sink that encodes them (the publisher thread's work, so it is compiled too) and drops them: the
- * event queue, the publisher and Kafka never see one.
+ * <p>Nothing of it escapes: the warm-up's components are built by {@link ProxyComponents} from the
+ * proxy's settings, as the proxy's are, but its listeners listen on a loopback port of their own,
+ * forward to the loopback upstream only, count into a registry of their own, and hand their
+ * captures to a sink that encodes them (the publisher thread's work, so it is compiled too) and
+ * drops them: the event queue, the publisher and Kafka never see one.
  *
  * <p>It runs until the JIT is done rather than for a fixed time ({@code
  * PREFIXLOG_PROXY_WARMUP_QUIET}): a fixed 2 s ran only 100-400 exchanges on 2 loaded cores, and
@@ -157,128 +155,149 @@ final class WarmUp {
   }
 
   /**
-   * Runs the warm-up on {@code vertx}'s event loops until the JIT has been quiet for {@code quiet}
-   * (after {@link #MIN_EXCHANGES}), or for {@code duration} at most (with {@code quiet} zero:
-   * exactly); returns once every warm-up listener, connection and the loopback upstream are closed.
-   * {@code shape}: the traffic, the start-up warm-up's or the AOT training's.
+   * What a run counts as it goes, for its progress lines and its {@link Result}: when it started,
+   * the JIT's compilation time then, the exchanges captured and the synthetic requests that failed.
    */
-  static Result run(
-      Vertx vertx,
-      ProxyConfig config,
-      EventFactory factory,
-      HeaderPolicy policy,
-      Duration duration,
-      Duration quiet,
-      Shape shape)
-      throws IOException {
-    long started = System.nanoTime();
-    long jitAtStart = compilationMillis();
-    HttpServer upstream =
-        await(
-            vertx
-                .createHttpServer(
-                    new HttpServerOptions().setHost("127.0.0.1").setPort(0).setTcpNoDelay(true))
-                .requestHandler(
-                    request -> {
-                      if (shape == Shape.PRODUCTION) {
-                        request
-                            .body()
-                            .onSuccess(body -> TrainingTraffic.answer(vertx, request, body));
-                      } else {
-                        answer(request);
-                      }
-                    })
-                .listen());
-    AtomicLong exchanges = new AtomicLong();
-    ProxyMetrics metrics =
-        new ProxyMetrics(
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), config.metricsHistograms());
-    Consumer<CapturedExchange> discard =
-        captured -> {
-          captured.encode();
-          captured.recordLatencies(metrics);
-          exchanges.incrementAndGet();
-        };
+  private record Progress(
+      long startedNanos, long jitAtStart, AtomicLong exchanges, AtomicLong failures) {
+    void log(long now, long jit) {
+      LOGGER
+          .atInfo()
+          .setMessage("capture proxy warming up")
+          .addKeyValue("exchanges", exchanges.get())
+          .addKeyValue("jitMillis", jit < 0 ? -1 : jit - jitAtStart)
+          .addKeyValue("millis", TimeUnit.NANOSECONDS.toMillis(now - startedNanos))
+          .log();
+    }
+
+    Result result(boolean quiet) {
+      long jitAtEnd = compilationMillis();
+      return new Result(
+          exchanges.get(),
+          failures.get(),
+          Duration.ofNanos(System.nanoTime() - startedNanos),
+          jitAtStart < 0 ? -1 : jitAtEnd - jitAtStart,
+          quiet);
+    }
+  }
+
+  /**
+   * Runs the warm-up on {@code vertx}'s event loops until the JIT has been quiet for {@code
+   * PREFIXLOG_PROXY_WARMUP_QUIET} (after {@link #MIN_EXCHANGES}), or for {@code
+   * PREFIXLOG_PROXY_WARMUP} at most (with no quiet window: exactly); returns once every warm-up
+   * listener, connection and the loopback upstream are closed. {@code shape}: the traffic, the
+   * start-up warm-up's or the AOT training's.
+   */
+  static Result run(Vertx vertx, ProxyConfig config, Shape shape) throws IOException {
+    Progress progress =
+        new Progress(System.nanoTime(), compilationMillis(), new AtomicLong(), new AtomicLong());
+    boolean quiet;
+    HttpServer upstream = await(loopbackUpstream(vertx, shape));
+    try {
+      ProxyComponents components = components(config, upstream.actualPort());
+      ProxyComponents.Listeners listeners =
+          await(components.listen(vertx, discard(components, progress.exchanges()), null));
+      try {
+        quiet = drive(vertx, listeners.port(), config.warmUp(), shape, progress);
+      } finally {
+        await(vertx.undeploy(listeners.deployment()));
+      }
+    } finally {
+      await(upstream.close());
+    }
+    return progress.result(quiet);
+  }
+
+  /**
+   * The proxy's own components from its own settings, pointed at the loopback upstream, listening
+   * on a loopback port of their own and counting into a registry of their own.
+   */
+  private static ProxyComponents components(ProxyConfig config, int upstreamPort) {
     ProxyConfig warmConfig =
         config
-            .with(ProxyConfig.UPSTREAM, URI.create("http://127.0.0.1:" + upstream.actualPort()))
+            .with(UpstreamConfig.ORIGIN, URI.create("http://127.0.0.1:" + upstreamPort))
             .withListen("127.0.0.1", 0);
-    List<ProxyHandler> handlers = new CopyOnWriteArrayList<>();
-    String deployment =
-        await(
-            vertx.deployVerticle(
-                () -> {
-                  ProxyHandler handler =
-                      new ProxyHandler(
-                          warmConfig,
-                          factory,
-                          policy,
-                          metrics,
-                          discard,
-                          null,
-                          new AtomicInteger(),
-                          new AtomicInteger(),
-                          new CaptureMemory(warmConfig.captureMemory()),
-                          -1);
-                  handlers.add(handler);
-                  return handler;
-                },
-                new DeploymentOptions().setInstances(config.eventLoops())));
+    return new ProxyComponents(
+        warmConfig,
+        new ProxyMetrics(
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), config.metrics().histograms()));
+  }
+
+  /** The publisher thread's work on a capture (its encoding, its latencies), then dropped. */
+  private static Consumer<CapturedExchange> discard(
+      ProxyComponents components, AtomicLong exchanges) {
+    return captured -> {
+      components.events().encode(captured);
+      components.metrics().recordLatencies(captured.outcome());
+      exchanges.incrementAndGet();
+    };
+  }
+
+  private static Future<HttpServer> loopbackUpstream(Vertx vertx, Shape shape) {
+    return vertx
+        .createHttpServer(
+            new HttpServerOptions().setHost("127.0.0.1").setPort(0).setTcpNoDelay(true))
+        .requestHandler(
+            request -> {
+              if (shape == Shape.PRODUCTION) {
+                request.body().onSuccess(body -> TrainingTraffic.answer(vertx, request, body));
+              } else {
+                answer(request);
+              }
+            })
+        .listen();
+  }
+
+  /**
+   * The synthetic clients against the warm-up's listeners at {@code port}, until the JIT is quiet
+   * or the maximum is reached; true when it ended quiet.
+   */
+  private static boolean drive(
+      Vertx vertx, int port, WarmUpConfig settings, Shape shape, Progress progress)
+      throws IOException {
     HttpClientAgent client =
         vertx.createHttpClient(
             new HttpClientOptions().setTcpNoDelay(true).setKeepAlive(true),
             new PoolOptions().setHttp1MaxSize(CLIENTS));
-    AtomicLong failures = new AtomicLong();
-    boolean quietEnd = false;
     // Set on every way out, so that no synthetic client sends again on a closed client.
     AtomicBoolean stop = new AtomicBoolean();
     try {
-      int port = handlers.get(0).actualPort();
-      long deadline = started + duration.toNanos();
       List<Future<Void>> clients = new ArrayList<>();
       for (int i = 0; i < CLIENTS; i++) {
         Promise<Void> done = Promise.promise();
         int first = i;
-        vertx.runOnContext(v -> send(client, port, first, shape, stop, failures, done));
+        vertx.runOnContext(v -> send(client, port, first, shape, stop, progress.failures(), done));
         clients.add(done.future());
       }
-      Quiescence quiescence = new Quiescence(quiet);
-      long nextLog = started + LOG_NANOS;
-      for (long now = System.nanoTime(); now < deadline; now = System.nanoTime()) {
-        sleep(Math.min(SAMPLE_NANOS, deadline - now));
-        now = System.nanoTime();
-        long jit = compilationMillis();
-        boolean quietNow = quiescence.quietAfter(now, jit);
-        if (now >= nextLog) {
-          nextLog = now + LOG_NANOS;
-          LOGGER
-              .atInfo()
-              .setMessage("capture proxy warming up")
-              .addKeyValue("exchanges", exchanges.get())
-              .addKeyValue("jitMillis", jit < 0 ? -1 : jit - jitAtStart)
-              .addKeyValue("millis", TimeUnit.NANOSECONDS.toMillis(now - started))
-              .log();
-        }
-        if (quietNow && exchanges.get() >= MIN_EXCHANGES) {
-          quietEnd = true;
-          break;
-        }
-      }
+      boolean quiet = awaitQuiet(settings, progress);
       stop.set(true);
       await(Future.all(clients));
+      return quiet;
     } finally {
       stop.set(true);
       await(client.close());
-      await(vertx.undeploy(deployment));
-      await(upstream.close());
     }
-    long jitAtEnd = compilationMillis();
-    return new Result(
-        exchanges.get(),
-        failures.get(),
-        Duration.ofNanos(System.nanoTime() - started),
-        jitAtStart < 0 ? -1 : jitAtEnd - jitAtStart,
-        quietEnd);
+  }
+
+  /** Samples the JIT until it is quiet (true) or the maximum is reached (false). */
+  private static boolean awaitQuiet(WarmUpConfig settings, Progress progress) throws IOException {
+    long deadline = progress.startedNanos() + settings.duration().toNanos();
+    Quiescence quiescence = new Quiescence(settings.quiet());
+    long nextLog = progress.startedNanos() + LOG_NANOS;
+    for (long now = System.nanoTime(); now < deadline; now = System.nanoTime()) {
+      sleep(Math.min(SAMPLE_NANOS, deadline - now));
+      now = System.nanoTime();
+      long jit = compilationMillis();
+      boolean quietNow = quiescence.quietAfter(now, jit);
+      if (now >= nextLog) {
+        nextLog = now + LOG_NANOS;
+        progress.log(now, jit);
+      }
+      if (quietNow && progress.exchanges().get() >= MIN_EXCHANGES) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void sleep(long nanos) throws IOException {

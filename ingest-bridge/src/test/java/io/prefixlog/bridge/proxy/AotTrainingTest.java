@@ -77,9 +77,9 @@ class AotTrainingTest {
     ProxyConfig config =
         ProxyConfig.defaults(URI.create("http://127.0.0.1:9"), "127.0.0.1:9")
             .withListen("127.0.0.1", 0)
-            .with(ProxyConfig.METRICS_PORT, -1)
-            .with(ProxyConfig.WARMUP, Duration.ofSeconds(3))
-            .with(ProxyConfig.WARMUP_QUIET, Duration.ZERO);
+            .with(MetricsConfig.PORT, -1)
+            .with(WarmUpConfig.DURATION, Duration.ofSeconds(3))
+            .with(WarmUpConfig.QUIET, Duration.ZERO);
     AtomicReference<WarmUp.Result> result = new AtomicReference<>();
 
     // When

@@ -65,18 +65,18 @@ class BrokerDownIT {
       ProxyConfig base =
           ProxyConfig.defaults(upstream.uri(), bootstrap)
               .withListen("127.0.0.1", 0)
-              .with(ProxyConfig.METRICS_PORT, -1)
-              .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
+              .with(MetricsConfig.PORT, -1)
+              .with(CaptureConfig.SESSION_SECRET, "test-session-secret-0123456789")
               .withKafka(fastFailure)
-              .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
+              .with(SpillConfig.RETRY_INTERVAL, Duration.ofMillis(200))
               // Version 2 keeps the capture time of a spilled record (checked below).
-              .with(ProxyConfig.SPILL_FORMAT, 2);
+              .with(SpillConfig.FORMAT, 2);
       List<String> spillIds = new ArrayList<>();
       try (CaptureProxy dropping =
-              CaptureProxy.start(base.with(ProxyConfig.TOPIC_PREFIX, "drop."));
+              CaptureProxy.start(base.with(PublishConfig.TOPIC_PREFIX, "drop."));
           CaptureProxy spilling =
               CaptureProxy.start(
-                  base.with(ProxyConfig.TOPIC_PREFIX, "spill.")
+                  base.with(PublishConfig.TOPIC_PREFIX, "spill.")
                       .withSpill(spillDir, 16L << 20, 1L << 20))) {
         for (int i = 0; i < 2; i++) {
           assertThat(post(dropping, "up-drop-" + i)).isEqualTo(200);
@@ -160,9 +160,9 @@ class BrokerDownIT {
       ProxyConfig config =
           ProxyConfig.defaults(upstream.uri(), broker.bootstrapServers())
               .withListen("127.0.0.1", 0)
-              .with(ProxyConfig.METRICS_PORT, -1)
-              .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
-              .with(ProxyConfig.TOPIC_PREFIX, "corrupt.")
+              .with(MetricsConfig.PORT, -1)
+              .with(CaptureConfig.SESSION_SECRET, "test-session-secret-0123456789")
+              .with(PublishConfig.TOPIC_PREFIX, "corrupt.")
               .withKafka(
                   Map.of(
                       "delivery.timeout.ms", "2000",
@@ -170,9 +170,9 @@ class BrokerDownIT {
                       "linger.ms", "0",
                       "max.block.ms", "500",
                       "reconnect.backoff.max.ms", "200"))
-              .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
+              .with(SpillConfig.RETRY_INTERVAL, Duration.ofMillis(200))
               // Version 2 records: recordOffset reads their 20-byte header.
-              .with(ProxyConfig.SPILL_FORMAT, 2)
+              .with(SpillConfig.FORMAT, 2)
               .withSpill(spillDir, 16L << 20, 1L << 20);
       try (CaptureProxy proxy = CaptureProxy.start(config)) {
         broker.close();

@@ -80,9 +80,9 @@ class CaptureProxyIT {
   private ProxyConfig config(KafkaCluster kafka) {
     return ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
         .withListen("127.0.0.1", 0)
-        .with(ProxyConfig.METRICS_PORT, 0)
-        .with(ProxyConfig.TOPIC_PREFIX, prefix)
-        .with(ProxyConfig.SESSION_SECRET, SECRET);
+        .with(MetricsConfig.PORT, 0)
+        .with(PublishConfig.TOPIC_PREFIX, prefix)
+        .with(CaptureConfig.SESSION_SECRET, SECRET);
   }
 
   private CaptureProxy start(ProxyConfig config) throws IOException {
@@ -239,7 +239,7 @@ class CaptureProxyIT {
   @Test
   void shouldShareOnePortAmongEventLoopsAndServeOnEach(KafkaCluster kafka) throws Exception {
     // Given: three event loops on one (free) port
-    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.EVENT_LOOPS, 3));
+    CaptureProxy proxy = start(config(kafka).with(ListenConfig.EVENT_LOOPS, 3));
     TopicReader reader = reader(kafka);
 
     // When: twelve requests, each on a connection of its own
@@ -270,7 +270,7 @@ class CaptureProxyIT {
   void shouldGenerateARequestIdAndSendItUpstream(KafkaCluster kafka) throws Exception {
     // Given
     CaptureProxy proxy =
-        start(config(kafka).with(ProxyConfig.CLIENT_ADDR, ProxyConfig.ClientAddrMode.TRUNCATE));
+        start(config(kafka).with(CaptureConfig.CLIENT_ADDR, CaptureConfig.ClientAddrMode.TRUNCATE));
     TopicReader reader = reader(kafka);
 
     // When: no X-Request-Id, a session in the body
@@ -417,7 +417,7 @@ class CaptureProxyIT {
   void shouldForwardBodiesOverTheCaptureLimitWholeAndRecordThemTruncated(KafkaCluster kafka)
       throws Exception {
     // Given: a 64 KiB capture limit and a 200 KiB body (not valid UTF-8 at the cut: base64)
-    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.MAX_BODY_BYTES, 64L << 10));
+    CaptureProxy proxy = start(config(kafka).with(CaptureConfig.MAX_BODY_BYTES, 64L << 10));
     TopicReader reader = reader(kafka);
     byte[] body = new byte[200 << 10];
     for (int i = 0; i < body.length; i++) {
@@ -491,7 +491,8 @@ class CaptureProxyIT {
       deadPort = socket.getLocalPort();
     }
     CaptureProxy unreachable =
-        start(config(kafka).with(ProxyConfig.UPSTREAM, URI.create("http://127.0.0.1:" + deadPort)));
+        start(
+            config(kafka).with(UpstreamConfig.ORIGIN, URI.create("http://127.0.0.1:" + deadPort)));
     TopicReader reader = reader(kafka);
 
     // When
@@ -545,7 +546,7 @@ class CaptureProxyIT {
   @Test
   void shouldTellTheEngineTheSessionWhenConfigured(KafkaCluster kafka) throws Exception {
     // Given
-    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.SET_SESSION_HEADER, true));
+    CaptureProxy proxy = start(config(kafka).with(UpstreamConfig.SET_SESSION_HEADER, true));
     TopicReader reader = reader(kafka);
 
     // When: the session is in the body
@@ -566,7 +567,7 @@ class CaptureProxyIT {
   @Test
   void shouldKeyHeaderlessConversationsApartAndTellTheEngine(KafkaCluster kafka) throws Exception {
     // Given: an SDK client that sends no session signal, two conversations, one of them twice
-    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.SET_SESSION_HEADER, true));
+    CaptureProxy proxy = start(config(kafka).with(UpstreamConfig.SET_SESSION_HEADER, true));
     TopicReader reader = reader(kafka);
     String system = "{\"role\":\"system\",\"content\":\"Be brief.\"}";
     Map<String, String> bodies =
@@ -640,7 +641,7 @@ class CaptureProxyIT {
   void shouldIngestValidLinesAndReportEveryLinesOutcome(KafkaCluster kafka) throws Exception {
     // Given
     String token = "ingest-token-0123456789";
-    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.INGEST_TOKEN, token));
+    CaptureProxy proxy = start(config(kafka).with(IngestConfig.TOKEN, token));
     CaptureProxy disabled = start(config(kafka));
     TopicReader reader = reader(kafka);
     String valid1 = rawEvent("ing-1", "{\"model\":\"m\"}", null);
@@ -707,7 +708,7 @@ class CaptureProxyIT {
     // backlog), a day ahead (its clock is wrong) and two days ago (older than the raw topic's
     // retention would keep)
     String token = "ingest-token-0123456789";
-    CaptureProxy proxy = start(config(kafka).with(ProxyConfig.INGEST_TOKEN, token));
+    CaptureProxy proxy = start(config(kafka).with(IngestConfig.TOKEN, token));
     TopicReader reader = reader(kafka);
     long now = System.currentTimeMillis();
     long anHourAgo = now - Duration.ofHours(1).toMillis();

@@ -2,7 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
+import io.prefixlog.bridge.proxy.CaptureConfig.ClientAddrMode;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -82,11 +82,11 @@ class ClientAddressPolicyIT {
             CaptureProxy.start(
                 ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
                     .withListen("127.0.0.1", 0)
-                    .with(ProxyConfig.METRICS_PORT, -1)
-                    .with(ProxyConfig.TOPIC_PREFIX, prefix)
-                    .with(ProxyConfig.SESSION_SECRET, SECRET)
-                    .with(ProxyConfig.INGEST_TOKEN, token)
-                    .with(ProxyConfig.CLIENT_ADDR, mode));
+                    .with(MetricsConfig.PORT, -1)
+                    .with(PublishConfig.TOPIC_PREFIX, prefix)
+                    .with(CaptureConfig.SESSION_SECRET, SECRET)
+                    .with(IngestConfig.TOKEN, token)
+                    .with(CaptureConfig.CLIENT_ADDR, mode));
         TopicReader reader = new TopicReader(kafka.bootstrapServers(), topic)) {
 
       // When: a middleware posts a line with the client's address and its balancer's header
@@ -132,10 +132,10 @@ class ClientAddressPolicyIT {
             CaptureProxy.start(
                 ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
                     .withListen("127.0.0.1", 0)
-                    .with(ProxyConfig.METRICS_PORT, -1)
-                    .with(ProxyConfig.TOPIC_PREFIX, prefix)
-                    .with(ProxyConfig.SESSION_SECRET, SECRET)
-                    .with(ProxyConfig.CLIENT_ADDR, mode));
+                    .with(MetricsConfig.PORT, -1)
+                    .with(PublishConfig.TOPIC_PREFIX, prefix)
+                    .with(CaptureConfig.SESSION_SECRET, SECRET)
+                    .with(CaptureConfig.CLIENT_ADDR, mode));
         TopicReader reader = new TopicReader(kafka.bootstrapServers(), topic)) {
 
       // When: a request as a balancer passes it on

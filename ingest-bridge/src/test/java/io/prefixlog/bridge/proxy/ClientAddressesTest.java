@@ -2,7 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
+import io.prefixlog.bridge.proxy.CaptureConfig.ClientAddrMode;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -135,8 +135,8 @@ class ClientLimitsIT {
         start(
             config(kafka)
                 .withClientLimits(100, Duration.ofSeconds(30), Duration.ofMillis(700))
-                .with(ProxyConfig.EVENT_LOOPS, 1)
-                .with(ProxyConfig.MAX_CONNECTIONS, 1));
+                .with(ListenConfig.EVENT_LOOPS, 1)
+                .with(UpstreamConfig.MAX_CONNECTIONS, 1));
     try (Socket first = connect(proxy);
         Socket second = connect(proxy)) {
       write(first, "GET /slow?ms=2000 HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -271,10 +271,7 @@ class ClientLimitsIT {
       throws Exception {
     // Given: one ingest request at a time, and one whose body is still coming
     CaptureProxy proxy =
-        start(
-            config(kafka)
-                .with(ProxyConfig.INGEST_TOKEN, TOKEN)
-                .with(ProxyConfig.INGEST_MAX_CONCURRENT, 1));
+        start(config(kafka).with(IngestConfig.TOKEN, TOKEN).with(IngestConfig.MAX_CONCURRENT, 1));
     try (Socket slow = connect(proxy)) {
       write(
           slow,
@@ -305,7 +302,7 @@ class ClientLimitsIT {
     CaptureProxy proxy =
         start(
             config(kafka)
-                .with(ProxyConfig.INGEST_TOKEN, TOKEN)
+                .with(IngestConfig.TOKEN, TOKEN)
                 .withKafka(Map.of("max.request.size", "4000")));
 
     // When: a valid line of about 6 KB, and a small one
@@ -323,9 +320,9 @@ class ClientLimitsIT {
   private ProxyConfig config(KafkaCluster kafka) {
     return ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
         .withListen("127.0.0.1", 0)
-        .with(ProxyConfig.METRICS_PORT, -1)
-        .with(ProxyConfig.TOPIC_PREFIX, "limits.")
-        .with(ProxyConfig.SESSION_SECRET, "client-limits-it-secret-0123");
+        .with(MetricsConfig.PORT, -1)
+        .with(PublishConfig.TOPIC_PREFIX, "limits.")
+        .with(CaptureConfig.SESSION_SECRET, "client-limits-it-secret-0123");
   }
 
   private CaptureProxy start(ProxyConfig config) throws IOException {

@@ -52,18 +52,23 @@ class EventPublisherTest {
     EventPublisher publisher =
         new EventPublisher(
             new EventQueue(100, 1 << 20),
+            EventPublisherTest::neverCaptured,
             () -> producer,
             "t",
             metrics,
             spillDir == null
                 ? null
                 : new SpillStore(spillDir, 1 << 20, 64 << 10, SpillStore.RecordFormat.V2),
-            Duration.ofMillis(20),
-            Duration.ofMillis(10),
-            Thread.NORM_PRIORITY,
+            new EventPublisher.Pace(
+                Duration.ofMillis(20), Duration.ofMillis(10), Thread.NORM_PRIORITY),
             recordTime);
     publisher.start();
     return publisher;
+  }
+
+  /** These tests offer encoded events only, as the ingest endpoint does. */
+  private static EncodedEvent neverCaptured(CapturedExchange exchange) {
+    throw new AssertionError("no captured exchange was offered: " + exchange);
   }
 
   private static EncodedEvent event(String id) {
@@ -330,13 +335,13 @@ class EventPublisherTest {
     EventPublisher publisher =
         new EventPublisher(
             new EventQueue(100, 1 << 20),
+            EventPublisherTest::neverCaptured,
             () -> new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer()),
             "t",
             metrics,
             null,
-            Duration.ofMillis(20),
-            Duration.ofMillis(10),
-            Thread.MIN_PRIORITY + 1,
+            new EventPublisher.Pace(
+                Duration.ofMillis(20), Duration.ofMillis(10), Thread.MIN_PRIORITY + 1),
             recordTime);
     int callerPriority = Thread.currentThread().getPriority();
 
@@ -361,15 +366,15 @@ class EventPublisherTest {
     EventPublisher publisher =
         new EventPublisher(
             new EventQueue(100, 1 << 20),
+            EventPublisherTest::neverCaptured,
             () -> {
               throw new KafkaException("bad producer settings");
             },
             "t",
             metrics,
             null,
-            Duration.ofMillis(20),
-            Duration.ofMillis(10),
-            Thread.MIN_PRIORITY,
+            new EventPublisher.Pace(
+                Duration.ofMillis(20), Duration.ofMillis(10), Thread.MIN_PRIORITY),
             recordTime);
 
     // When / Then: the producer's failure reaches the caller, as when it was created in place

@@ -2,7 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.bridge.proxy.ProxyConfig.ClientAddrMode;
+import io.prefixlog.bridge.proxy.CaptureConfig.ClientAddrMode;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -29,40 +29,40 @@ class FallbackSessionKeyTest {
   @Test
   void shouldLeaveTheAddressOutOfTheKeyWhenAddressesAreOmitted() {
     // Given
-    EventFactory factory = factory(ClientAddrMode.OMIT);
+    SessionKeys sessionKeys = keys(ClientAddrMode.OMIT);
 
     // When
-    String a = key(factory, "203.0.113.7");
-    String b = key(factory, "198.51.100.23");
+    String a = key(sessionKeys, "203.0.113.7");
+    String b = key(sessionKeys, "198.51.100.23");
 
     // Then: nothing of the address is in the key, so no secret recovers it from there
-    assertThat(a).isEqualTo(b).isEqualTo(key(factory, null));
+    assertThat(a).isEqualTo(b).isEqualTo(key(sessionKeys, null));
   }
 
   @Test
   void shouldKeyByTheTruncatedAddressWhenAddressesAreTruncated() {
     // Given
-    EventFactory factory = factory(ClientAddrMode.TRUNCATE);
+    SessionKeys sessionKeys = keys(ClientAddrMode.TRUNCATE);
 
     // When / Then: a /24 is all the key can give away
-    assertThat(key(factory, "203.0.113.7")).isEqualTo(key(factory, "203.0.113.200"));
-    assertThat(key(factory, "203.0.113.7")).isNotEqualTo(key(factory, "203.0.114.7"));
+    assertThat(key(sessionKeys, "203.0.113.7")).isEqualTo(key(sessionKeys, "203.0.113.200"));
+    assertThat(key(sessionKeys, "203.0.113.7")).isNotEqualTo(key(sessionKeys, "203.0.114.7"));
   }
 
   @Test
   void shouldKeyByTheWholeAddressWhenItIsRecordedWhole() {
     // Given
-    EventFactory factory = factory(ClientAddrMode.FULL);
+    SessionKeys sessionKeys = keys(ClientAddrMode.FULL);
 
     // When / Then
-    assertThat(key(factory, "203.0.113.7")).isNotEqualTo(key(factory, "203.0.113.200"));
+    assertThat(key(sessionKeys, "203.0.113.7")).isNotEqualTo(key(sessionKeys, "203.0.113.200"));
   }
 
   @Test
   void shouldKeyAConversationByNoMoreOfTheAddressThanTheEventCarries() {
     // Given: one conversation from two addresses of one /24, and from another /24
-    EventFactory omit = factory(ClientAddrMode.OMIT);
-    EventFactory truncate = factory(ClientAddrMode.TRUNCATE);
+    SessionKeys omit = keys(ClientAddrMode.OMIT);
+    SessionKeys truncate = keys(ClientAddrMode.TRUNCATE);
 
     // When
     SessionKey omitted = conversationKey(omit, "203.0.113.7");
@@ -79,14 +79,14 @@ class FallbackSessionKeyTest {
   @Test
   void shouldReadTheConversationsStartOnlyWhenNoSessionHeaderPicksTheKey() {
     // Given
-    EventFactory factory = factory(ClientAddrMode.FULL);
+    SessionKeys sessionKeys = keys(ClientAddrMode.FULL);
     byte[] body =
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
             .getBytes(StandardCharsets.UTF_8);
 
     // When
-    BodyFields headerless = factory.fields(Map.of(), body, body.length);
-    BodyFields underHeader = factory.fields(Map.of("x-session-id", "s-1"), body, body.length);
+    BodyFields headerless = sessionKeys.fields(Map.of(), body, body.length);
+    BodyFields underHeader = sessionKeys.fields(Map.of("x-session-id", "s-1"), body, body.length);
 
     // Then
     assertThat(headerless).isEqualTo(CONVERSATION);
@@ -94,18 +94,19 @@ class FallbackSessionKeyTest {
     assertThat(underHeader).isEqualTo(new BodyFields("m", null, null, false, null));
   }
 
-  private static SessionKey conversationKey(EventFactory factory, String address) {
-    return factory.sessionKey(Map.of(), CONVERSATION, address, "agent/1.0");
+  private static SessionKey conversationKey(SessionKeys sessionKeys, String address) {
+    return sessionKeys.key(Map.of(), CONVERSATION, address, "agent/1.0");
   }
 
-  private static String key(EventFactory factory, String address) {
-    return factory.sessionKey(Map.of(), BODY, address, "agent/1.0").key();
+  private static String key(SessionKeys sessionKeys, String address) {
+    return sessionKeys.key(Map.of(), BODY, address, "agent/1.0").key();
   }
 
-  private static EventFactory factory(ClientAddrMode mode) {
-    return new EventFactory(
+  private static SessionKeys keys(ClientAddrMode mode) {
+    return new SessionKeys(
         new SessionKeyDeriver(
             SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS),
-        new ClientAddresses(mode, SECRET));
+        new ClientAddresses(mode, SECRET),
+        SessionKeyDeriver.DEFAULT_HEADERS);
   }
 }

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.ConfigKey;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,37 +45,73 @@ class ProxyConfigTest {
                 Map.entry("PREFIXLOG_SESSION_SECRET", "a-secret-of-16-bytes"),
                 Map.entry("PREFIXLOG_PROXY_SET_SESSION_HEADER", "true"),
                 Map.entry("PREFIXLOG_PROXY_PUBLISH_INTERVAL", "0"),
-                Map.entry("PREFIXLOG_KAFKA_LINGER_MS", "1")));
+                Map.entry("PREFIXLOG_KAFKA_LINGER_MS", "1"),
+                Map.entry("PREFIXLOG_KAFKA_SASL_JAAS_CONFIG", "password=\"kafka-secret\"")));
 
     // Then
-    assertThat(config.upstream()).isEqualTo(URI.create("http://engine:8000/"));
-    assertThat(config.upstreamPort()).isEqualTo(8000);
-    assertThat(config.listenHost()).isEqualTo("0.0.0.0");
-    assertThat(config.listenPort()).isEqualTo(9000);
-    assertThat(config.maxBodyBytes()).isEqualTo(1 << 20);
-    assertThat(config.upstreamIdleTimeout()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(config.captureHeaders()).containsExactlyInAnyOrder("x-request-id", "x-trace");
-    assertThat(config.clientAddrMode()).isEqualTo(ProxyConfig.ClientAddrMode.TRUNCATE);
-    assertThat(config.spillDir()).isEqualTo(Path.of("/tmp/spill"));
-    assertThat(config.ingestToken()).isEqualTo("0123456789abcdef");
-    assertThat(config.usesDevSecret()).isFalse();
-    assertThat(config.setSessionHeader()).isTrue();
-    assertThat(config.publishInterval()).isZero();
-    assertThat(config.kafka()).containsEntry("linger.ms", "1");
+    assertThat(config.upstream().origin()).isEqualTo(URI.create("http://engine:8000/"));
+    assertThat(config.upstream().port()).isEqualTo(8000);
+    assertThat(config.listen().host()).isEqualTo("0.0.0.0");
+    assertThat(config.listen().port()).isEqualTo(9000);
+    assertThat(config.capture().maxBodyBytes()).isEqualTo(1 << 20);
+    assertThat(config.upstream().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.capture().captureHeaders())
+        .containsExactlyInAnyOrder("x-request-id", "x-trace");
+    assertThat(config.capture().clientAddr()).isEqualTo(CaptureConfig.ClientAddrMode.TRUNCATE);
+    assertThat(config.spill().dir()).isEqualTo(Path.of("/tmp/spill"));
+    assertThat(config.ingest().token()).isEqualTo("0123456789abcdef");
+    assertThat(config.capture().usesDevSecret()).isFalse();
+    assertThat(config.upstream().setSessionHeader()).isTrue();
+    assertThat(config.publish().interval()).isZero();
+    assertThat(config.publish().kafka()).containsEntry("linger.ms", "1");
     assertThat(config.toString()).doesNotContain("0123456789abcdef").doesNotContain("a-secret");
+    // The concerns' records print what they hold, never a credential
+    assertThat(config.capture().toString()).doesNotContain("a-secret").contains("x-trace");
+    assertThat(config.ingest().toString()).doesNotContain("0123456789abcdef");
+    assertThat(config.publish().toString())
+        .contains("sasl.jaas.config")
+        .doesNotContain("kafka-secret");
+  }
+
+  @Test
+  void shouldPlaceEveryKeyOfEveryConcernInTheDefinition() throws IllegalAccessException {
+    // Given: the keys each concern's record declares
+    List<ConfigKey<?>> declared = new ArrayList<>();
+    for (Class<?> concern :
+        List.of(
+            ListenConfig.class,
+            UpstreamConfig.class,
+            CaptureConfig.class,
+            SamplingConfig.class,
+            PublishConfig.class,
+            SpillConfig.class,
+            WarmUpConfig.class,
+            IngestConfig.class,
+            ClientLimitsConfig.class,
+            MetricsConfig.class,
+            ProxyConfig.class)) {
+      for (Field field : concern.getDeclaredFields()) {
+        if (Modifier.isStatic(field.getModifiers()) && field.getType() == ConfigKey.class) {
+          declared.add((ConfigKey<?>) field.get(null));
+        }
+      }
+    }
+
+    // Then: the definition (the README's table, --help) lists each of them, and nothing else
+    assertThat(ProxyConfig.DEFINITION.keys()).containsExactlyInAnyOrderElementsOf(declared);
   }
 
   @Test
   void shouldDefaultToLoopbackAndTheDevelopmentSecret() {
     ProxyConfig config = ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), "k:9092");
-    assertThat(config.listenHost()).isEqualTo("127.0.0.1");
-    assertThat(config.listenPort()).isEqualTo(8088);
-    assertThat(config.usesDevSecret()).isTrue();
-    assertThat(config.ingestToken()).isNull();
-    assertThat(config.spillDir()).isNull();
-    assertThat(config.maxBodyBytes()).isEqualTo(16 << 20);
-    assertThat(config.publishInterval()).isEqualTo(Duration.ofMillis(200));
-    assertThat(config.eventLoops()).isEqualTo(Runtime.getRuntime().availableProcessors());
+    assertThat(config.listen().host()).isEqualTo("127.0.0.1");
+    assertThat(config.listen().port()).isEqualTo(8088);
+    assertThat(config.capture().usesDevSecret()).isTrue();
+    assertThat(config.ingest().token()).isNull();
+    assertThat(config.spill().dir()).isNull();
+    assertThat(config.capture().maxBodyBytes()).isEqualTo(16 << 20);
+    assertThat(config.publish().interval()).isEqualTo(Duration.ofMillis(200));
+    assertThat(config.listen().eventLoops()).isEqualTo(Runtime.getRuntime().availableProcessors());
   }
 
   @Test
@@ -123,7 +163,8 @@ class ProxyConfigTest {
 
   @Test
   void shouldKeepTheDevelopmentSecretOnLoopbackAndARealSecretAnywhere() {
-    assertThat(from(Map.of("PREFIXLOG_PROXY_HOST", "localhost")).usesDevSecret()).isTrue();
+    assertThat(from(Map.of("PREFIXLOG_PROXY_HOST", "localhost")).capture().usesDevSecret())
+        .isTrue();
     assertThat(
             from(Map.of(
                     "PREFIXLOG_PROXY_HOST",
@@ -132,7 +173,8 @@ class ProxyConfigTest {
                     STRONG,
                     "PREFIXLOG_INGEST_TOKEN",
                     STRONG + "-ingest"))
-                .listenHost())
+                .listen()
+                .host())
         .isEqualTo("0.0.0.0");
   }
 
@@ -143,8 +185,8 @@ class ProxyConfigTest {
     ProxyConfig interval = from(Map.of("PREFIXLOG_SPILL_FSYNC_INTERVAL", "250ms"));
 
     // Then
-    assertThat(defaults.spillFsyncInterval()).isZero();
-    assertThat(interval.spillFsyncInterval()).isEqualTo(java.time.Duration.ofMillis(250));
+    assertThat(defaults.spill().fsyncInterval()).isZero();
+    assertThat(interval.spill().fsyncInterval()).isEqualTo(java.time.Duration.ofMillis(250));
   }
 
   @Test
@@ -156,8 +198,8 @@ class ProxyConfigTest {
     ProxyConfig spilling = defaults.withSpill(Path.of("spill"), 16L << 20, 1L << 20);
 
     // Then
-    assertThat(spilling.spillMaxBytes()).isEqualTo(16L << 20);
-    assertThat(spilling.spillSegmentBytes()).isEqualTo(1L << 20);
+    assertThat(spilling.spill().maxBytes()).isEqualTo(16L << 20);
+    assertThat(spilling.spill().segmentBytes()).isEqualTo(1L << 20);
     assertThatThrownBy(() -> defaults.withSpill(Path.of("spill"), 16L << 20, 32L << 20))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
@@ -209,8 +251,8 @@ class ProxyConfigTest {
     ProxyConfig set = from(Map.of("PREFIXLOG_PROXY_CAPTURE_PRIORITY", "5"));
 
     // Then
-    assertThat(defaults.capturePriority()).isEqualTo(Thread.MIN_PRIORITY);
-    assertThat(set.capturePriority()).isEqualTo(Thread.NORM_PRIORITY);
+    assertThat(defaults.publish().capturePriority()).isEqualTo(Thread.MIN_PRIORITY);
+    assertThat(set.publish().capturePriority()).isEqualTo(Thread.NORM_PRIORITY);
   }
 
   @Test
@@ -225,11 +267,11 @@ class ProxyConfigTest {
 
     // Then: each loop's pool is its share, so that what the exchanges paused for stalled clients
     // hold (a few reads of the engine's stream each) does not grow with the host's cores
-    assertThat(two.maxUpstreamConnections()).isEqualTo(1024);
-    assertThat(two.upstreamConnectionsPerLoop()).isEqualTo(512);
-    assertThat(three.upstreamConnectionsPerLoop()).isEqualTo(342);
-    assertThat(eight.upstreamConnectionsPerLoop()).isEqualTo(128);
+    assertThat(two.upstream().maxConnections()).isEqualTo(1024);
+    assertThat(two.upstream().connectionsPerLoop(two.listen().eventLoops())).isEqualTo(512);
+    assertThat(three.upstream().connectionsPerLoop(three.listen().eventLoops())).isEqualTo(342);
+    assertThat(eight.upstream().connectionsPerLoop(eight.listen().eventLoops())).isEqualTo(128);
     // (every loop gets at least one)
-    assertThat(few.upstreamConnectionsPerLoop()).isEqualTo(1);
+    assertThat(few.upstream().connectionsPerLoop(few.listen().eventLoops())).isEqualTo(1);
   }
 }

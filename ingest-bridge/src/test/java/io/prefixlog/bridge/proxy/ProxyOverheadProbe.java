@@ -38,7 +38,7 @@ public final class ProxyOverheadProbe {
           CaptureProxy.start(
               ProxyConfig.defaults(upstream.uri(), broker.bootstrapServers())
                   .withListen("127.0.0.1", 0)
-                  .with(ProxyConfig.METRICS_PORT, -1))) {
+                  .with(MetricsConfig.PORT, -1))) {
         String body =
             "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\""
                 + "x".repeat(20_400)

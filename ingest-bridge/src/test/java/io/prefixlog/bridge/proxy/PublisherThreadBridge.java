@@ -1,35 +1,22 @@
 package io.prefixlog.bridge.proxy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.schemas.request.Usage;
 import io.vertx.core.MultiMap;
-import java.nio.charset.StandardCharsets;
 
 /**
- * One bridge instance without sockets or a broker: the {@link EventFactory} and {@link
- * CaptureSampling} that {@link CaptureProxy} builds from a {@link ProxyConfig}, fed completed
+ * One bridge instance without sockets or a broker: the {@link EventFactory} that {@link
+ * ProxyComponents} builds from a {@link ProxyConfig} for {@link CaptureProxy}, fed completed
  * exchanges, returning the exact event bytes the publisher thread would send. Public for the tools'
  * pipeline tests (through this module's test-jar): they check what the stream app and the tools
  * make of the bridge's own output; and for the benchmarks' SamplingCostBenchmark, which times it.
  */
 public final class PublisherThreadBridge {
-  private final ProxyConfig config;
   private final EventFactory factory;
-  private final HeaderPolicy policy;
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   public PublisherThreadBridge(ProxyConfig config) {
-    this.config = config;
-    ClientAddresses addresses =
-        new ClientAddresses(config.clientAddrMode(), config.sessionSecret());
-    SessionKeyDeriver deriver =
-        new SessionKeyDeriver(
-            config.sessionSecret().getBytes(StandardCharsets.UTF_8), config.sessionHeaders());
-    this.factory =
-        new EventFactory(
-            deriver, addresses, CaptureSampling.of(config), new ProxyMetrics(registry));
-    this.policy = new HeaderPolicy(config.captureHeaders(), config.sessionHeaders());
+    this.factory = new ProxyComponents(config, new ProxyMetrics(registry)).events();
   }
 
   /**
@@ -47,29 +34,20 @@ public final class PublisherThreadBridge {
     headers.add("x-request-id", requestId);
     CapturedExchange exchange =
         new CapturedExchange(
-            factory,
-            requestId,
-            requestId,
-            ts,
-            "POST",
-            "/v1/chat/completions",
-            headers,
-            policy,
-            config.sessionHeaders(),
-            "127.0.0.1",
-            "prefixlog-test",
-            body,
-            false,
-            body.length,
-            null,
-            status,
-            12.5,
-            3.25,
-            usage,
-            "chatcmpl-" + requestId,
-            null,
-            1000);
-    return exchange.encode().value();
+            new CapturedExchange.Request(
+                requestId,
+                requestId,
+                ts,
+                "POST",
+                "/v1/chat/completions",
+                headers,
+                "127.0.0.1",
+                "prefixlog-test",
+                null),
+            new CapturedExchange.Body(body, false, body.length),
+            new CapturedExchange.Outcome(
+                status, 12.5, 3.25, usage, "chatcmpl-" + requestId, null, 1000));
+    return factory.encode(exchange).value();
   }
 
   /** How many events took each sampling decision ({@code session_selected}, …). */

@@ -48,11 +48,11 @@ class WarmUpIT {
       config =
           ProxyConfig.defaults(upstream.uri(), kafka.bootstrapServers())
               .withListen("127.0.0.1", port)
-              .with(ProxyConfig.METRICS_PORT, metricsPort)
-              .with(ProxyConfig.TOPIC_PREFIX, PREFIX)
-              .with(ProxyConfig.SESSION_SECRET, "test-session-secret-0123456789")
-              .with(ProxyConfig.WARMUP, Duration.ofSeconds(2))
-              .with(ProxyConfig.WARMUP_QUIET, Duration.ZERO);
+              .with(MetricsConfig.PORT, metricsPort)
+              .with(PublishConfig.TOPIC_PREFIX, PREFIX)
+              .with(CaptureConfig.SESSION_SECRET, "test-session-secret-0123456789")
+              .with(WarmUpConfig.DURATION, Duration.ofSeconds(2))
+              .with(WarmUpConfig.QUIET, Duration.ZERO);
       AtomicReference<WarmUp.Result> warmUp = new AtomicReference<>();
       AtomicLong warmUpEnded = new AtomicLong();
 

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.MetricsConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.bridge.proxy.PublishConfig;
+import io.prefixlog.bridge.proxy.SpillConfig;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.ChildProcess;
@@ -84,10 +87,10 @@ class BridgeSpillUpgradeIT {
           CaptureProxy.start(
               ProxyConfig.defaults(URI.create(upstream.baseUrl()), unreachableBootstrap())
                   .withListen("127.0.0.1", 0)
-                  .with(ProxyConfig.METRICS_PORT, -1)
-                  .with(ProxyConfig.TOPIC_PREFIX, prefix)
+                  .with(MetricsConfig.PORT, -1)
+                  .with(PublishConfig.TOPIC_PREFIX, prefix)
                   .withKafka(fastFailure())
-                  .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
+                  .with(SpillConfig.RETRY_INTERVAL, Duration.ofMillis(200))
                   .withSpill(spill, 16L << 20, 1L << 20))) {
         for (int i = 0; i < EVENTS; i++) {
           ids.add("by-this-build-" + i);
@@ -143,10 +146,10 @@ class BridgeSpillUpgradeIT {
           CaptureProxy.start(
               ProxyConfig.defaults(URI.create(upstream.baseUrl()), kafka.bootstrapServers())
                   .withListen("127.0.0.1", 0)
-                  .with(ProxyConfig.METRICS_PORT, -1)
-                  .with(ProxyConfig.TOPIC_PREFIX, prefix)
-                  .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
-                  .with(ProxyConfig.SPILL_FORMAT, 2)
+                  .with(MetricsConfig.PORT, -1)
+                  .with(PublishConfig.TOPIC_PREFIX, prefix)
+                  .with(SpillConfig.RETRY_INTERVAL, Duration.ofMillis(200))
+                  .with(SpillConfig.FORMAT, 2)
                   .withSpill(spill, 16L << 20, 1L << 20))) {
         for (int i = 0; i < 3; i++) {
           ids.add("by-this-build-" + i);

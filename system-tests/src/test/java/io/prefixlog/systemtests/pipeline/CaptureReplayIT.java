@@ -3,8 +3,11 @@ package io.prefixlog.systemtests.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.MetricsConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.bridge.proxy.PublishConfig;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.chunk.PromptRenderer;
 import io.prefixlog.demo.DemoUpstream;
@@ -418,9 +421,9 @@ class CaptureReplayIT {
     return CaptureProxy.start(
         ProxyConfig.defaults(URI.create(engine.baseUrl()), kafka.bootstrapServers())
             .withListen("127.0.0.1", 0)
-            .with(ProxyConfig.TOPIC_PREFIX, prefix)
-            .with(ProxyConfig.SESSION_SECRET, SECRET)
-            .with(ProxyConfig.METRICS_PORT, -1));
+            .with(PublishConfig.TOPIC_PREFIX, prefix)
+            .with(CaptureConfig.SESSION_SECRET, SECRET)
+            .with(MetricsConfig.PORT, -1));
   }
 
   private static Set<String> sessions(java.util.stream.Stream<String> keys) {

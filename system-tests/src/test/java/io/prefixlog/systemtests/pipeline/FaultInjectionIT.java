@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.MetricsConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.bridge.proxy.PublishConfig;
+import io.prefixlog.bridge.proxy.SpillConfig;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.demo.DemoUpstream;
@@ -342,16 +346,16 @@ class FaultInjectionIT {
             CaptureProxy.start(
                 ProxyConfig.defaults(URI.create(upstream.baseUrl()), broker.bootstrapServers())
                     .withListen("127.0.0.1", 0)
-                    .with(ProxyConfig.TOPIC_PREFIX, prefix)
-                    .with(ProxyConfig.SESSION_SECRET, Pipeline.SECRET)
-                    .with(ProxyConfig.METRICS_PORT, -1)
+                    .with(PublishConfig.TOPIC_PREFIX, prefix)
+                    .with(CaptureConfig.SESSION_SECRET, Pipeline.SECRET)
+                    .with(MetricsConfig.PORT, -1)
                     .withKafka(
                         Map.of(
                             "delivery.timeout.ms", "3000",
                             "request.timeout.ms", "1000",
                             "max.block.ms", "500",
                             "reconnect.backoff.max.ms", "200"))
-                    .with(ProxyConfig.SPILL_RETRY_INTERVAL, Duration.ofMillis(200))
+                    .with(SpillConfig.RETRY_INTERVAL, Duration.ofMillis(200))
                     .withSpill(dir.resolve("spill"), 256L << 20, 8L << 20))) {
       Map<String, String> settings = settings(broker, prefix, "fi5-app", "a");
       Pipeline.createTopics(broker, settings);
@@ -582,9 +586,9 @@ class FaultInjectionIT {
   private static ProxyConfig proxyConfig(String engine, String prefix) {
     return ProxyConfig.defaults(URI.create(engine), kafka.bootstrapServers())
         .withListen("127.0.0.1", 0)
-        .with(ProxyConfig.TOPIC_PREFIX, prefix)
-        .with(ProxyConfig.SESSION_SECRET, Pipeline.SECRET)
-        .with(ProxyConfig.METRICS_PORT, -1);
+        .with(PublishConfig.TOPIC_PREFIX, prefix)
+        .with(CaptureConfig.SESSION_SECRET, Pipeline.SECRET)
+        .with(MetricsConfig.PORT, -1);
   }
 
   /** A chat request: turn {@code n} of one conversation (each turn its predecessor and more). */

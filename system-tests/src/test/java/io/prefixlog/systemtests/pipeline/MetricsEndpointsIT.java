@@ -7,8 +7,11 @@ import static org.awaitility.Awaitility.await;
 import io.prefixlog.bridge.kv.KvBridge;
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.kv.PythonPublisher;
+import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.MetricsConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.bridge.proxy.PublishConfig;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
@@ -86,9 +89,9 @@ class MetricsEndpointsIT {
               CaptureProxy.start(
                   ProxyConfig.defaults(URI.create(upstream.baseUrl()), kafka.bootstrapServers())
                       .withListen("127.0.0.1", 0)
-                      .with(ProxyConfig.TOPIC_PREFIX, PREFIX)
-                      .with(ProxyConfig.SESSION_SECRET, SECRET)
-                      .with(ProxyConfig.METRICS_PORT, 0),
+                      .with(PublishConfig.TOPIC_PREFIX, PREFIX)
+                      .with(CaptureConfig.SESSION_SECRET, SECRET)
+                      .with(MetricsConfig.PORT, 0),
                   bridgeKv.metrics(),
                   bridgeKv::isHealthy)) {
         kv.start();

@@ -1,9 +1,9 @@
 package io.prefixlog.tools.ui;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
-import io.prefixlog.schemas.request.BodyEncoding;
 import java.io.IOException;
 import java.util.Locale;
 
@@ -235,7 +235,7 @@ final class TurnPage {
   private static void body(StringBuilder b, byte[] body) {
     b.append("<section aria-labelledby=\"msgs-h\"><h2 id=\"msgs-h\">Messages</h2>");
     JsonNode json = null;
-    if (BodyEncoding.strictUtf8(body).isPresent()) {
+    if (Utf8.isStrict(body)) {
       try {
         json = Json.mapper().readTree(body);
       } catch (IOException e) {

@@ -1,6 +1,8 @@
 package io.prefixlog.tools.up;
 
 import io.prefixlog.bridge.proxy.CaptureProxy;
+import io.prefixlog.bridge.proxy.ListenConfig;
+import io.prefixlog.bridge.proxy.MetricsConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
@@ -37,12 +39,12 @@ final class BridgePart implements Part {
           Option.value(
               "proxy-port",
               "PORT",
-              Integer.toString(ProxyConfig.DEFAULT_PORT),
+              Integer.toString(ListenConfig.DEFAULT_PORT),
               "The capture proxy's port on 127.0.0.1 (0: any free port)."),
           Option.value(
               "proxy-metrics-port",
               "PORT",
-              Integer.toString(ProxyConfig.DEFAULT_METRICS_PORT),
+              Integer.toString(MetricsConfig.DEFAULT_PORT),
               "The proxy's /metrics and /health port (0: any free port, -1: none)."));
 
   private final CaptureProxy proxy;
@@ -89,8 +91,8 @@ final class BridgePart implements Part {
                   + value);
         }
       }
-      long port = line.longValue("proxy-port", ProxyConfig.DEFAULT_PORT, 0);
-      long metricsPort = line.longValue("proxy-metrics-port", ProxyConfig.DEFAULT_METRICS_PORT, -1);
+      long port = line.longValue("proxy-port", ListenConfig.DEFAULT_PORT, 0);
+      long metricsPort = line.longValue("proxy-metrics-port", MetricsConfig.DEFAULT_PORT, -1);
       if (port > 65535 || metricsPort > 65535) {
         throw new UsageException("ports go up to 65535");
       }

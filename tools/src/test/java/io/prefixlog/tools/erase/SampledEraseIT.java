@@ -3,8 +3,10 @@ package io.prefixlog.tools.erase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.PublisherThreadBridge;
+import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.session.SessionSampler;
@@ -177,8 +179,8 @@ class SampledEraseIT {
     PublisherThreadBridge bridge =
         new PublisherThreadBridge(
             ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), kafka.bootstrapServers())
-                .with(ProxyConfig.SESSION_SECRET, SECRET)
-                .with(ProxyConfig.SAMPLE_SESSIONS, SHARE));
+                .with(CaptureConfig.SESSION_SECRET, SECRET)
+                .with(SamplingConfig.SESSIONS, SHARE));
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");

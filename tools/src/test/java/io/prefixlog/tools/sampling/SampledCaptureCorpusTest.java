@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.PublisherThreadBridge;
+import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.chunk.ChunkLookupResolver;
@@ -167,8 +169,8 @@ class SampledCaptureCorpusTest {
 
   private static ProxyConfig config(double share) {
     return ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), "127.0.0.1:9092")
-        .with(ProxyConfig.SESSION_SECRET, SECRET)
-        .with(ProxyConfig.SAMPLE_SESSIONS, share);
+        .with(CaptureConfig.SESSION_SECRET, SECRET)
+        .with(SamplingConfig.SESSIONS, share);
   }
 
   /** The agentic and chat corpora, conversations in file order, turns one second apart. */

@@ -1,0 +1,111 @@
+package io.prefixlog.bridge.proxy;
+
+import io.prefixlog.core.config.CommonKeys;
+import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.config.ConfigKey;
+import io.prefixlog.core.config.ConfigType;
+import io.prefixlog.core.config.ConfigTypes;
+import io.prefixlog.core.config.ConfigValues;
+import io.prefixlog.core.session.SessionSampler;
+import java.util.List;
+
+/**
+ * Capture sampling ({@link CaptureSampling}): the share of sessions whose bodies are kept, the seed
+ * of the draw, the rules that keep a body whatever the draw, and the chunk hashes of the others.
+ */
+public record SamplingConfig(
+    double sessions,
+    String seed,
+    boolean keepErrors,
+    List<String> keepModels,
+    List<String> keepPaths,
+    boolean hashChunks,
+    int chunkSizeBytes) {
+  public static final ConfigKey<Double> SESSIONS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_SESSIONS", ConfigTypes.decimal(0, 1))
+          .defaultValue(1.0)
+          .doc(
+              "share of sessions whose request bodies are kept (1: every body). A session is kept"
+                  + " when the first 53 bits of HMAC-SHA-256(`PREFIXLOG_SAMPLE_SEED`, session key),"
+                  + " divided by 2^53, are below the share: every bridge and restart decides the"
+                  + " same, a session is whole or absent. The other requests are sent as"
+                  + " metadata-only events (`body_omitted: sampled_out`) with their chunk hashes");
+
+  public static final ConfigKey<String> SEED =
+      ConfigKey.of("PREFIXLOG_SAMPLE_SEED", ConfigTypes.text())
+          .defaultValue(SessionSampler.DEFAULT_SEED)
+          .doc(
+              "HMAC key of the session sampling draw; the same on every bridge (another seed"
+                  + " draws another sample of the same share)");
+
+  public static final ConfigKey<Boolean> KEEP_ERRORS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_ERRORS", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc(
+              "keep the body of every failed request (status ≥ 400, or no response) whatever its"
+                  + " session's draw");
+
+  public static final ConfigKey<List<String>> KEEP_MODELS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_MODELS", new Items())
+          .defaultValue(List.of())
+          .documentedDefault("none")
+          .doc("models whose request bodies are always kept (the body's `model`, exact match)");
+
+  public static final ConfigKey<List<String>> KEEP_PATHS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_PATHS", new Items())
+          .defaultValue(List.of())
+          .documentedDefault("none")
+          .doc("request path prefixes whose bodies are always kept (`/v1/completions`)");
+
+  public static final ConfigKey<Boolean> HASH_CHUNKS =
+      ConfigKey.of("PREFIXLOG_SAMPLE_HASH_CHUNKS", ConfigTypes.bool())
+          .defaultValue(true)
+          .doc(
+              "hash a sampled-out body into chunk hashes on the publisher thread (not the"
+                  + " request path), so `chunk.lookups` still covers every request; `false` sends"
+                  + " metadata only");
+
+  public static final ConfigKey<Long> CHUNK_SIZE_BYTES = CommonKeys.CHUNK_SIZE_BYTES;
+
+  public SamplingConfig {
+    if (seed.isEmpty()) {
+      throw new ConfigException(SEED.name() + " must not be empty");
+    }
+    keepModels = List.copyOf(keepModels);
+    keepPaths = List.copyOf(keepPaths);
+  }
+
+  static SamplingConfig from(ConfigValues values) {
+    return new SamplingConfig(
+        values.get(SESSIONS),
+        values.get(SEED),
+        values.get(KEEP_ERRORS),
+        values.get(KEEP_MODELS),
+        values.get(KEEP_PATHS),
+        values.get(HASH_CHUNKS),
+        values.get(CHUNK_SIZE_BYTES).intValue());
+  }
+
+  /** Plain comma-separated items (model names, path prefixes), trimmed, empty ones dropped. */
+  private static final class Items implements ConfigType<List<String>> {
+    @Override
+    public List<String> parse(String key, String raw) {
+      return check(key, ConfigTypes.items(raw));
+    }
+
+    @Override
+    public List<String> check(String key, List<String> items) {
+      return items.stream().map(String::trim).filter(item -> !item.isEmpty()).toList();
+    }
+
+    @Override
+    public String format(List<String> value) {
+      return String.join(",", value);
+    }
+
+    @Override
+    public String describe() {
+      return "items, comma separated";
+    }
+  }
+}
