@@ -92,15 +92,6 @@ final class ArchitectureRules {
                   "tools")));
 
   /**
-   * Whose test classes a module's main code may use, by module. Main code using test code is a
-   * violation everywhere else. The one exception holds today and is declared in its POM:
-   * benchmarks' sampling benchmark drives the bridge through a helper in ingest-bridge's test
-   * classes (the test-jar in benchmarks/pom.xml, compile scope).
-   */
-  static final Map<String, Set<String>> MAIN_MAY_USE_TEST_CODE_OF =
-      Map.of("benchmarks", Set.of("ingest-bridge"));
-
-  /**
    * Test libraries that no main code uses; embedded-junit, the test support module (test scope
    * only, the enforcer sees to that), is made of JUnit and is exempt.
    */
@@ -190,31 +181,26 @@ final class ArchitectureRules {
 
   /**
    * No main class uses a test class (of any module whose test classes are on the classpath: a
-   * test-jar is the only way main code can reach them), except {@link #MAIN_MAY_USE_TEST_CODE_OF}.
+   * test-jar is the only way main code can reach them).
    */
   ArchRule mainCodeDoesNotUseTestCode() {
     return classes()
         .that(mainCode())
-        .should(notUseTestCodeButWhereDeclared())
+        .should(notUseTestCode())
         .as("main code does not use test code")
         .allowEmptyShould(true);
   }
 
-  private ArchCondition<JavaClass> notUseTestCodeButWhereDeclared() {
-    return new ArchCondition<>("not use test code, but where declared") {
+  private ArchCondition<JavaClass> notUseTestCode() {
+    return new ArchCondition<>("not use test code") {
       @Override
       public void check(JavaClass origin, ConditionEvents events) {
-        String from = moduleOf(origin.getPackageName()).map(Module::name).orElse("");
-        Set<String> allowed = MAIN_MAY_USE_TEST_CODE_OF.getOrDefault(from, Set.of());
         for (Dependency dependency : origin.getDirectDependenciesFromSelf()) {
           JavaClass target = dependency.getTargetClass();
           if (!underBase().test(target) || !testCode.test(target)) {
             continue;
           }
-          String to = moduleOf(target.getPackageName()).map(Module::name).orElse("");
-          if (!allowed.contains(to)) {
-            events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
-          }
+          events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
         }
       }
     };

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
-import io.prefixlog.bridge.proxy.PublisherThreadBridge;
 import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
@@ -31,9 +31,9 @@ import java.util.Locale;
  * PREFIXLOG_SAMPLE_SESSIONS=1}, the default) against the metadata-only event of a sampled-out
  * request (the decision, the body's chunk hashes, the event without body, at the configured share),
  * and the decision and the chunk hashes alone. Every variant encodes the same events, those of the
- * sessions the share leaves out, through the bridge's own event factory ({@link
- * PublisherThreadBridge}); rounds rotate the order of the variants and the figure is the median of
- * the rounds, after warm-up rounds.
+ * sessions the share leaves out, through the bridge's own event factory ({@link OfflineCapture});
+ * rounds rotate the order of the variants and the figure is the median of the rounds, after warm-up
+ * rounds.
  *
  * <p>The publisher thread runs after the response has been sent, so none of this is on the
  * request's path; the proxy's p50 is measured by ProxyBenchmark.
@@ -91,8 +91,8 @@ public final class SamplingCostBenchmark {
   private static int run(Settings settings) throws Exception {
     System.out.println(BENCHMARK.title());
     Machine.header(System.out);
-    PublisherThreadBridge full = new PublisherThreadBridge(config(1.0));
-    PublisherThreadBridge sampled = new PublisherThreadBridge(config(settings.share()));
+    OfflineCapture full = new OfflineCapture(config(1.0));
+    OfflineCapture sampled = new OfflineCapture(config(settings.share()));
     SessionSampler sampler = new SessionSampler(settings.share(), SessionSampler.DEFAULT_SEED);
     ChunkLookups hasher = new ChunkLookups(config(1.0).sampling().chunkSizeBytes());
     List<Request> all = requests(settings.conversations(), full);
@@ -182,13 +182,12 @@ public final class SamplingCostBenchmark {
     return 0;
   }
 
-  private static byte[] capture(PublisherThreadBridge bridge, Request r) {
+  private static byte[] capture(OfflineCapture bridge, Request r) {
     return bridge.capture(r.id(), 1_750_000_000_000L, r.sessionId(), r.body(), 200, null);
   }
 
   /** The corpora's requests, with the session key the bridge derives for each. */
-  private static List<Request> requests(int perFile, PublisherThreadBridge bridge)
-      throws IOException {
+  private static List<Request> requests(int perFile, OfflineCapture bridge) throws IOException {
     Path corpora =
         ProjectHome.find()
             .orElseThrow(() -> new IllegalStateException("no project root"))

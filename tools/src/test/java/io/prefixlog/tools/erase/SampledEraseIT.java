@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.bridge.proxy.CaptureConfig;
+import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
-import io.prefixlog.bridge.proxy.PublisherThreadBridge;
 import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -176,8 +176,8 @@ class SampledEraseIT {
   /** The bridge's events of {@code TURNS} growing chat requests per session, keyed as it keys. */
   private static void publish(KafkaCluster kafka, String topic, List<String> sessions)
       throws Exception {
-    PublisherThreadBridge bridge =
-        new PublisherThreadBridge(
+    OfflineCapture bridge =
+        new OfflineCapture(
             ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), kafka.bootstrapServers())
                 .with(CaptureConfig.SESSION_SECRET, SECRET)
                 .with(SamplingConfig.SESSIONS, SHARE));

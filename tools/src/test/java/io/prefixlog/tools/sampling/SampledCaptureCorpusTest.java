@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.bridge.proxy.CaptureConfig;
+import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
-import io.prefixlog.bridge.proxy.PublisherThreadBridge;
 import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.cli.Terminal;
@@ -79,8 +79,8 @@ class SampledCaptureCorpusTest {
   void shouldKeepExactlyTheSelectedSessionsWholeAndMetadataAndLookupsForEveryRequest()
       throws IOException {
     // Given
-    List<Captured> all = capture(new PublisherThreadBridge(config(1.0)));
-    List<Captured> sampled = capture(new PublisherThreadBridge(config(0.1)));
+    List<Captured> all = capture(new OfflineCapture(config(1.0)));
+    List<Captured> sampled = capture(new OfflineCapture(config(0.1)));
     SessionSampler rule = new SessionSampler(0.1, SessionSampler.DEFAULT_SEED);
     Set<String> sessions = all.stream().map(Captured::sessionKey).collect(Collectors.toSet());
     Set<String> selected =
@@ -150,9 +150,9 @@ class SampledCaptureCorpusTest {
     ProxyConfig config = config(0.1);
 
     // When
-    List<Captured> first = capture(new PublisherThreadBridge(config));
-    List<Captured> restarted = capture(new PublisherThreadBridge(config));
-    PublisherThreadBridge other = new PublisherThreadBridge(config);
+    List<Captured> first = capture(new OfflineCapture(config));
+    List<Captured> restarted = capture(new OfflineCapture(config));
+    OfflineCapture other = new OfflineCapture(config);
     List<Captured> secondBridge = capture(other);
 
     // Then: byte-identical events, so identical decisions, chunk hashes included
@@ -174,7 +174,7 @@ class SampledCaptureCorpusTest {
   }
 
   /** The agentic and chat corpora, conversations in file order, turns one second apart. */
-  private static List<Captured> capture(PublisherThreadBridge bridge) throws IOException {
+  private static List<Captured> capture(OfflineCapture bridge) throws IOException {
     Path corpora = ProjectHome.findFrom(Path.of("")).orElseThrow().resolve("corpora");
     ChatRequests requests = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
     List<Captured> captured = new ArrayList<>();

@@ -5,17 +5,18 @@ import io.prefixlog.schemas.request.Usage;
 import io.vertx.core.MultiMap;
 
 /**
- * One bridge instance without sockets or a broker: the {@link EventFactory} that {@link
- * ProxyComponents} builds from a {@link ProxyConfig} for {@link CaptureProxy}, fed completed
- * exchanges, returning the exact event bytes the publisher thread would send. Public for the tools'
- * pipeline tests (through this module's test-jar): they check what the stream app and the tools
- * make of the bridge's own output; and for the benchmarks' SamplingCostBenchmark, which times it.
+ * The bridge's capture encoding without sockets or a broker: the {@link EventFactory} that {@link
+ * ProxyComponents} builds from a {@link ProxyConfig}, fed completed exchanges, giving the exact
+ * event bytes the publisher thread would send, with the sampling decisions it counted. For code
+ * that needs the bridge's own output without running it: the tests that check what the stream app
+ * and the tools make of it, and the sampling benchmark, which times it. Main code, so that neither
+ * reaches into the bridge's test classes.
  */
-public final class PublisherThreadBridge {
+public final class OfflineCapture {
   private final EventFactory factory;
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-  public PublisherThreadBridge(ProxyConfig config) {
+  public OfflineCapture(ProxyConfig config) {
     this.factory = new ProxyComponents(config, new ProxyMetrics(registry)).events();
   }
 
