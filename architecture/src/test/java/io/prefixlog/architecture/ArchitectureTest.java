@@ -40,8 +40,6 @@ class ArchitectureTest {
    */
   static final Map<String, Allowed> LONG_METHODS =
       Map.ofEntries(
-          entry("CaptureProxy.start", new Allowed(181, "being split")),
-          entry("WarmUp.run", new Allowed(110, NOT_SPLIT_YET)),
           entry("JsonCursor.string", new Allowed(125, "the JSON string scanner's one hot loop")),
           entry("ArchiveMaintainer.compact", new Allowed(131, NOT_SPLIT_YET)),
           entry("ArchiveEraser.eraseFrom", new Allowed(114, NOT_SPLIT_YET)),
