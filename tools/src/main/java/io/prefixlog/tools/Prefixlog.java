@@ -25,8 +25,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * The {@code prefixlog} launcher ({@code bin/prefixlog}): {@code prefixlog <command> [options]}.
  * The commands of {@link #commands} are picocli subcommands of {@code prefixlog} (their options are
  * picocli option specs: {@link CommandLine#spec}); {@code help} and {@code completion} are added to
- * whatever is there. Each command parses its own arguments when it runs, so that other code can run
- * it in-process with {@link Command#run} as well.
+ * whatever is there. A command only reads its arguments into a typed request for its service; other
+ * code in this JVM calls the service, never a command with an argument array.
  */
 public final class Prefixlog {
   private final List<Command> commands;
