@@ -5,12 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.Watchdog;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,7 +57,7 @@ class ImageLayoutIT {
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void shouldRunTheStreamAppFromItsImageLayout(KafkaCluster kafka) throws Exception {
     // Given
-    int metricsPort = freePort();
+    int metricsPort = Ports.free("127.0.0.1");
     Map<String, String> settings = new HashMap<>();
     settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
     settings.put("PREFIXLOG_TOPIC_PREFIX", "layout.");
@@ -96,14 +95,15 @@ class ImageLayoutIT {
   void shouldRunTheBridgeFromItsImageLayout(KafkaCluster kafka) throws Exception {
     // Given: the proxy in front of an engine that is not up yet, and an engine KV endpoint nobody
     // listens on yet (ZMQ connects when it appears)
-    int metricsPort = freePort();
-    int proxyPort = freePort();
+    int[] ports = Ports.free("127.0.0.1", 4);
+    int metricsPort = ports[0];
+    int proxyPort = ports[1];
     Map<String, String> settings = new HashMap<>();
     settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
     settings.put("PREFIXLOG_TOPIC_PREFIX", "layout.");
-    settings.put("PREFIXLOG_PROXY_UPSTREAM", "http://127.0.0.1:" + freePort());
+    settings.put("PREFIXLOG_PROXY_UPSTREAM", "http://127.0.0.1:" + ports[2]);
     settings.put("PREFIXLOG_PROXY_PORT", Integer.toString(proxyPort));
-    settings.put("PREFIXLOG_KV_ENDPOINTS", "tcp://127.0.0.1:" + freePort());
+    settings.put("PREFIXLOG_KV_ENDPOINTS", "tcp://127.0.0.1:" + ports[3]);
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
 
     // When
@@ -127,11 +127,12 @@ class ImageLayoutIT {
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void shouldStartTheDemoEngineFromItsOwnImageLayout() throws Exception {
     // Given: the demo engine's module (its own image; not in the bridge's jar any more)
-    int statusPort = freePort();
+    int[] ports = Ports.free("127.0.0.1", 4);
+    int statusPort = ports[0];
     Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_DEMO_PORT", Integer.toString(freePort()));
-    settings.put("PREFIXLOG_DEMO_KV_PORT", Integer.toString(freePort()));
-    settings.put("PREFIXLOG_DEMO_KV_REPLAY_PORT", Integer.toString(freePort()));
+    settings.put("PREFIXLOG_DEMO_PORT", Integer.toString(ports[1]));
+    settings.put("PREFIXLOG_DEMO_KV_PORT", Integer.toString(ports[2]));
+    settings.put("PREFIXLOG_DEMO_KV_REPLAY_PORT", Integer.toString(ports[3]));
     settings.put("PREFIXLOG_DEMO_STATUS_PORT", Integer.toString(statusPort));
 
     // When
@@ -278,11 +279,5 @@ class ImageLayoutIT {
       }
     }
     return records;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 }

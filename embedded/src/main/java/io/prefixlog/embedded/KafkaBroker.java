@@ -198,7 +198,7 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
     int controllerPort = options.controllerPort();
     requireFree(host, brokerPort, "broker", logFile);
     requireFree(host, controllerPort, "controller", logFile);
-    int[] free = Ports.freePair(host);
+    int[] free = Ports.free(host, 2);
     if (brokerPort == 0) {
       brokerPort = free[0] != controllerPort ? free[0] : free[1];
     }

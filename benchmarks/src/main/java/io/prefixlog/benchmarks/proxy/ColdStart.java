@@ -4,9 +4,9 @@ import io.prefixlog.benchmarks.harness.Medians;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaBroker;
+import io.prefixlog.embedded.Ports;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -172,7 +172,7 @@ final class ColdStart {
     }
     long started = System.nanoTime();
     if (target.equals("nginx")) {
-      try (Nginx nginx = Nginx.start(roundDir, freePort(), upstream.port())) {
+      try (Nginx nginx = Nginx.start(roundDir, Ports.free("127.0.0.1"), upstream.port())) {
         double startMillis = (System.nanoTime() - started) / 1e6;
         return new Window(
             pieces("http://127.0.0.1:" + nginx.port() + PATH, nginx::cpuNanos, null, null),
@@ -500,11 +500,5 @@ final class ColdStart {
 
   private static String f(String format, double value) {
     return String.format(Locale.ROOT, format, value);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -9,9 +9,9 @@ import io.prefixlog.cli.Option;
 import io.prefixlog.cli.UsageException;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaBroker;
+import io.prefixlog.embedded.Ports;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -259,7 +259,7 @@ public final class ProxyBenchmark {
     Map<String, ColdStart.Summary> summaries;
     Map<String, List<Run>> runs = new LinkedHashMap<>();
     Map<String, Path> jvmLogs = new LinkedHashMap<>();
-    try (Nginx nginx = Nginx.start(dir.resolve("nginx"), freePort(), upstream.port());
+    try (Nginx nginx = Nginx.start(dir.resolve("nginx"), Ports.free("127.0.0.1"), upstream.port());
         PrefixlogProxy prefixlog =
             wanted.contains("prefixlog")
                 ? PrefixlogProxy.start(dir.resolve("prefixlog"), upstream.baseUrl(), broker)
@@ -702,11 +702,5 @@ public final class ProxyBenchmark {
       }
     }
     return Files.isExecutable(Path.of("/usr/sbin", tool));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -1,8 +1,7 @@
 package io.prefixlog.embedded.postgres;
 
+import io.prefixlog.embedded.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +55,7 @@ public final class ThrowawayPostgres implements AutoCloseable {
     // The server user must reach and own the cluster directory.
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
     Path data = dir.resolve("data");
-    int port = freePort();
+    int port = Ports.free("127.0.0.1");
     ThrowawayPostgres postgres = new ThrowawayPostgres(bin, dir, port);
     postgres.run(
         "initdb", "-D", data.toString(), "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync");
@@ -139,12 +138,6 @@ public final class ThrowawayPostgres implements AutoCloseable {
               + process.exitValue()
               + ": "
               + Files.readString(log, StandardCharsets.UTF_8));
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
     }
   }
 }

@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.bridge.BridgeMain;
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,8 +55,9 @@ final class BridgeChild implements AutoCloseable {
       int heapMiB,
       Map<String, String> env)
       throws IOException {
-    int port = freePort();
-    int metricsPort = freePort();
+    int[] ports = Ports.free("127.0.0.1", 2);
+    int port = ports[0];
+    int metricsPort = ports[1];
     Path java = Path.of(ProcessHandle.current().info().command().orElse("java"));
     Path log = dir.resolve("bridge.log");
     ProcessBuilder builder =
@@ -216,12 +216,6 @@ final class BridgeChild implements AutoCloseable {
   public void close() {
     if (process.isAlive()) {
       process.destroyForcibly();
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
@@ -14,7 +15,6 @@ import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -67,8 +67,9 @@ class StateQueriesIT {
   void shouldGiveTheSameStateFromEitherInstanceWhicheverHoldsTheSession(KafkaCluster kafka)
       throws Exception {
     // Given: two instances sharing two state partitions, and eight sessions of three turns each
-    int portA = freePort();
-    int portB = freePort();
+    int[] ports = Ports.free("127.0.0.1", 2);
+    int portA = ports[0];
+    int portB = ports[1];
     List<String> sessions = new ArrayList<>();
     for (int s = 0; s < SESSIONS; s++) {
       sessions.add(
@@ -235,12 +236,6 @@ class StateQueriesIT {
     settings.put("PREFIXLOG_KAFKA_CONSUMER_SESSION_TIMEOUT_MS", "6000");
     settings.put("PREFIXLOG_KAFKA_CONSUMER_HEARTBEAT_INTERVAL_MS", "1500");
     return settings;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   private static String body(int session, int turn) {

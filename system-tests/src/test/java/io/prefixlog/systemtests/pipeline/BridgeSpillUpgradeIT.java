@@ -12,12 +12,12 @@ import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.ChildProcess;
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -103,7 +103,13 @@ class BridgeSpillUpgradeIT {
       // When: the bridge is rolled back to the previous build, on the same spill, Kafka reachable
       try (ChildProcess rolledBack =
           previousBridge(
-              false, kafka.bootstrapServers(), prefix, spill, upstream, freePort(), -1)) {
+              false,
+              kafka.bootstrapServers(),
+              prefix,
+              spill,
+              upstream,
+              Ports.free("127.0.0.1"),
+              -1)) {
 
         // Then: every event arrives once, in order, with its body; nothing was quarantined
         awaitUntil(() -> segments(spill).isEmpty());
@@ -125,8 +131,9 @@ class BridgeSpillUpgradeIT {
     Path spill = dir.resolve("spill");
     List<String> ids = new ArrayList<>();
     try (DemoUpstream upstream = DemoUpstream.start(DemoUpstream.Options.defaults())) {
-      int port = freePort();
-      int metricsPort = freePort();
+      int[] ports = Ports.free("127.0.0.1", 2);
+      int port = ports[0];
+      int metricsPort = ports[1];
       try (ChildProcess old =
           previousBridge(
               true, unreachableBootstrap(), prefix, spill, upstream, port, metricsPort)) {
@@ -296,13 +303,7 @@ class BridgeSpillUpgradeIT {
 
   /** A bootstrap address nothing listens on: the producer never reaches a broker. */
   private static String unreachableBootstrap() throws IOException {
-    return "127.0.0.1:" + freePort();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return "127.0.0.1:" + Ports.free("127.0.0.1");
   }
 
   private static List<Path> segments(Path spill) throws IOException {
