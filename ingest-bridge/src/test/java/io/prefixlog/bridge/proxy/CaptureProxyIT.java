@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.RawEventFrame;
@@ -16,7 +17,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -486,10 +486,7 @@ class CaptureProxyIT {
     // Given: a 300 ms upstream timeout, and a port nothing listens on
     CaptureProxy proxy =
         start(config(kafka).withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(300)));
-    int deadPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      deadPort = socket.getLocalPort();
-    }
+    int deadPort = Ports.free("127.0.0.1");
     CaptureProxy unreachable =
         start(
             config(kafka).with(UpstreamConfig.ORIGIN, URI.create("http://127.0.0.1:" + deadPort)));

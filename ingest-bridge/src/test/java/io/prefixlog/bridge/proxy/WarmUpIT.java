@@ -3,10 +3,10 @@ package io.prefixlog.bridge.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -36,13 +36,9 @@ class WarmUpIT {
   void shouldPublishNothingOfTheWarmUpAndListenOnlyAfterIt(KafkaCluster kafka) throws Exception {
     // Given
     TopicReader.createTopic(kafka.bootstrapServers(), TOPIC);
-    int port;
-    int metricsPort;
-    try (ServerSocket free = new ServerSocket(0);
-        ServerSocket freeMetrics = new ServerSocket(0)) {
-      port = free.getLocalPort();
-      metricsPort = freeMetrics.getLocalPort();
-    }
+    int[] ports = Ports.free("127.0.0.1", 2);
+    int port = ports[0];
+    int metricsPort = ports[1];
     ProxyConfig config;
     try (TestUpstream upstream = new TestUpstream()) {
       config =

@@ -1,8 +1,7 @@
 package io.prefixlog.tools.smoke;
 
+import io.prefixlog.embedded.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,20 +49,11 @@ record SmokeEnvironment(Path file, Map<String, String> values) {
     values.put("PREFIXLOG_KV_ENDPOINTS", "tcp://demo-engine:5557");
     values.put("PREFIXLOG_KV_REPLAY_ENDPOINTS", "tcp://demo-engine:5558");
     values.put("ARCHIVE_COMMIT_INTERVAL_MS", "5000");
-    // Every listening socket is held until all ports are picked: a port released at once can be
-    // handed out again for the next one, and two services publishing one host port fail `up`
-    // ("port is already allocated": it happened in a CI run).
-    List<ServerSocket> held = new java.util.ArrayList<>();
-    try {
-      for (String port : PORTS) {
-        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        held.add(socket);
-        values.put(port, Integer.toString(socket.getLocalPort()));
-      }
-    } finally {
-      for (ServerSocket socket : held) {
-        socket.close();
-      }
+    // Distinct ports (two services publishing one host port fail `up` with "port is already
+    // allocated": it happened in a CI run), and none an outgoing connection may take meanwhile.
+    int[] free = Ports.free("127.0.0.1", PORTS.size());
+    for (int i = 0; i < free.length; i++) {
+      values.put(PORTS.get(i), Integer.toString(free[i]));
     }
     StringBuilder text = new StringBuilder("# prefixlog compose-smoke\n");
     values.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));

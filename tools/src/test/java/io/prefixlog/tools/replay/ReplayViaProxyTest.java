@@ -6,10 +6,10 @@ import com.sun.net.httpserver.HttpServer;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.demo.Served;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.tools.Command;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,10 +105,7 @@ class ReplayViaProxyTest {
   @Test
   void shouldFailWhenNothingListens() throws Exception {
     // Given
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    int port = Ports.free("127.0.0.1");
 
     // When
     int code = replay("--corpus", corpus().toString(), "--via-proxy", "http://127.0.0.1:" + port);

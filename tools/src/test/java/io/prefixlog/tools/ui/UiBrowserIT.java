@@ -15,6 +15,7 @@ import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.demo.DemoKvEngine;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
@@ -133,10 +134,7 @@ class UiBrowserIT {
     settings.put("PREFIXLOG_APPLICATION_ID", APP);
     settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
     // The stream app answers state queries on its metrics port, for the live-state panel.
-    int metricsPort;
-    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
-      metricsPort = free.getLocalPort();
-    }
+    int metricsPort = Ports.free("127.0.0.1");
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
     settings.put("PREFIXLOG_APPLICATION_SERVER", "127.0.0.1:" + metricsPort);
     StreamAppConfig config = StreamAppConfig.defaults(settings);
