@@ -1,8 +1,12 @@
 package io.prefixlog.benchmarks.harness;
 
 import io.prefixlog.cli.UsageException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 
 /** Where the benchmarks find the conversation corpora when {@code --corpora} is not given. */
 public final class Corpora {
@@ -21,5 +25,20 @@ public final class Corpora {
     }
     throw new UsageException(
         "no corpora/SOURCES.md in the working directory or its parents: pass --corpora DIR");
+  }
+
+  /**
+   * The {@code .jsonl} files directly in one corpus directory, sorted so that every run reads them
+   * in the same order; none when the directory is missing (a checkout may lack a corpus kind).
+   */
+  public static List<Path> jsonl(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + dir, e);
+    }
   }
 }
