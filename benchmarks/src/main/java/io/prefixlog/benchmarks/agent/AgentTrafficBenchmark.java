@@ -183,8 +183,7 @@ public final class AgentTrafficBenchmark {
 
   private int run() throws Exception {
     out.println(BENCHMARK.title());
-    Machine.header(out);
-    out.println("prefixlog-core measured: " + Machine.codeSource(TurnEncoder.class));
+    Machine.header(out, TurnEncoder.class);
     AgentShape shape =
         AgentShape.DEFAULT.withSize(options.sessions(), options.turns()).withSeed(options.seed());
     out.printf(

@@ -152,8 +152,7 @@ public final class MrcBenchmark {
   private int run() {
     out.println(
         "MrcBenchmark: exact LRU hit rate vs capacity in one pass, vs naive LRU and SHARDS");
-    Machine.header(out);
-    out.println("prefixlog-core measured: " + Machine.codeSource(MrcAnalyzer.class));
+    Machine.header(out, MrcAnalyzer.class);
     out.printf(
         Locale.ROOT,
         "workload: %,d lookups per key space, Zipf alpha %.2f over %s distinct chunks, requests of"
