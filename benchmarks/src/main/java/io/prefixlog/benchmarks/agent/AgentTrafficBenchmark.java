@@ -4,6 +4,7 @@ import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
@@ -290,7 +291,7 @@ public final class AgentTrafficBenchmark {
     if (options.liveSessions() > 0) {
       live = liveSessions(shape, stateRoot.resolve("live"));
     }
-    DriverRun.deleteRecursively(stateRoot);
+    ScratchDirs.deleteRecursively(stateRoot);
     out.println();
 
     TextTable table = bytesTable(all);

@@ -5,6 +5,7 @@ import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Event;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Workload;
 import io.prefixlog.cli.CommandLine;
@@ -181,7 +182,7 @@ public final class RestoreBenchmark {
           fill.records() / (fill.wallNanos() / 1e9));
       printSummary(workload);
     } finally {
-      ThroughputRun.deleteRecursively(tmp);
+      ScratchDirs.deleteRecursively(tmp);
     }
     out.println();
     Machine.footer(out);
@@ -191,7 +192,7 @@ public final class RestoreBenchmark {
   /** Deletes the state directory, writes a probe event, restarts and times the way back. */
   private Restore restore(StreamAppConfig config, String bootstrap, int round)
       throws InterruptedException {
-    ThroughputRun.deleteRecursively(config.stateDir());
+    ScratchDirs.deleteRecursively(config.stateDir());
     String deltas = config.topics().sessionDeltas().name();
     try (KafkaConsumer<byte[], byte[]> probeReader = deltasReader(bootstrap, deltas)) {
       writeProbe(bootstrap, config.topics().requestsRaw().name(), round);

@@ -4,6 +4,7 @@ import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Event;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Workload;
@@ -231,10 +232,10 @@ public final class StreamThroughputBenchmark {
       throw new UncheckedIOException(e);
     } finally {
       if (options.out() == null && options.jfr()) {
-        ThroughputRun.deleteRecursively(tmp.resolve("broker"));
-        ThroughputRun.deleteRecursively(tmp.resolve("state"));
+        ScratchDirs.deleteRecursively(tmp.resolve("broker"));
+        ScratchDirs.deleteRecursively(tmp.resolve("state"));
       } else {
-        ThroughputRun.deleteRecursively(tmp);
+        ScratchDirs.deleteRecursively(tmp);
       }
     }
     out.println();
