@@ -105,9 +105,8 @@ public final class AgentTrafficBenchmark {
       boolean jsonEvents,
       Path csv) {
     static Options of(CommandLine line) throws UsageException {
-      Path corpora = line.value("corpora").map(Path::of).orElse(null);
       return new Options(
-          corpora == null ? Corpora.find() : corpora,
+          Corpora.of(line),
           (int) Benchmark.atMost("sessions", line.longValue("sessions", 10, 1), 10_000),
           (int) Benchmark.atMost("turns", line.longValue("turns", 70, 1), 10_000),
           (int) Benchmark.atMost("rounds", line.longValue("rounds", 3, 1), 100),

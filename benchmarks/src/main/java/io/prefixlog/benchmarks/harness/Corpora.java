@@ -1,16 +1,29 @@
 package io.prefixlog.benchmarks.harness;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
 import io.prefixlog.cli.UsageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /** Where the benchmarks find the conversation corpora when {@code --corpora} is not given. */
 public final class Corpora {
+  /** The {@code --corpora} option of the benchmarks that read the corpora; {@link #of} reads it. */
+  public static final Option OPTION =
+      Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora.");
+
   private Corpora() {}
+
+  /** The directory {@code --corpora} names, else the one {@link #find} finds. */
+  public static Path of(CommandLine line) throws UsageException {
+    Optional<String> given = line.value("corpora");
+    return given.isPresent() ? Path.of(given.get()) : find();
+  }
 
   /**
    * {@code corpora/} in the working directory or the nearest parent that has one (benchmarks run

@@ -85,7 +85,7 @@ public final class StreamThroughputBenchmark {
                       + " pass-through, ...)."),
               Option.value("concurrent-sessions", "K", "256", "Sessions interleaved in the input."),
               Option.value("seed", "S", "20261121", "Input seed."),
-              Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+              Corpora.OPTION,
               Option.value(
                       "kafka", "KEY=VALUE", "none", "A Kafka client setting for every variant.")
                   .repeatable(),
@@ -906,10 +906,7 @@ public final class StreamThroughputBenchmark {
             "PREFIXLOG_KAFKA_" + key.toUpperCase(Locale.ROOT).replace('.', '_'),
             kv.substring(eq + 1));
       }
-      Path corpora = line.value("corpora").map(Path::of).orElse(null);
-      if (corpora == null) {
-        corpora = Corpora.find();
-      }
+      Path corpora = Corpora.of(line);
       if (!Files.isDirectory(corpora.resolve("agentic"))) {
         throw new UsageException("--corpora " + corpora + " has no agentic/ directory");
       }
