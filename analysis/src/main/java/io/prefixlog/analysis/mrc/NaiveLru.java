@@ -13,22 +13,14 @@ import java.util.Map;
 public final class NaiveLru {
   private final long capacity;
   private final Map<Long, Boolean> cache;
+  private final NaiveHits counts = new NaiveHits();
   private long requests;
-  private long accesses;
-  private long units;
-  private long perChunkHits;
-  private long perChunkUnitHits;
-  private long prefixHits;
-  private long prefixUnitHits;
 
   /**
    * @param capacity chunks the cache holds; 0 holds nothing
    */
   public NaiveLru(long capacity) {
-    if (capacity < 0) {
-      throw new IllegalArgumentException("capacity must be >= 0, got " + capacity);
-    }
-    this.capacity = capacity;
+    this.capacity = NaiveHits.checkCapacity(capacity);
     this.cache =
         new LinkedHashMap<>(16, 0.75f, true) {
           @Override
@@ -51,26 +43,16 @@ public final class NaiveLru {
     LookupRequest.checkShape(
         to - from, chunkWeight, seqLen, LookupRequest.UNKNOWN, LookupRequest.UNKNOWN);
     requests++;
-    units += seqLen;
+    counts.startRequest(seqLen);
     int leading = 0;
-    boolean inLeadingRun = true;
     for (int i = from; i < to; i++) {
       Long key = chunkKeys[i];
       boolean hit = cache.get(key) != null; // a hit becomes most recently used
       if (!hit) {
         cache.put(key, Boolean.TRUE); // evicts the least recently used beyond capacity
       }
-      accesses++;
-      if (hit) {
-        perChunkHits++;
-        perChunkUnitHits += chunkWeight;
-        if (inLeadingRun) {
-          leading++;
-          prefixHits++;
-          prefixUnitHits += chunkWeight;
-        }
-      } else {
-        inLeadingRun = false;
+      if (counts.access(hit, chunkWeight)) {
+        leading++;
       }
     }
     return leading;
@@ -85,26 +67,23 @@ public final class NaiveLru {
   }
 
   public long accesses() {
-    return accesses;
+    return counts.accesses();
   }
 
   /** Σ seq_len. */
   public long units() {
-    return units;
+    return counts.units();
   }
 
   public long hits(Semantics semantics) {
-    return semantics == Semantics.PER_CHUNK ? perChunkHits : prefixHits;
+    return counts.hits(semantics);
   }
 
   public long unitHits(Semantics semantics) {
-    return semantics == Semantics.PER_CHUNK ? perChunkUnitHits : prefixUnitHits;
+    return counts.unitHits(semantics);
   }
 
   public double hitRate(Semantics semantics, Weighting weighting) {
-    if (weighting == Weighting.CHUNKS) {
-      return accesses == 0 ? 0 : (double) hits(semantics) / accesses;
-    }
-    return units == 0 ? 0 : (double) unitHits(semantics) / units;
+    return counts.hitRate(semantics, weighting);
   }
 }

@@ -19,22 +19,14 @@ public final class NaiveMin {
   private final long capacity;
   private final List<long[]> requests = new ArrayList<>();
   private final List<long[]> shapes = new ArrayList<>(); // {chunkWeight, seqLen}
+  private final NaiveHits counts = new NaiveHits();
   private boolean finished;
-  private long accesses;
-  private long units;
-  private long perChunkHits;
-  private long perChunkUnitHits;
-  private long prefixHits;
-  private long prefixUnitHits;
 
   /**
    * @param capacity chunks the cache holds; 0 holds nothing
    */
   public NaiveMin(long capacity) {
-    if (capacity < 0) {
-      throw new IllegalArgumentException("capacity must be >= 0, got " + capacity);
-    }
-    this.capacity = capacity;
+    this.capacity = NaiveHits.checkCapacity(capacity);
   }
 
   public void accept(LookupRequest request) {
@@ -80,8 +72,7 @@ public final class NaiveMin {
     for (int r = 0; r < requests.size(); r++) {
       long[] keys = requests.get(r);
       long weight = shapes.get(r)[0];
-      units += shapes.get(r)[1];
-      boolean inLeadingRun = true;
+      counts.startRequest(shapes.get(r)[1]);
       for (long key : keys) {
         Long previous = cached.remove(key);
         boolean hit = previous != null;
@@ -100,18 +91,8 @@ public final class NaiveMin {
           byNextUse.remove(farthest.getKey());
           cached.remove(farthest.getValue());
         }
-        accesses++;
         i++;
-        if (hit) {
-          perChunkHits++;
-          perChunkUnitHits += weight;
-          if (inLeadingRun) {
-            prefixHits++;
-            prefixUnitHits += weight;
-          }
-        } else {
-          inLeadingRun = false;
-        }
+        counts.access(hit, weight);
       }
     }
     requests.clear();
@@ -124,31 +105,28 @@ public final class NaiveMin {
 
   public long accesses() {
     checkFinished();
-    return accesses;
+    return counts.accesses();
   }
 
   /** Σ seq_len. */
   public long units() {
     checkFinished();
-    return units;
+    return counts.units();
   }
 
   public long hits(Semantics semantics) {
     checkFinished();
-    return semantics == Semantics.PER_CHUNK ? perChunkHits : prefixHits;
+    return counts.hits(semantics);
   }
 
   public long unitHits(Semantics semantics) {
     checkFinished();
-    return semantics == Semantics.PER_CHUNK ? perChunkUnitHits : prefixUnitHits;
+    return counts.unitHits(semantics);
   }
 
   public double hitRate(Semantics semantics, Weighting weighting) {
     checkFinished();
-    if (weighting == Weighting.CHUNKS) {
-      return accesses == 0 ? 0 : (double) hits(semantics) / accesses;
-    }
-    return units == 0 ? 0 : (double) unitHits(semantics) / units;
+    return counts.hitRate(semantics, weighting);
   }
 
   private void checkFinished() {

@@ -4,6 +4,7 @@ import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
@@ -104,9 +105,8 @@ public final class AgentTrafficBenchmark {
       boolean jsonEvents,
       Path csv) {
     static Options of(CommandLine line) throws UsageException {
-      Path corpora = line.value("corpora").map(Path::of).orElse(null);
       return new Options(
-          corpora == null ? Corpora.find() : corpora,
+          Corpora.of(line),
           (int) Benchmark.atMost("sessions", line.longValue("sessions", 10, 1), 10_000),
           (int) Benchmark.atMost("turns", line.longValue("turns", 70, 1), 10_000),
           (int) Benchmark.atMost("rounds", line.longValue("rounds", 3, 1), 100),
@@ -183,8 +183,7 @@ public final class AgentTrafficBenchmark {
 
   private int run() throws Exception {
     out.println(BENCHMARK.title());
-    Machine.header(out);
-    out.println("prefixlog-core measured: " + Machine.codeSource(TurnEncoder.class));
+    Machine.header(out, TurnEncoder.class);
     AgentShape shape =
         AgentShape.DEFAULT.withSize(options.sessions(), options.turns()).withSeed(options.seed());
     out.printf(
@@ -291,7 +290,7 @@ public final class AgentTrafficBenchmark {
     if (options.liveSessions() > 0) {
       live = liveSessions(shape, stateRoot.resolve("live"));
     }
-    DriverRun.deleteRecursively(stateRoot);
+    ScratchDirs.deleteRecursively(stateRoot);
     out.println();
 
     TextTable table = bytesTable(all);

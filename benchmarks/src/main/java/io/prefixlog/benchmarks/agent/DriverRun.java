@@ -1,6 +1,8 @@
 package io.prefixlog.benchmarks.agent;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.benchmarks.harness.DriverTopics;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.core.rebuild.RebuildListener;
 import io.prefixlog.core.rebuild.RebuildReport;
 import io.prefixlog.core.rebuild.RebuildScope;
@@ -12,24 +14,15 @@ import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.streams.topology.PrefixlogTopology;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -90,13 +83,11 @@ final class DriverRun {
     long nanos = 0;
     try (TopologyTestDriver driver =
         new TopologyTestDriver(PrefixlogTopology.build(config, metrics), properties)) {
-      TestInputTopic<String, byte[]> input =
-          driver.createInputTopic(
-              config.topics().requestsRaw().name(),
-              new StringSerializer(),
-              new ByteArraySerializer());
-      TestOutputTopic<String, byte[]> deltas = output(driver, config.topics().sessionDeltas());
-      TestOutputTopic<String, byte[]> lookups = output(driver, config.topics().chunkLookups());
+      TestInputTopic<String, byte[]> input = DriverTopics.rawInput(driver, config);
+      TestOutputTopic<String, byte[]> deltas =
+          DriverTopics.output(driver, config.topics().sessionDeltas());
+      TestOutputTopic<String, byte[]> lookups =
+          DriverTopics.output(driver, config.topics().chunkLookups());
       for (AgentEvents.Event event : events) {
         String seen = conversationOfKey.putIfAbsent(event.key(), event.conversationId());
         if (seen != null && !seen.equals(event.conversationId())) {
@@ -120,7 +111,7 @@ final class DriverRun {
         }
       }
     } finally {
-      deleteRecursively(stateDir);
+      ScratchDirs.deleteRecursively(stateDir);
     }
     RebuildReport report = rebuilder.run(RebuildListener.NONE);
     return new Result(
@@ -145,24 +136,5 @@ final class DriverRun {
       }
     }
     throw new IllegalArgumentException("the stream app plans no topic " + topic);
-  }
-
-  private static TestOutputTopic<String, byte[]> output(
-      TopologyTestDriver driver, io.prefixlog.schemas.Topic<?, ?> topic) {
-    return driver.createOutputTopic(
-        topic.name(), new StringDeserializer(), new ByteArrayDeserializer());
-  }
-
-  static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + dir, e);
-    }
   }
 }

@@ -46,7 +46,7 @@ public final class DeltaSizeBenchmark {
               + " bytes per turn, the records' anatomy, encode time; every turn rebuilt (exit 1 if"
               + " any is not).",
           List.of(
-              Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+              Corpora.OPTION,
               Option.flag("quick", "The first sessions of each workload only."),
               Option.value("csv", "FILE", "none", "Also write the tables as CSV."),
               Option.value("interleave", "K", "8", "Sessions interleaved in the stream."),
@@ -741,10 +741,7 @@ public final class DeltaSizeBenchmark {
 
     static Options of(CommandLine line) throws UsageException {
       boolean quick = line.has("quick");
-      Path corpora = line.value("corpora").map(Path::of).orElse(null);
-      if (corpora == null) {
-        corpora = Corpora.find();
-      }
+      Path corpora = Corpora.of(line);
       if (!Files.isDirectory(corpora)) {
         throw new UsageException("--corpora " + corpora + " is not a directory");
       }

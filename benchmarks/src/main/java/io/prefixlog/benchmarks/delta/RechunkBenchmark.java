@@ -44,7 +44,7 @@ public final class RechunkBenchmark {
           "Rebuild + re-render + re-hash MB/s per chunk size (analyze --chunk-sizes), next to the"
               + " rebuild alone and a plain SHA-256 over the same bodies.",
           List.of(
-              Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+              Corpora.OPTION,
               Option.value("sizes", "LIST", "64,256,1024", "Chunk sizes in bytes."),
               Option.value("repeat", "R", "5", "Runs per figure (median)."),
               Option.value("warmups", "N", "2", "Unmeasured runs first."),
@@ -56,8 +56,7 @@ public final class RechunkBenchmark {
 
   record Options(Path corpora, int[] sizes, int repeat, int warmups, Path keepDump) {
     static Options of(CommandLine line) throws UsageException {
-      Path corpora =
-          line.value("corpora").isPresent() ? Path.of(line.value("corpora").get()) : Corpora.find();
+      Path corpora = Corpora.of(line);
       int[] sizes;
       try {
         sizes =

@@ -2,14 +2,12 @@ package io.prefixlog.benchmarks.delta;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.benchmarks.delta.Workload.Session;
+import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -17,7 +15,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
 
 /**
  * Loads the bundled corpora as the replay tool renders them (one chat request per assistant turn),
@@ -49,8 +46,8 @@ final class Workloads {
    * @param turnLimit stop adding sessions to a workload once it has this many turns
    */
   static List<Workload> load(Path corporaDir, String model, int turnLimit) {
-    List<Path> chat = jsonl(corporaDir.resolve("chat"));
-    List<Path> agentic = jsonl(corporaDir.resolve("agentic"));
+    List<Path> chat = Corpora.jsonl(corporaDir.resolve("chat"));
+    List<Path> agentic = Corpora.jsonl(corporaDir.resolve("agentic"));
     if (chat.isEmpty() || agentic.isEmpty()) {
       throw new IllegalArgumentException(
           "no corpus files under " + corporaDir + "/chat and " + corporaDir + "/agentic");
@@ -160,17 +157,6 @@ final class Workloads {
     return relative.endsWith(".jsonl")
         ? relative.substring(0, relative.length() - ".jsonl".length())
         : relative;
-  }
-
-  private static List<Path> jsonl(Path dir) {
-    if (!Files.isDirectory(dir)) {
-      return List.of();
-    }
-    try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list " + dir, e);
-    }
   }
 
   private static List<Path> concat(List<Path> a, List<Path> b) {

@@ -28,6 +28,15 @@ public final class Machine {
     out.println("load average at start (1/5/15 min): " + loadAverage());
   }
 
+  /**
+   * {@link #header(PrintStream)}, then where the measured prefixlog-core class came from: which
+   * build the figures are of.
+   */
+  public static void header(PrintStream out, Class<?> measured) {
+    header(out);
+    out.println("prefixlog-core measured: " + codeSource(measured));
+  }
+
   /** The closing line: the load at the end, to compare with the one at the start. */
   public static void footer(PrintStream out) {
     out.println("load average at end (1/5/15 min): " + loadAverage());

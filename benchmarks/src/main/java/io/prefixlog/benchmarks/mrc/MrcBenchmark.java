@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * The analysis target (docs/design.md#performance-targets): the exact LRU hit-rate curve for every
@@ -152,8 +153,7 @@ public final class MrcBenchmark {
   private int run() {
     out.println(
         "MrcBenchmark: exact LRU hit rate vs capacity in one pass, vs naive LRU and SHARDS");
-    Machine.header(out);
-    out.println("prefixlog-core measured: " + Machine.codeSource(MrcAnalyzer.class));
+    Machine.header(out, MrcAnalyzer.class);
     out.printf(
         Locale.ROOT,
         "workload: %,d lookups per key space, Zipf alpha %.2f over %s distinct chunks, requests of"
@@ -310,12 +310,7 @@ public final class MrcBenchmark {
       trace.feed(lru);
       naive = seconds(start);
       naiveCpu = (cpuNanos() - cpuStart) / 1e9;
-      matches =
-          lru.hits(Semantics.PER_CHUNK) == exact.hits(Semantics.PER_CHUNK, naiveCapacity)
-              && lru.hits(Semantics.PREFIX) == exact.hits(Semantics.PREFIX, naiveCapacity)
-              && lru.unitHits(Semantics.PER_CHUNK)
-                  == exact.unitHits(Semantics.PER_CHUNK, naiveCapacity)
-              && lru.unitHits(Semantics.PREFIX) == exact.unitHits(Semantics.PREFIX, naiveCapacity);
+      matches = sameHits(lru::hits, lru::unitHits, exact, naiveCapacity);
       progress(
           "%,d keys: naive LRU at capacity %,d: %.2f s wall, %.2f s CPU; hits per chunk %,d /"
               + " prefix %,d; exact curve at that capacity: %,d / %,d -> %s",
@@ -413,6 +408,24 @@ public final class MrcBenchmark {
         opt);
   }
 
+  /**
+   * Whether a simulation at one capacity counted what the one-pass curve says for that capacity:
+   * hits and hit units, per chunk and by prefix. The naive passes are there to check the curve.
+   */
+  private static boolean sameHits(
+      ToLongFunction<Semantics> hits,
+      ToLongFunction<Semantics> unitHits,
+      Curve curve,
+      long capacity) {
+    for (Semantics semantics : new Semantics[] {Semantics.PER_CHUNK, Semantics.PREFIX}) {
+      if (hits.applyAsLong(semantics) != curve.hits(semantics, capacity)
+          || unitHits.applyAsLong(semantics) != curve.unitHits(semantics, capacity)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private OptResult measureOpt(int keySpace, ZipfTrace trace, long capacity) {
     List<Double> optSeconds = new ArrayList<>();
     List<Double> optCpu = new ArrayList<>();
@@ -442,11 +455,7 @@ public final class MrcBenchmark {
     min.finish();
     double minSeconds = seconds(start);
     double minCpu = (cpuNanos() - cpuStart) / 1e9;
-    boolean matches =
-        min.hits(Semantics.PER_CHUNK) == curve.hits(Semantics.PER_CHUNK, capacity)
-            && min.hits(Semantics.PREFIX) == curve.hits(Semantics.PREFIX, capacity)
-            && min.unitHits(Semantics.PER_CHUNK) == curve.unitHits(Semantics.PER_CHUNK, capacity)
-            && min.unitHits(Semantics.PREFIX) == curve.unitHits(Semantics.PREFIX, capacity);
+    boolean matches = sameHits(min::hits, min::unitHits, curve, capacity);
     progress(
         "%,d keys: naive MIN at capacity %,d: %.2f s wall, %.2f s CPU; hits per chunk %,d /"
             + " prefix %,d; OPT curve at that capacity: %,d / %,d -> %s",

@@ -110,38 +110,38 @@ final class ZipfTrace {
   }
 
   void feed(MrcAnalyzer analyzer) {
-    int from = 0;
-    for (int r = 0; r < requests; r++) {
-      int to = ends[r];
-      analyzer.accept(
-          timestampMs(r), MODEL, keys, from, to, CHUNK_TOKENS, seqLen(r, to - from), -1, -1);
-      from = to;
-    }
+    forEachRequest(
+        (r, from, to) ->
+            analyzer.accept(
+                timestampMs(r), MODEL, keys, from, to, CHUNK_TOKENS, seqLen(r, to - from), -1, -1));
   }
 
   void feed(NaiveLru lru) {
-    int from = 0;
-    for (int r = 0; r < requests; r++) {
-      int to = ends[r];
-      lru.accept(keys, from, to, CHUNK_TOKENS, seqLen(r, to - from));
-      from = to;
-    }
+    forEachRequest((r, from, to) -> lru.accept(keys, from, to, CHUNK_TOKENS, seqLen(r, to - from)));
   }
 
   void feed(OptAnalyzer opt) {
-    int from = 0;
-    for (int r = 0; r < requests; r++) {
-      int to = ends[r];
-      opt.accept(MODEL, keys, from, to, CHUNK_TOKENS, seqLen(r, to - from), -1, -1);
-      from = to;
-    }
+    forEachRequest(
+        (r, from, to) ->
+            opt.accept(MODEL, keys, from, to, CHUNK_TOKENS, seqLen(r, to - from), -1, -1));
   }
 
   void feed(NaiveMin min) {
+    forEachRequest((r, from, to) -> min.accept(keys, from, to, CHUNK_TOKENS, seqLen(r, to - from)));
+  }
+
+  /** One request of the trace: its index and its chunks, {@code keys[from, to)}. */
+  @FunctionalInterface
+  private interface RequestSink {
+    void accept(int request, int from, int to);
+  }
+
+  /** Every request in order, as the consumers above take them: each ends where the next starts. */
+  private void forEachRequest(RequestSink sink) {
     int from = 0;
     for (int r = 0; r < requests; r++) {
       int to = ends[r];
-      min.accept(keys, from, to, CHUNK_TOKENS, seqLen(r, to - from));
+      sink.accept(r, from, to);
       from = to;
     }
   }

@@ -72,6 +72,17 @@ public final class ProxyBenchmark {
         LongSupplier loopWaitNanos) {
       this(name, url, cpuNanos, threads, loopWaitNanos, null);
     }
+
+    /** A capturing proxy on this machine: every such target is measured by the same probes. */
+    static Target of(String name, PrefixlogProxy proxy, String path) {
+      return new Target(
+          name,
+          "http://127.0.0.1:" + proxy.port() + path,
+          proxy::cpuNanos,
+          proxy::threadGroupNanos,
+          proxy::loopWaitNanos,
+          proxy.jvmLog());
+    }
   }
 
   /**
@@ -295,35 +306,12 @@ public final class ProxyBenchmark {
                 nginx::workerWaitNanos));
       }
       if (prefixlog != null) {
-        targets.add(
-            new Target(
-                "prefixlog",
-                "http://127.0.0.1:" + prefixlog.port() + path,
-                prefixlog::cpuNanos,
-                prefixlog::threadGroupNanos,
-                prefixlog::loopWaitNanos,
-                prefixlog.jvmLog()));
+        targets.add(Target.of("prefixlog", prefixlog, path));
       }
       if (noHistograms != null) {
-        targets.add(
-            new Target(
-                "prefixlog-nohist",
-                "http://127.0.0.1:" + noHistograms.port() + path,
-                noHistograms::cpuNanos,
-                noHistograms::threadGroupNanos,
-                noHistograms::loopWaitNanos,
-                noHistograms.jvmLog()));
+        targets.add(Target.of("prefixlog-nohist", noHistograms, path));
       }
-      variants.forEach(
-          (name, proxy) ->
-              targets.add(
-                  new Target(
-                      name,
-                      "http://127.0.0.1:" + proxy.port() + path,
-                      proxy::cpuNanos,
-                      proxy::threadGroupNanos,
-                      proxy::loopWaitNanos,
-                      proxy.jvmLog())));
+      variants.forEach((name, proxy) -> targets.add(Target.of(name, proxy, path)));
       for (FloorProxy floor : new FloorProxy[] {nettyFloor, vertxFloor}) {
         if (floor != null) {
           targets.add(

@@ -89,8 +89,7 @@ public final class RoutingBenchmark {
 
   private int run() {
     out.println(BENCHMARK.title());
-    Machine.header(out);
-    out.println("prefixlog-core measured: " + Machine.codeSource(FleetSimulator.class));
+    Machine.header(out, FleetSimulator.class);
     long start = System.nanoTime();
     SessionTrace trace =
         SessionTrace.generate(

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.core.delta.SessionStateCodec;
@@ -156,7 +157,7 @@ public final class EvictionBenchmark {
       Machine.footer(out);
       return evicted == (double) settings.rounds() * settings.due() ? 0 : 1;
     } finally {
-      ThroughputRun.deleteRecursively(dir);
+      ScratchDirs.deleteRecursively(dir);
     }
   }
 

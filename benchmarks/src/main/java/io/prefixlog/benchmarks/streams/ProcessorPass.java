@@ -1,7 +1,9 @@
 package io.prefixlog.benchmarks.streams;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.benchmarks.harness.DriverTopics;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
@@ -16,10 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -91,16 +89,9 @@ final class ProcessorPass {
     long processAfter;
     try (TopologyTestDriver driver =
         new TopologyTestDriver(PrefixlogTopology.build(config, metrics), properties)) {
-      TestInputTopic<String, byte[]> input =
-          driver.createInputTopic(
-              config.topics().requestsRaw().name(),
-              new StringSerializer(),
-              new ByteArraySerializer());
+      TestInputTopic<String, byte[]> input = DriverTopics.rawInput(driver, config);
       TestOutputTopic<String, byte[]> output =
-          driver.createOutputTopic(
-              config.topics().sessionDeltas().name(),
-              new StringDeserializer(),
-              new ByteArrayDeserializer());
+          DriverTopics.output(driver, config.topics().sessionDeltas());
       processBefore = os.getProcessCpuTime();
       threadBefore = threads.getCurrentThreadCpuTime();
       for (SyntheticSessions.Event event : events) {
@@ -113,7 +104,7 @@ final class ProcessorPass {
       deltas = output.getQueueSize();
       stateBytes = sizeOf(stateDir);
     }
-    ThroughputRun.deleteRecursively(stateDir);
+    ScratchDirs.deleteRecursively(stateDir);
     double n = events.size();
     long otherThreads = (processAfter - processBefore) - (threadAfter - threadBefore);
     return new Timing(

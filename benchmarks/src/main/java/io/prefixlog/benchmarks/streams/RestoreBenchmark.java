@@ -5,6 +5,7 @@ import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Event;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Workload;
 import io.prefixlog.cli.CommandLine;
@@ -74,20 +75,18 @@ public final class RestoreBenchmark {
                   "Mean events per session slot: about N × T / (1 − e^−T) events."),
               Option.value("rounds", "R", "3", "Restores measured (median)."),
               Option.value("seed", "S", "20261125", "Workload seed."),
-              Option.value(
-                  "corpora", "DIR", "corpora/ found upwards", "The conversation corpora.")));
+              Corpora.OPTION));
 
   private static final Duration RESTORE_TIMEOUT = Duration.ofMinutes(15);
 
   private record Settings(int sessions, int turns, int rounds, long seed, Path corpora) {
     static Settings of(CommandLine line) throws UsageException {
-      String corpora = line.string("corpora", null);
       return new Settings(
           (int) Benchmark.atMost("sessions", line.longValue("sessions", 100_000, 1), 10_000_000),
           (int) Benchmark.atMost("turns", line.longValue("turns", 2, 1), 30),
           (int) Benchmark.atMost("rounds", line.longValue("rounds", 3, 1), 20),
           line.longValue("seed", 20261125L, 0),
-          corpora == null ? Corpora.find() : Path.of(corpora));
+          Corpora.of(line));
     }
   }
 
@@ -181,7 +180,7 @@ public final class RestoreBenchmark {
           fill.records() / (fill.wallNanos() / 1e9));
       printSummary(workload);
     } finally {
-      ThroughputRun.deleteRecursively(tmp);
+      ScratchDirs.deleteRecursively(tmp);
     }
     out.println();
     Machine.footer(out);
@@ -191,7 +190,7 @@ public final class RestoreBenchmark {
   /** Deletes the state directory, writes a probe event, restarts and times the way back. */
   private Restore restore(StreamAppConfig config, String bootstrap, int round)
       throws InterruptedException {
-    ThroughputRun.deleteRecursively(config.stateDir());
+    ScratchDirs.deleteRecursively(config.stateDir());
     String deltas = config.topics().sessionDeltas().name();
     try (KafkaConsumer<byte[], byte[]> probeReader = deltasReader(bootstrap, deltas)) {
       writeProbe(bootstrap, config.topics().requestsRaw().name(), round);

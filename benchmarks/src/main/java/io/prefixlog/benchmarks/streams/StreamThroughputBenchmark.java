@@ -4,6 +4,7 @@ import io.prefixlog.benchmarks.harness.Benchmark;
 import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.benchmarks.harness.Machine;
 import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.benchmarks.report.TextTable;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Event;
 import io.prefixlog.benchmarks.streams.SyntheticSessions.Workload;
@@ -84,7 +85,7 @@ public final class StreamThroughputBenchmark {
                       + " pass-through, ...)."),
               Option.value("concurrent-sessions", "K", "256", "Sessions interleaved in the input."),
               Option.value("seed", "S", "20261121", "Input seed."),
-              Option.value("corpora", "DIR", "corpora/ found upwards", "The conversation corpora."),
+              Corpora.OPTION,
               Option.value(
                       "kafka", "KEY=VALUE", "none", "A Kafka client setting for every variant.")
                   .repeatable(),
@@ -231,10 +232,10 @@ public final class StreamThroughputBenchmark {
       throw new UncheckedIOException(e);
     } finally {
       if (options.out() == null && options.jfr()) {
-        ThroughputRun.deleteRecursively(tmp.resolve("broker"));
-        ThroughputRun.deleteRecursively(tmp.resolve("state"));
+        ScratchDirs.deleteRecursively(tmp.resolve("broker"));
+        ScratchDirs.deleteRecursively(tmp.resolve("state"));
       } else {
-        ThroughputRun.deleteRecursively(tmp);
+        ScratchDirs.deleteRecursively(tmp);
       }
     }
     out.println();
@@ -905,10 +906,7 @@ public final class StreamThroughputBenchmark {
             "PREFIXLOG_KAFKA_" + key.toUpperCase(Locale.ROOT).replace('.', '_'),
             kv.substring(eq + 1));
       }
-      Path corpora = line.value("corpora").map(Path::of).orElse(null);
-      if (corpora == null) {
-        corpora = Corpora.find();
-      }
+      Path corpora = Corpora.of(line);
       if (!Files.isDirectory(corpora.resolve("agentic"))) {
         throw new UsageException("--corpora " + corpora + " has no agentic/ directory");
       }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.benchmarks.agent.AgentEvents;
 import io.prefixlog.benchmarks.harness.CapturedEvents;
+import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -21,17 +22,13 @@ import io.prefixlog.tools.corpus.AgentSessions;
 import io.prefixlog.tools.corpus.AgentShape;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 
 /**
  * Raw request events of multi-turn agent sessions, built deterministically from the text of the
@@ -168,7 +165,7 @@ final class SyntheticSessions {
   static Workload build(Path corporaDir, int count, int concurrent, long seed) {
     List<String> pieces = new ArrayList<>();
     List<String> systems = new ArrayList<>();
-    for (Path file : jsonl(corporaDir.resolve("agentic"))) {
+    for (Path file : Corpora.jsonl(corporaDir.resolve("agentic"))) {
       for (Conversation conversation : CorpusFile.read(file)) {
         for (ObjectNode message : conversation.messages()) {
           JsonNode content = message.get("content");
@@ -337,16 +334,5 @@ final class SyntheticSessions {
       v >>>= 8;
     }
     return bytes;
-  }
-
-  private static List<Path> jsonl(Path dir) {
-    if (!Files.isDirectory(dir)) {
-      return List.of();
-    }
-    try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list " + dir, e);
-    }
   }
 }

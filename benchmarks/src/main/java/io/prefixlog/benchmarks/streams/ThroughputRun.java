@@ -2,20 +2,18 @@ package io.prefixlog.benchmarks.streams;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.prefixlog.benchmarks.harness.ScratchDirs;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.admin.TopicCreator;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +25,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -347,7 +344,7 @@ final class ThroughputRun {
     List<String> doomed = new ArrayList<>(outputs);
     doomed.addAll(changelogs);
     deleteTopics(doomed);
-    deleteRecursively(config.stateDir());
+    ScratchDirs.deleteRecursively(config.stateDir());
 
     CpuMeter.Window window =
         first != null && last != null ? last.since(first) : CpuMeter.Window.empty();
@@ -528,19 +525,6 @@ final class ThroughputRun {
       throw new IllegalStateException("topics " + topics + " still listed 60 s after deletion");
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("cannot delete " + topics + ": " + e, e);
-    }
-  }
-
-  static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + dir, e);
     }
   }
 

@@ -1,11 +1,10 @@
 package io.prefixlog.core.chunk;
 
+import io.prefixlog.core.request.EngineTokens;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
-import io.prefixlog.schemas.request.ResponseInfo;
-import io.prefixlog.schemas.request.Usage;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -79,15 +78,7 @@ public final class ChunkLookups {
     int prefix = whole ? 0 : shared;
     List<String> tail = ChunkHasher.hex(Arrays.copyOfRange(hashes, prefix, hashes.length));
     RawRequestEvent event = request.event();
-    ChunkLookupRecord v1 =
-        record(
-            event,
-            chunkSize,
-            (long) prompt.length(),
-            List.of(),
-            ChunkHasher.ALGORITHM,
-            CHUNK_UNIT,
-            prompt.kind().wireName());
+    ChunkLookupRecord v1 = record(event, described(prompt, chunkSize, List.of()));
     ChunkLookupRecord record = v2(v1, prefix, tail);
     return new Lookup(record, new ChunkPrints(chunkSize, hashes, fingerprints), shared);
   }
@@ -99,11 +90,20 @@ public final class ChunkLookups {
    * @param utf8 whether the body bytes are well-formed UTF-8 (as the validator would find)
    */
   public PromptChunks chunks(byte[] body, boolean utf8) {
-    RenderedPrompt prompt = prompt(Objects.requireNonNull(body, "body"), utf8);
+    return hashed(prompt(Objects.requireNonNull(body, "body"), utf8));
+  }
+
+  /** The chunks of a rendered prompt, hashed here. */
+  private PromptChunks hashed(RenderedPrompt prompt) {
+    return described(prompt, hasher.chunkSize(), ChunkHasher.hex(hasher.hash(prompt.bytes())));
+  }
+
+  /** What a lookup says of a rendered prompt's chunks besides the record's own fields. */
+  private static PromptChunks described(RenderedPrompt prompt, int chunkSize, List<String> hashes) {
     return new PromptChunks(
-        hasher.chunkSize(),
+        chunkSize,
         (long) prompt.length(),
-        ChunkHasher.hex(hasher.hash(prompt.bytes())),
+        hashes,
         ChunkHasher.ALGORITHM,
         CHUNK_UNIT,
         prompt.kind().wireName());
@@ -115,15 +115,7 @@ public final class ChunkLookups {
    */
   public static ChunkLookupRecord ofChunks(RawRequestEvent event) {
     Objects.requireNonNull(event, "event");
-    PromptChunks chunks = Objects.requireNonNull(event.promptChunks(), "event.promptChunks");
-    return record(
-        event,
-        chunks.chunkSize(),
-        chunks.seqLen(),
-        chunks.chunkHashes(),
-        chunks.hashAlgo(),
-        chunks.chunkUnit(),
-        chunks.chunked());
+    return record(event, Objects.requireNonNull(event.promptChunks(), "event.promptChunks"));
   }
 
   /** A version 1 record in version 2's form, whole: {@code prefix_chunks} 0, every hash listed. */
@@ -170,53 +162,27 @@ public final class ChunkLookups {
   public ChunkLookupRecord of(RawRequestEvent event, RenderedPrompt prompt) {
     Objects.requireNonNull(event, "event");
     Objects.requireNonNull(prompt, "prompt");
-    return record(
-        event,
-        hasher.chunkSize(),
-        (long) prompt.length(),
-        ChunkHasher.hex(hasher.hash(prompt.bytes())),
-        ChunkHasher.ALGORITHM,
-        CHUNK_UNIT,
-        prompt.kind().wireName());
+    return record(event, hashed(prompt));
   }
 
-  private static ChunkLookupRecord record(
-      RawRequestEvent event,
-      Integer chunkSize,
-      Long seqLen,
-      List<String> hashes,
-      String algorithm,
-      String unit,
-      String chunked) {
+  private static ChunkLookupRecord record(RawRequestEvent event, PromptChunks chunks) {
     Objects.requireNonNull(event.requestId(), "event.requestId");
     Objects.requireNonNull(event.ts(), "event.ts");
     Objects.requireNonNull(event.sessionKey(), "event.sessionKey");
-    Long promptTokens = null;
-    Long cachedTokens = null;
-    ResponseInfo response = event.response();
-    if (response != null && response.usage() != null) {
-      Usage usage = response.usage();
-      promptTokens = usage.promptTokens();
-      cachedTokens = usage.cachedTokens();
-      // vLLM omits cached_tokens when it is zero; with prompt tokens known, absent means zero
-      // (the same rule as the delta records).
-      if (cachedTokens == null && promptTokens != null) {
-        cachedTokens = 0L;
-      }
-    }
+    EngineTokens tokens = EngineTokens.of(event);
     return new ChunkLookupRecord(
         event.ts() / 1000.0,
         event.requestId(),
         event.model(),
-        chunkSize,
-        seqLen,
-        hashes,
+        chunks.chunkSize(),
+        chunks.seqLen(),
+        chunks.chunkHashes(),
         event.sessionKey(),
-        algorithm,
-        unit,
-        chunked,
-        promptTokens,
-        cachedTokens,
+        chunks.hashAlgo(),
+        chunks.chunkUnit(),
+        chunks.chunked(),
+        tokens.promptTokens(),
+        tokens.cachedTokens(),
         event.bodyOmitted(),
         event.upstream());
   }

@@ -1,11 +1,10 @@
 package io.prefixlog.core.delta;
 
+import io.prefixlog.core.request.EngineTokens;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
-import io.prefixlog.schemas.request.ResponseInfo;
-import io.prefixlog.schemas.request.Usage;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
@@ -44,18 +43,9 @@ public final class DeltaRecords {
 
   private static DeltaRecord of(
       RawRequestEvent raw, EncodedTurn turn, String body, String bodyEncoding) {
-    Long promptTokens = null;
-    Long cachedTokens = null;
-    ResponseInfo response = raw.response();
-    if (response != null && response.usage() != null) {
-      Usage usage = response.usage();
-      promptTokens = usage.promptTokens();
-      cachedTokens = usage.cachedTokens();
-      // vLLM omits cached_tokens when it is zero; with prompt tokens known, absent means zero.
-      if (cachedTokens == null && promptTokens != null) {
-        cachedTokens = 0L;
-      }
-    }
+    EngineTokens tokens = EngineTokens.of(raw);
+    Long promptTokens = tokens.promptTokens();
+    Long cachedTokens = tokens.cachedTokens();
     Double hitRate =
         promptTokens != null && promptTokens > 0 && cachedTokens != null
             ? (double) cachedTokens / promptTokens
@@ -96,6 +86,6 @@ public final class DeltaRecords {
         promptTokens,
         cachedTokens,
         hitRate,
-        response);
+        raw.response());
   }
 }

@@ -26,19 +26,7 @@ public final class KvMarkers {
       throw new IllegalArgumentException(
           "gap range must be 0 <= from <= to: " + missingFrom + ".." + missingTo);
     }
-    return new KvEventBatch(
-        KvEventBatch.SCHEMA_VERSION,
-        source.id(),
-        source.endpoint(),
-        source.dataParallelRank(),
-        source.topic(),
-        requireSeq(seq),
-        nowMs,
-        null,
-        KvEventBatch.MARKER_GAP,
-        missingFrom,
-        missingTo,
-        null);
+    return marker(source, seq, nowMs, KvEventBatch.MARKER_GAP, missingFrom, missingTo);
   }
 
   /**
@@ -49,6 +37,12 @@ public final class KvMarkers {
    */
   public static KvEventBatch restart(KvSource source, long seq, long nowMs) {
     Objects.requireNonNull(source, "source");
+    return marker(source, seq, nowMs, KvEventBatch.MARKER_RESTART, null, null);
+  }
+
+  /** A marker record of {@code source}: no events, only the marker and its missing range. */
+  private static KvEventBatch marker(
+      KvSource source, long seq, long nowMs, String marker, Long missingFrom, Long missingTo) {
     return new KvEventBatch(
         KvEventBatch.SCHEMA_VERSION,
         source.id(),
@@ -58,9 +52,9 @@ public final class KvMarkers {
         requireSeq(seq),
         nowMs,
         null,
-        KvEventBatch.MARKER_RESTART,
-        null,
-        null,
+        marker,
+        missingFrom,
+        missingTo,
         null);
   }
 

@@ -105,14 +105,10 @@ public final class RawEventValidator {
     if (event.bodyOmitted() != null) {
       return validateMetadataOnly(key, event);
     }
-    Optional<Rejection> fieldProblem = checkRequiredFields(event, true);
+    Optional<Rejection> fieldProblem =
+        checkRequiredFields(event, true).or(() -> recordKeyProblem(key, event));
     if (fieldProblem.isPresent()) {
       return new Outcome(null, fieldProblem.get());
-    }
-    if (key != null && !key.equals(event.sessionKey())) {
-      return Outcome.reject(
-          Rejection.KEY_MISMATCH,
-          "the record key is not the event's session_key, so the session could span partitions");
     }
     if (event.bodyLen() > maxBodyBytes) {
       return Outcome.reject(
@@ -219,14 +215,10 @@ public final class RawEventValidator {
           Rejection.INVALID_FIELD,
           "a framed event's header has no body, body_encoding, body_omitted or prompt_chunks");
     }
-    Optional<Rejection> fieldProblem = checkRequiredFields(event, false);
+    Optional<Rejection> fieldProblem =
+        checkRequiredFields(event, false).or(() -> recordKeyProblem(key, event));
     if (fieldProblem.isPresent()) {
       return new Outcome(null, fieldProblem.get());
-    }
-    if (key != null && !key.equals(event.sessionKey())) {
-      return Outcome.reject(
-          Rejection.KEY_MISMATCH,
-          "the record key is not the event's session_key, so the session could span partitions");
     }
     if (event.bodyLen() > maxBodyBytes || parts.bodyLength() > maxBodyBytes) {
       return Outcome.reject(
@@ -300,10 +292,9 @@ public final class RawEventValidator {
       return Outcome.reject(
           Rejection.INVALID_FIELD, "ts and body_len must be non-negative integers");
     }
-    if (key != null && !key.equals(event.sessionKey())) {
-      return Outcome.reject(
-          Rejection.KEY_MISMATCH,
-          "the record key is not the event's session_key, so the session could span partitions");
+    Optional<Rejection> keyMismatch = recordKeyProblem(key, event);
+    if (keyMismatch.isPresent()) {
+      return new Outcome(null, keyMismatch.get());
     }
     if (!SHA256_HEX.matcher(event.bodySha256()).matches()) {
       return Outcome.reject(
@@ -389,6 +380,20 @@ public final class RawEventValidator {
           new Rejection(Rejection.INVALID_FIELD, "body_len must be a non-negative integer"));
     }
     return Optional.empty();
+  }
+
+  /**
+   * Why the record key does not fit the event, or empty: a record keyed by anything but its {@code
+   * session_key} could put one session on two partitions. A null key is not checked.
+   */
+  private static Optional<Rejection> recordKeyProblem(String key, RawRequestEvent event) {
+    if (key == null || key.equals(event.sessionKey())) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Rejection(
+            Rejection.KEY_MISMATCH,
+            "the record key is not the event's session_key, so the session could span partitions"));
   }
 
   /**

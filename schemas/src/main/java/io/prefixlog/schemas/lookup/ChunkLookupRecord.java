@@ -184,38 +184,6 @@ public record ChunkLookupRecord(
         null);
   }
 
-  /** The lookup without {@code upstream} (a request no capture proxy forwarded). */
-  public ChunkLookupRecord(
-      Double timestamp,
-      String requestId,
-      String modelName,
-      Integer chunkSize,
-      Long seqLen,
-      List<String> chunkHashes,
-      String sessionKey,
-      String hashAlgo,
-      String chunkUnit,
-      String chunked,
-      Long promptTokens,
-      Long cachedTokens,
-      String bodyOmitted) {
-    this(
-        timestamp,
-        requestId,
-        modelName,
-        chunkSize,
-        seqLen,
-        chunkHashes,
-        sessionKey,
-        hashAlgo,
-        chunkUnit,
-        chunked,
-        promptTokens,
-        cachedTokens,
-        bodyOmitted,
-        null);
-  }
-
   /**
    * A version 2 record.
    *

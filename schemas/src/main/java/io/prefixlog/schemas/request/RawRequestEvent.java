@@ -117,52 +117,6 @@ public record RawRequestEvent(
         null);
   }
 
-  /** An event without {@code upstream}: from a producer that forwarded nowhere, or did not say. */
-  public RawRequestEvent(
-      Integer schemaVersion,
-      String requestId,
-      Long ts,
-      String sessionKey,
-      String sessionKeySource,
-      String clientAddr,
-      String userAgent,
-      Map<String, String> headers,
-      String method,
-      String path,
-      String model,
-      String body,
-      String bodyEncoding,
-      Long bodyLen,
-      String bodySha256,
-      Boolean truncated,
-      Long originalBodyLen,
-      ResponseInfo response,
-      String bodyOmitted,
-      PromptChunks promptChunks) {
-    this(
-        schemaVersion,
-        requestId,
-        ts,
-        sessionKey,
-        sessionKeySource,
-        clientAddr,
-        userAgent,
-        headers,
-        method,
-        path,
-        model,
-        body,
-        bodyEncoding,
-        bodyLen,
-        bodySha256,
-        truncated,
-        originalBodyLen,
-        response,
-        bodyOmitted,
-        promptChunks,
-        null);
-  }
-
   /** An event with its body (no {@code body_omitted}, no {@code prompt_chunks}), no upstream. */
   public RawRequestEvent(
       Integer schemaVersion,
