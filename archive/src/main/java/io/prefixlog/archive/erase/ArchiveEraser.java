@@ -2,6 +2,7 @@ package io.prefixlog.archive.erase;
 
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
+import io.prefixlog.archive.TableSnapshots;
 import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.archive.read.DataFileRows;
 import java.io.IOException;
@@ -306,7 +307,7 @@ public final class ArchiveEraser implements AutoCloseable {
 
     // 3. Expire every older snapshot, and check the replaced files are gone from the bucket.
     table.refresh();
-    int snapshotsBefore = count(table.snapshots());
+    int snapshotsBefore = TableSnapshots.count(table);
     table.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
     // Iceberg's incremental cleanup removes a replaced file only when the snapshot that replaced
     // it expires, and that snapshot (the rewrite, or a later sink commit on top of it) is the one
@@ -316,7 +317,7 @@ public final class ArchiveEraser implements AutoCloseable {
       table.io().deleteFile(location);
     }
     table.refresh();
-    int expired = snapshotsBefore - count(table.snapshots());
+    int expired = snapshotsBefore - TableSnapshots.count(table);
     List<String> left = new ArrayList<>();
     for (String location : removed) {
       if (table.io().newInputFile(location).exists()) {
@@ -433,14 +434,6 @@ public final class ArchiveEraser implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     return writer.toDataFile();
-  }
-
-  private static int count(Iterable<Snapshot> snapshots) {
-    int n = 0;
-    for (Snapshot ignored : snapshots) {
-      n++;
-    }
-    return n;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.prefixlog.archive.maintain;
 
 import io.prefixlog.archive.ArchiveSettings;
+import io.prefixlog.archive.TableSnapshots;
 import io.prefixlog.archive.maintain.MaintenancePolicy.Step;
 import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.archive.read.DataFileRows;
@@ -251,7 +252,7 @@ public final class ArchiveMaintainer implements AutoCloseable {
             .deleteWith(unused::add)
             .planWith(io);
     List<Snapshot> expiring = expire.apply();
-    int snapshots = count(table.snapshots());
+    int snapshots = TableSnapshots.count(table);
     String older =
         "older than "
             + Instant.ofEpochMilli(cutoff)
@@ -921,14 +922,6 @@ public final class ArchiveMaintainer implements AutoCloseable {
     }
     locations.forEach(io::deleteFile);
     return locations.size();
-  }
-
-  private static int count(Iterable<Snapshot> snapshots) {
-    int n = 0;
-    for (Snapshot ignored : snapshots) {
-      n++;
-    }
-    return n;
   }
 
   @Override

@@ -71,28 +71,23 @@ final class EventWriter {
       long originalBodyLen,
       ResponseInfo response,
       String upstream) {
-    out.reset();
-    try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
-      g.setCodec(Json.mapper());
-      writeRequestFields(g, request);
-      g.writeFieldName("body");
-      int n = escapeIfUtf8(body, 0, body.length);
-      boolean utf8 = n >= 0;
-      if (utf8) {
-        g.writeRawUTF8String(escaped, 0, n);
-      } else {
-        g.writeString(Base64.getEncoder().encodeToString(body));
-      }
-      g.writeStringField(
-          "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
-      writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
-      stringField(g, "upstream", upstream);
-      writeIds(g, request);
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing to memory does not fail", e);
-    }
-    return out.toByteArray();
+    return event(
+        request,
+        RawRequestEvent.SCHEMA_VERSION,
+        upstream,
+        g -> {
+          g.writeFieldName("body");
+          int n = escapeIfUtf8(body, 0, body.length);
+          boolean utf8 = n >= 0;
+          if (utf8) {
+            g.writeRawUTF8String(escaped, 0, n);
+          } else {
+            g.writeString(Base64.getEncoder().encodeToString(body));
+          }
+          g.writeStringField(
+              "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
+          writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
+        });
   }
 
   /**
@@ -108,18 +103,13 @@ final class EventWriter {
       long originalBodyLen,
       ResponseInfo response,
       String upstream) {
-    out.reset();
-    try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
-      g.setCodec(Json.mapper());
-      writeRequestFields(g, request, RawEventFrame.SCHEMA_VERSION);
-      writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
-      stringField(g, "upstream", upstream);
-      writeIds(g, request);
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing to memory does not fail", e);
-    }
-    return RawEventFrame.frame(out.toByteArray(), body);
+    byte[] header =
+        event(
+            request,
+            RawEventFrame.SCHEMA_VERSION,
+            upstream,
+            g -> writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response));
+    return RawEventFrame.frame(header, body);
   }
 
   /**
@@ -137,16 +127,36 @@ final class EventWriter {
       String bodyOmitted,
       PromptChunks promptChunks,
       String upstream) {
+    return event(
+        request,
+        RawRequestEvent.SCHEMA_VERSION,
+        upstream,
+        g -> {
+          writeBodyFacts(g, bodyLen, bodySha256, truncated, originalBodyLen, response);
+          stringField(g, "body_omitted", bodyOmitted);
+          if (promptChunks != null) {
+            g.writeFieldName("prompt_chunks");
+            g.writeObject(promptChunks);
+          }
+        });
+  }
+
+  /** What one kind of event writes between the request's fields and {@code upstream}. */
+  @FunctionalInterface
+  private interface Middle {
+    void write(JsonGenerator g) throws IOException;
+  }
+
+  /**
+   * One event's JSON object into the reused buffer: the request's fields, then what {@code middle}
+   * writes, then {@code upstream} and the ids, the frame every kind of event shares.
+   */
+  private byte[] event(RequestFields request, int schemaVersion, String upstream, Middle middle) {
     out.reset();
     try (JsonGenerator g = Json.mapper().getFactory().createGenerator(out)) {
       g.setCodec(Json.mapper());
-      writeRequestFields(g, request);
-      writeBodyFacts(g, bodyLen, bodySha256, truncated, originalBodyLen, response);
-      stringField(g, "body_omitted", bodyOmitted);
-      if (promptChunks != null) {
-        g.writeFieldName("prompt_chunks");
-        g.writeObject(promptChunks);
-      }
+      writeRequestFields(g, request, schemaVersion);
+      middle.write(g);
       stringField(g, "upstream", upstream);
       writeIds(g, request);
       g.writeEndObject();
@@ -157,10 +167,6 @@ final class EventWriter {
   }
 
   /** The fields every kind of event starts with, {@code schema_version} to {@code model}. */
-  private static void writeRequestFields(JsonGenerator g, RequestFields r) throws IOException {
-    writeRequestFields(g, r, RawRequestEvent.SCHEMA_VERSION);
-  }
-
   private static void writeRequestFields(JsonGenerator g, RequestFields r, int schemaVersion)
       throws IOException {
     g.writeStartObject();

@@ -151,20 +151,18 @@ public final class ProxyConfig {
 
   /** A copy with {@code key} set to {@code value}, checked as if it had been read. */
   public <T> ProxyConfig with(ConfigKey<T> key, T value) {
-    return new ProxyConfig(values.with(key, value), publish.kafka());
+    return withValues(values.with(key, value));
   }
 
   public ProxyConfig withListen(String host, int port) {
-    return new ProxyConfig(
-        values.with(ListenConfig.HOST, host).with(ListenConfig.PORT, port), publish.kafka());
+    return withValues(values.with(ListenConfig.HOST, host).with(ListenConfig.PORT, port));
   }
 
   public ProxyConfig withTimeouts(Duration connect, Duration upstreamIdle) {
-    return new ProxyConfig(
+    return withValues(
         values
             .with(UpstreamConfig.CONNECT_TIMEOUT, connect)
-            .with(UpstreamConfig.IDLE_TIMEOUT, upstreamIdle),
-        publish.kafka());
+            .with(UpstreamConfig.IDLE_TIMEOUT, upstreamIdle));
   }
 
   /**
@@ -172,22 +170,28 @@ public final class ProxyConfig {
    * are checked together once all are set (a segment may not exceed the bound).
    */
   public ProxyConfig withSpill(Path dir, long maxBytes, long segmentBytes) {
-    return new ProxyConfig(
+    return withValues(
         values
             .with(SpillConfig.DIR, dir)
             .with(SpillConfig.MAX_BYTES, maxBytes)
-            .with(SpillConfig.SEGMENT_BYTES, segmentBytes),
-        publish.kafka());
+            .with(SpillConfig.SEGMENT_BYTES, segmentBytes));
   }
 
   /** Client connection cap, head timeout and idle timeout ({@link ClientLimitsConfig}). */
   public ProxyConfig withClientLimits(int maxConnections, Duration header, Duration idle) {
-    return new ProxyConfig(
+    return withValues(
         values
             .with(ClientLimitsConfig.MAX_CONNECTIONS, maxConnections)
             .with(ClientLimitsConfig.HEADER_TIMEOUT, header)
-            .with(ClientLimitsConfig.IDLE_TIMEOUT, idle),
-        publish.kafka());
+            .with(ClientLimitsConfig.IDLE_TIMEOUT, idle));
+  }
+
+  /**
+   * A copy with {@code changed} values and the same Kafka pass-through: the values are checked
+   * together again, as every setter's result must be.
+   */
+  private ProxyConfig withValues(ConfigValues changed) {
+    return new ProxyConfig(changed, publish.kafka());
   }
 
   /** Replaces the pass-through Kafka producer settings ({@code linger.ms}, …). */

@@ -125,6 +125,22 @@ final class SpillStore implements AutoCloseable {
     }
   }
 
+  /**
+   * What a record's first bytes say: the bytes before its key (by its magic), and its key and value
+   * lengths as written, so that checking, recovering and reading a record agree on its extent.
+   */
+  private record Prefix(int headerBytes, int keyLength, int valueLength) {
+    /** The whole record's length, header to checksum, as its prefix gives it. */
+    long length() {
+      return headerBytes + (long) keyLength + valueLength + TRAILER;
+    }
+
+    /** Whether the lengths are sane and the whole record lies before {@code size}. */
+    boolean fitsFrom(long offset, long size) {
+      return keyLength >= 0 && valueLength >= 0 && offset + length() <= size;
+    }
+  }
+
   /** The bytes before the key of a record that starts with {@code magic}, or -1: not a record. */
   private static int headerBytes(int magic) {
     return magic == MAGIC ? HEADER : magic == MAGIC_WITHOUT_TIME ? PREFIX : -1;
@@ -647,20 +663,11 @@ final class SpillStore implements AutoCloseable {
       if (offset + PREFIX + TRAILER > size) {
         return -1;
       }
-      ByteBuffer header = ByteBuffer.allocate(PREFIX);
-      readFully(header, offset);
-      header.flip();
-      int headerBytes = headerBytes(header.getInt());
-      if (headerBytes < 0) {
+      Prefix prefix = prefix(offset);
+      if (prefix == null || !prefix.fitsFrom(offset, size)) {
         return -1;
       }
-      long keyLength = header.getInt();
-      long valueLength = header.getInt();
-      long length = headerBytes + keyLength + valueLength + TRAILER;
-      if (keyLength < 0 || valueLength < 0 || offset + length > size) {
-        return -1;
-      }
-      return read(offset) == null ? -1 : length;
+      return read(offset) == null ? -1 : prefix.length();
     }
 
     /** Whether the bytes from {@code offset} to the end are a record cut short by a crash. */
@@ -668,18 +675,26 @@ final class SpillStore implements AutoCloseable {
       if (offset + PREFIX > size) {
         return true;
       }
+      Prefix prefix = prefix(offset);
+      return prefix != null
+          && prefix.keyLength() >= 0
+          && prefix.valueLength() >= 0
+          && offset + prefix.length() > size;
+    }
+
+    /**
+     * The prefix of the record at {@code offset} (its prefix bytes must be in the file), or null
+     * when its magic is none a record starts with. Its lengths are as written, unchecked.
+     */
+    private Prefix prefix(long offset) throws IOException {
       ByteBuffer header = ByteBuffer.allocate(PREFIX);
       readFully(header, offset);
       header.flip();
       int headerBytes = headerBytes(header.getInt());
       if (headerBytes < 0) {
-        return false;
+        return null;
       }
-      long keyLength = header.getInt();
-      long valueLength = header.getInt();
-      return keyLength >= 0
-          && valueLength >= 0
-          && offset + headerBytes + keyLength + valueLength + TRAILER > size;
+      return new Prefix(headerBytes, header.getInt(), header.getInt());
     }
 
     /** The first offset from {@code from} where a whole record checks out, or -1. */
@@ -761,20 +776,13 @@ final class SpillStore implements AutoCloseable {
       if (offset + PREFIX + TRAILER > size) {
         return null;
       }
-      ByteBuffer header = ByteBuffer.allocate(PREFIX);
-      readFully(header, offset);
-      header.flip();
-      int headerBytes = headerBytes(header.getInt());
-      if (headerBytes < 0) {
+      Prefix prefix = prefix(offset);
+      if (prefix == null || !prefix.fitsFrom(offset, size)) {
         return null;
       }
-      int keyLength = header.getInt();
-      int valueLength = header.getInt();
-      if (keyLength < 0
-          || valueLength < 0
-          || offset + headerBytes + (long) keyLength + valueLength + TRAILER > size) {
-        return null;
-      }
+      int headerBytes = prefix.headerBytes();
+      int keyLength = prefix.keyLength();
+      int valueLength = prefix.valueLength();
       int timeBytes = headerBytes - PREFIX;
       ByteBuffer body = ByteBuffer.allocate(timeBytes + keyLength + valueLength + TRAILER);
       readFully(body, offset + PREFIX);

@@ -87,14 +87,8 @@ public final class LimitCheck {
         throw new IllegalStateException(message(shortfalls, config));
       }
     } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException(
-          "cannot read the size limits of the broker and topics on "
-              + config.bootstrapServers()
-              + " within "
-              + timeout.toSeconds()
-              + " s: "
-              + (e.getCause() == null ? e : e.getCause()),
-          e);
+      throw AdminFailure.cannot(
+          "read the size limits of the broker and topics", config.bootstrapServers(), timeout, e);
     }
   }
 

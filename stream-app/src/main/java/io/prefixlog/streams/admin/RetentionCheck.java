@@ -94,14 +94,8 @@ public final class RetentionCheck {
                 + " --add-config ...) or the settings named.");
       }
     } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException(
-          "cannot read the retention of the topics on "
-              + config.bootstrapServers()
-              + " within "
-              + timeout.toSeconds()
-              + " s: "
-              + (e.getCause() == null ? e : e.getCause()),
-          e);
+      throw AdminFailure.cannot(
+          "read the retention of the topics", config.bootstrapServers(), timeout, e);
     }
   }
 

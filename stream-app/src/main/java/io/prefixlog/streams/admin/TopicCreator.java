@@ -196,14 +196,7 @@ public final class TopicCreator {
                   .log());
       return Set.copyOf(missing.stream().map(NewTopic::name).toList());
     } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException(
-          "cannot create the topics on "
-              + config.bootstrapServers()
-              + " within "
-              + timeout.toSeconds()
-              + " s: "
-              + (e.getCause() == null ? e : e.getCause()),
-          e);
+      throw AdminFailure.cannot("create the topics", config.bootstrapServers(), timeout, e);
     }
   }
 }

@@ -5,12 +5,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 
 /** Supplies {@link BlockIndexProcessor}s and declares their store, {@value #STORE}. */
 final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Object, Object> {
@@ -39,11 +36,7 @@ final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Obje
 
   @Override
   public Set<StoreBuilder<?>> stores() {
-    StoreBuilder<KeyValueStore<String, byte[]>> store =
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.ByteArray())
-            .withLoggingEnabled(changelog);
-    return Set.of(store);
+    return KvStores.logged(STORE, changelog);
   }
 
   /**

@@ -3,12 +3,11 @@ package io.prefixlog.tools.analyze;
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Terminal;
-import io.prefixlog.cli.Units;
 import io.prefixlog.cli.UsageException;
-import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveOptions;
 import io.prefixlog.tools.reconstruct.CaptureInput;
+import io.prefixlog.tools.reconstruct.RebuildSummary;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -160,20 +159,8 @@ final class ChunkSizeCommand {
       CaptureInput.Rebuilt rebuilt,
       List<Path> written) {
     PrintStream out = terminal.out();
-    Counts c = rebuilt.report().counts();
-    long failures = c.failures(true);
-    out.println("analyze: " + rebuilt.description());
-    out.printf(
-        java.util.Locale.ROOT,
-        "  turns %s: %s rebuilt and checked, %s erased (left out), %s failed their check%n",
-        Units.count(c.turns()),
-        Units.count(c.rebuiltOk()),
-        Units.count(c.erased()),
-        Units.count(failures));
-    if (failures > 0) {
-      out.println(
-          "FAILED: some turns did not rebuild; run reconstruct on the same input to see why");
-      out.flush();
+    if (RebuildSummary.failed(
+        out, "analyze", rebuilt.description(), rebuilt.report().counts(), "left out")) {
       return Command.FAILED;
     }
     if (whatIf.turns() == 0) {

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The captured turns as the readers of a whole capture ({@code export}, {@code replay
@@ -135,46 +136,72 @@ public final class CaptureInput {
   private Rebuilt fromArchive(
       Rebuilder rebuilder, RebuildListener listener, Terminal terminal, boolean showProgress)
       throws IOException, InputException {
-    try (Spool spool = Spool.create()) {
-      ArchiveSource.Stats s;
-      try (Progress progress = Progress.counting(terminal, showProgress, "read", 0, "rows")) {
-        s = ArchiveSource.read(archive, table, rebuilder, spool, progress);
-      } catch (TopicReader.ReadException e) {
-        throw new InputException(e.getMessage(), e);
-      }
-      String description =
-          String.format(
-              Locale.ROOT,
-              "archived table %s (%s, %s): %s, %s of values",
-              s.table(),
-              archive.catalogUri(),
-              archive.warehouse(),
-              Units.count(s.rows(), "row"),
-              Units.bytes(s.bytes()));
-      return new Rebuilt(description, rebuilder.run(listener));
-    }
+    return spooled(
+        rebuilder,
+        listener,
+        terminal,
+        showProgress,
+        "rows",
+        (spool, progress) -> ArchiveSource.read(archive, table, rebuilder, spool, progress),
+        s ->
+            String.format(
+                Locale.ROOT,
+                "archived table %s (%s, %s): %s, %s of values",
+                s.table(),
+                archive.catalogUri(),
+                archive.warehouse(),
+                Units.count(s.rows(), "row"),
+                Units.bytes(s.bytes())));
   }
 
   private Rebuilt fromTopic(
       Rebuilder rebuilder, RebuildListener listener, Terminal terminal, boolean showProgress)
       throws IOException, InputException {
     String topic = Topics.withPrefix(topicPrefix).sessionDeltas().name();
+    return spooled(
+        rebuilder,
+        listener,
+        terminal,
+        showProgress,
+        "records",
+        (spool, progress) -> TopicReader.read(bootstrap, topic, rebuilder, spool, progress),
+        s ->
+            String.format(
+                Locale.ROOT,
+                "%s at %s: %s, %s",
+                topic,
+                bootstrap,
+                Units.count(s.records(), "record"),
+                Units.count(s.tombstones(), "tombstone")));
+  }
+
+  /** Reads one spooled input (its stats) through a progress counting its {@code unit}s. */
+  @FunctionalInterface
+  private interface Spooling<S> {
+    S read(Spool spool, Progress progress) throws IOException, TopicReader.ReadException;
+  }
+
+  /**
+   * Reads an input that is spooled before its turns are rebuilt (the archive, the topic), then
+   * rebuilds from the spool while it is still there; a read failure is the input's fault.
+   */
+  private static <S> Rebuilt spooled(
+      Rebuilder rebuilder,
+      RebuildListener listener,
+      Terminal terminal,
+      boolean showProgress,
+      String unit,
+      Spooling<S> reading,
+      Function<S, String> describe)
+      throws IOException, InputException {
     try (Spool spool = Spool.create()) {
-      TopicReader.Stats s;
-      try (Progress progress = Progress.counting(terminal, showProgress, "read", 0, "records")) {
-        s = TopicReader.read(bootstrap, topic, rebuilder, spool, progress);
+      S s;
+      try (Progress progress = Progress.counting(terminal, showProgress, "read", 0, unit)) {
+        s = reading.read(spool, progress);
       } catch (TopicReader.ReadException e) {
         throw new InputException(e.getMessage(), e);
       }
-      String description =
-          String.format(
-              Locale.ROOT,
-              "%s at %s: %s, %s",
-              topic,
-              bootstrap,
-              Units.count(s.records(), "record"),
-              Units.count(s.tombstones(), "tombstone"));
-      return new Rebuilt(description, rebuilder.run(listener));
+      return new Rebuilt(describe.apply(s), rebuilder.run(listener));
     }
   }
 }

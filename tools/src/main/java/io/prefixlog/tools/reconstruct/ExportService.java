@@ -3,7 +3,6 @@ package io.prefixlog.tools.reconstruct;
 import io.prefixlog.cli.Outcome;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.Units;
-import io.prefixlog.core.rebuild.Counts;
 import io.prefixlog.core.rebuild.RebuildReport;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -63,21 +62,8 @@ public final class ExportService {
 
   private Result write(
       ExportRequest settings, String input, RebuildReport report, TraceExport export) {
-    Counts c = report.counts();
-    long failures = c.failures(true);
     PrintStream out = terminal.out();
-    out.println("export: " + input);
-    out.printf(
-        Locale.ROOT,
-        "  turns %s: %s rebuilt and checked, %s erased (not exported), %s failed their check%n",
-        Units.count(c.turns()),
-        Units.count(c.rebuiltOk()),
-        Units.count(c.erased()),
-        Units.count(failures));
-    if (failures > 0) {
-      out.println(
-          "FAILED: some turns did not rebuild; run reconstruct on the same input to see why");
-      out.flush();
+    if (RebuildSummary.failed(out, "export", input, report.counts(), "not exported")) {
       return Result.FAILED;
     }
     if (export.exported() == 0) {
