@@ -68,21 +68,16 @@ public record AgentShape(
 
   /** The same shape with another number of sessions and turns. */
   public AgentShape withSize(int sessions, int turns) {
-    return new AgentShape(
-        sessions,
-        turns,
-        minToolResultBytes,
-        maxToolResultBytes,
-        reshowShare,
-        quoteShare,
-        quoteChars,
-        compactEvery,
-        keepRecentResults,
-        seed);
+    return with(sessions, turns, seed);
   }
 
   /** The same shape with another seed. */
   public AgentShape withSeed(long seed) {
+    return with(sessions, turns, seed);
+  }
+
+  /** The sizes and seed are what callers vary; every other figure stays as this shape has it. */
+  private AgentShape with(int sessions, int turns, long seed) {
     return new AgentShape(
         sessions,
         turns,
