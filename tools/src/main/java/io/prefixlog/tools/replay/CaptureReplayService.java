@@ -67,28 +67,23 @@ public final class CaptureReplayService {
             settings.concurrency(),
             CapturedRequests.REPLAY_AGENT + "/" + Version.current(),
             HexFormat.of().toHexDigits(new SecureRandom().nextInt()));
-    ReplayInterrupt interrupt = ReplayInterrupt.install();
-    try {
-      CaptureReplay.Outcome outcome;
-      try (Progress progress =
-          Progress.counting(
-              terminal, settings.progress(), "replay", plan.steps().size(), "requests")) {
-        outcome = replay.run(plan, progress, interrupt::requested);
-      }
-      summary.replay(plan, outcome, settings.concurrency());
-      ReplayComparison.of(plan, outcome).print(terminal.out());
-      return ReplayEnd.report(
-          terminal.err(),
-          outcome.sent(),
-          outcome.failed(),
-          outcome.firstFailure(),
-          interrupt.requested());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Command.FAILED;
-    } finally {
-      terminal.out().flush();
-      interrupt.done();
-    }
+    return ReplayInterrupt.during(
+        terminal,
+        interrupt -> {
+          CaptureReplay.Outcome outcome;
+          try (Progress progress =
+              Progress.counting(
+                  terminal, settings.progress(), "replay", plan.steps().size(), "requests")) {
+            outcome = replay.run(plan, progress, interrupt::requested);
+          }
+          summary.replay(plan, outcome, settings.concurrency());
+          ReplayComparison.of(plan, outcome).print(terminal.out());
+          return ReplayEnd.report(
+              terminal.err(),
+              outcome.sent(),
+              outcome.failed(),
+              outcome.firstFailure(),
+              interrupt.requested());
+        });
   }
 }

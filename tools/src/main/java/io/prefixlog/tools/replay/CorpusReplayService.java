@@ -150,27 +150,23 @@ public final class CorpusReplayService {
             plan.size());
     Turns turns = turns(settings, selection, plan);
     long started = System.nanoTime();
-    ReplayInterrupt interrupt = ReplayInterrupt.install();
-    try {
-      ProxyReplay.Outcome outcome;
-      try (Progress progress =
-          Progress.counting(terminal, settings.progress(), "replay", plan.size(), "requests")) {
-        outcome = replay.run(turns, progress, settings.rate(), interrupt::requested);
-      }
-      replay.printSummary(outcome, selection.files(), System.nanoTime() - started, settings.rate());
-      return ReplayEnd.report(
-          terminal.err(),
-          outcome.sent(),
-          outcome.failed(),
-          replay.firstFailure(),
-          interrupt.requested());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Command.FAILED;
-    } finally {
-      terminal.out().flush();
-      interrupt.done();
-    }
+    return ReplayInterrupt.during(
+        terminal,
+        interrupt -> {
+          ProxyReplay.Outcome outcome;
+          try (Progress progress =
+              Progress.counting(terminal, settings.progress(), "replay", plan.size(), "requests")) {
+            outcome = replay.run(turns, progress, settings.rate(), interrupt::requested);
+          }
+          replay.printSummary(
+              outcome, selection.files(), System.nanoTime() - started, settings.rate());
+          return ReplayEnd.report(
+              terminal.err(),
+              outcome.sent(),
+              outcome.failed(),
+              replay.firstFailure(),
+              interrupt.requested());
+        });
   }
 
   private int send(
