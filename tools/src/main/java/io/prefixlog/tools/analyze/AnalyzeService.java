@@ -217,13 +217,7 @@ public final class AnalyzeService {
     } catch (IOException e) {
       return failed("cannot write the output: " + e);
     }
-    if (!written.isEmpty()) {
-      out.println();
-      for (Path file : written) {
-        out.println("wrote " + file);
-      }
-      out.flush();
-    }
+    Report.written(out, written);
     return Command.OK;
   }
 

@@ -181,13 +181,7 @@ final class ChunkSizeCommand {
     } catch (IOException e) {
       return failed(terminal, "cannot write the output: " + e);
     }
-    if (!written.isEmpty()) {
-      out.println();
-      for (Path file : written) {
-        out.println("wrote " + file);
-      }
-      out.flush();
-    }
+    Report.written(out, written);
     return Command.OK;
   }
 

@@ -10,6 +10,8 @@ import io.prefixlog.analysis.mrc.Window;
 import io.prefixlog.analysis.mrc.WindowHits;
 import io.prefixlog.analysis.mrc.Windowing;
 import io.prefixlog.cli.Units;
+import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +25,20 @@ final class Report {
   static final int GAP_POINTS = 200;
 
   private Report() {}
+
+  /**
+   * The last lines of both analyses' output, the lookup records' and the chunk-size what-if's: the
+   * files written, one a line after a blank line; nothing if none was.
+   */
+  static void written(PrintStream out, List<Path> files) {
+    if (!files.isEmpty()) {
+      out.println();
+      for (Path file : files) {
+        out.println("wrote " + file);
+      }
+      out.flush();
+    }
+  }
 
   /**
    * The summary.
