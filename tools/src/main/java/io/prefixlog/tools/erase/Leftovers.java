@@ -3,10 +3,7 @@ package io.prefixlog.tools.erase;
 import io.prefixlog.cli.Progress;
 import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -14,7 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * {@code erase --check}: every record on the broker that still names a selected session — its key
@@ -46,10 +42,7 @@ final class Leftovers {
           ExecutionException,
           TimeoutException {
     Set<String> names = admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    List<byte[]> needles = new ArrayList<>();
-    for (String id : selection.kvSessionIds()) {
-      needles.add(id.getBytes(StandardCharsets.UTF_8));
-    }
+    SessionMatch match = new SessionMatch(selection);
     Map<String, Long> found = new TreeMap<>();
     for (String topic : new java.util.TreeSet<>(names)) {
       if (!topic.startsWith(topicPrefix) && !topic.startsWith(applicationId + "-")) {
@@ -68,7 +61,7 @@ final class Leftovers {
             "no alternative: the check reads the broker",
             bar,
             record -> {
-              if (names(record, selection, needles)) {
+              if (match.names(record)) {
                 count[0]++;
               }
             });
@@ -78,21 +71,5 @@ final class Leftovers {
       }
     }
     return found;
-  }
-
-  private static boolean names(
-      ConsumerRecord<String, byte[]> record, Selection selection, List<byte[]> needles) {
-    if (record.value() == null) {
-      return false;
-    }
-    if (selection.sessionOf(record.key()) != null) {
-      return true;
-    }
-    for (byte[] needle : needles) {
-      if (Bytes.contains(record.value(), needle)) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -3,7 +3,6 @@ package io.prefixlog.tools.erase;
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.schemas.control.ControlHeaders;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -106,16 +105,13 @@ final class SinkCatchUp {
 
   private final Admin admin;
   private final String bootstrap;
-  private final Selection selection;
-  private final List<byte[]> needles;
+  private final SessionMatch match;
   private final List<Sink> sinks;
 
-  private SinkCatchUp(
-      Admin admin, String bootstrap, Selection selection, List<byte[]> needles, List<Sink> sinks) {
+  private SinkCatchUp(Admin admin, String bootstrap, SessionMatch match, List<Sink> sinks) {
     this.admin = admin;
     this.bootstrap = bootstrap;
-    this.selection = selection;
-    this.needles = needles;
+    this.match = match;
     this.sinks = sinks;
   }
 
@@ -135,11 +131,7 @@ final class SinkCatchUp {
         sinks.add(new Sink(topic, endOffsets(admin, topic.topic())));
       }
     }
-    List<byte[]> needles = new ArrayList<>();
-    for (String id : selection.kvSessionIds()) {
-      needles.add(id.getBytes(StandardCharsets.UTF_8));
-    }
-    return new SinkCatchUp(admin, bootstrap, selection, needles, sinks);
+    return new SinkCatchUp(admin, bootstrap, new SessionMatch(selection), sinks);
   }
 
   /**
@@ -328,18 +320,7 @@ final class SinkCatchUp {
    * or a value naming one of its ids (KV batches).
    */
   private boolean names(ConsumerRecord<String, byte[]> record) {
-    if (record.value() == null || record.headers().lastHeader(ControlHeaders.NAME) != null) {
-      return false;
-    }
-    if (selection.sessionOf(record.key()) != null) {
-      return true;
-    }
-    for (byte[] needle : needles) {
-      if (Bytes.contains(record.value(), needle)) {
-        return true;
-      }
-    }
-    return false;
+    return record.headers().lastHeader(ControlHeaders.NAME) == null && match.names(record);
   }
 
   private Map<TopicPartition, Long> committed(String group)
