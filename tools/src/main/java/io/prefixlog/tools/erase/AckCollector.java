@@ -7,13 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Collects the stream app's acknowledgements of one erase id from {@code erasures}: it is
@@ -27,14 +23,7 @@ final class AckCollector implements AutoCloseable {
 
   /** Opens at the end of {@code topic}, before any order is sent. */
   AckCollector(String bootstrap, String topic, String eraseId) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "prefixlog-erase-acks");
-    this.consumer = new KafkaConsumer<>(p);
+    this.consumer = new KafkaConsumer<>(CommittedReads.config(bootstrap, "prefixlog-erase-acks"));
     this.eraseId = eraseId;
     List<TopicPartition> partitions =
         consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()

@@ -25,8 +25,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Whether the archive's sink has committed to Iceberg every record of the erased sessions that the
@@ -261,14 +259,8 @@ final class SinkCatchUp {
    * session (or -1) and how many do.
    */
   private void scan(Sink sink, Map<TopicPartition, Long> from) throws IOException {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    Properties p = CommittedReads.config(bootstrap, "prefixlog-erase-sink-lag");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "prefixlog-erase-sink-lag");
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 20);
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p)) {
       consumer.assign(from.keySet());

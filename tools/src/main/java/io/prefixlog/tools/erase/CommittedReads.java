@@ -1,0 +1,27 @@
+package io.prefixlog.tools.erase;
+
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/** The consumer settings erase reads its topics with. */
+final class CommittedReads {
+  private CommittedReads() {}
+
+  /**
+   * String keys and raw values; committed records only, since what erase waits for or counts is
+   * what a transaction has made visible; no offset commits, since it assigns itself the partitions
+   * it reads and belongs to no group.
+   */
+  static Properties config(String bootstrap, String clientId) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    return p;
+  }
+}
