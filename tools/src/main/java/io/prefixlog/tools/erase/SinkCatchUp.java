@@ -142,9 +142,7 @@ final class SinkCatchUp {
    */
   Outcome await(Duration timeout, boolean waitForReads, Consumer<String> progress)
       throws IOException, InterruptedException, ExecutionException, TimeoutException {
-    long start = System.nanoTime();
-    long deadline = start + timeout.toNanos();
-    long nextProgress = start + PROGRESS_EVERY.toNanos();
+    Wait wait = new Wait(timeout, progress);
     while (true) {
       List<String> behind = new ArrayList<>();
       for (Sink sink : sinks) {
@@ -156,17 +154,9 @@ final class SinkCatchUp {
       if (behind.isEmpty()) {
         break;
       }
-      if (!waitForReads || System.nanoTime() >= deadline) {
+      if (!waitForReads || !wait.another(behind)) {
         return new Outcome(false, behind);
       }
-      if (System.nanoTime() >= nextProgress) {
-        behind.forEach(
-            line ->
-                progress.accept(
-                    line + " (" + elapsed(start) + " of " + timeout.toSeconds() + " s)"));
-        nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
-      }
-      Thread.sleep(POLL.toMillis());
     }
 
     Map<Sink, Map<TopicPartition, Long>> controlEnds = new LinkedHashMap<>();
@@ -184,8 +174,37 @@ final class SinkCatchUp {
       if (behind.isEmpty()) {
         return new Outcome(true, List.of());
       }
-      if (System.nanoTime() >= deadline) {
+      if (!wait.another(behind)) {
         return new Outcome(false, behind);
+      }
+    }
+  }
+
+  /**
+   * The one deadline and progress rhythm of both steps: the commit step gets only what the read
+   * step left of the timeout, and its first progress line comes when the next one was due.
+   */
+  private static final class Wait {
+    private final Duration timeout;
+    private final Consumer<String> progress;
+    private final long start = System.nanoTime();
+    private final long deadline;
+    private long nextProgress;
+
+    Wait(Duration timeout, Consumer<String> progress) {
+      this.timeout = timeout;
+      this.progress = progress;
+      this.deadline = start + timeout.toNanos();
+      this.nextProgress = start + PROGRESS_EVERY.toNanos();
+    }
+
+    /**
+     * Sleeps one poll interval, first passing on the lines of what is awaited when a progress
+     * report is due; false, without sleeping, once the deadline has passed.
+     */
+    boolean another(List<String> behind) throws InterruptedException {
+      if (System.nanoTime() >= deadline) {
+        return false;
       }
       if (System.nanoTime() >= nextProgress) {
         behind.forEach(
@@ -195,6 +214,7 @@ final class SinkCatchUp {
         nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
       }
       Thread.sleep(POLL.toMillis());
+      return true;
     }
   }
 
