@@ -494,23 +494,18 @@ public final class UiServer implements AutoCloseable {
       return archivedTurn(key, chain, seq, bytes);
     }
     if (info.isEmpty()) {
-      return Response.error(
-          404,
-          "No such turn",
-          "Turn "
-              + seq
-              + " of session "
-              + key
-              + " is not on the topic: erased, or never captured.");
+      return noSuchTurn(seq, key, "is not on the topic: erased, or never captured.");
     }
     TurnRebuild.Result result = rebuild(key, chain, seq);
     if (result == null) {
-      return Response.error(
-          404,
-          "No such turn",
-          "Turn " + seq + " of session " + key + " was erased since it was listed.");
+      return noSuchTurn(seq, key, "was erased since it was listed.");
     }
     return turnResponse(key, info.get(), result, bytes, null);
+  }
+
+  /** The 404 page of a turn that cannot be shown; {@code why} completes "Turn n of session k". */
+  private static Response noSuchTurn(long seq, String key, String why) {
+    return Response.error(404, "No such turn", "Turn " + seq + " of session " + key + " " + why);
   }
 
   /** A turn rebuilt from the archive's rows of its chain, checked as reconstruct checks it. */
@@ -530,14 +525,8 @@ public final class UiServer implements AutoCloseable {
                     .filter(t -> t.chain().equals(chain) && t.seq() == seq)
                     .findFirst());
     if (info.isEmpty() || !records.containsKey(seq)) {
-      return Response.error(
-          404,
-          "No such turn",
-          "Turn "
-              + seq
-              + " of session "
-              + key
-              + " is not on the topic or in the archive: erased, or never captured.");
+      return noSuchTurn(
+          seq, key, "is not on the topic or in the archive: erased, or never captured.");
     }
     return turnResponse(
         key, info.get(), TurnRebuild.rebuild(records, seq), bytes, archive.reconstructArgs());
