@@ -151,17 +151,23 @@ final class TurnPage {
     return Html.page("Turn " + seq + " of " + sessionKey, b.toString());
   }
 
+  /**
+   * The end of a reconstruct command line, whichever source it reads: the options that pick this
+   * turn and write its body to {@code turn.body}, which the page's digest check then reads.
+   */
+  private static String printTurn(String key, String chain, long seq) {
+    return " --session "
+        + shell(key)
+        + (chain.isEmpty() ? "" : " --chain " + shell(chain))
+        + " --seq "
+        + seq
+        + " --print > turn.body";
+  }
+
   private static void commands(StringBuilder b, String key, String chain, long seq, Source source) {
     if (source.archiveArgs() != null) {
       String fromArchive =
-          "bin/prefixlog reconstruct "
-              + source.archiveArgs()
-              + " --session "
-              + shell(key)
-              + (chain.isEmpty() ? "" : " --chain " + shell(chain))
-              + " --seq "
-              + seq
-              + " --print > turn.body";
+          "bin/prefixlog reconstruct " + source.archiveArgs() + printTurn(key, chain, seq);
       b.append("<section aria-labelledby=\"cmd-h\"><h2 id=\"cmd-h\">Rebuild it yourself</h2>");
       command(
           b,
@@ -177,12 +183,7 @@ final class TurnPage {
             + shell(source.bootstrap())
             + " --topic-prefix "
             + shell(source.topicPrefix())
-            + " --session "
-            + shell(key)
-            + (chain.isEmpty() ? "" : " --chain " + shell(chain))
-            + " --seq "
-            + seq
-            + " --print > turn.body";
+            + printTurn(key, chain, seq);
     String dump =
         "kcat -C -e -b "
             + shell(source.bootstrap())
