@@ -78,12 +78,12 @@ public final class ArchiveMaintainService {
     for (int run = 1; ; run++) {
       code = runOnce(options, run, maintained);
       Instant next = clock.instant().plus(options.every());
-      terminal.err().println(MAINTAIN + ": next run at " + next);
+      say("next run at " + next);
       try {
         sleeper.sleep(options.every());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        terminal.err().println(MAINTAIN + ": stopped");
+        say("stopped");
         return code;
       }
     }
@@ -92,66 +92,60 @@ public final class ArchiveMaintainService {
   /** One run over every table; a table that fails does not stop the others. */
   private int runOnce(MaintainRequest options, int run, List<TableMaintenance> maintained) {
     long started = System.nanoTime();
-    terminal
-        .err()
-        .println(
-            MAINTAIN
-                + ": run "
-                + run
-                + " at "
-                + clock.instant()
-                + (options.policy().dryRun() ? " (dry run)" : "")
-                + ": "
-                + options.tables().size()
-                + " tables of "
-                + options.archive().catalogUri());
+    say(
+        "run "
+            + run
+            + " at "
+            + clock.instant()
+            + (options.policy().dryRun() ? " (dry run)" : "")
+            + ": "
+            + options.tables().size()
+            + " tables of "
+            + options.archive().catalogUri());
     int failed = 0;
     maintained.clear();
     ArchiveMaintainer maintainer;
     try {
       maintainer = ArchiveMaintainer.open(options.archive());
     } catch (RuntimeException e) {
-      terminal
-          .err()
-          .println(
-              MAINTAIN
-                  + ": run "
-                  + run
-                  + " FAILED: cannot open the catalog "
-                  + options.archive().catalogUri()
-                  + ": "
-                  + Causes.describe(e));
+      say(
+          "run "
+              + run
+              + " FAILED: cannot open the catalog "
+              + options.archive().catalogUri()
+              + ": "
+              + Causes.describe(e));
       return Command.FAILED;
     }
     try (maintainer) {
       for (String table : options.tables()) {
         try {
-          TableMaintenance done =
-              maintainer.maintain(
-                  table, options.policy(), line -> terminal.err().println(MAINTAIN + ": " + line));
+          TableMaintenance done = maintainer.maintain(table, options.policy(), this::say);
           terminal.out().println(done.summary());
           maintained.add(done);
         } catch (MaintenanceFailure e) {
           failed++;
-          terminal.err().println(MAINTAIN + ": FAILED " + Causes.describe(e));
+          say("FAILED " + Causes.describe(e));
         }
       }
     } catch (IOException e) {
-      terminal.err().println(MAINTAIN + ": closing the catalog: " + Causes.describe(e));
+      say("closing the catalog: " + Causes.describe(e));
     }
     terminal.out().flush();
-    terminal
-        .err()
-        .println(
-            String.format(
-                Locale.ROOT,
-                "%s: run %d done in %.1f s: %d of %d tables maintained%s",
-                MAINTAIN,
-                run,
-                (System.nanoTime() - started) / 1e9,
-                options.tables().size() - failed,
-                options.tables().size(),
-                failed == 0 ? "" : ", " + failed + " FAILED"));
+    say(
+        String.format(
+            Locale.ROOT,
+            "run %d done in %.1f s: %d of %d tables maintained%s",
+            run,
+            (System.nanoTime() - started) / 1e9,
+            options.tables().size() - failed,
+            options.tables().size(),
+            failed == 0 ? "" : ", " + failed + " FAILED"));
     return failed == 0 ? Command.OK : Command.FAILED;
+  }
+
+  /** A line on stderr, prefixed with the command's name as every line this service writes there. */
+  private void say(String line) {
+    terminal.err().println(MAINTAIN + ": " + line);
   }
 }
