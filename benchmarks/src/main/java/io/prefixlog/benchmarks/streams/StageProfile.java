@@ -208,13 +208,7 @@ final class StageProfile {
             stored == null ? SessionState.newChain("0a1b2c3d") : SessionStateCodec.decode(stored);
         long s1 = System.nanoTime();
         EncodedTurn turn =
-            encoder.encode(
-                state,
-                request.body(),
-                request.event().bodySha256(),
-                request.utf8(),
-                seq -> bases.get(baseKey(session, seq)),
-                now++);
+            encoder.encode(state, request, seq -> bases.get(baseKey(session, seq)), now++);
         long s2 = System.nanoTime();
         long[] fingerprint = PrefixFingerprint.of(request.body());
         long s3 = System.nanoTime();

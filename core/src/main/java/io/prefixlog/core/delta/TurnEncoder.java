@@ -1,6 +1,7 @@
 package io.prefixlog.core.delta;
 
 import io.prefixlog.core.delta.EncodedTurn.KeyframeReason;
+import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.core.text.Sha256;
 import java.util.ArrayList;
@@ -57,6 +58,16 @@ public final class TurnEncoder {
   public EncodedTurn encode(
       SessionState state, byte[] body, boolean utf8, BaseBodies bodies, long nowMs) {
     return encode(state, body, Sha256.hex(body), utf8, bodies, nowMs);
+  }
+
+  /**
+   * Encodes a validated request's body, with the SHA-256 its event carries: validation has checked
+   * it against the body, so the body is not digested again.
+   */
+  public EncodedTurn encode(
+      SessionState state, ValidatedRequest request, BaseBodies bodies, long nowMs) {
+    return encode(
+        state, request.body(), request.event().bodySha256(), request.utf8(), bodies, nowMs);
   }
 
   /**

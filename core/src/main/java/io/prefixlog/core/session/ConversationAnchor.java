@@ -121,12 +121,11 @@ final class ConversationAnchor {
       endMessage("user", null);
       return;
     }
-    if (value != JsonToken.START_ARRAY) {
-      parser.skipChildren();
+    if (!onOrSkipped(parser, JsonToken.START_ARRAY)) {
       return;
     }
     JsonToken item;
-    while ((item = parser.nextToken()) != JsonToken.END_ARRAY && item != null) {
+    while ((item = nextElement(parser)) != null) {
       if (userSeen) {
         parser.skipChildren();
       } else if (item == JsonToken.START_OBJECT) {
@@ -204,12 +203,11 @@ final class ConversationAnchor {
       putTextPart(parser, digest);
       return;
     }
-    if (value != JsonToken.START_ARRAY) {
-      parser.skipChildren();
+    if (!onOrSkipped(parser, JsonToken.START_ARRAY)) {
       return;
     }
     JsonToken item;
-    while ((item = parser.nextToken()) != JsonToken.END_ARRAY && item != null) {
+    while ((item = nextElement(parser)) != null) {
       if (item == JsonToken.START_OBJECT) {
         readPart(parser, digest);
       } else if (item == JsonToken.VALUE_STRING) {
@@ -250,8 +248,7 @@ final class ConversationAnchor {
 
   /** An object's {@code url} and {@code data}; its other fields ({@code detail}) are skipped. */
   private void readReference(JsonParser parser, MessageDigest digest) throws IOException {
-    if (parser.currentToken() != JsonToken.START_OBJECT) {
-      parser.skipChildren();
+    if (!onOrSkipped(parser, JsonToken.START_OBJECT)) {
       return;
     }
     while (parser.nextToken() == JsonToken.FIELD_NAME) {
@@ -263,6 +260,27 @@ final class ConversationAnchor {
         default -> parser.skipChildren();
       }
     }
+  }
+
+  /**
+   * Whether the parser stands on {@code start}, the value the caller walks; any other value is
+   * skipped whole, so that an unexpected shape is passed over rather than misread.
+   */
+  private static boolean onOrSkipped(JsonParser parser, JsonToken start) throws IOException {
+    if (parser.currentToken() == start) {
+      return true;
+    }
+    parser.skipChildren();
+    return false;
+  }
+
+  /**
+   * The next element of the array the parser is in, or null after its last; null too at the end of
+   * the input, so that a truncated body ends the walk instead of looping on it.
+   */
+  private static JsonToken nextElement(JsonParser parser) throws IOException {
+    JsonToken item = parser.nextToken();
+    return item == JsonToken.END_ARRAY ? null : item;
   }
 
   private void putIfString(JsonParser parser, MessageDigest digest, byte tag) throws IOException {

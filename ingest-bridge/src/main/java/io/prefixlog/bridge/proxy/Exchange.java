@@ -409,11 +409,7 @@ final class Exchange {
 
   /** The upstream failed before a status arrived: the client gets a 502 or 504. */
   private void failBeforeResponse(Throwable cause) {
-    if (done) {
-      return;
-    }
-    if (response.closed()) {
-      onClientGone();
+    if (overOrClientGone()) {
       return;
     }
     String error = classify(cause);
@@ -453,12 +449,7 @@ final class Exchange {
    * reset, and the client sees an incomplete response rather than a complete-looking one.
    */
   private void failAfterResponse(Throwable cause) {
-    if (done) {
-      return;
-    }
-    if (response.closed()) {
-      // The client went away first; the upstream failure is its consequence.
-      onClientGone();
+    if (overOrClientGone()) {
       return;
     }
     String error = classify(cause);
@@ -468,6 +459,22 @@ final class Exchange {
     scanner.end();
     response.reset();
     finish(error);
+  }
+
+  /**
+   * Whether an upstream failure has nothing left to answer: the exchange is finished, or the client
+   * went away first, and then the upstream failure is its consequence, so the exchange is finished
+   * as a client disconnect.
+   */
+  private boolean overOrClientGone() {
+    if (done) {
+      return true;
+    }
+    if (response.closed()) {
+      onClientGone();
+      return true;
+    }
+    return false;
   }
 
   private void onClientGone() {

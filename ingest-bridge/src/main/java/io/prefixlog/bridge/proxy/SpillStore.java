@@ -482,30 +482,50 @@ final class SpillStore implements AutoCloseable {
         }
       }
       if (here > 0) {
-        Path tmp = copy.resolveSibling(copy.getFileName() + ".erasing");
-        try (FileChannel out =
-            FileChannel.open(
-                tmp,
-                StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
+        Path tmp = erasingFile(copy);
+        try (FileChannel out = openErasing(tmp)) {
           ByteBuffer buffer = ByteBuffer.wrap(bytes);
           while (buffer.hasRemaining()) {
             out.write(buffer);
           }
           out.force(true);
         }
-        Files.move(
-            tmp,
-            copy,
-            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        replaceWithErased(copy, tmp);
         Segment.forceDirectory(quarantine);
         files++;
         pieces += here;
       }
     }
     return new long[] {files, pieces};
+  }
+
+  /**
+   * Where an erasure writes the new content of {@code file}: beside it, in the same directory, so
+   * that {@link #replaceWithErased} can swap it in with one rename.
+   */
+  private static Path erasingFile(Path file) {
+    return file.resolveSibling(file.getFileName() + ".erasing");
+  }
+
+  /** Opens {@code tmp} empty for the new content, dropping what an erasure cut short left there. */
+  private static FileChannel openErasing(Path tmp) throws IOException {
+    return FileChannel.open(
+        tmp,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE);
+  }
+
+  /**
+   * Replaces {@code file} with its forced new content {@code tmp} in one rename, so that a crash
+   * leaves the old file or the new one, whole; the caller forces the directory.
+   */
+  private static void replaceWithErased(Path file, Path tmp) throws IOException {
+    Files.move(
+        tmp,
+        file,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
   }
 
   private static boolean containsAny(byte[] bytes, int from, int to, List<byte[]> needles) {
@@ -887,13 +907,8 @@ final class SpillStore implements AutoCloseable {
       if (erased == 0) {
         return false;
       }
-      Path tmp = log.resolveSibling(log.getFileName() + ".erasing");
-      try (FileChannel out =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.TRUNCATE_EXISTING,
-              StandardOpenOption.WRITE)) {
+      Path tmp = erasingFile(log);
+      try (FileChannel out = openErasing(tmp)) {
         for (long[] k : kept) {
           long position = k[0];
           long end = k[0] + k[1];
@@ -909,11 +924,7 @@ final class SpillStore implements AutoCloseable {
         Files.delete(tmp);
         delete();
       } else {
-        Files.move(
-            tmp,
-            log,
-            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        replaceWithErased(log, tmp);
       }
       forceDirectory(store.dir);
       counts[0] += erased;

@@ -15,22 +15,17 @@ import org.apache.kafka.streams.errors.ErrorHandlerContext;
 public final class DeserializationErrors implements DeserializationExceptionHandler {
   static final String REASON = "deserialization_error";
 
-  private ErrorWiring wiring;
-  private Map<String, ?> configs;
+  private InputDeadLetters deadLetters;
 
   @Override
   public void configure(Map<String, ?> configs) {
-    this.wiring = ErrorWiring.from(configs);
-    this.configs = configs;
+    this.deadLetters = new InputDeadLetters(configs);
   }
 
   @Override
   public Response handleError(
       ErrorHandlerContext context, ConsumerRecord<byte[], byte[]> record, Exception e) {
     String detail = e.getClass().getName() + " reading " + context.topic();
-    return Response.resume(
-        List.of(
-            ProcessingErrors.deadLetter(
-                wiring, configs, context, record.timestamp(), REASON, detail)));
+    return Response.resume(List.of(deadLetters.of(context, record.timestamp(), REASON, detail)));
   }
 }

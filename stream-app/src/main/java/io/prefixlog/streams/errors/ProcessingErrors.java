@@ -1,10 +1,7 @@
 package io.prefixlog.streams.errors;
 
-import io.prefixlog.schemas.dlq.DeadLetter;
-import io.prefixlog.schemas.json.JsonSerde;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -25,15 +22,12 @@ import org.apache.kafka.streams.processor.api.Record;
  */
 public final class ProcessingErrors implements ProcessingExceptionHandler {
   static final String REASON = "processing_error";
-  private static final JsonSerde<DeadLetter> SERDE = JsonSerde.of(DeadLetter.class);
 
-  private ErrorWiring wiring;
-  private Map<String, ?> configs;
+  private InputDeadLetters deadLetters;
 
   @Override
   public void configure(Map<String, ?> configs) {
-    this.wiring = ErrorWiring.from(configs);
-    this.configs = configs;
+    this.deadLetters = new InputDeadLetters(configs);
   }
 
   @Override
@@ -44,41 +38,6 @@ public final class ProcessingErrors implements ProcessingExceptionHandler {
     // The detail names the processor and the exception class, never its message: a message may
     // quote the input.
     String detail = e.getClass().getName() + " in processor " + context.processorNodeId();
-    return Response.resume(
-        List.of(deadLetter(wiring, configs, context, record.timestamp(), REASON, detail)));
-  }
-
-  /** The dead-letter record of the input {@code context} points at, counted. */
-  @SuppressWarnings("unchecked")
-  static ProducerRecord<byte[], byte[]> deadLetter(
-      ErrorWiring wiring,
-      Map<String, ?> configs,
-      ErrorHandlerContext context,
-      long timestamp,
-      String reason,
-      String detail) {
-    // Behind the repartition step the context names the internal topic; the stamp names the raw
-    // record an operator can find (see SourcePosition).
-    SourcePosition origin =
-        SourcePosition.fromHeaders(context.headers())
-            .orElse(
-                new SourcePosition(
-                    context.topic(),
-                    context.topic() == null ? null : context.partition(),
-                    context.topic() == null ? null : context.offset()));
-    DeadLetter letter =
-        DeadLetters.letter(
-            System.currentTimeMillis(),
-            origin.topic(),
-            origin.partition(),
-            origin.offset(),
-            reason,
-            detail,
-            context.sourceRawKey(),
-            context.sourceRawValue(),
-            DeadLetters.maxRequestSize((Map<String, Object>) configs));
-    DeadLetters.count(wiring.metrics(), letter);
-    return new ProducerRecord<>(
-        wiring.deadLetterTopic(), null, timestamp, context.sourceRawKey(), SERDE.toBytes(letter));
+    return Response.resume(List.of(deadLetters.of(context, record.timestamp(), REASON, detail)));
   }
 }

@@ -241,13 +241,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     Loaded loaded = loadState(stored, request, record);
     SessionState state = loaded.state();
     EncodedTurn turn =
-        encoder.encode(
-            state,
-            request.body(),
-            request.event().bodySha256(),
-            request.utf8(),
-            bases.bodiesOf(session, state),
-            record.timestamp());
+        encoder.encode(state, request, bases.bodiesOf(session, state), record.timestamp());
     BaseStore.Write baseWrite =
         bases.prepare(session, state, turn, request.body(), request.event().bodySha256());
     SessionState next = baseWrite.next();
