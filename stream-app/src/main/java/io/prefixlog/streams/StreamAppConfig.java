@@ -11,6 +11,7 @@ import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.config.UnsafeDefaults;
 import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
+import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.upgrade.FormatGeneration;
@@ -99,6 +100,8 @@ public final class StreamAppConfig {
       ConfigKey.of("PREFIXLOG_MAX_BODY_BYTES", ConfigTypes.size(1024, 256L << 20))
           .defaultValue(RecordLimits.DEFAULT_MAX_BODY_BYTES)
           .doc("capture limit; larger bodies are dead-lettered");
+
+  public static final ConfigKey<QueryCredentials> QUERY_CREDENTIALS = QueryCredentials.SETTING;
 
   public static final ConfigKey<Integer> SESSION_MAX_BASES =
       ConfigKey.of("PREFIXLOG_SESSION_MAX_BASES", ConfigTypes.integer(1, 64))
@@ -376,6 +379,7 @@ public final class StreamAppConfig {
               REPLICATION_FACTOR,
               COMMIT_INTERVAL,
               MAX_BODY_BYTES,
+              QUERY_CREDENTIALS,
               SESSION_MAX_BASES,
               SESSION_MAX_BASE_BYTES,
               KEYFRAME_INTERVAL,
@@ -484,6 +488,11 @@ public final class StreamAppConfig {
 
   public Duration commitInterval() {
     return values.get(COMMIT_INTERVAL);
+  }
+
+  /** The query parameters no stored path keeps. */
+  public QueryCredentials queryCredentials() {
+    return values.get(QUERY_CREDENTIALS);
   }
 
   public long maxBodyBytes() {

@@ -19,6 +19,7 @@ public final class StreamAppMetrics {
   private final LongAdder liveSessions = new LongAdder();
   private final Counter sessionsEvicted;
   private final Counter duplicates;
+  private final Counter queryCredentials;
   private final Counter sampledOut;
   private final Counter threadFailures;
   private final Counter rebuildMismatches;
@@ -55,6 +56,12 @@ public final class StreamAppMetrics {
             "prefixlog_duplicate_requests_total",
             "Raw events dropped because their request_id and body were already stored in the"
                 + " session within the dedup window.");
+    this.queryCredentials =
+        Meters.counter(
+            registry,
+            "prefixlog_query_credentials_removed_total",
+            "Query parameters removed from stored paths as credentials"
+                + " (PREFIXLOG_QUERY_CREDENTIALS), in events a producer other than the bridge wrote.");
     this.threadFailures =
         Meters.counter(
             registry,
@@ -133,6 +140,11 @@ public final class StreamAppMetrics {
 
   public Counter duplicates() {
     return duplicates;
+  }
+
+  /** Query parameters removed from raw events' paths (PREFIXLOG_QUERY_CREDENTIALS). */
+  public Counter queryCredentials() {
+    return queryCredentials;
   }
 
   /**

@@ -5,6 +5,7 @@ import io.prefixlog.core.config.ConfigKey;
 import io.prefixlog.core.config.ConfigType;
 import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.ConfigValues;
+import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -14,8 +15,9 @@ import java.util.Locale;
 /**
  * What the proxy records of an exchange and how: the body's capture limit, the session key's secret
  * and headers, the headers captured, the client address policy, the raw event's format, and the
- * bound of the bodies the exchanges in flight hold together ({@link CaptureMemory}). {@link
- * #toString()} never shows the secret.
+ * bound of the bodies the exchanges in flight hold together ({@link CaptureMemory}), and the query
+ * parameters a stored path never holds ({@link QueryCredentials}). {@link #toString()} never shows
+ * the secret.
  */
 public record CaptureConfig(
     long maxBodyBytes,
@@ -24,7 +26,8 @@ public record CaptureConfig(
     List<String> captureHeaders,
     ClientAddrMode clientAddr,
     RawEventFormat rawEventFormat,
-    long memory) {
+    long memory,
+    QueryCredentials queryCredentials) {
   /** How a captured request is written to {@code requests.raw}. */
   public enum RawEventFormat {
     /** Version 2: a JSON header, then the body's exact bytes (no escaping, no base64). */
@@ -121,6 +124,8 @@ public record CaptureConfig(
                   + " let go and its exchange counted dropped (capture_memory), while the exchange"
                   + " itself is proxied as always");
 
+  public static final ConfigKey<QueryCredentials> QUERY_CREDENTIALS = QueryCredentials.SETTING;
+
   public CaptureConfig {
     int secretBytes = sessionSecret.getBytes(StandardCharsets.UTF_8).length;
     if (secretBytes < 16) {
@@ -139,7 +144,8 @@ public record CaptureConfig(
         values.get(CAPTURE_HEADERS),
         values.get(CLIENT_ADDR),
         values.get(RAW_EVENT_FORMAT),
-        values.get(MEMORY));
+        values.get(MEMORY),
+        values.get(QUERY_CREDENTIALS));
   }
 
   /** True when no secret was configured and the development default is in use. */
@@ -163,6 +169,8 @@ public record CaptureConfig(
         + rawEventFormat
         + ", memory="
         + memory
+        + ", queryCredentials="
+        + queryCredentials
         + "]";
   }
 

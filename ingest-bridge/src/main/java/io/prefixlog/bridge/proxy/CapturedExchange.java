@@ -32,9 +32,17 @@ record CapturedExchange(Request request, Body body, Outcome outcome) implements 
       String clientAddr,
       String userAgent,
       SessionKey sessionKey) {
+    /** Never the query: it may hold a credential ({@link EventFactory} removes them). */
     @Override
     public String toString() {
-      return "Request[requestId=" + requestId + ", method=" + method + ", path=" + path + "]";
+      int query = path == null ? -1 : path.indexOf('?');
+      return "Request[requestId="
+          + requestId
+          + ", method="
+          + method
+          + ", path="
+          + (query < 0 ? path : path.substring(0, query) + "?…")
+          + "]";
     }
   }
 

@@ -1,5 +1,6 @@
 package io.prefixlog.bridge.proxy;
 
+import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.text.Sha256;
@@ -13,9 +14,9 @@ import java.util.Map;
 /**
  * Turns a {@link CapturedExchange} into the raw request event (docs/design.md#records) and its
  * Kafka record: the session key (unless the event loop derived it), the captured headers and client
- * address as configured, the sampling decision, the body's digest, and the event's bytes, framed or
- * JSON. Thread-safe; runs on the publisher thread (and on the warm-up's event loops, which encode
- * and discard).
+ * address as configured, the path without credential parameters, the sampling decision, the body's
+ * digest, and the event's bytes, framed or JSON. Thread-safe; runs on the publisher thread (and on
+ * the warm-up's event loops, which encode and discard).
  */
 final class EventFactory {
   private final SessionKeys sessionKeys;
@@ -23,6 +24,7 @@ final class EventFactory {
   private final HeaderPolicy headerPolicy;
   private final CaptureSampling sampling;
   private final ProxyMetrics metrics;
+  private final QueryCredentials queryCredentials;
 
   /** The raw events' {@code upstream}: where this proxy forwards ({@link #upstreamLabel}). */
   private final String upstream;
@@ -50,6 +52,7 @@ final class EventFactory {
     this.metrics = metrics;
     this.upstream = upstreamLabel(upstream.origin());
     this.format = capture.rawEventFormat();
+    this.queryCredentials = capture.queryCredentials();
   }
 
   /**
@@ -77,10 +80,15 @@ final class EventFactory {
             ? r.sessionKey()
             : sessionKeys.key(sessionHeaders, fields, r.clientAddr(), r.userAgent());
     String model = fields.model() == null || fields.model().isEmpty() ? null : fields.model();
+    // Here, on the publisher thread, not on the request path, which forwards the target as sent.
+    QueryCredentials.Stripped path = queryCredentials.strip(r.path());
+    if (path.removed() > 0) {
+      metrics.queryCredentials.increment(path.removed());
+    }
     CaptureSampling.Decision decision =
-        sampling.decide(key.key(), model, r.path(), x.outcome().status(), x.outcome().error());
+        sampling.decide(key.key(), model, path.target(), x.outcome().status(), x.outcome().error());
     metrics.sampled(decision).increment();
-    EventWriter.RequestFields request = requestFields(r, key, model);
+    EventWriter.RequestFields request = requestFields(r, key, model, path.target());
     byte[] value =
         decision == CaptureSampling.Decision.SAMPLED_OUT
             ? metadataOnly(request, x.body(), response(x.outcome()))
@@ -89,7 +97,7 @@ final class EventFactory {
   }
 
   private EventWriter.RequestFields requestFields(
-      CapturedExchange.Request r, SessionKey key, String model) {
+      CapturedExchange.Request r, SessionKey key, String model, String path) {
     // Addresses in forwarding headers follow PREFIXLOG_CLIENT_ADDR as client_addr does.
     Map<String, String> captured = clientAddresses.headers(headerPolicy.capture(r.headers()));
     return new EventWriter.RequestFields(
@@ -101,7 +109,7 @@ final class EventFactory {
         r.userAgent(),
         captured.isEmpty() ? null : captured,
         r.method(),
-        r.path(),
+        path,
         model,
         r.requestId(),
         r.clientRequestId());

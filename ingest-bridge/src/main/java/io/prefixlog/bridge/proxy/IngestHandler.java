@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.request.RawEventValidator;
 import io.prefixlog.core.request.Rejection;
 import io.prefixlog.schemas.json.Json;
@@ -58,6 +59,7 @@ final class IngestHandler {
   private final long maxRecordBytes;
   private final AtomicInteger buffering = new AtomicInteger();
   private final ClientAddresses addresses;
+  private final QueryCredentials queryCredentials;
 
   /**
    * @param capture the capture limit, which an ingested body must keep to as well
@@ -82,6 +84,7 @@ final class IngestHandler {
     this.maxConcurrent = config.maxConcurrent();
     this.maxRecordBytes = maxRecordBytes;
     this.addresses = addresses;
+    this.queryCredentials = capture.queryCredentials();
   }
 
   void handle(HttpServerRequest request) {
@@ -261,7 +264,7 @@ final class IngestHandler {
       throws IOException {
     EncodedEvent encoded =
         new EncodedEvent(
-            event.sessionKey(), withAddressPolicy(event, line), event.requestId(), event.ts());
+            event.sessionKey(), withCapturePolicy(event, line), event.requestId(), event.ts());
     json.writeStringField("request_id", event.requestId());
     if (publisher.offer(encoded)) {
       counts.accepted++;
@@ -297,15 +300,21 @@ final class IngestHandler {
   /**
    * The line as stored: unchanged, unless it carries a client address ({@code client_addr}, an
    * address in a forwarding header) that {@code PREFIXLOG_CLIENT_ADDR} says to truncate, hash or
-   * omit; then it is written again with the addresses as the proxy would have recorded them (the
-   * body field is carried over as it was, so the body still rebuilds to its checksum).
+   * omit, or a path with credential parameters ({@code PREFIXLOG_QUERY_CREDENTIALS}); then it is
+   * written again as the proxy would have recorded it (the body field is carried over as it was, so
+   * the body still rebuilds to its checksum).
    */
-  private byte[] withAddressPolicy(RawRequestEvent event, byte[] line) throws IOException {
+  private byte[] withCapturePolicy(RawRequestEvent event, byte[] line) throws IOException {
     String clientAddr = addresses.record(event.clientAddr());
     Map<String, String> headers =
         event.headers() == null ? null : addresses.headers(event.headers());
+    QueryCredentials.Stripped path = queryCredentials.strip(event.path());
+    if (path.removed() > 0) {
+      metrics.queryCredentials.increment(path.removed());
+    }
     if (Objects.equals(clientAddr, event.clientAddr())
-        && Objects.equals(headers, event.headers())) {
+        && Objects.equals(headers, event.headers())
+        && path.removed() == 0) {
       return line;
     }
     RawRequestEvent recorded =
@@ -319,7 +328,7 @@ final class IngestHandler {
             event.userAgent(),
             headers == null || headers.isEmpty() ? null : headers,
             event.method(),
-            event.path(),
+            path.target(),
             event.model(),
             event.body(),
             event.bodyEncoding(),

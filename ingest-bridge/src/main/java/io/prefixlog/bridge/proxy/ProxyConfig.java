@@ -47,6 +47,7 @@ public final class ProxyConfig {
               CaptureConfig.CAPTURE_HEADERS,
               CaptureConfig.CLIENT_ADDR,
               CaptureConfig.RAW_EVENT_FORMAT,
+              CaptureConfig.QUERY_CREDENTIALS,
               SamplingConfig.SESSIONS,
               SamplingConfig.SEED,
               SamplingConfig.KEEP_ERRORS,

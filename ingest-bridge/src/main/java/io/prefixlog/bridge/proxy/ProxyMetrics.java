@@ -29,6 +29,7 @@ final class ProxyMetrics {
   static final String QUEUE_WAIT = "prefixlog_proxy_publish_queue_wait";
   static final String UNREADABLE_USAGE = "prefixlog_proxy_unreadable_responses_total";
   static final String SAMPLING = "prefixlog_proxy_sampling_decisions_total";
+  static final String QUERY_CREDENTIALS = "prefixlog_proxy_query_credentials_removed_total";
   static final String INGEST_REQUESTS = "prefixlog_ingest_requests_total";
   static final String INGEST_LINES = "prefixlog_ingest_lines_total";
   static final String INGEST_REJECTIONS = "prefixlog_ingest_rejections_total";
@@ -49,6 +50,7 @@ final class ProxyMetrics {
   final Timer captureToPublish;
   final Timer queueWait;
   final Counter unreadable;
+  final Counter queryCredentials;
   private final Map<CaptureSampling.Decision, Counter> sampling =
       new EnumMap<>(CaptureSampling.Decision.class);
 
@@ -127,6 +129,12 @@ final class ProxyMetrics {
             registry,
             UNREADABLE_USAGE,
             "JSON or SSE responses whose id and usage could not be read.");
+    queryCredentials =
+        Meters.counter(
+            registry,
+            QUERY_CREDENTIALS,
+            "Query parameters removed from stored paths as credentials"
+                + " (PREFIXLOG_QUERY_CREDENTIALS); the requests were forwarded as sent.");
     for (CaptureSampling.Decision decision : CaptureSampling.Decision.values()) {
       sampling.put(
           decision,

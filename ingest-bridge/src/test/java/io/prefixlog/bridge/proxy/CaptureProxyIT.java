@@ -635,6 +635,52 @@ class CaptureProxyIT {
   }
 
   @Test
+  void probeQueryStringKeysAreForwardedButNeverStored(KafkaCluster kafka) throws Exception {
+    // Given: keys in the query, as Gemini (key), Azure (api-key) and OAuth (access_token) take them
+    CaptureProxy proxy = start(config(kafka));
+    TopicReader reader = reader(kafka);
+    String target =
+        "/v1/chat/completions?key=SECRET-q1&api-version=2024-06-01&api-key=SECRET-q2"
+            + "&access_token=SECRET-q3";
+
+    // When
+    http.send(
+        chat(at(proxy, target), "{\"model\":\"m\"}").header("X-Request-Id", "q-1").build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    // Then: the engine got the target as sent; the stored path keeps the rest, in order
+    assertThat(upstream.last().target()).isEqualTo(target);
+    ConsumerRecord<String, byte[]> record = reader.await(1, WAIT).get(0);
+    assertThat(event(record).path()).isEqualTo("/v1/chat/completions?api-version=2024-06-01");
+    assertThat(new String(record.value(), StandardCharsets.ISO_8859_1)).doesNotContain("SECRET");
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.QUERY_CREDENTIALS)).isEqualTo(3);
+  }
+
+  @Test
+  void probeQueryStringKeysInIngestedEventsAreNeverStored(KafkaCluster kafka) throws Exception {
+    // Given: a middleware's event whose path holds a key
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy = start(config(kafka).with(IngestConfig.TOKEN, token));
+    TopicReader reader = reader(kafka);
+    String line =
+        rawEvent("ing-q", "{\"model\":\"m\"}", null)
+            .replace("\"/v1/chat/completions\"", "\"/v1/chat/completions?Key=SECRET-q4&n=1\"");
+
+    // When
+    HttpResponse<String> response =
+        http.send(ingest(proxy, "Bearer " + token, line), HttpResponse.BodyHandlers.ofString());
+
+    // Then: accepted, stored without the key, the body still its own
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    ConsumerRecord<String, byte[]> record = reader.await(1, WAIT).get(0);
+    RawRequestEvent stored = event(record);
+    assertThat(stored.path()).isEqualTo("/v1/chat/completions?n=1");
+    assertThat(stored.body()).isEqualTo("{\"model\":\"m\"}");
+    assertThat(new String(record.value(), StandardCharsets.ISO_8859_1)).doesNotContain("SECRET");
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.QUERY_CREDENTIALS)).isEqualTo(1);
+  }
+
+  @Test
   void shouldIngestValidLinesAndReportEveryLinesOutcome(KafkaCluster kafka) throws Exception {
     // Given
     String token = "ingest-token-0123456789";

@@ -176,6 +176,34 @@ public record RawRequestEvent(
     return bodyOmitted != null;
   }
 
+  /** This event with another {@code path} (one without credential parameters). */
+  public RawRequestEvent withPath(String path) {
+    return new RawRequestEvent(
+        schemaVersion,
+        requestId,
+        ts,
+        sessionKey,
+        sessionKeySource,
+        clientAddr,
+        userAgent,
+        headers,
+        method,
+        path,
+        model,
+        body,
+        bodyEncoding,
+        bodyLen,
+        bodySha256,
+        truncated,
+        originalBodyLen,
+        response,
+        bodyOmitted,
+        promptChunks,
+        upstream,
+        captureId,
+        clientRequestId);
+  }
+
   @Override
   public String toString() {
     return "RawRequestEvent[requestId="

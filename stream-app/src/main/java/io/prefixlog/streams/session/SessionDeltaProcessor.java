@@ -7,6 +7,7 @@ import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.core.delta.TurnEncoder;
+import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.request.RawEventValidator;
 import io.prefixlog.core.request.ValidatedRequest;
 import io.prefixlog.schemas.RecordLimits;
@@ -66,6 +67,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
   private final SessionDeltaSupplier.Wiring wiring;
   private final TurnEncoder encoder;
   private final RawEventValidator validator;
+  private final QueryCredentials queryCredentials;
   private final DeadLetters deadLetters;
   private final JsonSerde<DeltaRecord> deltaSerde = JsonSerde.of(DeltaRecord.class);
   private final long ttlMs;
@@ -102,6 +104,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     this.wiring = wiring;
     this.encoder = new TurnEncoder(wiring.config().encoder());
     this.validator = new RawEventValidator(wiring.config().maxBodyBytes());
+    this.queryCredentials = wiring.config().queryCredentials();
     this.deadLetters = new DeadLetters(wiring.metrics().registry(), wiring.deadLetterSink());
     this.ttlMs = wiring.config().sessionTtl().toMillis();
     this.retentionMs = wiring.config().sessionSeqRetention().toMillis();
@@ -221,7 +224,7 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
       deadLetters.send(context, record, keyBytes, outcome.rejected());
       return;
     }
-    ValidatedRequest request = outcome.accepted();
+    ValidatedRequest request = withoutQueryCredentials(outcome.accepted());
     if (request.metadataOnly()) {
       forwardMetadataOnly(request, record.timestamp());
       return;
@@ -665,5 +668,20 @@ final class SessionDeltaProcessor implements Processor<String, byte[], Object, O
     }
     wiring.metrics().bulkPending(ERASURE).add(-jobs.size());
     jobs.clear();
+  }
+
+  /**
+   * The request with a path that holds no credential parameter: the bridge removes them, but a
+   * producer that writes to {@code requests.raw} directly (kcat, a middleware, an older bridge) may
+   * not have, and the path goes on to every output.
+   */
+  private ValidatedRequest withoutQueryCredentials(ValidatedRequest request) {
+    QueryCredentials.Stripped path = queryCredentials.strip(request.event().path());
+    if (path.removed() == 0) {
+      return request;
+    }
+    wiring.metrics().queryCredentials().increment(path.removed());
+    return new ValidatedRequest(
+        request.event().withPath(path.target()), request.body(), request.utf8());
   }
 }

@@ -100,6 +100,30 @@ class RetriesAndResendsTest {
   }
 
   @Test
+  void probeQueryStringKeysAProducerWroteAreNeverStored() {
+    // Given: an event written to requests.raw by a producer that is not the bridge (kcat), with
+    // keys in its path
+    start(Map.of());
+    RawRequestEvent event =
+        RawEvents.of(SESSION, "kcat-1", T0, chat(1))
+            .withPath(
+                "/v1/chat/completions?api-version=1&api-key=SECRET-1&X-Amz-Signature=SECRET-2");
+
+    // When
+    pipe(event);
+
+    // Then: the turn and its metadata keep the path without them, and the removals are counted
+    DeltaRecord turn = deltas.readValuesToList().get(0);
+    assertThat(turn.path()).isEqualTo("/v1/chat/completions?api-version=1");
+    assertThat(turn.requestId()).isEqualTo("kcat-1");
+    assertThat(metadata.readValuesToList())
+        .extracting(RequestMetadata::path)
+        .containsExactly("/v1/chat/completions?api-version=1");
+    assertThat(Meters.count(registry, "prefixlog_query_credentials_removed_total")).isEqualTo(2);
+    assertThat(deadLetters.isEmpty()).isTrue();
+  }
+
+  @Test
   void shouldStoreTwoRequestsUnderOneReusedClientIdAsTwoTurns() {
     // Given
     start(Map.of());
