@@ -54,6 +54,10 @@ final class Exchange {
 
   private final String clientAddr;
   private final String userAgent;
+
+  /** The target in origin form: what the engine gets and what is stored ({@link OriginForm}). */
+  private final String target;
+
   private final MultiMap upstreamHeaders;
   private final boolean hasBody;
   private final boolean chunkedUpload;
@@ -105,6 +109,7 @@ final class Exchange {
     SocketAddress remote = request.remoteAddress();
     this.clientAddr = remote == null ? null : remote.hostAddress();
     this.userAgent = headers.get("user-agent");
+    this.target = OriginForm.of(request.uri());
     String contentLength = headers.get("content-length");
     String transferEncoding = headers.get("transfer-encoding");
     this.chunkedUpload =
@@ -207,7 +212,7 @@ final class Exchange {
             .setMethod(request.method())
             .setHost(engine.origin().getHost())
             .setPort(engine.port())
-            .setURI(request.uri())
+            .setURI(target)
             .setHeaders(upstreamHeaders)
             .setIdleTimeout(engine.idleTimeout().toMillis());
     context.client().request(options).onComplete(result -> guard(() -> onUpstreamRequest(result)));
@@ -528,7 +533,7 @@ final class Exchange {
                 clientRequestId,
                 ts,
                 request.method().name(),
-                request.uri(),
+                target,
                 request.headers(),
                 clientAddr,
                 userAgent,

@@ -657,6 +657,34 @@ class CaptureProxyIT {
   }
 
   @Test
+  void probeAnAbsoluteFormTargetIsForwardedAndStoredInOriginForm(KafkaCluster kafka)
+      throws Exception {
+    // Given: a request whose target names another host, as a client of a forward proxy sends it
+    CaptureProxy proxy = start(config(kafka));
+    TopicReader reader = reader(kafka);
+    String body = "{\"model\":\"m\"}";
+
+    // When
+    String response;
+    try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+      String request =
+          "POST http://other.example:8443/v1/chat/completions?n=1 HTTP/1.1\r\n"
+              + "Host: other.example:8443\r\nConnection: close\r\n"
+              + "Content-Type: application/json\r\nContent-Length: "
+              + body.length()
+              + "\r\n\r\n"
+              + body;
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    // Then: the engine got the origin form, and the stored path is the same
+    assertThat(response).startsWith("HTTP/1.1 200");
+    assertThat(upstream.last().target()).isEqualTo("/v1/chat/completions?n=1");
+    assertThat(event(reader.await(1, WAIT).get(0)).path()).isEqualTo("/v1/chat/completions?n=1");
+  }
+
+  @Test
   void probeQueryStringKeysInIngestedEventsAreNeverStored(KafkaCluster kafka) throws Exception {
     // Given: a middleware's event whose path holds a key
     String token = "ingest-token-0123456789";
