@@ -86,10 +86,6 @@ public final class QueryCredentials {
     return of(DEFAULT_RULES);
   }
 
-  public List<String> rules() {
-    return rules;
-  }
-
   /** Whether a parameter of this name (as written in the target, percent-encoded) is removed. */
   public boolean isCredential(String encodedName) {
     if (names == null) {
@@ -157,8 +153,8 @@ public final class QueryCredentials {
     return String.join(",", rules);
   }
 
-  private static final class Rules implements ConfigType<QueryCredentials> {
-    static final Rules INSTANCE = new Rules();
+  private enum Rules implements ConfigType<QueryCredentials> {
+    INSTANCE;
 
     @Override
     public QueryCredentials parse(String key, String raw) {

@@ -244,19 +244,9 @@ class CaptureProxyIT {
 
     // When: twelve requests, each on a connection of its own
     for (int i = 0; i < 12; i++) {
-      try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
-        String body = "{\"model\":\"m\",\"user\":\"u" + i + "\"}";
-        String request =
-            "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                + "Content-Type: application/json\r\nContent-Length: "
-                + body.length()
-                + "\r\n\r\n"
-                + body;
-        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
-        String response =
-            new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(response).startsWith("HTTP/1.1 200");
-      }
+      String body = "{\"model\":\"m\",\"user\":\"u" + i + "\"}";
+      assertThat(postOnItsOwnConnection(proxy, "/v1/chat/completions", "x", body))
+          .startsWith("HTTP/1.1 200");
     }
 
     // Then: every loop took connections, and every exchange was captured
@@ -665,18 +655,9 @@ class CaptureProxyIT {
     String body = "{\"model\":\"m\"}";
 
     // When
-    String response;
-    try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
-      String request =
-          "POST http://other.example:8443/v1/chat/completions?n=1 HTTP/1.1\r\n"
-              + "Host: other.example:8443\r\nConnection: close\r\n"
-              + "Content-Type: application/json\r\nContent-Length: "
-              + body.length()
-              + "\r\n\r\n"
-              + body;
-      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
-      response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    }
+    String response =
+        postOnItsOwnConnection(
+            proxy, "http://other.example:8443/v1/chat/completions?n=1", "other.example:8443", body);
 
     // Then: the engine got the origin form, and the stored path is the same
     assertThat(response).startsWith("HTTP/1.1 200");
@@ -891,6 +872,28 @@ class CaptureProxyIT {
     assertThat(events).startsWith("data: {").endsWith("data: [DONE]\n\n");
     RawRequestEvent event = byRequestId(reader.await(1, WAIT), "req-http10");
     assertThat(event.response().usage()).isEqualTo(new Usage(body.length / 4L, 3L, null));
+  }
+
+  /**
+   * A JSON POST written by hand on a connection of its own ({@code Connection: close}), for a
+   * target the JDK's client would not send as is; the whole response as text.
+   */
+  private static String postOnItsOwnConnection(
+      CaptureProxy proxy, String target, String host, String body) throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+      String request =
+          "POST "
+              + target
+              + " HTTP/1.1\r\nHost: "
+              + host
+              + "\r\nConnection: close\r\n"
+              + "Content-Type: application/json\r\nContent-Length: "
+              + body.getBytes(StandardCharsets.UTF_8).length
+              + "\r\n\r\n"
+              + body;
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   private static HttpRequest ingest(CaptureProxy proxy, String authorization, String body) {
