@@ -224,6 +224,7 @@ public final class StreamApp implements AutoCloseable, ServiceMain.Service {
           MetricsServer.startWithRoutes(
               config.metricsHost(),
               config.metricsPort(),
+              config.allowedHosts(),
               serviceMetrics.registry(),
               this::problem,
               Map.of(StateEndpoint.PATH, new StateEndpoint(stateSource(), config.stateToken())));

@@ -11,6 +11,7 @@ import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.config.UnsafeDefaults;
 import io.prefixlog.core.delta.DeltaEncoder;
 import io.prefixlog.core.delta.EncoderSettings;
+import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
@@ -234,6 +235,8 @@ public final class StreamAppConfig {
 
   public static final ConfigKey<Integer> METRICS_PORT = CommonKeys.metricsPort(9464);
 
+  public static final ConfigKey<HostCheck> ALLOWED_HOSTS = HostCheck.SETTING;
+
   public static final ConfigKey<Boolean> CHUNK_LOOKUPS_ENABLED =
       ConfigKey.of("PREFIXLOG_CHUNK_LOOKUPS_ENABLED", ConfigTypes.bool())
           .defaultValue(true)
@@ -410,6 +413,7 @@ public final class StreamAppConfig {
               LOOKUP_CACHE_BYTES,
               METRICS_HOST,
               METRICS_PORT,
+              ALLOWED_HOSTS,
               APPLICATION_SERVER,
               STATE_TOKEN,
               ALLOW_WEAKER_DELIVERY));
@@ -574,6 +578,11 @@ public final class StreamAppConfig {
 
   public String metricsHost() {
     return values.get(METRICS_HOST);
+  }
+
+  /** The names the metrics, health and state endpoint answer to. */
+  public HostCheck allowedHosts() {
+    return values.get(ALLOWED_HOSTS);
   }
 
   /** -1: no endpoint. */

@@ -16,6 +16,7 @@ import io.prefixlog.tools.ui.UiServer;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.CookieManager;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -121,11 +122,11 @@ public final class UiBenchmark {
       PrintStream quiet =
           new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
       t0 = System.nanoTime();
-      // As up runs it: loopback, no token, any free port; it indexes the topic in the background.
+      // As up runs it: loopback, a generated token, any free port; it indexes the topic in the
+      // background.
       UiServer ui = UiServer.startOnLoopback(bootstrap, PREFIX, 0);
       String base = ui.url().substring(0, ui.url().length() - 1);
-      // HTTP/1.1, which the UI serves (no h2c upgrade attempt on every new connection).
-      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+      HttpClient http = loggedIn(ui);
       String expected =
           String.format(
               Locale.ROOT,
@@ -265,6 +266,20 @@ public final class UiBenchmark {
 
   private static double percentile(double[] sorted, double p) {
     return sorted[(int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+  }
+
+  /**
+   * A client of the UI: HTTP/1.1, which the UI serves (no h2c upgrade attempt on every new
+   * connection), logged in once by the login URL, whose cookie every page request then carries.
+   */
+  private static HttpClient loggedIn(UiServer ui) throws Exception {
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .cookieHandler(new CookieManager())
+            .build();
+    get(http, ui.loginUrl());
+    return http;
   }
 
   private static HttpResponse<String> get(HttpClient http, String url) throws Exception {

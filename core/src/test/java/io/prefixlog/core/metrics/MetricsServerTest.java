@@ -4,11 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prefixlog.core.http.HostCheck;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +43,8 @@ class MetricsServerTest {
         .record(Duration.ofMillis(5));
     AtomicBoolean healthy = new AtomicBoolean(true);
 
-    try (MetricsServer server = MetricsServer.start("127.0.0.1", 0, registry, healthy::get)) {
+    try (MetricsServer server =
+        MetricsServer.start("127.0.0.1", 0, HostCheck.of(List.of()), registry, healthy::get)) {
       HttpClient client = HttpClient.newHttpClient();
       URI base = URI.create("http://127.0.0.1:" + server.port());
 
@@ -102,8 +111,13 @@ class MetricsServerTest {
         new java.util.concurrent.atomic.AtomicReference<>();
 
     try (MetricsServer server =
-        MetricsServer.startWithReason(
-            "127.0.0.1", 0, registry, () -> java.util.Optional.ofNullable(problem.get()))) {
+        MetricsServer.startWithRoutes(
+            "127.0.0.1",
+            0,
+            HostCheck.of(List.of()),
+            registry,
+            () -> Optional.ofNullable(problem.get()),
+            Map.of())) {
       HttpClient client = HttpClient.newHttpClient();
       HttpRequest health =
           HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/health"))
@@ -123,6 +137,66 @@ class MetricsServerTest {
               Meters.count(
                   registry, "prefixlog_production_errors_total", "reason", "record_too_large"))
           .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void probeARebindingPagesHostOrAnotherSitesOriginIsRefusedAndCounted() throws Exception {
+    // Given: a page whose DNS name was rebound to 127.0.0.1 sends its own name as Host, and a
+    // page elsewhere that posts to the service sends its origin
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Meters.counter(registry, "prefixlog_turns_total", "Turns.").increment();
+
+    try (MetricsServer server =
+        MetricsServer.startWithRoutes(
+            "127.0.0.1",
+            0,
+            HostCheck.of(List.of("stream-app")),
+            registry,
+            Optional::empty,
+            Map.of(
+                "/state/",
+                exchange -> {
+                  exchange.sendResponseHeaders(200, -1);
+                  exchange.close();
+                }))) {
+      int port = server.port();
+
+      // When
+      String rebound = send(port, "GET /metrics", "attacker.example:" + port, null);
+      String reboundState = send(port, "GET /state/s1", "attacker.example:" + port, null);
+      String crossSite =
+          send(port, "POST /state/s1", "127.0.0.1:" + port, "http://attacker.example");
+      String listed = send(port, "GET /metrics", "stream-app:" + port, null);
+      String own = send(port, "GET /metrics", "127.0.0.1:" + port, "http://127.0.0.1:" + port);
+
+      // Then
+      assertThat(rebound).startsWith("HTTP/1.1 403").doesNotContain("prefixlog_turns_total");
+      assertThat(reboundState).startsWith("HTTP/1.1 403");
+      assertThat(crossSite).startsWith("HTTP/1.1 403").contains("another site");
+      assertThat(listed).startsWith("HTTP/1.1 200").contains("prefixlog_turns_total");
+      assertThat(own).startsWith("HTTP/1.1 200");
+      assertThat(Meters.count(registry, MetricsServer.REFUSED, "reason", "host")).isEqualTo(2);
+      assertThat(Meters.count(registry, MetricsServer.REFUSED, "reason", "origin")).isEqualTo(1);
+    }
+  }
+
+  /** One request as a browser writes it (the JDK's HttpClient will not set Host), its response. */
+  static String send(int port, String requestLine, String host, String origin) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(10_000);
+      String head =
+          requestLine
+              + " HTTP/1.1\r\nHost: "
+              + host
+              + "\r\n"
+              + (origin == null ? "" : "Origin: " + origin + "\r\n")
+              + "Content-Length: 0\r\nConnection: close\r\n\r\n";
+      OutputStream out = socket.getOutputStream();
+      out.write(head.getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = socket.getInputStream();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
 }

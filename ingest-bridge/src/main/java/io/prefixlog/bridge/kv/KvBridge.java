@@ -144,7 +144,11 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
     if (config.metricsPort() >= 0) {
       metricsServer =
           MetricsServer.start(
-              config.metricsHost(), config.metricsPort(), registry, this::isHealthy);
+              config.metricsHost(),
+              config.metricsPort(),
+              config.allowedHosts(),
+              registry,
+              this::isHealthy);
     }
     for (KvSubscriber subscriber : subscribers) {
       Thread thread = new Thread(subscriber, "prefixlog-kv-" + threads.size());

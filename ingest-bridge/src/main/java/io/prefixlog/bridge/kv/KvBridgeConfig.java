@@ -9,6 +9,7 @@ import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.ConfigValues;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.kv.KvSource;
 import io.prefixlog.schemas.Topics;
 import java.time.Duration;
@@ -128,6 +129,8 @@ public final class KvBridgeConfig {
   public static final ConfigKey<Integer> METRICS_PORT =
       CommonKeys.metricsPort(DEFAULT_METRICS_PORT);
 
+  public static final ConfigKey<HostCheck> ALLOWED_HOSTS = HostCheck.SETTING;
+
   public static final ConfigKey<Duration> RESUME_TIMEOUT =
       ConfigKey.of("PREFIXLOG_KV_RESUME_TIMEOUT", ConfigTypes.duration("skip the read"))
           .defaultValue(Duration.ofSeconds(30))
@@ -160,6 +163,7 @@ public final class KvBridgeConfig {
               MAX_MESSAGE_BYTES,
               METRICS_HOST,
               METRICS_PORT,
+              ALLOWED_HOSTS,
               RESUME_TIMEOUT,
               ALLOW_WEAKER_DELIVERY));
 
@@ -254,6 +258,11 @@ public final class KvBridgeConfig {
 
   public String metricsHost() {
     return values.get(METRICS_HOST);
+  }
+
+  /** The names the metrics and health endpoint answers to. */
+  public HostCheck allowedHosts() {
+    return values.get(ALLOWED_HOSTS);
   }
 
   /** -1: no endpoint. */

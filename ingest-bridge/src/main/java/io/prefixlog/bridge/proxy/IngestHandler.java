@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.request.RawEventValidator;
 import io.prefixlog.core.request.Rejection;
@@ -60,6 +61,7 @@ final class IngestHandler {
   private final AtomicInteger buffering = new AtomicInteger();
   private final ClientAddresses addresses;
   private final QueryCredentials queryCredentials;
+  private final HostCheck hosts;
 
   /**
    * @param capture the capture limit, which an ingested body must keep to as well
@@ -73,7 +75,8 @@ final class IngestHandler {
       EventPublisher publisher,
       ProxyMetrics metrics,
       ClientAddresses addresses,
-      long maxRecordBytes) {
+      long maxRecordBytes,
+      HostCheck hosts) {
     this.vertx = vertx;
     this.token =
         config.enabled() ? ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8) : null;
@@ -85,6 +88,7 @@ final class IngestHandler {
     this.maxRecordBytes = maxRecordBytes;
     this.addresses = addresses;
     this.queryCredentials = capture.queryCredentials();
+    this.hosts = hosts;
   }
 
   void handle(HttpServerRequest request) {
@@ -121,6 +125,9 @@ final class IngestHandler {
    * token, not a POST, or a declared length over the bound.
    */
   private boolean admitted(HttpServerRequest request) {
+    if (HostRefusal.refused(hosts, metrics.registry(), "ingest", request)) {
+      return false;
+    }
     if (!request.path().equals(PATH)) {
       reply(request, 404, "{\"error\":\"no such prefixlog endpoint\"}");
       return false;

@@ -5,9 +5,13 @@ import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.ConfigKey;
 import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.ConfigValues;
+import io.prefixlog.core.http.HostCheck;
 
-/** The proxy's {@code /metrics} and {@code /health} endpoint, and whether its histograms record. */
-public record MetricsConfig(String host, int port, boolean histograms) {
+/**
+ * The proxy's {@code /metrics} and {@code /health} endpoint, whether its histograms record, and the
+ * names the bridge's own endpoints (these and the ingest endpoint) answer to.
+ */
+public record MetricsConfig(String host, int port, boolean histograms, HostCheck hosts) {
   public static final int DEFAULT_PORT = 9465;
 
   public static final ConfigKey<String> HOST = CommonKeys.METRICS_HOST;
@@ -21,6 +25,8 @@ public record MetricsConfig(String host, int port, boolean histograms) {
               "`false`: the proxy's latency histograms record nothing (counters, gauges and the"
                   + " Kafka meters stay); what they cost is in the proxy benchmark");
 
+  public static final ConfigKey<HostCheck> ALLOWED_HOSTS = HostCheck.SETTING;
+
   public MetricsConfig {
     if (host.isBlank()) {
       throw new ConfigException(HOST.name() + " must not be empty");
@@ -28,7 +34,8 @@ public record MetricsConfig(String host, int port, boolean histograms) {
   }
 
   static MetricsConfig from(ConfigValues values) {
-    return new MetricsConfig(values.get(HOST), values.get(PORT), values.get(HISTOGRAMS));
+    return new MetricsConfig(
+        values.get(HOST), values.get(PORT), values.get(HISTOGRAMS), values.get(ALLOWED_HOSTS));
   }
 
   /** False: {@code PREFIXLOG_METRICS_PORT=-1}, no endpoint. */

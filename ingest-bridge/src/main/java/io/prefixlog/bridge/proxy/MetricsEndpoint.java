@@ -1,6 +1,7 @@
 package io.prefixlog.bridge.proxy;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.metrics.MetricsServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -17,23 +18,27 @@ import java.util.function.BooleanSupplier;
  * /health}: 200 {@code ok} once the listener serves and the publisher and whatever else the process
  * runs are healthy, 503 {@code warming_up} before the listener opens (a readiness probe, not a
  * liveness one), 503 {@code unhealthy} otherwise; with the publisher's Kafka state and queue depth.
- * On the proxy's event loops, at {@code PREFIXLOG_METRICS_HOST}:{@code PREFIXLOG_METRICS_PORT}.
+ * On the proxy's event loops, at {@code PREFIXLOG_METRICS_HOST}:{@code PREFIXLOG_METRICS_PORT},
+ * behind {@link HostCheck} ({@code PREFIXLOG_ALLOWED_HOSTS}).
  */
 final class MetricsEndpoint {
   private final PrometheusMeterRegistry registry;
   private final EventPublisher publisher;
   private final BooleanSupplier alsoHealthy;
   private final AtomicBoolean serving;
+  private final HostCheck hosts;
 
   private MetricsEndpoint(
       PrometheusMeterRegistry registry,
       EventPublisher publisher,
       BooleanSupplier alsoHealthy,
-      AtomicBoolean serving) {
+      AtomicBoolean serving,
+      HostCheck hosts) {
     this.registry = registry;
     this.publisher = publisher;
     this.alsoHealthy = alsoHealthy;
     this.serving = serving;
+    this.hosts = hosts;
   }
 
   /**
@@ -48,7 +53,8 @@ final class MetricsEndpoint {
       EventPublisher publisher,
       BooleanSupplier alsoHealthy,
       AtomicBoolean serving) {
-    MetricsEndpoint endpoint = new MetricsEndpoint(registry, publisher, alsoHealthy, serving);
+    MetricsEndpoint endpoint =
+        new MetricsEndpoint(registry, publisher, alsoHealthy, serving, config.hosts());
     return vertx
         .createHttpServer(new HttpServerOptions().setHost(config.host()).setPort(config.port()))
         .requestHandler(endpoint::handle)
@@ -56,6 +62,9 @@ final class MetricsEndpoint {
   }
 
   private void handle(HttpServerRequest request) {
+    if (HostRefusal.refused(hosts, registry, "metrics", request)) {
+      return;
+    }
     switch (request.path()) {
       case "/metrics" -> metrics(request);
       case "/health" -> health(request);

@@ -117,7 +117,14 @@ final class ProxyComponents {
         Long.parseLong(
             String.valueOf(producerProperties().get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)));
     return new IngestHandler(
-        vertx, config.ingest(), config.capture(), publisher, metrics, addresses, maxRecordBytes);
+        vertx,
+        config.ingest(),
+        config.capture(),
+        publisher,
+        metrics,
+        addresses,
+        maxRecordBytes,
+        config.metrics().hosts());
   }
 
   /** The producer's settings: {@link CaptureProxy#producerProperties}. */

@@ -88,6 +88,7 @@ public final class ProxyConfig {
               MetricsConfig.HOST,
               MetricsConfig.PORT,
               MetricsConfig.HISTOGRAMS,
+              MetricsConfig.ALLOWED_HOSTS,
               PublishConfig.ALLOW_WEAKER_DELIVERY));
 
   private final ConfigValues values;

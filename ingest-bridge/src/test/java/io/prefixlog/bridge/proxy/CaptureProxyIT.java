@@ -666,6 +666,53 @@ class CaptureProxyIT {
   }
 
   @Test
+  void probeARebindingHostOrAnotherSitesOriginIsRefusedByTheBridgesOwnEndpoints(KafkaCluster kafka)
+      throws Exception {
+    // Given: a page whose DNS name was rebound to 127.0.0.1 (it sends its own name as Host), and a
+    // page of another site that posts to the ingest endpoint
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy = start(config(kafka).with(IngestConfig.TOKEN, token));
+    TopicReader reader = reader(kafka);
+    String auth = "Authorization: Bearer " + token + "\r\n";
+    String line = rawEvent("door-1", "{\"model\":\"m\"}", null);
+    String rebound = "attacker.example:" + proxy.metricsPort();
+
+    // When
+    String metrics = sendOnItsOwnConnection(proxy.metricsPort(), "GET /metrics", rebound, "", "");
+    String health = sendOnItsOwnConnection(proxy.metricsPort(), "GET /health", rebound, "", "");
+    String ingested =
+        sendOnItsOwnConnection(
+            proxy.port(), "POST " + IngestHandler.PATH, "attacker.example", auth, line);
+    String crossSite =
+        sendOnItsOwnConnection(
+            proxy.port(),
+            "POST " + IngestHandler.PATH,
+            "127.0.0.1:" + proxy.port(),
+            auth + "Origin: http://attacker.example\r\n",
+            line);
+    String proxied = postOnItsOwnConnection(proxy, "/v1/chat/completions", "gateway.example", "{}");
+    String own =
+        sendOnItsOwnConnection(
+            proxy.metricsPort(), "GET /metrics", "localhost:" + proxy.metricsPort(), "", "");
+
+    // Then: the bridge's own endpoints refuse and count them; the proxied request is the engine's
+    assertThat(metrics).startsWith("HTTP/1.1 403").doesNotContain("prefixlog_proxy_");
+    assertThat(health).startsWith("HTTP/1.1 403");
+    assertThat(ingested).startsWith("HTTP/1.1 403");
+    assertThat(crossSite).startsWith("HTTP/1.1 403").contains("another site");
+    assertThat(proxied).startsWith("HTTP/1.1 200");
+    assertThat(own).startsWith("HTTP/1.1 200").contains("prefixlog_http_refused_total");
+    assertThat(Meters.count(proxy.metrics(), "prefixlog_http_refused_total", "service", "metrics"))
+        .isEqualTo(2);
+    assertThat(Meters.count(proxy.metrics(), "prefixlog_http_refused_total", "service", "ingest"))
+        .isEqualTo(2);
+    // Only the proxied request reached the topic
+    assertThat(reader.await(1, WAIT))
+        .extracting(r -> event(r).path())
+        .containsExactly("/v1/chat/completions");
+  }
+
+  @Test
   void probeQueryStringKeysInIngestedEventsAreNeverStored(KafkaCluster kafka) throws Exception {
     // Given: a middleware's event whose path holds a key
     String token = "ingest-token-0123456789";
@@ -880,13 +927,22 @@ class CaptureProxyIT {
    */
   private static String postOnItsOwnConnection(
       CaptureProxy proxy, String target, String host, String body) throws IOException {
-    try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
+    return sendOnItsOwnConnection(proxy.port(), "POST " + target, host, "", body);
+  }
+
+  /**
+   * A request written by hand as a browser writes it, with the Host it chooses and {@code headers}
+   * (each line ending in CRLF); the whole response as text.
+   */
+  private static String sendOnItsOwnConnection(
+      int port, String requestLine, String host, String headers, String body) throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
       String request =
-          "POST "
-              + target
+          requestLine
               + " HTTP/1.1\r\nHost: "
               + host
               + "\r\nConnection: close\r\n"
+              + headers
               + "Content-Type: application/json\r\nContent-Length: "
               + body.getBytes(StandardCharsets.UTF_8).length
               + "\r\n\r\n"

@@ -119,6 +119,9 @@ class StateQueriesIT {
                           "http://127.0.0.1:" + portA + "/state/sessions/" + sessions.get(0)))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
+      // A page whose DNS name was rebound to 127.0.0.1 sends its own name as Host; the token
+      // does not help it
+      String rebound = askAs(portA, sessions.get(0), "attacker.example:" + portA);
 
       // Then: the same bytes from both, each session's state as captured, held by both instances
       assertThat(fromB).isEqualTo(fromA);
@@ -147,6 +150,8 @@ class StateQueriesIT {
       assertThat(Json.mapper().readTree(unknownA.body()).get("status").asText())
           .isEqualTo("unknown");
       assertThat(noToken.statusCode()).isEqualTo(401);
+      assertThat(rebound).startsWith("HTTP/1.1 403").doesNotContain(sessions.get(0));
+      assertThat(askAs(portA, sessions.get(0), "localhost:" + portA)).startsWith("HTTP/1.1 200");
       System.out.println("StateQueriesIT: sessions by holder " + byHolder(fromA));
 
       // When: b stops; a takes its partition over, restoring it from the changelog
@@ -218,6 +223,24 @@ class StateQueriesIT {
             .timeout(Duration.ofSeconds(20))
             .build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The state query written as a browser writes it, with the Host it sends; the response. */
+  private static String askAs(int port, String session, String host) throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(20_000);
+      String request =
+          "GET "
+              + StateEndpoint.PATH
+              + session
+              + " HTTP/1.1\r\nHost: "
+              + host
+              + "\r\nAuthorization: Bearer "
+              + TOKEN
+              + "\r\nConnection: close\r\n\r\n";
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   private Map<String, String> settings(KafkaCluster kafka, String name, int port) {

@@ -82,8 +82,9 @@ public final class UiCommand implements Command {
         .out()
         .println(
             "prefixlog ui: open "
-                + server.url()
-                + (settings.token() == null ? "" : "?token=<your token>")
+                + (settings.tokenGenerated()
+                    ? server.loginUrl()
+                    : server.url() + "?token=<your token>")
                 + "   (reading "
                 + settings.topicPrefix()
                 + "session.deltas at "

@@ -3,6 +3,8 @@ package io.prefixlog.tools.ui;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.prefixlog.cli.Terminal;
+import io.prefixlog.core.http.HostCheck;
+import io.prefixlog.core.http.HostFilter;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.delta.DeltaRecord;
@@ -52,8 +54,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Privacy: bodies are only ever written to the response, never logged; pages carry {@code
  * no-store} and a content security policy that allows nothing from elsewhere (no CDN: the script
- * and style are served from here); the referrer is never sent. With a token, every request but
- * {@code /health} must carry it.
+ * and style are served from here); the referrer never leaves the UI. Every request but {@code
+ * /health} must carry the token, which the UI always has, and every request, {@code /health} too,
+ * passes {@link HostCheck}: a page that rebinds its DNS name to this machine, or posts from another
+ * site, is refused before the token is looked at.
  */
 public final class UiServer implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(UiServer.class);
@@ -121,7 +125,15 @@ public final class UiServer implements AutoCloseable {
               return t;
             });
     http.setExecutor(pool);
-    http.createContext("/", this::handle);
+    http.createContext("/", this::handle)
+        .getFilters()
+        .add(
+            new HostFilter(
+                settings.hosts(),
+                reason ->
+                    LOGGER.warn(
+                        "Refused a request: its {} is not this UI's (PREFIXLOG_ALLOWED_HOSTS)",
+                        reason.label())));
   }
 
   /** Starts following the topic and serving. */
@@ -144,22 +156,41 @@ public final class UiServer implements AutoCloseable {
   }
 
   /**
-   * Starts the UI on 127.0.0.1 without a token, as {@code up} runs it next to the stack it started
-   * and the UI benchmark measures it (public for those callers; everything else in this package
-   * stays package-private).
+   * Starts the UI on 127.0.0.1 with a generated token, as {@code up} runs it next to the stack it
+   * started and the UI benchmark measures it (public for those callers; everything else in this
+   * package stays package-private); {@link #loginUrl} carries the token.
    *
    * @param port the port; 0 picks a free one
    */
   public static UiServer startOnLoopback(String bootstrap, String topicPrefix, int port)
       throws IOException {
-    return start(new UiSettings(bootstrap, topicPrefix, UiSettings.DEFAULT_HOST, port, null));
+    return start(
+        new UiSettings(
+            bootstrap,
+            topicPrefix,
+            UiSettings.DEFAULT_HOST,
+            port,
+            UiSettings.generatedToken(),
+            null,
+            null,
+            null,
+            HostCheck.of(List.of()),
+            true));
   }
 
   int port() {
     return http.getAddress().getPort();
   }
 
-  /** The URL to open (with the token when there is one, so that the link logs in). */
+  /**
+   * The URL that logs in: opened once, it sets the token's cookie. It holds the token, so it is
+   * printed to the terminal of whoever started the UI, never logged.
+   */
+  public String loginUrl() {
+    return url() + "?token=" + settings.token();
+  }
+
+  /** The URL of the sessions list (without the token). */
   public String url() {
     String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
     return "http://" + host + ":" + port() + "/";
@@ -659,9 +690,6 @@ public final class UiServer implements AutoCloseable {
   private boolean authorized(HttpExchange exchange, Map<String, String> params, URI uri)
       throws IOException {
     String token = settings.token();
-    if (token == null) {
-      return true;
-    }
     String given = params.get("token");
     if (given != null && matches(token, given)) {
       String rest =
@@ -716,7 +744,10 @@ public final class UiServer implements AutoCloseable {
     var h = exchange.getResponseHeaders();
     h.set("Content-Type", r.type());
     h.set("X-Content-Type-Options", "nosniff");
-    h.set("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with the
+    // UI's own form posts, which the Origin check cannot tell from a sandboxed page's; the
+    // referrer still never leaves the UI's origin.
+    h.set("Referrer-Policy", "same-origin");
     h.set(
         "Content-Security-Policy",
         "default-src 'self'; frame-ancestors 'none'; form-action 'self'");

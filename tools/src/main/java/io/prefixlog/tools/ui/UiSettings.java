@@ -6,10 +6,14 @@ import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.CommonKeys;
+import io.prefixlog.core.config.ConfigException;
+import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,7 +21,10 @@ import java.util.Objects;
 /**
  * What {@code prefixlog ui} runs with.
  *
- * @param token the token every request must carry, or null (allowed on loopback only)
+ * @param token the token every request must carry: given, or generated on loopback ({@link
+ *     #generatedToken})
+ * @param hosts the names the UI answers to ({@code PREFIXLOG_ALLOWED_HOSTS})
+ * @param tokenGenerated whether {@code token} was generated here, so that the login URL may show it
  * @param streamApp the stream app's metrics endpoint for the live-state panel, or null
  * @param stateToken the stream app's {@code PREFIXLOG_STATE_TOKEN}, or null
  * @param archive the archive to show history beyond the topic from, or null
@@ -30,7 +37,9 @@ record UiSettings(
     String token,
     String streamApp,
     String stateToken,
-    ArchiveHistory.Settings archive) {
+    ArchiveHistory.Settings archive,
+    HostCheck hosts,
+    boolean tokenGenerated) {
   static final String DEFAULT_HOST = "127.0.0.1";
   static final int DEFAULT_PORT = 8470;
   static final String TOKEN_ENV = "PREFIXLOG_UI_TOKEN";
@@ -66,12 +75,16 @@ record UiSettings(
                   Option.value(
                       "token",
                       "TOKEN",
-                      "$" + TOKEN_ENV + ", else none",
+                      "$" + TOKEN_ENV + ", else generated",
                       "Require this token on every request (at least "
                           + MIN_TOKEN_LENGTH
                           + " characters): an Authorization: Bearer header, or the cookie that opening"
                           + " /?token=TOKEN once sets. Prefer the environment variable: a command line is"
-                          + " visible to other users of the machine."),
+                          + " visible to other users of the machine. Without one, on loopback, a random"
+                          + " token is generated and the login URL printed. The names the UI answers"
+                          + " to besides local ones: "
+                          + HostCheck.SETTING.name()
+                          + " (comma separated)."),
                   Option.value(
                       "stream-app",
                       "URL",
@@ -104,16 +117,47 @@ record UiSettings(
                   .stream())
           .toList();
 
-  /** The settings without the stream app and the archive. */
+  /** The settings without the stream app and the archive, only local names allowed. */
   UiSettings(String bootstrap, String topicPrefix, String host, int port, String token) {
-    this(bootstrap, topicPrefix, host, port, token, null, null, null);
+    this(
+        bootstrap,
+        topicPrefix,
+        host,
+        port,
+        token,
+        null,
+        null,
+        null,
+        HostCheck.of(List.of()),
+        false);
   }
 
+  /**
+   * Refuses a UI without a token: the pages show captured prompts, and on loopback too any local
+   * process or page that reaches the port would read them.
+   */
   UiSettings {
     Objects.requireNonNull(bootstrap, "bootstrap");
     Objects.requireNonNull(topicPrefix, "topicPrefix");
     Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(hosts, "hosts");
+    if (token == null || token.length() < MIN_TOKEN_LENGTH) {
+      throw new IllegalArgumentException(
+          "the UI needs a token of at least " + MIN_TOKEN_LENGTH + " characters");
+    }
   }
+
+  /**
+   * A random token (24 bytes, URL-safe Base64) for a UI on loopback started without one, as Jupyter
+   * does: the login URL printed at start carries it.
+   */
+  static String generatedToken() {
+    byte[] bytes = new byte[24];
+    RANDOM.nextBytes(bytes);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   static UiSettings from(CommandLine line, Map<String, String> env) throws UsageException {
     String token = line.value("token").orElse(env.get(TOKEN_ENV));
@@ -132,6 +176,20 @@ record UiSettings(
               + " is reachable beyond this machine: give a token (--token, or "
               + TOKEN_ENV
               + ") so that only its holders see the captured prompts");
+    }
+    boolean generated = token == null;
+    if (generated) {
+      token = generatedToken();
+    }
+    HostCheck hosts;
+    try {
+      String allowed = env.get(HostCheck.SETTING.name());
+      hosts =
+          allowed == null || allowed.isBlank()
+              ? HostCheck.of(List.of())
+              : HostCheck.SETTING.type().parse(HostCheck.SETTING.name(), allowed);
+    } catch (ConfigException e) {
+      throw new UsageException(e.getMessage());
     }
     int port = (int) line.longValue("port", DEFAULT_PORT, 0);
     if (port > 65535) {
@@ -173,7 +231,9 @@ record UiSettings(
         token,
         streamApp,
         stateToken == null || stateToken.isBlank() ? null : stateToken,
-        history);
+        history,
+        hosts,
+        generated);
   }
 
   /** Whether every address {@code host} names is a loopback address. */

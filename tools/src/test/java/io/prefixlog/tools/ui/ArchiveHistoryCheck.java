@@ -34,6 +34,7 @@ import org.apache.kafka.common.utils.Utils;
  */
 public final class ArchiveHistoryCheck {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final String TOKEN = "archive-history-check-token";
 
   private ArchiveHistoryCheck() {}
 
@@ -115,10 +116,12 @@ public final class ArchiveHistoryCheck {
             prefix,
             "127.0.0.1",
             0,
+            TOKEN,
             null,
             null,
-            null,
-            new ArchiveHistory.Settings(archive, table, 100_000, Duration.ofMinutes(10)));
+            new ArchiveHistory.Settings(archive, table, 100_000, Duration.ofMinutes(10)),
+            io.prefixlog.core.http.HostCheck.of(List.of()),
+            false);
 
     try (UiServer server = UiServer.start(settings)) {
       assertThat(server.awaitIndexed(60, TimeUnit.SECONDS)).isTrue();
@@ -145,7 +148,9 @@ public final class ArchiveHistoryCheck {
       HttpResponse<String> goneTurn = get(base + "/turn?" + turnQuery);
       HttpResponse<byte[]> goneBytes =
           HTTP.send(
-              HttpRequest.newBuilder(URI.create(base + "/turn/body?" + turnQuery)).build(),
+              HttpRequest.newBuilder(URI.create(base + "/turn/body?" + turnQuery))
+                  .header("Authorization", "Bearer " + TOKEN)
+                  .build(),
               HttpResponse.BodyHandlers.ofByteArray());
       HttpResponse<String> list = get(base + "/archive");
       HttpResponse<String> erasedPage = get(base + "/session?key=" + erased);
@@ -198,7 +203,10 @@ public final class ArchiveHistoryCheck {
 
   private static HttpResponse<String> get(String url) throws Exception {
     return HTTP.send(
-        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).build(),
+        HttpRequest.newBuilder(URI.create(url))
+            .header("Authorization", "Bearer " + TOKEN)
+            .timeout(Duration.ofSeconds(60))
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -11,6 +11,7 @@ import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.config.Settings;
+import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.demo.DemoKvEngine;
 import io.prefixlog.demo.DemoUpstream;
@@ -240,10 +241,12 @@ class UiBrowserIT {
               PREFIX,
               "127.0.0.1",
               0,
-              null,
+              TOKEN,
               "http://127.0.0.1:" + metricsPort,
               null,
-              null);
+              null,
+              HostCheck.of(List.of()),
+              false);
       try (UiServer server = UiServer.start(ui)) {
         await()
             .alias(turns + " turns in the index")
@@ -261,8 +264,8 @@ class UiBrowserIT {
             .until(() -> server.chunks().of(shown).size(), n -> n == bodiesByKey.get(shown).size());
         WebDriver browser = chromium();
         try {
-          // When: the sessions list is opened
-          browser.get(server.url());
+          // When: the sessions list is opened by the login URL (its cookie then logs every page in)
+          browser.get(server.loginUrl());
 
           // Then: it lists every session
           screenshot(browser, "1-sessions.png");
@@ -365,7 +368,9 @@ class UiBrowserIT {
           HttpResponse<byte[]> body =
               HttpClient.newHttpClient()
                   .send(
-                      HttpRequest.newBuilder(URI.create(download)).build(),
+                      HttpRequest.newBuilder(URI.create(download))
+                          .header("Authorization", "Bearer " + TOKEN)
+                          .build(),
                       HttpResponse.BodyHandlers.ofByteArray());
           assertThat(body.headers().firstValue("Content-Type"))
               .hasValue("application/octet-stream");
@@ -387,7 +392,10 @@ class UiBrowserIT {
                   .findElement(By.cssSelector("img[src='/cache/curve.png']"))
                   .getDomProperty("src");
           assertThat(
-                  get(HttpClient.newHttpClient(), HttpRequest.newBuilder(URI.create(chart)))
+                  get(
+                          HttpClient.newHttpClient(),
+                          HttpRequest.newBuilder(URI.create(chart))
+                              .header("Authorization", "Bearer " + TOKEN))
                       .headers()
                       .firstValue("Content-Type"))
               .hasValue("image/png");
@@ -480,7 +488,43 @@ class UiBrowserIT {
         String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
         assertThat(get(http, HttpRequest.newBuilder(list).header("Cookie", cookie)).statusCode())
             .isEqualTo(200);
+
+        // Probes: a page whose DNS name was rebound to 127.0.0.1 sends its own name as Host; a
+        // page of another site posts with the victim's cookie. Both are refused before the token
+        // is looked at; the same requests from the UI's own origin pass.
+        int port = server.port();
+        String own = "127.0.0.1:" + port;
+        assertThat(raw(port, "GET /", "attacker.example:" + port, null, cookie))
+            .startsWith("HTTP/1.1 403");
+        assertThat(raw(port, "GET /health", "attacker.example:" + port, null, null))
+            .startsWith("HTTP/1.1 403");
+        assertThat(raw(port, "POST /cache/analyze", own, "http://attacker.example", cookie))
+            .startsWith("HTTP/1.1 403");
+        assertThat(raw(port, "GET /", own, "http://" + own, cookie)).startsWith("HTTP/1.1 200");
       }
+    }
+  }
+
+  private static final String TOKEN = "ui-browser-it-token-0123";
+
+  /**
+   * One request written as a browser writes it, with the Host and Origin it chooses (the JDK's
+   * HttpClient will not set Host); the response's head and body.
+   */
+  private static String raw(int port, String requestLine, String host, String origin, String cookie)
+      throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(30_000);
+      String head =
+          requestLine
+              + " HTTP/1.1\r\nHost: "
+              + host
+              + "\r\n"
+              + (origin == null ? "" : "Origin: " + origin + "\r\n")
+              + (cookie == null ? "" : "Cookie: " + cookie + "\r\n")
+              + "Content-Length: 0\r\nConnection: close\r\n\r\n";
+      socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }
   }
 

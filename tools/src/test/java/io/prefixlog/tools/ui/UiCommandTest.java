@@ -53,8 +53,29 @@ class UiCommandTest {
 
     // Then
     assertThat(settings.token()).isEqualTo("a-token-of-20-chars!");
+    assertThat(settings.tokenGenerated()).isFalse();
+    // Without a token, on loopback, one is generated: the UI never serves without
+    assertThat(defaults.tokenGenerated()).isTrue();
+    assertThat(defaults.token()).hasSize(32).matches("[A-Za-z0-9_-]+");
     assertThat(defaults)
-        .isEqualTo(new UiSettings("127.0.0.1:9092", "prefixlog.", "127.0.0.1", 8470, null));
+        .isEqualTo(
+            new UiSettings(
+                "127.0.0.1:9092",
+                "prefixlog.",
+                "127.0.0.1",
+                8470,
+                defaults.token(),
+                null,
+                null,
+                null,
+                defaults.hosts(),
+                true));
+    assertThat(
+            UiSettings.from(
+                    io.prefixlog.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS),
+                    Map.of())
+                .token())
+        .isNotEqualTo(defaults.token());
   }
 
   @Test

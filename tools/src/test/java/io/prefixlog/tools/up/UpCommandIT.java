@@ -35,7 +35,8 @@ class UpCommandIT {
             "  block index   [\\d,]+ resident blocks in prefixlog.kv.block-index; the engine holds")
         .contains("demo: KV OK, the block index equals the engine's cache.\n")
         .containsPattern(
-            "  ui            http://127\\.0\\.0\\.1:\\d+/   \\(the session explorer; prefixlog ui\\)\\n")
+            "  ui            http://127\\.0\\.0\\.1:\\d+/\\?token=[A-Za-z0-9_-]{32}   \\(the session"
+                + " explorer; prefixlog ui\\)\\n")
         .containsPattern(
             "  bridge        http://127\\.0\\.0\\.1:\\d+  ->  http://127\\.0\\.0\\.1:\\d+"
                 + " \\(bundled demo engine\\) \\(capture proxy\\)\\n");
