@@ -55,8 +55,11 @@ import org.msgpack.value.ValueType;
  *
  * <p>The decoder never throws for any payload: every byte array gives a {@link DecodedBatch} or a
  * {@link DecodeFailure}. Lengths are checked against the bytes left before anything is allocated,
- * and JSON nesting in {@code extra_keys} is bounded, so a hostile payload costs at most its own
- * size. Stateless and thread-safe.
+ * and JSON nesting in {@code extra_keys} is bounded. What a batch keeps is bounded by {@link
+ * KvDecodeLimits}, checked on each array's header before the array is allocated: a one-byte hash
+ * becomes some 60 bytes of heap, so a payload of one-byte hashes within the bytes-left check alone
+ * could still cost 60 times its size ({@link DecodeFailure#TOO_MANY_HASHES}, {@link
+ * DecodeFailure#BATCH_TOO_LARGE}). Stateless and thread-safe.
  */
 public final class KvBatchDecoder {
   /** The deepest nesting kept in {@code extra_keys} (the list is level 1, a block's tuple 2). */
@@ -93,6 +96,11 @@ public final class KvBatchDecoder {
 
   private KvBatchDecoder() {}
 
+  /** Decodes one payload within {@link KvDecodeLimits#DEFAULTS}. */
+  public static DecodeResult decode(byte[] payload, KvSource source, long seq, long receivedMs) {
+    return decode(payload, source, seq, receivedMs, KvDecodeLimits.DEFAULTS);
+  }
+
   /**
    * Decodes one payload.
    *
@@ -101,11 +109,14 @@ public final class KvBatchDecoder {
    *     topic}
    * @param seq the engine's sequence number of the batch (&gt;= 0)
    * @param receivedMs when the bridge received it, epoch ms: the record's {@code ts}
+   * @param limits how much the batch may keep
    * @return the record, or why there is none; never {@code null}, never an exception for any
    *     payload
    */
-  public static DecodeResult decode(byte[] payload, KvSource source, long seq, long receivedMs) {
+  public static DecodeResult decode(
+      byte[] payload, KvSource source, long seq, long receivedMs, KvDecodeLimits limits) {
     Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(limits, "limits");
     if (seq < 0) {
       throw new IllegalArgumentException("seq must be >= 0: " + seq);
     }
@@ -113,7 +124,7 @@ public final class KvBatchDecoder {
       return new DecodeFailure(DecodeFailure.MALFORMED_MSGPACK, "empty payload");
     }
     // Over a byte array the unpacker holds nothing to release: close() would be a no-op.
-    Reader reader = new Reader(payload, 0, payload.length);
+    Reader reader = new Reader(payload, 0, payload.length, new Budget(limits));
     try {
       Outer outer = readBatch(reader);
       if (reader.unpacker.hasNext()) {
@@ -237,6 +248,7 @@ public final class KvBatchDecoder {
       throw Failure.notABatch("events: expected an array, found " + describe(type));
     }
     int n = r.arrayHeader("events");
+    r.budget.charge(n, "events");
     if (n == 0) {
       return List.of();
     }
@@ -310,7 +322,7 @@ public final class KvBatchDecoder {
     if (type == null) {
       throw Failure.badEvent("event " + index + ": a map without a type");
     }
-    Reader again = new Reader(r.buf, start, r.pos() - start);
+    Reader again = new Reader(r.buf, start, r.pos() - start, r.budget);
     return readMapFields(again, index, type, again.mapHeader("event " + index));
   }
 
@@ -396,6 +408,7 @@ public final class KvBatchDecoder {
       Reader r, int index, Field field, EventBuilder event, boolean strict)
       throws IOException, Failure {
     r.problem = null;
+    r.budget.event = index;
     Object value = readValue(r, field);
     if (value == INVALID) {
       if (strict) {
@@ -452,6 +465,19 @@ public final class KvBatchDecoder {
       return r.invalid("expected an array, found " + describe(type));
     }
     int n = r.arrayHeader("block_hashes");
+    int most = r.budget.limits.maxHashesPerEvent();
+    if (n > most) {
+      throw new Failure(
+          DecodeFailure.TOO_MANY_HASHES,
+          "event "
+              + r.budget.event
+              + ": block_hashes: an array of "
+              + n
+              + " hashes, more than the "
+              + most
+              + " allowed per event");
+    }
+    r.budget.charge(n, "block_hashes");
     List<String> hashes = new ArrayList<>(n);
     boolean valid = true;
     for (int i = 0; i < n; i++) {
@@ -616,6 +642,7 @@ public final class KvBatchDecoder {
             return null;
           }
           int n = r.arrayHeader("extra_keys");
+          r.budget.charge(n, "extra_keys");
           ArrayNode array = JSON.arrayNode(Math.min(n, 16));
           boolean valid = true;
           for (int i = 0; i < n; i++) {
@@ -635,6 +662,7 @@ public final class KvBatchDecoder {
             return null;
           }
           int n = r.mapHeader("extra_keys");
+          r.budget.charge(2L * n, "extra_keys");
           ObjectNode object = JSON.objectNode();
           boolean valid = true;
           for (int i = 0; i < n; i++) {
@@ -825,6 +853,37 @@ public final class KvBatchDecoder {
     }
   }
 
+  /** The values one batch may still keep, shared by every reader of the batch. */
+  private static final class Budget {
+    final KvDecodeLimits limits;
+    long left;
+
+    /** The index of the event being read, for the failure's detail; -1 before the first. */
+    int event = -1;
+
+    Budget(KvDecodeLimits limits) {
+      this.limits = limits;
+      this.left = limits.maxValuesPerBatch();
+    }
+
+    /** Takes {@code n} values for {@code field}, or fails the batch before they are allocated. */
+    void charge(long n, String field) throws Failure {
+      if (n > left) {
+        throw new Failure(
+            DecodeFailure.BATCH_TOO_LARGE,
+            (event < 0 ? field : "event " + event + ": " + field)
+                + ": "
+                + n
+                + " values, more than the "
+                + left
+                + " left of the "
+                + limits.maxValuesPerBatch()
+                + " a batch may keep");
+      }
+      left -= n;
+    }
+  }
+
   /**
    * An unpacker over {@code buf[base, base + capacity)} with the checks that keep a hostile length
    * from allocating or looping beyond the bytes that are there.
@@ -833,15 +892,17 @@ public final class KvBatchDecoder {
     final byte[] buf;
     final int base;
     final int capacity;
+    final Budget budget;
     final MessageUnpacker unpacker;
 
     /** Why the last value read was invalid. */
     String problem;
 
-    Reader(byte[] buf, int base, int capacity) {
+    Reader(byte[] buf, int base, int capacity, Budget budget) {
       this.buf = buf;
       this.base = base;
       this.capacity = capacity;
+      this.budget = budget;
       this.unpacker = MessagePack.newDefaultUnpacker(buf, base, capacity);
     }
 

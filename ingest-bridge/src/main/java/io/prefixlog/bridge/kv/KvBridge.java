@@ -103,7 +103,12 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
                   config.maxMessageBytes());
       SourceSequencer sequencer =
           new SourceSequencer(
-              subscription.source(), replay, queue, metrics, System::currentTimeMillis);
+              subscription.source(),
+              replay,
+              queue,
+              metrics,
+              System::currentTimeMillis,
+              config.decodeLimits());
       sequencers.add(sequencer);
       subscribers.add(
           new KvSubscriber(

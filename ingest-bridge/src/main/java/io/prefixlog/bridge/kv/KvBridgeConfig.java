@@ -10,6 +10,7 @@ import io.prefixlog.core.config.ConfigValues;
 import io.prefixlog.core.config.KafkaPassThrough;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.http.HostCheck;
+import io.prefixlog.core.kv.KvDecodeLimits;
 import io.prefixlog.core.kv.KvSource;
 import io.prefixlog.schemas.Topics;
 import java.time.Duration;
@@ -124,6 +125,26 @@ public final class KvBridgeConfig {
           .defaultValue(64L << 20)
           .doc("a larger frame drops the connection (ZMQ's `MAXMSGSIZE`)");
 
+  public static final ConfigKey<Integer> MAX_HASHES_PER_EVENT =
+      ConfigKey.of("PREFIXLOG_KV_MAX_HASHES_PER_EVENT", ConfigTypes.integer(1, 1 << 24))
+          .defaultValue(KvDecodeLimits.DEFAULT_MAX_HASHES_PER_EVENT)
+          .doc(
+              "the most block hashes one event may name; a batch with an event naming more is"
+                  + " refused before its hashes are read (dead-lettered `too_many_hashes`, its"
+                  + " number a gap). An event names the blocks of one request, its tokens over the"
+                  + " block size: the default holds a 1M-token context in vLLM's 16-token blocks");
+
+  public static final ConfigKey<Integer> MAX_VALUES_PER_BATCH =
+      ConfigKey.of("PREFIXLOG_KV_MAX_VALUES_PER_BATCH", ConfigTypes.integer(1, 1 << 30))
+          .defaultValue((int) KvDecodeLimits.DEFAULT_MAX_VALUES_PER_BATCH)
+          .doc(
+              "the most values one batch may keep once decoded: its events, block hashes and"
+                  + " `extra_keys` elements, about 64 bytes of heap each at most (a one-byte hash"
+                  + " becomes about 60); a batch keeping more is refused as it is read"
+                  + " (dead-lettered `batch_too_large`, its number a gap). The default, about"
+                  + " 64 MiB per source at once, holds a scheduler step that stores 65,536 blocks"
+                  + " and evicts as many about three times over");
+
   public static final ConfigKey<String> METRICS_HOST = CommonKeys.METRICS_HOST;
 
   public static final ConfigKey<Integer> METRICS_PORT =
@@ -161,6 +182,8 @@ public final class KvBridgeConfig {
               HANDSHAKE_TIMEOUT,
               RECEIVE_HWM,
               MAX_MESSAGE_BYTES,
+              MAX_HASHES_PER_EVENT,
+              MAX_VALUES_PER_BATCH,
               METRICS_HOST,
               METRICS_PORT,
               ALLOWED_HOSTS,
@@ -254,6 +277,11 @@ public final class KvBridgeConfig {
 
   public long maxMessageBytes() {
     return values.get(MAX_MESSAGE_BYTES);
+  }
+
+  /** How much one decoded batch may keep. */
+  public KvDecodeLimits decodeLimits() {
+    return new KvDecodeLimits(values.get(MAX_HASHES_PER_EVENT), values.get(MAX_VALUES_PER_BATCH));
   }
 
   public String metricsHost() {

@@ -9,7 +9,8 @@ interface KvSink {
   /**
    * Hands over a batch or marker for {@code kv.events}.
    *
-   * @param onLost called (from another thread) if the record is taken but Kafka later refuses it
+   * @param onLost called (from another thread) if the record is taken but Kafka later refuses it,
+   *     with the record's source, numbers and marker (its events need not be there)
    * @return whether it was taken
    */
   boolean offer(KvEventBatch record, Consumer<KvEventBatch> onLost);

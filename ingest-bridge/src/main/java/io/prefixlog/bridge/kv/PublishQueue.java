@@ -16,6 +16,10 @@ import java.util.function.Consumer;
  * The bounded hand-off between the subscriber threads and the producer thread: records, already
  * serialised, wait here. {@link #offer} never blocks: beyond {@code maxRecords} records or {@code
  * maxBytes} bytes it refuses, and the caller counts the drop and owes a gap marker.
+ *
+ * <p>A batch waits as its JSON only, the bytes counted: the decoded events (a hash there takes
+ * about three times its JSON) are not kept, and a batch Kafka refuses is reported by its numbers
+ * alone, all its source needs to owe a marker for it.
  */
 final class PublishQueue implements KvSink {
   private static final JsonSerde<KvEventBatch> BATCH = JsonSerde.of(KvEventBatch.class);
@@ -52,7 +56,7 @@ final class PublishQueue implements KvSink {
             eventsTopic,
             record.source().getBytes(StandardCharsets.UTF_8),
             BATCH.toBytes(record),
-            record,
+            withoutEvents(record),
             onLost));
   }
 
@@ -89,6 +93,25 @@ final class PublishQueue implements KvSink {
 
   long bytes() {
     return bytes.get();
+  }
+
+  /** What tells a lost record from another: its source, numbers and marker. */
+  private static KvEventBatch withoutEvents(KvEventBatch record) {
+    return record.events() == null
+        ? record
+        : new KvEventBatch(
+            record.schemaVersion(),
+            record.source(),
+            record.endpoint(),
+            record.dataParallelRank(),
+            record.topic(),
+            record.seq(),
+            record.ts(),
+            record.engineTs(),
+            record.marker(),
+            record.missingFrom(),
+            record.missingTo(),
+            null);
   }
 
   private static long size(Outgoing outgoing) {

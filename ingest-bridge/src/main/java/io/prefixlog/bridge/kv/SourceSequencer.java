@@ -4,14 +4,17 @@ import io.prefixlog.core.kv.DecodeFailure;
 import io.prefixlog.core.kv.DecodeResult;
 import io.prefixlog.core.kv.DecodedBatch;
 import io.prefixlog.core.kv.KvBatchDecoder;
+import io.prefixlog.core.kv.KvDecodeLimits;
 import io.prefixlog.core.kv.KvMarkers;
 import io.prefixlog.core.kv.KvSource;
+import io.prefixlog.core.kv.TokenIdsRemover;
 import io.prefixlog.schemas.dlq.DeadLetter;
 import io.prefixlog.schemas.kv.KvEvent;
 import io.prefixlog.schemas.kv.KvEventBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
@@ -65,9 +68,12 @@ import org.slf4j.LoggerFactory;
  *       having moved on: what it skipped is a {@code gap} (which clears the index too), not a
  *       {@code restart}; one that restarted and went exactly to the number expected next is taken
  *       for the same run.
- *   <li>A payload that does not decode is dead-lettered under its decoder reason and its sequence
- *       number is covered by a {@code gap} marker: its events are lost to the log, and the index
- *       must not pretend otherwise.
+ *   <li>A payload that does not decode, or keeps more than its {@link KvDecodeLimits} allow, is
+ *       dead-lettered under its decoder reason and its sequence number is covered by a {@code gap}
+ *       marker: its events are lost to the log, and the index must not pretend otherwise.
+ *   <li>No dead letter holds a token id: a payload, and every frame of a badly framed message, is
+ *       written as {@link TokenIdsRemover} leaves it (token id lists nil, nothing after a byte
+ *       where it stops parsing), since token ids are the prompt.
  *   <li>A record the hand-off queue refuses (full), or that Kafka later refuses, is not silently
  *       lost: a {@code gap} marker covering it (or the {@code restart} marker it was) is handed
  *       over before the next record of the source.
@@ -79,6 +85,13 @@ final class SourceSequencer {
   static final String BAD_SEQ_FRAME = "bad_seq_frame";
   static final String BAD_REPLAY_FRAME = "bad_replay_frame";
 
+  /**
+   * The most of a payload (or of each frame) a dead letter copies: a letter for a frame of up to
+   * {@code PREFIXLOG_KV_MAX_MESSAGE_BYTES} would otherwise hold it several times over on the heap
+   * (the copy, its base64, the record's JSON) while the proxy in the same JVM needs it.
+   */
+  static final int MAX_LETTER_BYTES = 1 << 20;
+
   private static final Logger LOGGER = LoggerFactory.getLogger(SourceSequencer.class);
 
   private final KvSource source;
@@ -87,6 +100,7 @@ final class SourceSequencer {
   private final KvSink sink;
   private final KvBridgeMetrics metrics;
   private final LongSupplier clock;
+  private final KvDecodeLimits limits;
   private final Queue<KvEventBatch> refused = new ConcurrentLinkedQueue<>();
 
   /** Whether {@link #next} means anything yet (a message, a connection or a resume came). */
@@ -113,16 +127,29 @@ final class SourceSequencer {
 
   private long pendingTo = -1;
 
-  /**
-   * @param replay the source's replay endpoint, or {@code null} when it has none
-   * @param clock epoch milliseconds
-   */
+  /** A sequencer decoding within {@link KvDecodeLimits#DEFAULTS}. */
   SourceSequencer(
       KvSource source,
       ReplayClient replay,
       KvSink sink,
       KvBridgeMetrics metrics,
       LongSupplier clock) {
+    this(source, replay, sink, metrics, clock, KvDecodeLimits.DEFAULTS);
+  }
+
+  /**
+   * @param replay the source's replay endpoint, or {@code null} when it has none
+   * @param clock epoch milliseconds
+   * @param limits how much one batch may keep once decoded
+   */
+  SourceSequencer(
+      KvSource source,
+      ReplayClient replay,
+      KvSink sink,
+      KvBridgeMetrics metrics,
+      LongSupplier clock,
+      KvDecodeLimits limits) {
+    this.limits = Objects.requireNonNull(limits, "limits");
     this.source = Objects.requireNonNull(source, "source");
     this.key = source.id().getBytes(StandardCharsets.UTF_8);
     this.replay = replay;
@@ -367,7 +394,7 @@ final class SourceSequencer {
 
   /** The engine time of a payload, or NaN when it does not decode or has none. */
   private double engineTs(long seq, byte[] payload) {
-    DecodeResult result = KvBatchDecoder.decode(payload, source, seq, clock.getAsLong());
+    DecodeResult result = KvBatchDecoder.decode(payload, source, seq, clock.getAsLong(), limits);
     if (result instanceof DecodedBatch decoded && decoded.batch().engineTs() != null) {
       return decoded.batch().engineTs();
     }
@@ -384,7 +411,7 @@ final class SourceSequencer {
       }
     }
     next = seq + 1;
-    DecodeResult result = KvBatchDecoder.decode(payload, source, seq, clock.getAsLong());
+    DecodeResult result = KvBatchDecoder.decode(payload, source, seq, clock.getAsLong(), limits);
     if (result instanceof DecodedBatch decoded) {
       if (decoded.batch().engineTs() != null) {
         engineTimes.put(seq, decoded.batch().engineTs());
@@ -402,10 +429,11 @@ final class SourceSequencer {
       }
     } else {
       DecodeFailure failure = (DecodeFailure) result;
+      TokenIdsRemover.Result kept = TokenIdsRemover.remove(payload, MAX_LETTER_BYTES);
       deadLetter(
-          payload,
+          kept,
           failure.reason(),
-          failure.detail() + " (source " + source.id() + ", seq " + seq + ")");
+          failure.detail() + " (source " + source.id() + ", seq " + seq + note(kept) + ")");
       gap(seq, seq, seq);
     }
   }
@@ -491,6 +519,25 @@ final class SourceSequencer {
   }
 
   private void deadLetter(byte[] value, String reason, String detail) {
+    deadLetter(value, null, null, reason, detail);
+  }
+
+  /** A letter for a payload: its copy without token ids, only its first bytes when too long. */
+  private void deadLetter(TokenIdsRemover.Result kept, String reason, String detail) {
+    if (kept.truncated()) {
+      deadLetter(kept.bytes(), kept.length(), kept.sha256(), reason, detail);
+    } else {
+      deadLetter(kept.bytes(), null, null, reason, detail);
+    }
+  }
+
+  /**
+   * @param wholeLength the length of the whole value when {@code value} is only its first bytes,
+   *     else {@code null}
+   * @param wholeSha256 its SHA-256 then, else {@code null}
+   */
+  private void deadLetter(
+      byte[] value, Long wholeLength, String wholeSha256, String reason, String detail) {
     metrics.deadLetter(reason);
     LOGGER
         .atWarn()
@@ -510,15 +557,44 @@ final class SourceSequencer {
             reason,
             detail,
             Base64.getEncoder().encodeToString(key),
-            Base64.getEncoder().encodeToString(value));
+            Base64.getEncoder().encodeToString(value),
+            wholeLength == null ? null : Boolean.TRUE,
+            wholeLength,
+            wholeSha256);
     if (!sink.offerDeadLetter(key, letter)) {
       metrics.queueDrop("dead_letter");
     }
   }
 
-  /** Dead-letters a message whose framing is wrong; the value is its frames as msgpack bins. */
+  /**
+   * Dead-letters a message whose framing is wrong; the value is its frames as msgpack bins, each
+   * without token ids (which frame is the payload cannot be told) and at most its first {@value
+   * #MAX_LETTER_BYTES} bytes.
+   */
   private void deadLetterFrames(List<byte[]> frames, String reason, String detail) {
-    deadLetter(framesAsMsgpack(frames), reason, detail + " (source " + source.id() + ")");
+    List<byte[]> kept = new ArrayList<>(frames.size());
+    String note = "";
+    boolean cut = false;
+    for (byte[] frame : frames) {
+      TokenIdsRemover.Result result = TokenIdsRemover.remove(frame, MAX_LETTER_BYTES);
+      kept.add(result.bytes());
+      if (result.changed()) {
+        note = "; token_ids removed from frames, or bytes where they stop parsing";
+      }
+      cut |= result.truncated();
+    }
+    if (cut) {
+      note += "; frames cut to their first " + MAX_LETTER_BYTES + " bytes";
+    }
+    deadLetter(framesAsMsgpack(kept), reason, detail + " (source " + source.id() + note + ")");
+  }
+
+  /** What a dead letter's copy of a payload leaves out, for its detail. */
+  private static String note(TokenIdsRemover.Result kept) {
+    String note = kept.removed() > 0 ? "; token_ids removed" : "";
+    return kept.leftOutFrom() < 0
+        ? note
+        : note + "; bytes from " + kept.leftOutFrom() + " on left out (unparsed)";
   }
 
   static byte[] framesAsMsgpack(List<byte[]> frames) {

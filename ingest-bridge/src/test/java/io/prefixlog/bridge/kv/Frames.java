@@ -73,6 +73,73 @@ final class Frames {
     }
   }
 
+  /**
+   * {@code [ts, [{type: "BlockStored", block_hashes: [1, 2, …], token_ids: …, block_size: 16}]]}
+   * with {@code hashes} one-byte hashes, and the token ids {@code 1000, 1001, …} ({@code tokens} of
+   * them) or nil when {@code tokens} is negative.
+   */
+  static byte[] storedMapBatch(int hashes, int tokens) {
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packArrayHeader(2);
+      p.packDouble(1_749_633_401.5);
+      p.packArrayHeader(1);
+      p.packMapHeader(4);
+      p.packString("type");
+      p.packString("BlockStored");
+      p.packString("block_hashes");
+      p.packArrayHeader(hashes);
+      for (int i = 0; i < hashes; i++) {
+        p.packInt(1 + i % 127);
+      }
+      p.packString("token_ids");
+      if (tokens < 0) {
+        p.packNil();
+      } else {
+        p.packArrayHeader(tokens);
+        for (int i = 0; i < tokens; i++) {
+          p.packInt(1000 + i);
+        }
+      }
+      p.packString("block_size");
+      p.packInt(16);
+      return p.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A legacy positional batch {@code [ts, [["BlockStored", [1], nil, tokens, blockSize, nil,
+   * "GPU"]], 0]}, its token ids {@code 0..15} or nil when {@code withTokens} is false.
+   */
+  static byte[] legacyStoredBatch(int blockSize, boolean withTokens) {
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packArrayHeader(3);
+      p.packDouble(1.0);
+      p.packArrayHeader(1);
+      p.packArrayHeader(7);
+      p.packString("BlockStored");
+      p.packArrayHeader(1);
+      p.packLong(1);
+      p.packNil();
+      if (withTokens) {
+        p.packArrayHeader(16);
+        for (int i = 0; i < 16; i++) {
+          p.packInt(31_000 + i);
+        }
+      } else {
+        p.packNil();
+      }
+      p.packInt(blockSize);
+      p.packNil();
+      p.packString("GPU");
+      p.packInt(0);
+      return p.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** {@code [ts, [], 0]}: a batch without events. */
   static byte[] emptyBatch() {
     try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {

@@ -46,10 +46,35 @@ class KvBridgeConfigTest {
     assertThat(config.replayTimeout()).isEqualTo(Duration.ofSeconds(5));
     assertThat(config.queueRecords()).isEqualTo(10_000);
     assertThat(config.queueBytes()).isEqualTo(64L << 20);
+    assertThat(config.decodeLimits())
+        .isEqualTo(new io.prefixlog.core.kv.KvDecodeLimits(65_536, 1L << 20));
     assertThat(config.heartbeat()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.handshakeTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(config.metricsPort()).isEqualTo(9465);
     assertThat(config.subscriptions().get(0).source().id()).isEqualTo("tcp://h:5557|dp0|");
+  }
+
+  @Test
+  void shouldReadTheDecodeLimits() {
+    // When
+    KvBridgeConfig config =
+        KvBridgeConfig.defaults(
+            Map.of(
+                "PREFIXLOG_KV_ENDPOINTS", "tcp://h:5557",
+                "PREFIXLOG_KV_MAX_HASHES_PER_EVENT", "4096",
+                "PREFIXLOG_KV_MAX_VALUES_PER_BATCH", "100000"));
+
+    // Then
+    assertThat(config.decodeLimits())
+        .isEqualTo(new io.prefixlog.core.kv.KvDecodeLimits(4096, 100_000));
+    assertThatThrownBy(
+            () ->
+                KvBridgeConfig.defaults(
+                    Map.of(
+                        "PREFIXLOG_KV_ENDPOINTS", "tcp://h:5557",
+                        "PREFIXLOG_KV_MAX_HASHES_PER_EVENT", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("PREFIXLOG_KV_MAX_HASHES_PER_EVENT");
   }
 
   @Test

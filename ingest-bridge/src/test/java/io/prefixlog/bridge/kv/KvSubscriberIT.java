@@ -169,8 +169,8 @@ class KvSubscriberIT {
               "malformed_msgpack",
               "not_a_batch");
       assertThat(letters).allSatisfy(l -> assertThat(l.producer()).isEqualTo("ingest-bridge"));
-      assertThat(Base64.getDecoder().decode(letters.get(3).originalValue()))
-          .isEqualTo(new byte[] {(byte) 0xc1});
+      // A payload that does not parse is left out of its letter: it could be token ids
+      assertThat(Base64.getDecoder().decode(letters.get(3).originalValue())).isEmpty();
       assertThat(letters.get(4).detail())
           .isEqualTo(
               "expected an array or a map, found a str (source " + run.source.id() + ", seq 3)");

@@ -62,4 +62,28 @@ class PublishQueueTest {
   private static DeadLetter letter() {
     return new DeadLetter(1, 1L, "ingest-bridge", null, null, null, "bad_event", "x", null, null);
   }
+
+  @Test
+  void shouldHoldABatchAsItsJsonOnlyNotAsItsDecodedEvents() throws InterruptedException {
+    // Given: a decoded batch (its events ~60 bytes of heap per hash, its JSON ~19)
+    KvEventBatch batch =
+        ((io.prefixlog.core.kv.DecodedBatch)
+                io.prefixlog.core.kv.KvBatchDecoder.decode(Frames.storedBatch(1), SOURCE, 7, 1L))
+            .batch();
+    PublishQueue queue = new PublishQueue(Topics.withPrefix(""), 10, 1 << 20);
+    java.util.List<KvEventBatch> lost = new java.util.ArrayList<>();
+
+    // When
+    queue.offer(batch, lost::add);
+    long held = queue.bytes();
+    PublishQueue.Outgoing taken = queue.poll(1, TimeUnit.SECONDS);
+    taken.lost();
+
+    // Then: what it holds is the bytes it counts; a lost batch is still told by its seq
+    assertThat(taken.batch().events()).isNull();
+    assertThat(held).isEqualTo(taken.value().length + (long) taken.key().length);
+    assertThat(lost)
+        .extracting(KvEventBatch::seq, KvEventBatch::marker)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(7L, null));
+  }
 }

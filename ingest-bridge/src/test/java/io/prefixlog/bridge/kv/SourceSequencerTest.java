@@ -354,13 +354,89 @@ class SourceSequencerTest {
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(
                 "malformed_msgpack",
-                "the reserved byte 0xc1 at byte 0 (source tcp://10.0.3.17:5557|dp0|kv, seq 1)"),
+                "the reserved byte 0xc1 at byte 0 (source tcp://10.0.3.17:5557|dp0|kv, seq 1;"
+                    + " bytes from 0 on left out (unparsed))"),
             org.assertj.core.groups.Tuple.tuple(
                 "not_a_batch",
                 "expected an array or a map, found a str"
                     + " (source tcp://10.0.3.17:5557|dp0|kv, seq 2)"));
+    // What does not parse is left out: it could be token ids; a str parses, and is kept
+    assertThat(Base64.getDecoder().decode(sink.letters.get(0).originalValue())).isEmpty();
     assertThat(Base64.getDecoder().decode(sink.letters.get(1).originalValue()))
         .isEqualTo(bytes(0xa5, 'h', 'e', 'l', 'l', 'o'));
+  }
+
+  @Test
+  void shouldDeadLetterAHashBombWithoutItsTokenIdsAndMarkItsSeqLost() {
+    // Given: a BlockStored of 65,537 one-byte hashes, more than any request has blocks
+    SourceSequencer sequencer = sequencer(null);
+    sendLive(sequencer, 0);
+
+    // When
+    sequencer.onMessage(live(TOPIC, 1, Frames.storedMapBatch(65_537, 16)));
+    sendLive(sequencer, 2);
+
+    // Then: not published; its letter is the payload with token_ids nil
+    assertThat(sink.log()).containsExactly("restart @0", "batch 0", "gap 1..1 @1", "batch 2");
+    assertThat(sink.letters)
+        .extracting(DeadLetter::reason, DeadLetter::detail)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "too_many_hashes",
+                "event 0: block_hashes: an array of 65537 hashes, more than the 65536 allowed per"
+                    + " event (source tcp://10.0.3.17:5557|dp0|kv, seq 1; token_ids removed)"));
+    assertThat(Base64.getDecoder().decode(sink.letters.get(0).originalValue()))
+        .isEqualTo(Frames.storedMapBatch(65_537, -1));
+    assertThat(
+            Meters.count(
+                metrics.registry(), KvBridgeMetrics.DEAD_LETTERS, "reason", "too_many_hashes"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void shouldCopyOnlyTheFirstMebibyteOfALargePayloadIntoItsLetter() throws Exception {
+    // Given: a bomb of 2,000,000 one-byte hashes (2 MB)
+    SourceSequencer sequencer = sequencer(null);
+    sendLive(sequencer, 0);
+    byte[] withoutTokenIds = Frames.storedMapBatch(2_000_000, -1);
+
+    // When
+    sequencer.onMessage(live(TOPIC, 1, Frames.storedMapBatch(2_000_000, 16)));
+
+    // Then: the letter keeps 1 MiB and says what the whole copy was
+    DeadLetter letter = sink.letters.get(0);
+    assertThat(letter.reason()).isEqualTo("too_many_hashes");
+    assertThat(Base64.getDecoder().decode(letter.originalValue()))
+        .isEqualTo(java.util.Arrays.copyOf(withoutTokenIds, 1 << 20));
+    assertThat(letter.truncated()).isTrue();
+    assertThat(letter.originalValueLen()).isEqualTo(withoutTokenIds.length);
+    assertThat(letter.originalValueSha256())
+        .isEqualTo(
+            java.util.HexFormat.of()
+                .formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(withoutTokenIds)));
+  }
+
+  @Test
+  void shouldNeverCopyTokenIdsIntoADeadLetter() {
+    // Given: a positional BlockStored with block_size 0, and the same batch in a bad frame
+    SourceSequencer sequencer = sequencer(null);
+    sendLive(sequencer, 0);
+
+    // When
+    sequencer.onMessage(live(TOPIC, 1, Frames.legacyStoredBatch(0, true)));
+    sequencer.onMessage(
+        List.of(bytes('k', 'v'), bytes(0, 0, 0, 0, 0, 0, 2), Frames.legacyStoredBatch(16, true)));
+
+    // Then
+    assertThat(sink.letters)
+        .extracting(DeadLetter::reason)
+        .containsExactly("bad_event", "bad_seq_frame");
+    assertThat(Base64.getDecoder().decode(sink.letters.get(0).originalValue()))
+        .isEqualTo(Frames.legacyStoredBatch(0, false));
+    assertThat(unpackFrames(Base64.getDecoder().decode(sink.letters.get(1).originalValue())))
+        .containsExactly(
+            bytes('k', 'v'), bytes(0, 0, 0, 0, 0, 0, 2), Frames.legacyStoredBatch(16, false));
   }
 
   @Test
