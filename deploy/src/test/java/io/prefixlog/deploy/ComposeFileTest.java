@@ -297,23 +297,29 @@ class ComposeFileTest {
     // Given
     ComposeFile file = ComposeFile.parse(Files.readString(COMPOSE, StandardCharsets.UTF_8));
 
-    // When / Then: the same catalog, warehouse, S3 and topic settings in both one-shot steps
+    // When / Then: the same catalog, warehouse, S3 and topic settings in both one-shot steps;
+    // the connectors' two secrets are the worker's, which resolves connect-init's references
     for (String name :
         List.of(
             "TOPIC_PREFIX",
             "CATALOG_URI",
             "CATALOG_USER",
-            "CATALOG_PASSWORD",
             "WAREHOUSE",
             "S3_ENDPOINT",
             "S3_PATH_STYLE_ACCESS",
             "S3_ACCESS_KEY",
-            "S3_SECRET_KEY",
             "S3_REGION")) {
       assertThat(file.environment("catalog-init", name))
           .as(name)
           .isPresent()
           .isEqualTo(file.environment("connect-init", name));
+    }
+    for (String secret : List.of("CATALOG_PASSWORD", "S3_SECRET_KEY")) {
+      assertThat(file.environment("catalog-init", secret))
+          .as(secret)
+          .isPresent()
+          .isEqualTo(file.environment("connect", secret));
+      assertThat(file.environment("connect-init", secret)).hasValue("$${env:" + secret + "}");
     }
     assertThat(file.environment("catalog-init", "CATALOG_URI"))
         .hasValueSatisfying(uri -> assertThat(uri).startsWith("jdbc:postgresql://postgres:5432/"));

@@ -129,23 +129,81 @@ class ComposeSafeDefaultsTest {
   }
 
   @Test
-  void shouldKeepTheUnauthenticatedEndpointsOnLoopbackWhenToldToPublishBeyond() throws Exception {
-    // Given
-    ComposeFile compose = config(envFile(Map.of("PREFIXLOG_BIND_ADDRESS", "0.0.0.0")));
+  void probePublishesOnlyTheProxyAndTheRemoteKafkaListenerWhenToldToBindAll() throws Exception {
+    // Given: the documented remote-Kafka deployment, told to publish on every interface
+    ComposeFile compose =
+        config(
+            envFile(
+                Map.of(
+                    "PREFIXLOG_BIND_ADDRESS", "0.0.0.0",
+                    "KAFKA_REMOTE_HOST", "kafka.example.net",
+                    "KAFKA_TLS_DIR", dir.toString(),
+                    "KAFKA_KEYSTORE_PASSWORD", "9a8b7c6d5e4f3a2b",
+                    "KAFKA_REMOTE_PASSWORD", "1f2e3d4c5b6a7980")),
+            COMPOSE,
+            SASL_OVERRIDE);
 
-    // Then: what authenticates its clients (or is meant for them) follows the setting
-    for (String service : List.of("ingest-bridge", "minio", "postgres", "vllm")) {
-      assertThat(compose.ports(service))
-          .isNotEmpty()
-          .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("0.0.0.0"));
+    // When: every port published beyond loopback
+    List<String> beyondLoopback = new java.util.ArrayList<>();
+    int published = 0;
+    for (String service : compose.serviceNames()) {
+      for (ComposeFile.PublishedPort port : compose.ports(service)) {
+        published++;
+        if (!port.hostIp().equals("127.0.0.1")) {
+          beyondLoopback.add(service + " " + port.hostIp() + ":" + port.target());
+        }
+      }
     }
-    // Kafka's PLAINTEXT listener, Connect's REST API and the demo engine's status authenticate
-    // nobody; the UI checks a token but has no TLS: loopback only
-    for (String service : List.of("kafka", "connect", "demo-engine", "ui")) {
-      assertThat(compose.ports(service))
-          .isNotEmpty()
-          .allSatisfy(p -> assertThat(p.hostIp()).as(service).isEqualTo("127.0.0.1"));
+
+    // Then: the proxy (clients need it) and the SASL_SSL listener only; metrics, Prometheus,
+    // MinIO's root account, PostgreSQL, vLLM, Connect's REST API and the UI stay on loopback
+    assertThat(beyondLoopback)
+        .containsExactlyInAnyOrder("ingest-bridge 0.0.0.0:8088", "kafka 0.0.0.0:9095");
+    assertThat(published).isEqualTo(12);
+  }
+
+  @Test
+  void shouldKeepTheConnectorsSecretsInTheWorkerOnly() throws Exception {
+    // Given
+    Map<String, String> env = read(DockerCompose.deploymentEnv());
+    ComposeFile compose = config(DockerCompose.deploymentEnv());
+    java.util.Properties worker = new java.util.Properties();
+    try (var in =
+        Files.newInputStream(ROOT.resolve("deploy/connect/connect-distributed.properties"))) {
+      worker.load(in);
     }
+
+    // Then: connect-init registers references, which the worker resolves from its environment
+    // (config prints compose's escaped $$; the container gets ${env:…}, as the smoke test sees)
+    assertThat(compose.environment("connect-init", "CATALOG_PASSWORD"))
+        .hasValue("$${env:CATALOG_PASSWORD}");
+    assertThat(compose.environment("connect-init", "S3_SECRET_KEY"))
+        .hasValue("$${env:S3_SECRET_KEY}");
+    assertThat(compose.environment("connect", "CATALOG_PASSWORD"))
+        .hasValue(env.get("POSTGRES_PASSWORD"));
+    assertThat(compose.environment("connect", "S3_SECRET_KEY"))
+        .hasValue(env.get("MINIO_ROOT_PASSWORD"));
+    assertThat(worker.getProperty("config.providers")).isEqualTo("env");
+    assertThat(worker.getProperty("config.providers.env.class"))
+        .isEqualTo("org.apache.kafka.common.config.provider.EnvVarConfigProvider");
+    assertThat("CATALOG_PASSWORD")
+        .matches(worker.getProperty("config.providers.env.param.allowlist.pattern"));
+    assertThat("KAFKA_HEAP_OPTS")
+        .doesNotMatch(worker.getProperty("config.providers.env.param.allowlist.pattern"));
+    // catalog-init opens the catalog itself, with the secrets (no REST API in between)
+    assertThat(compose.environment("catalog-init", "CATALOG_PASSWORD"))
+        .hasValue(env.get("POSTGRES_PASSWORD"));
+  }
+
+  @Test
+  void shouldTruncateClientAddressesAndGiveTheEngineAKey() throws Exception {
+    ComposeFile compose = config(DockerCompose.deploymentEnv());
+
+    assertThat(compose.environment("ingest-bridge", "PREFIXLOG_CLIENT_ADDR")).hasValue("truncate");
+    List<String> vllm = compose.commandLines("vllm");
+    assertThat(vllm).contains("--api-key");
+    assertThat(vllm.get(vllm.indexOf("--api-key") + 1))
+        .isEqualTo(read(DockerCompose.deploymentEnv()).get("VLLM_API_KEY"));
   }
 
   @Test

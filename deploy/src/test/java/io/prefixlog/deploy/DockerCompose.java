@@ -31,7 +31,8 @@ final class DockerCompose {
           "MINIO_ROOT_PASSWORD",
           "POSTGRES_PASSWORD",
           "PREFIXLOG_UI_TOKEN",
-          "PREFIXLOG_STATE_TOKEN");
+          "PREFIXLOG_STATE_TOKEN",
+          "VLLM_API_KEY");
 
   private static Path deploymentEnv;
 

@@ -320,18 +320,20 @@ public final class ComposeSmokeCommand implements Command {
             "%s (%.1f s)",
             ui(env).await(turnsBySession(bootstrap, topics), CHECK_TIMEOUT),
             (System.nanoTime() - uiCheckStarted) / 1e9);
+    String probes = new SecurityProbes(env).run();
     report(
         "check",
         String.format(
             Locale.ROOT,
             "%d deltas for %d requests, all rebuilt from the topic; block index = engine cache"
-                + " (%d blocks); archive rows %s; %s; %s",
+                + " (%d blocks); archive rows %s; %s; %s; %s",
             deltas,
             requests,
             cache.size(),
             archived,
             prometheus,
-            ui),
+            ui,
+            probes),
         t);
 
     step = 5;
