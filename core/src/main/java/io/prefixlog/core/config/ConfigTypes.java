@@ -110,6 +110,16 @@ public final class ConfigTypes {
     return new OneOf<>(type);
   }
 
+  /**
+   * A value built from a comma-separated list ({@link #items}) by {@code of}, which throws {@link
+   * IllegalArgumentException} for an item it does not take; written back by its {@code toString}.
+   *
+   * @param description what is accepted, for the docs
+   */
+  public static <T> ConfigType<T> listOf(Function<List<String>, T> of, String description) {
+    return new ListOf<>(of, description);
+  }
+
   /** The items of a comma-separated value, trimmed, blank ones dropped. */
   public static List<String> items(String value) {
     List<String> items = new ArrayList<>();
@@ -243,6 +253,28 @@ public final class ConfigTypes {
     @Override
     public String describe() {
       return "text";
+    }
+  }
+
+  private record ListOf<T>(Function<List<String>, T> of, String description)
+      implements ConfigType<T> {
+    @Override
+    public T parse(String key, String raw) {
+      try {
+        return of.apply(items(raw));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(key + ": " + e.getMessage());
+      }
+    }
+
+    @Override
+    public String format(T value) {
+      return value.toString();
+    }
+
+    @Override
+    public String describe() {
+      return description;
     }
   }
 

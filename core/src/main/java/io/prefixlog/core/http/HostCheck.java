@@ -1,6 +1,5 @@
 package io.prefixlog.core.http;
 
-import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.ConfigKey;
 import io.prefixlog.core.config.ConfigType;
 import io.prefixlog.core.config.ConfigTypes;
@@ -194,34 +193,12 @@ public final class HostCheck {
 
   /** The setting's type: names, comma separated, each checked as {@link #of} checks them. */
   public static ConfigType<HostCheck> configType() {
-    return Names.INSTANCE;
+    return ConfigTypes.listOf(
+        HostCheck::of, "host names, comma separated (`.suffix` for a domain, `*` for any)");
   }
 
   @Override
   public String toString() {
     return String.join(",", names);
-  }
-
-  private enum Names implements ConfigType<HostCheck> {
-    INSTANCE;
-
-    @Override
-    public HostCheck parse(String key, String raw) {
-      try {
-        return of(ConfigTypes.items(raw));
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(key + ": " + e.getMessage());
-      }
-    }
-
-    @Override
-    public String format(HostCheck value) {
-      return value.toString();
-    }
-
-    @Override
-    public String describe() {
-      return "host names, comma separated (`.suffix` for a domain, `*` for any)";
-    }
   }
 }

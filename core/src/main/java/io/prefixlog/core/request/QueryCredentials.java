@@ -1,6 +1,5 @@
 package io.prefixlog.core.request;
 
-import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.ConfigKey;
 import io.prefixlog.core.config.ConfigType;
 import io.prefixlog.core.config.ConfigTypes;
@@ -125,7 +124,8 @@ public final class QueryCredentials {
 
   /** The setting's type: rules, comma separated, each checked as {@link #of} checks them. */
   public static ConfigType<QueryCredentials> configType() {
-    return Rules.INSTANCE;
+    return ConfigTypes.listOf(
+        QueryCredentials::of, "query parameter names, comma separated, `*` for any characters");
   }
 
   /**
@@ -151,28 +151,5 @@ public final class QueryCredentials {
   @Override
   public String toString() {
     return String.join(",", rules);
-  }
-
-  private enum Rules implements ConfigType<QueryCredentials> {
-    INSTANCE;
-
-    @Override
-    public QueryCredentials parse(String key, String raw) {
-      try {
-        return of(ConfigTypes.items(raw));
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(key + ": " + e.getMessage());
-      }
-    }
-
-    @Override
-    public String format(QueryCredentials value) {
-      return value.toString();
-    }
-
-    @Override
-    public String describe() {
-      return "query parameter names, comma separated, `*` for any characters";
-    }
   }
 }
