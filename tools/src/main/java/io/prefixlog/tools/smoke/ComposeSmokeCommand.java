@@ -55,8 +55,8 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
  * stand-ins (deploy/standins/build), and the demo engine standing in for vLLM. Seven steps, each
  * printed with its time: up; traffic through the bridge (streamed and not, KV events); scale the
  * stream app to three and SIGKILL one while traffic flows; check one delta per request, every body
- * rebuilt from the deltas topic, the block index equal to the engine's cache and the three Iceberg
- * tables complete; erase one session everywhere, the archive included; check that the scheduled
+ * rebuilt from the deltas topic, the block index equal to the engine's cache, the three Iceberg
+ * tables complete and the security probes ({@link SecurityProbes}) passed; erase one session everywhere, the archive included; check that the scheduled
  * archive maintenance ran and maintain the archive once; stop Kafka and rebuild every kept body
  * from the archive; down -v, nothing left.
  */
@@ -173,7 +173,8 @@ public final class ComposeSmokeCommand implements Command {
           + " traffic flows; 4 one delta per request, every body rebuilt from the deltas topic,"
           + " the block index equal to the engine's cache, the three Iceberg tables complete, the"
           + " session explorer (ui) refusing requests without its token and listing every session"
-          + " with it; 5 erase --archive of the session with the most turns (topics, stream app,"
+          + " with it, the security probes (Connect's REST API returns no secret, a rebound Host is"
+          + " refused by the UI and the bridge's metrics); 5 erase --archive of the session with the most turns (topics, stream app,"
           + " PostgreSQL catalog, object store, gone from the UI); 6 the archive-maintenance"
           + " service's first scheduled run done on every table, then archive maintain run once"
           + " against compose's catalog and object store: no day of the deltas table left with"
