@@ -56,9 +56,9 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
  * printed with its time: up; traffic through the bridge (streamed and not, KV events); scale the
  * stream app to three and SIGKILL one while traffic flows; check one delta per request, every body
  * rebuilt from the deltas topic, the block index equal to the engine's cache, the three Iceberg
- * tables complete and the security probes ({@link SecurityProbes}) passed; erase one session everywhere, the archive included; check that the scheduled
- * archive maintenance ran and maintain the archive once; stop Kafka and rebuild every kept body
- * from the archive; down -v, nothing left.
+ * tables complete and the security probes ({@link SecurityProbes}) passed; erase one session
+ * everywhere, the archive included; check that the scheduled archive maintenance ran and maintain
+ * the archive once; stop Kafka and rebuild every kept body from the archive; down -v, nothing left.
  */
 public final class ComposeSmokeCommand implements Command {
   private static final List<Option> OPTIONS =

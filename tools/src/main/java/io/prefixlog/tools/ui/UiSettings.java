@@ -236,6 +236,28 @@ record UiSettings(
         generated);
   }
 
+  /** The settings with the two tokens hidden: a record's own would print them. */
+  @Override
+  public String toString() {
+    return "UiSettings[bootstrap="
+        + bootstrap
+        + ", topicPrefix="
+        + topicPrefix
+        + ", host="
+        + host
+        + ", port="
+        + port
+        + ", token=<hidden>, streamApp="
+        + streamApp
+        + ", stateToken="
+        + (stateToken == null ? "none" : "<hidden>")
+        + ", archive="
+        + (archive != null)
+        + ", hosts="
+        + hosts
+        + "]";
+  }
+
   /** Whether every address {@code host} names is a loopback address. */
   static boolean loopback(String host) throws UsageException {
     try {

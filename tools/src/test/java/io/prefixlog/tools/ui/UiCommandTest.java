@@ -54,6 +54,7 @@ class UiCommandTest {
     // Then
     assertThat(settings.token()).isEqualTo("a-token-of-20-chars!");
     assertThat(settings.tokenGenerated()).isFalse();
+    assertThat(settings.toString()).doesNotContain("a-token-of-20-chars!");
     // Without a token, on loopback, one is generated: the UI never serves without
     assertThat(defaults.tokenGenerated()).isTrue();
     assertThat(defaults.token()).hasSize(32).matches("[A-Za-z0-9_-]+");
