@@ -122,7 +122,9 @@ public record CaptureConfig(
               "bound of the request bodies the exchanges in flight hold on the heap together (each"
                   + " from its first byte until its exchange ends); beyond it a body's capture is"
                   + " let go and its exchange counted dropped (capture_memory), while the exchange"
-                  + " itself is proxied as always");
+                  + " itself is proxied as always. Streamed responses collected whole for HTTP/1.0"
+                  + " clients (which have no chunked encoding) are held inside it too: one that"
+                  + " does not fit is answered 502 (`http10_response_too_large`)");
 
   public static final ConfigKey<QueryCredentials> QUERY_CREDENTIALS = QueryCredentials.SETTING;
 

@@ -11,6 +11,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * its exchange hands the event off; a growth the bound refuses makes the capture let its body go
  * (counted dropped, {@code capture_memory}) while the exchange itself is proxied as always.
  *
+ * <p>A streamed response collected whole for an HTTP/1.0 client is reserved here too, chunk by
+ * chunk, until it is written: such clients are as many as connect, and each may collect up to 64
+ * MiB. A chunk the bound refuses ends that exchange with a 502.
+ *
  * <p>Shared by the event loops: one compare-and-set per growth of a body's array (a handful per
  * body, as it doubles), nothing per chunk.
  */

@@ -2,12 +2,14 @@ package io.prefixlog.bridge.proxy;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.net.impl.ConnectionBase;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * Bounds what a client connection can hold without doing its part: at most {@code
@@ -19,6 +21,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * proxy holds back until the engine has a connection for it or takes more of it) is the upstream
  * timeout's business and never closes the client.
  *
+ * <p>Silence alone is not enough for a body: a client that sends a byte now and then is never
+ * silent for long. A request body must also arrive at {@code PREFIXLOG_PROXY_MIN_BODY_RATE},
+ * averaged over each {@code PREFIXLOG_PROXY_BODY_RATE_WINDOW}, and be in within {@code
+ * PREFIXLOG_PROXY_BODY_DEADLINE}; time the proxy holds the body back counts for neither. Such a
+ * client is answered 408 when its response has not started, and closed.
+ *
  * <p>One instance per event loop; everything here runs on that loop (the connection map needs no
  * lock). The open count is shared by the loops.
  */
@@ -27,12 +35,17 @@ final class ClientConnections {
   static final String IDLE_TIMEOUT = "idle";
   static final String BODY_TIMEOUT = "body";
   static final String RESPONSE_TIMEOUT = "response";
+  static final String BODY_RATE_TIMEOUT = "body_rate";
+  static final String BODY_DEADLINE_TIMEOUT = "body_deadline";
 
   private final Vertx vertx;
   private final AtomicInteger open;
   private final int max;
   private final long headerMillis;
   private final long idleMillis;
+  private final long minBodyRate;
+  private final long windowNanos;
+  private final long deadlineNanos;
   private final ProxyMetrics metrics;
   private final Map<HttpConnection, Watch> watches = new HashMap<>();
 
@@ -46,6 +59,9 @@ final class ClientConnections {
     this.max = limits.maxConnections();
     this.headerMillis = limits.headerTimeout().toMillis();
     this.idleMillis = limits.idleTimeout().toMillis();
+    this.minBodyRate = limits.minBodyRate();
+    this.windowNanos = limits.bodyRateWindow().toNanos();
+    this.deadlineNanos = limits.bodyDeadline().toNanos();
     this.metrics = metrics;
   }
 
@@ -63,6 +79,7 @@ final class ClientConnections {
         v -> {
           open.decrementAndGet();
           watch.cancel();
+          watch.stopPace();
           watches.remove(connection);
         });
     watch.arm(headerMillis, HEADER_TIMEOUT);
@@ -80,6 +97,7 @@ final class ClientConnections {
     watch.newRequest();
     if (!request.isEnded()) {
       watch.watchBody(request);
+      watch.pace(request);
     }
     request.response().endHandler(v -> watch.arm(idleMillis, IDLE_TIMEOUT));
   }
@@ -94,6 +112,35 @@ final class ClientConnections {
     if (watch != null) {
       watch.bodyHeld(request, held);
     }
+  }
+
+  /**
+   * What answers the client when its body is too slow or too late ({@code kind}): by default a 408
+   * ({@link #answerTimeout}); an exchange answers itself, to let its engine request go and record
+   * its end. The connection is closed after it either way.
+   */
+  void onBodyTimeout(HttpServerRequest request, Consumer<String> answer) {
+    Watch watch = watches.get(request.connection());
+    if (watch != null) {
+      watch.bodyTimeout = answer;
+    }
+  }
+
+  /** A 408 for a body that came too slowly or too late, unless the response has begun. */
+  static void answerTimeout(HttpServerResponse response, String kind) {
+    if (response.headWritten() || response.ended() || response.closed()) {
+      return;
+    }
+    response.headers().clear();
+    response
+        .setStatusCode(408)
+        .putHeader(HttpHeaders.CONNECTION, "close")
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .putHeader("X-Prefixlog-Error", kind)
+        .end(
+            kind.equals(BODY_DEADLINE_TIMEOUT)
+                ? "prefixlog proxy: request body not complete within PREFIXLOG_PROXY_BODY_DEADLINE\n"
+                : "prefixlog proxy: request body slower than PREFIXLOG_PROXY_MIN_BODY_RATE\n");
   }
 
   /**
@@ -145,6 +192,20 @@ final class ClientConnections {
     private long timer = -1;
     private boolean bodyHeld;
 
+    /** The body's rate and deadline check: its timer, and what it has measured so far. */
+    private long paceTimer = -1;
+
+    private long bodyStart;
+    private long heldSince = -1;
+    private long heldTotal;
+    private long windowStart;
+    private long windowBytes;
+
+    /** Time the body was held back within the current window, up to its last release. */
+    private long windowHeld;
+
+    private Consumer<String> bodyTimeout;
+
     Watch(HttpConnection connection) {
       this.connection = connection;
     }
@@ -177,10 +238,102 @@ final class ClientConnections {
     /** The head timer or the idle timer stops, and what held the last request's body is over. */
     void newRequest() {
       cancel();
+      stopPace();
       bodyHeld = false;
+      bodyTimeout = null;
+    }
+
+    /** Starts measuring a body that is still to come. */
+    void pace(HttpServerRequest request) {
+      long now = System.nanoTime();
+      bodyStart = now;
+      windowStart = now;
+      windowBytes = request.bytesRead();
+      heldSince = -1;
+      heldTotal = 0;
+      windowHeld = 0;
+      schedulePace(request, now);
+    }
+
+    /** The next check: at the end of the current window, or at the deadline when sooner. */
+    private void schedulePace(HttpServerRequest request, long now) {
+      long untilWindow = windowStart + windowNanos - now;
+      long untilDeadline = deadlineNanos - sending(now);
+      long millis = Math.max(1, Math.min(untilWindow, untilDeadline) / 1_000_000 + 1);
+      paceTimer =
+          vertx.setTimer(
+              millis,
+              id -> {
+                paceTimer = -1;
+                checkPace(request);
+              });
+    }
+
+    /** How long the client has been sending its body, less the time the proxy held it back. */
+    private long sending(long now) {
+      return now - bodyStart - heldTotal - (heldSince >= 0 ? now - heldSince : 0);
+    }
+
+    private void checkPace(HttpServerRequest request) {
+      if (request.isEnded() || request.response().ended() || request.response().closed()) {
+        return; // the body is in, or the exchange is over: nothing of the client's to measure
+      }
+      long now = System.nanoTime();
+      if (sending(now) >= deadlineNanos) {
+        expireBody(request, BODY_DEADLINE_TIMEOUT);
+        return;
+      }
+      if (now - windowStart >= windowNanos) {
+        // Time the proxy held the body back measures the engine, not the client: the rate is
+        // taken over the rest of the window, and not at all when that is under half of it.
+        long bytes = request.bytesRead() - windowBytes;
+        long measured = now - windowStart - heldIn(now);
+        if (measured >= windowNanos / 2
+            && bytes * 1_000_000_000.0 < (double) minBodyRate * measured) {
+          expireBody(request, BODY_RATE_TIMEOUT);
+          return;
+        }
+        windowStart = now;
+        windowBytes = request.bytesRead();
+        windowHeld = 0;
+      }
+      schedulePace(request, now);
+    }
+
+    /** Time the body has been held back since the current window began. */
+    private long heldIn(long now) {
+      return windowHeld + (heldSince >= 0 ? now - Math.max(heldSince, windowStart) : 0);
+    }
+
+    private void expireBody(HttpServerRequest request, String kind) {
+      cancel();
+      metrics.clientTimeout(kind);
+      Consumer<String> answer = bodyTimeout;
+      if (answer != null) {
+        answer.accept(kind);
+      } else {
+        answerTimeout(request.response(), kind);
+      }
+      // Behind the 408 (a graceful close writes what is queued first); nothing more is read.
+      connection.close();
+    }
+
+    void stopPace() {
+      if (paceTimer >= 0) {
+        vertx.cancelTimer(paceTimer);
+        paceTimer = -1;
+      }
     }
 
     void bodyHeld(HttpServerRequest request, boolean held) {
+      long now = System.nanoTime();
+      if (held && heldSince < 0) {
+        heldSince = now;
+      } else if (!held && heldSince >= 0) {
+        heldTotal += now - heldSince;
+        windowHeld += now - Math.max(heldSince, windowStart);
+        heldSince = -1;
+      }
       bodyHeld = held;
       // The client's idle time counts from now, while its body is still watched (not once the
       // response is out and the idle timer runs instead).

@@ -32,7 +32,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Back-pressure both ways: when the upstream request's write queue is full the client request is
  * paused until it drains, and likewise the upstream response for a slow client. Nothing is buffered
- * whole except the captured request body (bounded by the capture limit).
+ * whole except the captured request body (bounded by the capture limit), small bodies, and a
+ * streamed response for an HTTP/1.0 client (inside the capture-memory bound).
+ *
+ * <p>A body still arriving holds its engine connection for as long as its client takes, so such
+ * exchanges hold at most the loop's {@link UploadSlots}; one that waits for a slot reads its body
+ * ahead meanwhile, and a client too slow for the minimum body rate is closed ({@link
+ * ClientConnections}) before it ever holds one.
  */
 final class Exchange {
   private static final Logger LOGGER = LoggerFactory.getLogger(Exchange.class);
@@ -68,6 +74,13 @@ final class Exchange {
   private boolean waitForEnd;
   private boolean withSessionHeader;
   private boolean connecting;
+
+  /** Holds one of the loop's {@link UploadSlots}: connected while its body is still arriving. */
+  private boolean uploading;
+
+  /** Waits for one of them, reading its body ahead meanwhile. */
+  private boolean awaitingSlot;
+
   private boolean requestEnded;
   private boolean responseStarted;
   private boolean done;
@@ -85,8 +98,18 @@ final class Exchange {
   private boolean heldNeedsLength;
   private final long declaredLength;
 
-  /** Largest streamed response collected for an HTTP/1.0 client. */
+  /**
+   * Largest streamed response collected for an HTTP/1.0 client. What is collected is also reserved
+   * from the capture-memory bound as it arrives ({@link #holdHttp10}): many such clients at once
+   * must not grow the heap beyond it.
+   */
   static final int MAX_HTTP10_BODY = 64 << 20;
+
+  /** The error a collected HTTP/1.0 response beyond either bound ends with (502). */
+  static final String HTTP10_TOO_LARGE = "http10_response_too_large";
+
+  /** Bytes of {@link #heldBody} reserved from the capture-memory bound (HTTP/1.0 only). */
+  private long heldReserved;
 
   /**
    * Request and response bodies of a declared length up to this are passed on in one write once
@@ -131,6 +154,7 @@ final class Exchange {
 
   /** Starts the exchange; the request is paused. */
   void begin() {
+    context.clients().onBodyTimeout(request, kind -> guard(() -> onBodyTimeout(kind)));
     response.closeHandler(v -> onClientGone());
     response.exceptionHandler(t -> onClientGone());
     request.exceptionHandler(t -> onClientGone());
@@ -204,6 +228,13 @@ final class Exchange {
     if (connecting || done) {
       return;
     }
+    if (hasBody && !requestEnded && !uploading) {
+      if (!context.uploads().tryTake()) {
+        awaitUploadSlot();
+        return;
+      }
+      uploading = true;
+    }
     connecting = true;
     forwardedNanos = System.nanoTime();
     UpstreamConfig engine = context.upstream();
@@ -216,6 +247,45 @@ final class Exchange {
             .setHeaders(upstreamHeaders)
             .setIdleTimeout(engine.idleTimeout().toMillis());
     context.client().request(options).onComplete(result -> guard(() -> onUpstreamRequest(result)));
+  }
+
+  /**
+   * All the engine connections bodies in progress may hold are held ({@link UploadSlots}): the body
+   * is read ahead meanwhile, as for a session key, so its client is measured against the minimum
+   * rate (and closed when below it) rather than parked; once the read-ahead is full it is held
+   * back, which is the engine's wait and not the client's.
+   */
+  private void awaitUploadSlot() {
+    if (awaitingSlot) {
+      return;
+    }
+    awaitingSlot = true;
+    context.uploads().await(this::onUploadSlot);
+    if (early == null) {
+      early = new ArrayList<>();
+      request.handler(chunk -> guard(() -> onEarlyChunk(chunk)));
+      request.endHandler(
+          v ->
+              guard(
+                  () -> {
+                    requestEnded = true;
+                    connectEarly();
+                  }));
+      releaseBody();
+    }
+  }
+
+  private void onUploadSlot() {
+    awaitingSlot = false;
+    guard(this::connectEarly);
+  }
+
+  /** The body is all with the engine (or will never be): its slot goes to the next upload. */
+  private void releaseUpload() {
+    if (uploading) {
+      uploading = false;
+      context.uploads().give();
+    }
   }
 
   private void onUpstreamRequest(AsyncResult<HttpClientRequest> result) {
@@ -242,6 +312,7 @@ final class Exchange {
       early = null;
       if (requestEnded) {
         upstream.end(join(chunks));
+        releaseUpload();
         return;
       }
       for (Buffer chunk : chunks) {
@@ -250,6 +321,7 @@ final class Exchange {
     }
     if (requestEnded) {
       upstream.end();
+      releaseUpload();
       return;
     }
     request.handler(chunk -> guard(() -> onRequestChunk(chunk)));
@@ -257,6 +329,7 @@ final class Exchange {
         v -> {
           requestEnded = true;
           upstream.end();
+          releaseUpload();
         });
     releaseBody();
   }
@@ -337,6 +410,10 @@ final class Exchange {
     if (done) {
       return;
     }
+    if (heldNeedsLength) {
+      holdHttp10(chunk);
+      return;
+    }
     if (heldBody != null) {
       if (heldBody.length() + chunk.length() > heldLimit) {
         failAfterResponse(new IllegalStateException("response longer than it can be held"));
@@ -358,6 +435,67 @@ final class Exchange {
     }
   }
 
+  /**
+   * Collects a chunk of a streamed response for an HTTP/1.0 client, reserved from the
+   * capture-memory bound: past it, or past {@link #MAX_HTTP10_BODY}, the client is answered 502
+   * (its head has not gone out) and the engine's stream let go.
+   */
+  private void holdHttp10(Buffer chunk) {
+    if (heldBody.length() + chunk.length() > heldLimit
+        || !context.captureMemory().tryReserve(chunk.length())) {
+      refuseHttp10();
+      return;
+    }
+    heldReserved += chunk.length();
+    // Scanned whole once it has gone to the client (onResponseEnd).
+    heldBody.appendBuffer(chunk);
+  }
+
+  private void refuseHttp10() {
+    heldBody = null;
+    releaseHeld();
+    status = 502;
+    response.headers().clear();
+    response
+        .setStatusCode(502)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .putHeader("X-Prefixlog-Error", HTTP10_TOO_LARGE)
+        .putHeader("X-Request-Id", clientRequestId != null ? clientRequestId : requestId)
+        .end(
+            "prefixlog proxy: streamed response too large to collect for an HTTP/1.0 client"
+                + " (PREFIXLOG_PROXY_CAPTURE_MEMORY); use HTTP/1.1\n");
+    scanner.end();
+    // Finished first: the reset's failure then finds nothing left to answer.
+    finish(HTTP10_TOO_LARGE);
+    upstream.reset();
+  }
+
+  private void releaseHeld() {
+    if (heldReserved > 0) {
+      context.captureMemory().release(heldReserved);
+      heldReserved = 0;
+    }
+  }
+
+  /**
+   * The request body was too slow or too late ({@link ClientConnections}): the engine's request is
+   * let go, the client answered 408 if nothing of its response went out; its connection is closed
+   * after this.
+   */
+  private void onBodyTimeout(String kind) {
+    if (done) {
+      return;
+    }
+    if (!response.headWritten() && !response.ended()) {
+      status = 408;
+      ClientConnections.answerTimeout(response, kind);
+    }
+    finish("client_timeout");
+    if (upstream != null) {
+      upstream.reset();
+    }
+  }
+
   private void onResponseEnd() {
     if (done) {
       return;
@@ -368,7 +506,14 @@ final class Exchange {
         response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(heldBody.length()));
       }
       byte[] bytes = scanned(heldBody);
-      response.end(heldBody);
+      if (heldReserved > 0) {
+        // Reserved until written: a client slow to read it keeps it on the heap until then.
+        long reserved = heldReserved;
+        heldReserved = 0;
+        response.end(heldBody).onComplete(v -> context.captureMemory().release(reserved));
+      } else {
+        response.end(heldBody);
+      }
       if (bytes != null) {
         scanner.feed(bytes, 0, bytes.length);
       }
@@ -498,6 +643,8 @@ final class Exchange {
       return;
     }
     done = true;
+    releaseUpload();
+    releaseHeld();
     long end = System.nanoTime();
     double latencyMs = (end - startNanos) / 1e6;
     Double ttfbMs = ttfbNanos < 0 ? null : (ttfbNanos - startNanos) / 1e6;

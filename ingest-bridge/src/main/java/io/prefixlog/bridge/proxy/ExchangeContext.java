@@ -10,12 +10,14 @@ import io.vertx.core.http.HttpClientAgent;
  *
  * @param client this event loop's upstream connection pool
  * @param clients this event loop's client connection bounds
+ * @param uploads this event loop's share of engine connections bodies in progress may hold
  */
 record ExchangeContext(
     UpstreamConfig upstream,
     CaptureConfig capture,
     HttpClientAgent client,
     ClientConnections clients,
+    UploadSlots uploads,
     CaptureMemory captureMemory,
     SessionKeys sessionKeys,
     ProxyMetrics metrics,

@@ -56,7 +56,8 @@ final class ProxyComponents {
         "prefixlog_proxy_client_connections", "Client connections open.", openClients::get);
     metrics.gauge(
         "prefixlog_proxy_capture_memory_bytes",
-        "Heap the request bodies of the exchanges in flight hold, of PREFIXLOG_PROXY_CAPTURE_MEMORY.",
+        "Heap the request bodies of the exchanges in flight hold, with the streamed responses"
+            + " collected for HTTP/1.0 clients, of PREFIXLOG_PROXY_CAPTURE_MEMORY.",
         captureMemory::used);
   }
 
@@ -171,6 +172,7 @@ final class ProxyComponents {
         config.capture(),
         client,
         clients,
+        UploadSlots.forPool(config.upstream().connectionsPerLoop(config.listen().eventLoops())),
         captureMemory,
         sessionKeys,
         metrics,

@@ -190,14 +190,19 @@ final class ProxyMetrics {
         .increment();
   }
 
-  /** Counts a client connection closed for silence, by kind: header, idle, body, response. */
+  /**
+   * Counts a client connection closed for silence or slowness, by kind: header, idle, body,
+   * response, body_rate, body_deadline.
+   */
   void clientTimeout(String kind) {
     Meters.counter(
             registry,
             "prefixlog_proxy_client_timeouts_total",
-            "Client connections closed because the client fell silent, by kind (header: no"
-                + " complete request head in time; idle: between requests; body: mid-body;"
-                + " response: took none of a response it had stopped reading).",
+            "Client connections closed because the client fell silent or too slow, by kind (header:"
+                + " no complete request head in time; idle: between requests; body: silent"
+                + " mid-body; response: took none of a response it had stopped reading;"
+                + " body_rate: a request body below PREFIXLOG_PROXY_MIN_BODY_RATE; body_deadline:"
+                + " a request body not in within PREFIXLOG_PROXY_BODY_DEADLINE).",
             "kind",
             kind)
         .increment();

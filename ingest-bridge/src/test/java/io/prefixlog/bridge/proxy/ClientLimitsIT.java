@@ -277,7 +277,7 @@ class ClientLimitsIT {
           slow,
           "POST "
               + IngestHandler.PATH
-              + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+              + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
               + TOKEN
               + "\r\nContent-Length: 100000\r\n\r\n{\"schema");
       Thread.sleep(300);
