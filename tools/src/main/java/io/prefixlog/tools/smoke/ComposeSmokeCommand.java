@@ -314,27 +314,19 @@ public final class ComposeSmokeCommand implements Command {
             .count();
     String prometheus =
         new PrometheusCheck(env.port("PROMETHEUS_PORT")).await(streamApps, requests, CHECK_TIMEOUT);
-    long uiCheckStarted = System.nanoTime();
-    String ui =
-        String.format(
-            Locale.ROOT,
-            "%s (%.1f s)",
-            ui(env).await(turnsBySession(bootstrap, topics), CHECK_TIMEOUT),
-            (System.nanoTime() - uiCheckStarted) / 1e9);
-    String probes = new SecurityProbes(env).run();
+    String ui = checkUi(env, bootstrap, topics) + "; " + new SecurityProbes(env).run();
     report(
         "check",
         String.format(
             Locale.ROOT,
             "%d deltas for %d requests, all rebuilt from the topic; block index = engine cache"
-                + " (%d blocks); archive rows %s; %s; %s; %s",
+                + " (%d blocks); archive rows %s; %s; %s",
             deltas,
             requests,
             cache.size(),
             archived,
             prometheus,
-            ui,
-            probes),
+            ui),
         t);
 
     step = 5;
@@ -595,6 +587,17 @@ public final class ComposeSmokeCommand implements Command {
       }
     }
     return files;
+  }
+
+  /** The session explorer's check, with how long it took. */
+  private static String checkUi(SmokeEnvironment env, String bootstrap, Topics topics)
+      throws IOException, InterruptedException {
+    long started = System.nanoTime();
+    return String.format(
+        Locale.ROOT,
+        "%s (%.1f s)",
+        ui(env).await(turnsBySession(bootstrap, topics), CHECK_TIMEOUT),
+        (System.nanoTime() - started) / 1e9);
   }
 
   /** The session explorer on its published port, with the token compose gave it. */
