@@ -167,14 +167,7 @@ final class Exchange {
       early = new ArrayList<>();
       waitForEnd = small;
       withSessionHeader = needSessionHeader;
-      request.handler(chunk -> guard(() -> onEarlyChunk(chunk)));
-      request.endHandler(
-          v ->
-              guard(
-                  () -> {
-                    requestEnded = true;
-                    connectEarly();
-                  }));
+      readAhead();
       request.resume();
     } else {
       if (hasBody) {
@@ -263,16 +256,24 @@ final class Exchange {
     context.uploads().await(this::onUploadSlot);
     if (early == null) {
       early = new ArrayList<>();
-      request.handler(chunk -> guard(() -> onEarlyChunk(chunk)));
-      request.endHandler(
-          v ->
-              guard(
-                  () -> {
-                    requestEnded = true;
-                    connectEarly();
-                  }));
+      readAhead();
       releaseBody();
     }
+  }
+
+  /**
+   * Reads the body ahead into {@code early} (the session key's read, a small body, an upload
+   * waiting for a slot) and connects once it has ended.
+   */
+  private void readAhead() {
+    request.handler(chunk -> guard(() -> onEarlyChunk(chunk)));
+    request.endHandler(
+        v ->
+            guard(
+                () -> {
+                  requestEnded = true;
+                  connectEarly();
+                }));
   }
 
   private void onUploadSlot() {
