@@ -78,8 +78,10 @@ final class Exchange {
   /** Holds one of the loop's {@link UploadSlots}: connected while its body is still arriving. */
   private boolean uploading;
 
-  /** Waits for one of them, reading its body ahead meanwhile. */
-  private boolean awaitingSlot;
+  /**
+   * Waits for one of them, reading its body ahead meanwhile: what the slots run once one is free.
+   */
+  private Runnable slotRetry;
 
   private boolean requestEnded;
   private boolean responseStarted;
@@ -249,11 +251,11 @@ final class Exchange {
    * back, which is the engine's wait and not the client's.
    */
   private void awaitUploadSlot() {
-    if (awaitingSlot) {
+    if (slotRetry != null) {
       return;
     }
-    awaitingSlot = true;
-    context.uploads().await(this::onUploadSlot);
+    slotRetry = this::onUploadSlot;
+    context.uploads().await(slotRetry);
     if (early == null) {
       early = new ArrayList<>();
       readAhead();
@@ -277,7 +279,7 @@ final class Exchange {
   }
 
   private void onUploadSlot() {
-    awaitingSlot = false;
+    slotRetry = null;
     guard(this::connectEarly);
   }
 
@@ -645,6 +647,10 @@ final class Exchange {
     }
     done = true;
     releaseUpload();
+    if (slotRetry != null) {
+      context.uploads().cancel(slotRetry);
+      slotRetry = null;
+    }
     releaseHeld();
     long end = System.nanoTime();
     double latencyMs = (end - startNanos) / 1e6;

@@ -53,6 +53,19 @@ final class UploadSlots {
     waiting.add(retry);
   }
 
+  /**
+   * Forgets {@code retry}, whose exchange ended while it waited: a waiter holds its exchange (and
+   * the body it read ahead), which must not stay on the heap until some slot is given back.
+   */
+  void cancel(Runnable retry) {
+    waiting.remove(retry);
+  }
+
+  /** Exchanges waiting for a slot. */
+  int waiting() {
+    return waiting.size();
+  }
+
   /** Gives back a slot {@link #tryTake} took, and lets the exchanges waiting for one retry. */
   void give() {
     taken--;
