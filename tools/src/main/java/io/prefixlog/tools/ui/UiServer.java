@@ -40,6 +40,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +78,7 @@ public final class UiServer implements AutoCloseable {
   private final RecordFetcher chunkFetcher;
   private final ChunkPrefix chunkPrefix = new ChunkPrefix();
   private final HttpServer http;
+  private final AtomicLong refused = new AtomicLong();
   private final ExecutorService pool;
   private final Analysis analysis;
   private final Path workDir;
@@ -130,10 +132,18 @@ public final class UiServer implements AutoCloseable {
         .add(
             new HostFilter(
                 settings.hosts(),
-                reason ->
+                reason -> {
+                  // Counted, and logged the first time and every 1,000th after: a page that
+                  // keeps trying must not flood the log.
+                  long count = refused.incrementAndGet();
+                  if (count == 1 || count % 1000 == 0) {
                     LOGGER.warn(
-                        "Refused a request: its {} is not this UI's (PREFIXLOG_ALLOWED_HOSTS)",
-                        reason.label())));
+                        "Refused requests whose Host or Origin is not this UI's"
+                            + " (PREFIXLOG_ALLOWED_HOSTS) count={} last={}",
+                        count,
+                        reason.label());
+                  }
+                }));
   }
 
   /** Starts following the topic and serving. */
