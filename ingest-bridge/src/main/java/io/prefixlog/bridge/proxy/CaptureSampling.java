@@ -13,6 +13,11 @@ import java.util.Objects;
  * under a listed prefix); every other request becomes a metadata-only event whose body is reduced
  * to its chunk hashes (stage two: metadata for everything).
  *
+ * <p>Before all of these: the body of a request the engine refused as unauthenticated or forbidden
+ * (401, 403) is never kept, nor its chunk hashes. Anyone who reaches the proxy can send one, so
+ * keeping it would let a client without a credential write prompts into the store, and its hashes
+ * would answer whether a guessed prompt matches a stored one.
+ *
  * <p>A forced body of an unselected session is a turn of its own (the stream app saw no earlier
  * body of the session, so it is a keyframe, or a delta against another forced turn): it always
  * rebuilds, and a selected session is never missing a turn. Thread-safe.
@@ -53,6 +58,7 @@ final class CaptureSampling {
 
   /** Why a body is kept, or {@link Decision#SAMPLED_OUT}. */
   enum Decision {
+    REFUSED,
     SESSION_SELECTED,
     FORCED,
     SAMPLED_OUT
@@ -63,6 +69,9 @@ final class CaptureSampling {
    * @param error the exchange's failure classification, null when it completed
    */
   Decision decide(String sessionKey, String model, String path, Integer status, String error) {
+    if (refusedByEngine(status)) {
+      return Decision.REFUSED;
+    }
     if (sampler.keeps(sessionKey)) {
       return Decision.SESSION_SELECTED;
     }
@@ -78,6 +87,11 @@ final class CaptureSampling {
       }
     }
     return Decision.SAMPLED_OUT;
+  }
+
+  /** Whether the engine refused the request as unauthenticated (401) or forbidden (403). */
+  static boolean refusedByEngine(Integer status) {
+    return status != null && (status == 401 || status == 403);
   }
 
   /** The chunk hashes of a body left out, or null when this bridge sends none. */

@@ -90,9 +90,11 @@ final class EventFactory {
     metrics.sampled(decision).increment();
     EventWriter.RequestFields request = requestFields(r, key, model, path.target());
     byte[] value =
-        decision == CaptureSampling.Decision.SAMPLED_OUT
-            ? metadataOnly(request, x.body(), response(x.outcome()))
-            : withBody(request, x.body(), response(x.outcome()));
+        switch (decision) {
+          case SAMPLED_OUT -> metadataOnly(request, x.body(), response(x.outcome()), true);
+          case REFUSED -> metadataOnly(request, x.body(), response(x.outcome()), false);
+          case SESSION_SELECTED, FORCED -> withBody(request, x.body(), response(x.outcome()));
+        };
     return new EncodedEvent(key.key(), value, r.requestId(), r.ts());
   }
 
@@ -116,13 +118,17 @@ final class EventFactory {
   }
 
   /**
-   * Stage two of sampling: the metadata and the chunk hashes, never the body. Hashing here, on the
-   * publisher thread, keeps it off the request path (the proxy benchmark measures both).
+   * Stage two of sampling: the metadata and, when {@code withChunks}, the chunk hashes, never the
+   * body. Hashing here, on the publisher thread, keeps it off the request path (the proxy benchmark
+   * measures both). A request the engine refused is marked {@code sampled_out} too, which every
+   * stream app reads; its status says why.
    */
   private byte[] metadataOnly(
-      EventWriter.RequestFields request, CapturedExchange.Body body, ResponseInfo response) {
+      EventWriter.RequestFields request,
+      CapturedExchange.Body body,
+      ResponseInfo response,
+      boolean withChunks) {
     byte[] bytes = body.bytes();
-    boolean utf8 = Utf8.isStrict(bytes);
     return writers
         .get()
         .writeMetadataOnly(
@@ -133,7 +139,7 @@ final class EventFactory {
             body.originalLength(),
             response,
             RawRequestEvent.SAMPLED_OUT,
-            sampling.chunks(bytes, utf8),
+            withChunks ? sampling.chunks(bytes, Utf8.isStrict(bytes)) : null,
             upstream);
   }
 

@@ -309,7 +309,8 @@ final class IngestHandler {
    * address in a forwarding header) that {@code PREFIXLOG_CLIENT_ADDR} says to truncate, hash or
    * omit, or a path with credential parameters ({@code PREFIXLOG_QUERY_CREDENTIALS}); then it is
    * written again as the proxy would have recorded it (the body field is carried over as it was, so
-   * the body still rebuilds to its checksum).
+   * the body still rebuilds to its checksum). The body of a request the engine refused (401, 403)
+   * is left out, as the proxy leaves it out: the event becomes metadata only.
    */
   private byte[] withCapturePolicy(RawRequestEvent event, byte[] line) throws IOException {
     String clientAddr = addresses.record(event.clientAddr());
@@ -319,9 +320,17 @@ final class IngestHandler {
     if (path.removed() > 0) {
       metrics.queryCredentials.increment(path.removed());
     }
+    boolean refused =
+        event.body() != null
+            && event.response() != null
+            && CaptureSampling.refusedByEngine(event.response().status());
+    if (refused) {
+      metrics.ingestRefusedBodies.increment();
+    }
     if (Objects.equals(clientAddr, event.clientAddr())
         && Objects.equals(headers, event.headers())
-        && path.removed() == 0) {
+        && path.removed() == 0
+        && !refused) {
       return line;
     }
     RawRequestEvent recorded =
@@ -337,15 +346,15 @@ final class IngestHandler {
             event.method(),
             path.target(),
             event.model(),
-            event.body(),
-            event.bodyEncoding(),
+            refused ? null : event.body(),
+            refused ? null : event.bodyEncoding(),
             event.bodyLen(),
             event.bodySha256(),
             event.truncated(),
             event.originalBodyLen(),
             event.response(),
-            event.bodyOmitted(),
-            event.promptChunks(),
+            refused ? RawRequestEvent.SAMPLED_OUT : event.bodyOmitted(),
+            refused ? null : event.promptChunks(),
             event.upstream(),
             event.captureId(),
             event.clientRequestId());

@@ -32,6 +32,7 @@ final class ProxyMetrics {
   static final String QUERY_CREDENTIALS = "prefixlog_proxy_query_credentials_removed_total";
   static final String INGEST_REQUESTS = "prefixlog_ingest_requests_total";
   static final String INGEST_LINES = "prefixlog_ingest_lines_total";
+  static final String INGEST_REFUSED_BODIES = "prefixlog_ingest_refused_bodies_omitted_total";
   static final String INGEST_REJECTIONS = "prefixlog_ingest_rejections_total";
 
   /** The drop reason of an exchange whose body was let go for PREFIXLOG_PROXY_CAPTURE_MEMORY. */
@@ -51,6 +52,7 @@ final class ProxyMetrics {
   final Timer queueWait;
   final Counter unreadable;
   final Counter queryCredentials;
+  final Counter ingestRefusedBodies;
   private final Map<CaptureSampling.Decision, Counter> sampling =
       new EnumMap<>(CaptureSampling.Decision.class);
 
@@ -135,6 +137,12 @@ final class ProxyMetrics {
             QUERY_CREDENTIALS,
             "Query parameters removed from stored paths as credentials"
                 + " (PREFIXLOG_QUERY_CREDENTIALS); the requests were forwarded as sent.");
+    ingestRefusedBodies =
+        Meters.counter(
+            registry,
+            INGEST_REFUSED_BODIES,
+            "Ingested events of requests the engine refused (401 or 403) whose body was left out:"
+                + " stored as metadata only.");
     for (CaptureSampling.Decision decision : CaptureSampling.Decision.values()) {
       sampling.put(
           decision,
@@ -142,7 +150,8 @@ final class ProxyMetrics {
               registry,
               SAMPLING,
               "Events by capture-sampling decision: session_selected and forced keep the body,"
-                  + " sampled_out sends metadata and chunk hashes only (PREFIXLOG_SAMPLE_SESSIONS).",
+                  + " sampled_out sends metadata and chunk hashes only (PREFIXLOG_SAMPLE_SESSIONS),"
+                  + " refused (the engine answered 401 or 403) sends metadata only.",
               "decision",
               decision.name().toLowerCase(java.util.Locale.ROOT)));
     }

@@ -43,7 +43,8 @@ public record SamplingConfig(
           .defaultValue(true)
           .doc(
               "keep the body of every failed request (status ≥ 400, or no response) whatever its"
-                  + " session's draw");
+                  + " session's draw; never that of a request the engine refused (401, 403),"
+                  + " which is always metadata only");
 
   public static final ConfigKey<List<String>> KEEP_MODELS =
       ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_MODELS", new Items())

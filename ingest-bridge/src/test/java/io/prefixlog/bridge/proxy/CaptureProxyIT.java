@@ -2,6 +2,7 @@ package io.prefixlog.bridge.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.core.metrics.Meters;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
@@ -734,6 +735,59 @@ class CaptureProxyIT {
     assertThat(stored.body()).isEqualTo("{\"model\":\"m\"}");
     assertThat(new String(record.value(), StandardCharsets.ISO_8859_1)).doesNotContain("SECRET");
     assertThat(Meters.count(proxy.metrics(), ProxyMetrics.QUERY_CREDENTIALS)).isEqualTo(1);
+  }
+
+  @Test
+  void probeTheBodiesOfRequestsTheEngineRefusedAreNeverStored(KafkaCluster kafka) throws Exception {
+    // Given: every session sampled, errors kept; a request the engine refuses as unauthenticated
+    // (401) and one it refuses as forbidden (403), each with a body that must not be kept; and a
+    // middleware's event of a 403 posted to the ingest endpoint
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy = start(config(kafka).with(IngestConfig.TOKEN, token));
+    TopicReader reader = reader(kafka);
+    String refusedBody =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"SECRET-q5\"}]}";
+    ObjectNode ingested =
+        (ObjectNode) Json.mapper().readTree(rawEvent("ing-403", refusedBody, null));
+    ingested.putObject("response").put("status", 403);
+
+    // When
+    HttpResponse<String> unauthorized =
+        http.send(
+            chat(at(proxy, "/status?code=401"), refusedBody)
+                .header("X-Request-Id", "r-401")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> forbidden =
+        http.send(
+            chat(at(proxy, "/status?code=403"), refusedBody)
+                .header("X-Request-Id", "r-403")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> accepted =
+        http.send(
+            ingest(proxy, "Bearer " + token, Json.mapper().writeValueAsString(ingested)),
+            HttpResponse.BodyHandlers.ofString());
+
+    // Then: the clients got the engine's answers; each event is metadata only, without the body
+    // or its chunk hashes, and says why through its status
+    assertThat(unauthorized.statusCode()).isEqualTo(401);
+    assertThat(forbidden.statusCode()).isEqualTo(403);
+    assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(200);
+    List<ConsumerRecord<String, byte[]>> records = reader.await(3, WAIT);
+    for (ConsumerRecord<String, byte[]> record : records) {
+      RawRequestEvent event = event(record);
+      assertThat(event.body()).isNull();
+      assertThat(event.bodyOmitted()).isEqualTo(RawRequestEvent.SAMPLED_OUT);
+      assertThat(event.promptChunks()).isNull();
+      assertThat(event.bodyLen()).isEqualTo(refusedBody.length());
+      assertThat(event.response().status()).isIn(401, 403);
+      assertThat(new String(record.value(), StandardCharsets.ISO_8859_1)).doesNotContain("SECRET");
+    }
+    assertThat(byRequestId(records, "r-401").response().status()).isEqualTo(401);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.SAMPLING, "decision", "refused"))
+        .isEqualTo(2);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.INGEST_REFUSED_BODIES)).isEqualTo(1);
   }
 
   @Test

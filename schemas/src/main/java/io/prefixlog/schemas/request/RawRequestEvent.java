@@ -59,7 +59,8 @@ public record RawRequestEvent(
 
   /**
    * {@code body_omitted} of a request whose session the capture sampling did not select
-   * (PREFIXLOG_SAMPLE_SESSIONS).
+   * (PREFIXLOG_SAMPLE_SESSIONS), or that the engine refused (401, 403: {@code response.status}
+   * tells them apart), whose body is never kept.
    */
   public static final String SAMPLED_OUT = "sampled_out";
 
