@@ -2,8 +2,9 @@ package io.prefixlog.benchmarks.sampling;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.benchmarks.harness.Benchmark;
+import io.prefixlog.benchmarks.harness.CorpusRequests;
 import io.prefixlog.benchmarks.harness.Machine;
-import io.prefixlog.benchmarks.harness.Medians;
+import io.prefixlog.benchmarks.harness.RotatedRounds;
 import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.SamplingConfig;
@@ -15,9 +16,6 @@ import io.prefixlog.core.chunk.ChunkLookups;
 import io.prefixlog.core.session.SessionSampler;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.RawEventFrame;
-import io.prefixlog.tools.corpus.ChatRequests;
-import io.prefixlog.tools.corpus.Conversation;
-import io.prefixlog.tools.corpus.CorpusFile;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -41,13 +39,6 @@ import java.util.Locale;
  * <p>{@code SamplingCostBenchmark --help} lists the options.
  */
 public final class SamplingCostBenchmark {
-  private static final List<String> CORPORA =
-      List.of(
-          "agentic/tau_bench_gpt4o_airline.jsonl",
-          "agentic/swe_agent_trajectories.jsonl",
-          "chat/hh_rlhf_helpful_base_test.jsonl",
-          "chat/oasst_en100_threads.jsonl");
-
   private static final Benchmark BENCHMARK =
       new Benchmark(
           "SamplingCostBenchmark",
@@ -78,6 +69,8 @@ public final class SamplingCostBenchmark {
 
   /** One request as the bridge saw it. */
   private record Request(String id, String sessionId, byte[] body, String sessionKey) {}
+
+  private static final Request[] NONE = new Request[0];
 
   public static void main(String[] args) throws Exception {
     BENCHMARK.main(args, Settings::of, SamplingCostBenchmark::run);
@@ -120,64 +113,26 @@ public final class SamplingCostBenchmark {
       }
     }
 
-    String[] names = {
-      "full raw event with body (reference, share 1)",
-      "sampled-out event (decision + chunk hashes + metadata)",
-      "sampling decision alone (HMAC of the session key)",
-      "chunk hashes of the body alone"
-    };
-    List<List<Double>> nsPerEvent = new ArrayList<>();
-    for (int v = 0; v < names.length; v++) {
-      nsPerEvent.add(new ArrayList<>());
-    }
-    long sink = 0;
-    for (int round = 0; round < settings.warmup() + settings.rounds(); round++) {
-      for (int i = 0; i < names.length; i++) {
-        int variant = (round + i) % names.length;
-        long start = System.nanoTime();
-        for (Request r : out) {
-          sink +=
-              switch (variant) {
-                case 0 -> capture(full, r).length;
-                case 1 -> capture(sampled, r).length;
-                case 2 -> sampler.keeps(r.sessionKey()) ? 1 : 0;
-                default -> hasher.chunks(r.body(), true).chunkHashes().size();
-              };
-        }
-        double ns = (System.nanoTime() - start) / (double) out.size();
-        if (round >= settings.warmup()) {
-          nsPerEvent.get(variant).add(ns);
-        }
-      }
-    }
-    // Rounds are short and the machine shared: a round's variants ran back to back, so the ratio
-    // within a round holds better under changing load than the ratio of the medians.
-    List<List<Double>> ratios = new ArrayList<>();
-    for (int v = 0; v < names.length; v++) {
-      List<Double> r = new ArrayList<>();
-      for (int round = 0; round < settings.rounds(); round++) {
-        r.add(nsPerEvent.get(v).get(round) / nsPerEvent.get(0).get(round));
-      }
-      ratios.add(r);
-    }
-    System.out.printf(
-        Locale.ROOT,
-        "per event on the publisher thread, median of %d rounds (%d warm-up); against the"
-            + " reference: median of the rounds' ratios:%n",
+    Request[] events = out.toArray(NONE);
+    RotatedRounds.run(
+        System.out,
+        "event on the publisher thread",
+        List.of(
+            new RotatedRounds.Variant(
+                "full raw event with body (reference, share 1)",
+                e -> capture(full, events[e]).length),
+            new RotatedRounds.Variant(
+                "sampled-out event (decision + chunk hashes + metadata)",
+                e -> capture(sampled, events[e]).length),
+            new RotatedRounds.Variant(
+                "sampling decision alone (HMAC of the session key)",
+                e -> sampler.keeps(events[e].sessionKey()) ? 1 : 0),
+            new RotatedRounds.Variant(
+                "chunk hashes of the body alone",
+                e -> hasher.chunks(events[e].body(), true).chunkHashes().size())),
+        events.length,
         settings.rounds(),
         settings.warmup());
-    for (int v = 0; v < names.length; v++) {
-      double median = Medians.of(nsPerEvent.get(v));
-      System.out.printf(
-          Locale.ROOT,
-          "  %-56s %10.1f us  %6.3fx the reference  (rounds %.1f to %.1f us)%n",
-          names[v],
-          median / 1000,
-          Medians.of(ratios.get(v)),
-          nsPerEvent.get(v).stream().mapToDouble(d -> d).min().orElse(0) / 1000,
-          nsPerEvent.get(v).stream().mapToDouble(d -> d).max().orElse(0) / 1000);
-    }
-    System.out.println("(checksum " + sink + ")");
     Machine.footer(System.out);
     return 0;
   }
@@ -192,20 +147,11 @@ public final class SamplingCostBenchmark {
         ProjectHome.find()
             .orElseThrow(() -> new IllegalStateException("no project root"))
             .resolve("corpora");
-    ChatRequests chat = new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT);
     List<Request> requests = new ArrayList<>();
-    for (String file : CORPORA) {
-      for (Conversation conversation :
-          CorpusFile.read(corpora.resolve(file)).stream().limit(perFile).toList()) {
-        String sessionId = file + "#" + conversation.id();
-        for (ChatRequests.ChatRequest request : chat.of(conversation)) {
-          String id = sessionId + "#" + request.turn();
-          byte[] event =
-              bridge.capture(id, 1_750_000_000_000L, sessionId, request.body(), 200, null);
-          String key = RawEventFrame.readAsVersion1(event).sessionKey();
-          requests.add(new Request(id, sessionId, request.body(), key));
-        }
-      }
+    for (CorpusRequests.Request r : CorpusRequests.of(corpora, CorpusRequests.MIXED, perFile)) {
+      byte[] event = bridge.capture(r.id(), 1_750_000_000_000L, r.sessionId(), r.body(), 200, null);
+      String key = RawEventFrame.readAsVersion1(event).sessionKey();
+      requests.add(new Request(r.id(), r.sessionId(), r.body(), key));
     }
     return requests;
   }

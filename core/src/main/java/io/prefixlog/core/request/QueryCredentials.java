@@ -7,8 +7,6 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.regex.Pattern;
 
 /**
  * Which query parameters of a request target are credentials, and the target without them: what a
@@ -58,12 +56,10 @@ public final class QueryCredentials {
                   + " prefixlog_query_credentials_removed_total in the stream app). Empty keeps"
                   + " every parameter");
 
-  private final List<String> rules;
-  private final Pattern names;
+  private final WildcardNames names;
 
   private QueryCredentials(List<String> rules) {
-    this.rules = List.copyOf(rules);
-    this.names = rules.isEmpty() ? null : Pattern.compile(regex(rules));
+    this.names = new WildcardNames(rules);
   }
 
   /**
@@ -87,7 +83,7 @@ public final class QueryCredentials {
 
   /** Whether a parameter of this name (as written in the target, percent-encoded) is removed. */
   public boolean isCredential(String encodedName) {
-    if (names == null) {
+    if (names.isEmpty()) {
       return false;
     }
     String name;
@@ -96,13 +92,13 @@ public final class QueryCredentials {
     } catch (IllegalArgumentException malformed) {
       name = encodedName; // a broken escape is compared as written
     }
-    return names.matcher(name.toLowerCase(Locale.ROOT)).matches();
+    return names.matches(name);
   }
 
   /** {@code target} without its credential parameters, and how many there were. */
   public Stripped strip(String target) {
     int question = target == null ? -1 : target.indexOf('?');
-    if (question < 0 || names == null) {
+    if (question < 0 || names.isEmpty()) {
       return new Stripped(target, 0);
     }
     List<String> kept = new ArrayList<>();
@@ -136,20 +132,8 @@ public final class QueryCredentials {
    */
   public record Stripped(String target, int removed) {}
 
-  private static String regex(List<String> rules) {
-    List<String> alternatives = new ArrayList<>();
-    for (String rule : rules) {
-      List<String> literals = new ArrayList<>();
-      for (String literal : rule.toLowerCase(Locale.ROOT).split("\\*", -1)) {
-        literals.add(Pattern.quote(literal));
-      }
-      alternatives.add(String.join(".*", literals));
-    }
-    return String.join("|", alternatives);
-  }
-
   @Override
   public String toString() {
-    return String.join(",", rules);
+    return names.toString();
   }
 }

@@ -5,19 +5,22 @@ import io.prefixlog.core.config.ConfigKey;
 import io.prefixlog.core.config.ConfigType;
 import io.prefixlog.core.config.ConfigTypes;
 import io.prefixlog.core.config.ConfigValues;
+import io.prefixlog.core.request.BodyRedaction;
 import io.prefixlog.core.request.QueryCredentials;
+import io.prefixlog.core.request.WildcardNames;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * What the proxy records of an exchange and how: the body's capture limit, the session key's secret
  * and headers, the headers captured, the client address policy, the raw event's format, and the
  * bound of the bodies the exchanges in flight hold together ({@link CaptureMemory}), and the query
- * parameters a stored path never holds ({@link QueryCredentials}). {@link #toString()} never shows
- * the secret.
+ * parameters a stored path never holds ({@link QueryCredentials}), and what a stored body loses on
+ * purpose ({@link BodyRedaction}). {@link #toString()} never shows the secret.
  */
 public record CaptureConfig(
     long maxBodyBytes,
@@ -27,7 +30,8 @@ public record CaptureConfig(
     ClientAddrMode clientAddr,
     RawEventFormat rawEventFormat,
     long memory,
-    QueryCredentials queryCredentials) {
+    QueryCredentials queryCredentials,
+    BodyRedaction redaction) {
   /** How a captured request is written to {@code requests.raw}. */
   public enum RawEventFormat {
     /** Version 2: a JSON header, then the body's exact bytes (no escaping, no base64). */
@@ -128,6 +132,10 @@ public record CaptureConfig(
 
   public static final ConfigKey<QueryCredentials> QUERY_CREDENTIALS = QueryCredentials.SETTING;
 
+  public static final ConfigKey<WildcardNames> REDACT_FIELDS = BodyRedaction.FIELDS;
+
+  public static final ConfigKey<List<Pattern>> REDACT_PATTERNS = BodyRedaction.PATTERNS;
+
   public CaptureConfig {
     int secretBytes = sessionSecret.getBytes(StandardCharsets.UTF_8).length;
     if (secretBytes < 16) {
@@ -147,7 +155,8 @@ public record CaptureConfig(
         values.get(CLIENT_ADDR),
         values.get(RAW_EVENT_FORMAT),
         values.get(MEMORY),
-        values.get(QUERY_CREDENTIALS));
+        values.get(QUERY_CREDENTIALS),
+        BodyRedaction.of(values.get(REDACT_FIELDS), values.get(REDACT_PATTERNS)));
   }
 
   /** True when no secret was configured and the development default is in use. */
@@ -173,6 +182,8 @@ public record CaptureConfig(
         + memory
         + ", queryCredentials="
         + queryCredentials
+        + ", redaction="
+        + redaction
         + "]";
   }
 

@@ -1,5 +1,6 @@
 package io.prefixlog.bridge.proxy;
 
+import io.prefixlog.core.request.BodyRedaction;
 import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
@@ -25,6 +26,7 @@ final class EventFactory {
   private final CaptureSampling sampling;
   private final ProxyMetrics metrics;
   private final QueryCredentials queryCredentials;
+  private final BodyRedaction redaction;
 
   /** The raw events' {@code upstream}: where this proxy forwards ({@link #upstreamLabel}). */
   private final String upstream;
@@ -53,6 +55,7 @@ final class EventFactory {
     this.upstream = upstreamLabel(upstream.origin());
     this.format = capture.rawEventFormat();
     this.queryCredentials = capture.queryCredentials();
+    this.redaction = capture.redaction();
   }
 
   /**
@@ -68,7 +71,8 @@ final class EventFactory {
 
   EncodedEvent encode(CapturedExchange x) {
     CapturedExchange.Request r = x.request();
-    byte[] body = x.body().bytes();
+    CapturedExchange.Body captured = redacted(x.body());
+    byte[] body = captured.bytes();
     Map<String, String> sessionHeaders = sessionKeys.headers(r.headers());
     // A truncated body is not whole JSON: BodyFields gives EMPTY.
     BodyFields fields =
@@ -91,11 +95,24 @@ final class EventFactory {
     EventWriter.RequestFields request = requestFields(r, key, model, path.target());
     byte[] value =
         switch (decision) {
-          case SAMPLED_OUT -> metadataOnly(request, x.body(), response(x.outcome()), true);
-          case REFUSED -> metadataOnly(request, x.body(), response(x.outcome()), false);
-          case SESSION_SELECTED, FORCED -> withBody(request, x.body(), response(x.outcome()));
+          case SAMPLED_OUT -> metadataOnly(request, captured, response(x.outcome()), true);
+          case REFUSED -> metadataOnly(request, captured, response(x.outcome()), false);
+          case SESSION_SELECTED, FORCED -> withBody(request, captured, response(x.outcome()));
         };
     return new EncodedEvent(key.key(), value, r.requestId(), r.ts());
+  }
+
+  /**
+   * The body as it is stored: with the redactions {@code PREFIXLOG_REDACT_*} ask for, made here on
+   * the publisher thread, before anything (session key, checksum, chunk hashes) is derived from it.
+   */
+  private CapturedExchange.Body redacted(CapturedExchange.Body body) {
+    BodyRedaction.Redacted redacted = redaction.apply(body.bytes());
+    if (!redacted.changed()) {
+      return body;
+    }
+    metrics.redacted(redacted);
+    return new CapturedExchange.Body(redacted.bytes(), body.truncated(), body.originalLength());
   }
 
   private EventWriter.RequestFields requestFields(

@@ -2,10 +2,15 @@ package io.prefixlog.bridge.proxy;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.prefixlog.core.http.HostCheck;
+import io.prefixlog.core.request.BodyRedaction;
 import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.request.RawEventValidator;
 import io.prefixlog.core.request.Rejection;
+import io.prefixlog.core.request.ValidatedRequest;
+import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.BodyEncoding.EncodedBody;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -61,6 +66,7 @@ final class IngestHandler {
   private final AtomicInteger buffering = new AtomicInteger();
   private final ClientAddresses addresses;
   private final QueryCredentials queryCredentials;
+  private final BodyRedaction redaction;
   private final HostCheck hosts;
 
   /**
@@ -88,6 +94,7 @@ final class IngestHandler {
     this.maxRecordBytes = maxRecordBytes;
     this.addresses = addresses;
     this.queryCredentials = capture.queryCredentials();
+    this.redaction = capture.redaction();
     this.hosts = hosts;
   }
 
@@ -262,16 +269,17 @@ final class IngestHandler {
       json.writeStringField("reason", rejection.reason());
       json.writeStringField("detail", rejection.detail());
     } else {
-      queue(json, outcome.accepted().event(), line, counts);
+      queue(json, outcome.accepted(), line, counts);
     }
     json.writeEndObject();
   }
 
-  private void queue(JsonGenerator json, RawRequestEvent event, byte[] line, Counts counts)
+  private void queue(JsonGenerator json, ValidatedRequest accepted, byte[] line, Counts counts)
       throws IOException {
+    RawRequestEvent event = accepted.event();
     EncodedEvent encoded =
         new EncodedEvent(
-            event.sessionKey(), withCapturePolicy(event, line), event.requestId(), event.ts());
+            event.sessionKey(), withCapturePolicy(accepted, line), event.requestId(), event.ts());
     json.writeStringField("request_id", event.requestId());
     if (publisher.offer(encoded)) {
       counts.accepted++;
@@ -310,9 +318,11 @@ final class IngestHandler {
    * omit, or a path with credential parameters ({@code PREFIXLOG_QUERY_CREDENTIALS}); then it is
    * written again as the proxy would have recorded it (the body field is carried over as it was, so
    * the body still rebuilds to its checksum). The body of a request the engine refused (401, 403)
-   * is left out, as the proxy leaves it out: the event becomes metadata only.
+   * is left out, as the proxy leaves it out: the event becomes metadata only. A body the redaction
+   * rules change ({@code PREFIXLOG_REDACT_*}) is stored redacted, with its own length and checksum.
    */
-  private byte[] withCapturePolicy(RawRequestEvent event, byte[] line) throws IOException {
+  private byte[] withCapturePolicy(ValidatedRequest accepted, byte[] line) throws IOException {
+    RawRequestEvent event = accepted.event();
     String clientAddr = addresses.record(event.clientAddr());
     Map<String, String> headers =
         event.headers() == null ? null : addresses.headers(event.headers());
@@ -327,12 +337,21 @@ final class IngestHandler {
     if (refused) {
       metrics.ingestRefusedBodies.increment();
     }
+    BodyRedaction.Redacted body =
+        event.body() == null || refused
+            ? new BodyRedaction.Redacted(accepted.body(), 0, 0)
+            : redaction.apply(accepted.body());
+    if (body.changed()) {
+      metrics.redacted(body);
+    }
     if (Objects.equals(clientAddr, event.clientAddr())
         && Objects.equals(headers, event.headers())
         && path.removed() == 0
-        && !refused) {
+        && !refused
+        && !body.changed()) {
       return line;
     }
+    EncodedBody encoded = body.changed() ? BodyEncoding.encode(body.bytes()) : null;
     RawRequestEvent recorded =
         new RawRequestEvent(
             event.schemaVersion(),
@@ -346,10 +365,10 @@ final class IngestHandler {
             event.method(),
             path.target(),
             event.model(),
-            refused ? null : event.body(),
-            refused ? null : event.bodyEncoding(),
-            event.bodyLen(),
-            event.bodySha256(),
+            refused ? null : encoded != null ? encoded.text() : event.body(),
+            refused ? null : encoded != null ? encoded.encoding().wireName() : event.bodyEncoding(),
+            body.changed() ? (long) body.bytes().length : event.bodyLen(),
+            body.changed() ? Sha256.hex(body.bytes()) : event.bodySha256(),
             event.truncated(),
             event.originalBodyLen(),
             event.response(),

@@ -48,6 +48,8 @@ public final class ProxyConfig {
               CaptureConfig.CLIENT_ADDR,
               CaptureConfig.RAW_EVENT_FORMAT,
               CaptureConfig.QUERY_CREDENTIALS,
+              CaptureConfig.REDACT_FIELDS,
+              CaptureConfig.REDACT_PATTERNS,
               SamplingConfig.SESSIONS,
               SamplingConfig.SEED,
               SamplingConfig.KEEP_ERRORS,

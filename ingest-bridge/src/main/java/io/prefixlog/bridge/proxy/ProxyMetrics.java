@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.prefixlog.core.metrics.Meters;
+import io.prefixlog.core.request.BodyRedaction;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,7 @@ final class ProxyMetrics {
   static final String QUERY_CREDENTIALS = "prefixlog_proxy_query_credentials_removed_total";
   static final String INGEST_REQUESTS = "prefixlog_ingest_requests_total";
   static final String INGEST_LINES = "prefixlog_ingest_lines_total";
+  static final String REDACTIONS = "prefixlog_proxy_redactions_total";
   static final String INGEST_REFUSED_BODIES = "prefixlog_ingest_refused_bodies_omitted_total";
   static final String INGEST_REJECTIONS = "prefixlog_ingest_rejections_total";
 
@@ -53,6 +55,8 @@ final class ProxyMetrics {
   final Counter unreadable;
   final Counter queryCredentials;
   final Counter ingestRefusedBodies;
+  private final Counter redactedFields;
+  private final Counter redactedPassages;
   private final Map<CaptureSampling.Decision, Counter> sampling =
       new EnumMap<>(CaptureSampling.Decision.class);
 
@@ -143,6 +147,8 @@ final class ProxyMetrics {
             INGEST_REFUSED_BODIES,
             "Ingested events of requests the engine refused (401 or 403) whose body was left out:"
                 + " stored as metadata only.");
+    redactedFields = redactions(registry, "field");
+    redactedPassages = redactions(registry, "pattern");
     for (CaptureSampling.Decision decision : CaptureSampling.Decision.values()) {
       sampling.put(
           decision,
@@ -315,5 +321,21 @@ final class ProxyMetrics {
 
   void gauge(String name, String help, DoubleSupplier value) {
     Meters.gauge(registry, name, help, value);
+  }
+
+  private static Counter redactions(MeterRegistry registry, String kind) {
+    return Meters.counter(
+        registry,
+        REDACTIONS,
+        "Values (kind=field: PREFIXLOG_REDACT_FIELDS) and passages (kind=pattern:"
+            + " PREFIXLOG_REDACT_PATTERNS) replaced by [REDACTED] in stored request bodies.",
+        "kind",
+        kind);
+  }
+
+  /** Counts what a body lost to the redaction rules. */
+  void redacted(BodyRedaction.Redacted redacted) {
+    redactedFields.increment(redacted.fields());
+    redactedPassages.increment(redacted.passages());
   }
 }

@@ -791,6 +791,56 @@ class CaptureProxyIT {
   }
 
   @Test
+  void probeCredentialFieldsAndConfiguredPatternsInBodiesAreForwardedButNeverStored(
+      KafkaCluster kafka) throws Exception {
+    // Given: the default field rules, an e-mail pattern; a body with a gateway key, a tool's
+    // password and an address, through the proxy and through the ingest endpoint
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy =
+        start(
+            config(kafka)
+                .with(IngestConfig.TOKEN, token)
+                .with(
+                    CaptureConfig.REDACT_PATTERNS,
+                    List.of(java.util.regex.Pattern.compile("[\\w.+-]+@[\\w-]+\\.[\\w.]+"))));
+    TopicReader reader = reader(kafka);
+    String body =
+        "{\"model\":\"m\",\"api_key\":\"SECRET-b1\",\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"mail SECRET-b2@example.com\"}],\"metadata\":{\"password\":\"SECRET-b3\"}}";
+    String stored =
+        "{\"model\":\"m\",\"api_key\":\"[REDACTED]\",\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"mail [REDACTED]\"}],\"metadata\":{\"password\":\"[REDACTED]\"}}";
+
+    // When
+    HttpResponse<String> proxied =
+        http.send(
+            chat(at(proxy, "/v1/chat/completions"), body).header("X-Request-Id", "red-1").build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> ingested =
+        http.send(
+            ingest(proxy, "Bearer " + token, rawEvent("red-2", body, null)),
+            HttpResponse.BodyHandlers.ofString());
+
+    // Then: the engine got the body as sent; each stored body is the redacted one, with its own
+    // length and checksum, and holds none of the secrets
+    assertThat(proxied.statusCode()).isEqualTo(200);
+    assertThat(ingested.statusCode()).as(ingested.body()).isEqualTo(200);
+    assertThat(new String(upstream.last().body(), StandardCharsets.UTF_8)).isEqualTo(body);
+    List<ConsumerRecord<String, byte[]>> records = reader.await(2, WAIT);
+    for (ConsumerRecord<String, byte[]> record : records) {
+      RawRequestEvent event = event(record);
+      assertThat(event.body()).isEqualTo(stored);
+      assertThat(event.bodyLen()).isEqualTo(stored.length());
+      assertThat(event.bodySha256()).isEqualTo(Sha256.hex(stored.getBytes(StandardCharsets.UTF_8)));
+      assertThat(new String(record.value(), StandardCharsets.ISO_8859_1)).doesNotContain("SECRET");
+    }
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.REDACTIONS, "kind", "field"))
+        .isEqualTo(4);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.REDACTIONS, "kind", "pattern"))
+        .isEqualTo(2);
+  }
+
+  @Test
   void shouldIngestValidLinesAndReportEveryLinesOutcome(KafkaCluster kafka) throws Exception {
     // Given
     String token = "ingest-token-0123456789";
