@@ -86,7 +86,10 @@ public record CaptureConfig(
                   "forwarded",
                   "openai-organization",
                   "openai-project"))
-          .doc("headers captured (plus the session headers); credential headers are refused");
+          .doc(
+              "headers captured; credential headers are refused. A session header is captured"
+                  + " only when named here, and its value then sits beside the session key that is"
+                  + " to hide it");
 
   public static final ConfigKey<ClientAddrMode> CLIENT_ADDR =
       ConfigKey.of("PREFIXLOG_CLIENT_ADDR", ConfigTypes.oneOf(ClientAddrMode.class))

@@ -21,7 +21,10 @@ import java.util.TreeMap;
  * <p>Capture is an allow-list, and a credential deny-list wins over it: {@code authorization},
  * {@code proxy-authorization}, {@code cookie}, {@code set-cookie}, {@code x-api-key}, {@code
  * api-key} and any name containing {@code auth}, {@code token}, {@code secret}, {@code password},
- * {@code cookie}, {@code api-key}, {@code apikey} or {@code api_key} are never captured.
+ * {@code cookie}, {@code api-key}, {@code apikey} or {@code api_key} are never captured. The
+ * session headers are not captured either unless the allow-list names them: their value is what the
+ * session key, a keyed hash, exists to hide, and the event says which header the key came from
+ * ({@code session_key_source}).
  */
 final class HeaderPolicy {
   static final Set<String> HOP_BY_HOP =
@@ -45,14 +48,9 @@ final class HeaderPolicy {
 
   private final Set<String> captured;
 
-  HeaderPolicy(Collection<String> captureAllowList, List<String> sessionHeaders) {
+  HeaderPolicy(Collection<String> captureAllowList) {
     Set<String> names = new HashSet<>();
     for (String name : captureAllowList) {
-      if (!isSecret(name)) {
-        names.add(name.toLowerCase(Locale.ROOT));
-      }
-    }
-    for (String name : sessionHeaders) {
       if (!isSecret(name)) {
         names.add(name.toLowerCase(Locale.ROOT));
       }
@@ -60,9 +58,18 @@ final class HeaderPolicy {
     this.captured = Set.copyOf(names);
   }
 
-  /** The capture allow-list of {@code PREFIXLOG_CAPTURE_HEADERS} and the session headers. */
+  /** The capture allow-list of {@code PREFIXLOG_CAPTURE_HEADERS}. */
   static HeaderPolicy of(CaptureConfig capture) {
-    return new HeaderPolicy(capture.captureHeaders(), capture.sessionHeaders());
+    return new HeaderPolicy(capture.captureHeaders());
+  }
+
+  /**
+   * Whether a header an ingested event carries is stored: any but a session header the allow-list
+   * does not name, whose value the event's session key hides.
+   */
+  static boolean storedFromIngest(String name, CaptureConfig capture) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return !capture.sessionHeaders().contains(lower) || capture.captureHeaders().contains(lower);
   }
 
   /** True for a credential header, which is never captured whatever the allow-list says. */

@@ -24,6 +24,7 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -67,6 +68,7 @@ final class IngestHandler {
   private final ClientAddresses addresses;
   private final QueryCredentials queryCredentials;
   private final BodyRedaction redaction;
+  private final CaptureConfig capture;
   private final HostCheck hosts;
 
   /**
@@ -95,6 +97,7 @@ final class IngestHandler {
     this.addresses = addresses;
     this.queryCredentials = capture.queryCredentials();
     this.redaction = capture.redaction();
+    this.capture = capture;
     this.hosts = hosts;
   }
 
@@ -325,7 +328,7 @@ final class IngestHandler {
     RawRequestEvent event = accepted.event();
     String clientAddr = addresses.record(event.clientAddr());
     Map<String, String> headers =
-        event.headers() == null ? null : addresses.headers(event.headers());
+        event.headers() == null ? null : withoutSessionHeaders(addresses.headers(event.headers()));
     QueryCredentials.Stripped path = queryCredentials.strip(event.path());
     if (path.removed() > 0) {
       metrics.queryCredentials.increment(path.removed());
@@ -378,6 +381,18 @@ final class IngestHandler {
             event.captureId(),
             event.clientRequestId());
     return Json.mapper().writeValueAsBytes(recorded);
+  }
+
+  /** The headers but the session headers that are not to be stored ({@link HeaderPolicy}). */
+  private Map<String, String> withoutSessionHeaders(Map<String, String> headers) {
+    Map<String, String> kept = new TreeMap<>();
+    headers.forEach(
+        (name, value) -> {
+          if (HeaderPolicy.storedFromIngest(name, capture)) {
+            kept.put(name, value);
+          }
+        });
+    return kept.size() == headers.size() ? headers : kept;
   }
 
   private static Rejection secretHeader(RawRequestEvent event) {

@@ -219,10 +219,14 @@ class CaptureProxyIT {
     assertThat(event.sessionKey()).matches("[0-9a-f]{32}").doesNotContain("conversation");
     assertThat(event.userAgent()).isEqualTo("prefixlog-test/1.0");
     assertThat(event.clientAddr()).isEqualTo("127.0.0.1");
+    // The session header's value is what the key hides: the key and its source are stored, never
+    // the value
     assertThat(event.headers())
         .containsEntry("x-request-id", "req-json-1")
-        .containsEntry("x-session-id", "conversation-42")
-        .doesNotContainKeys("authorization", "x-api-key", "cookie", "x-test-cached");
+        .doesNotContainKeys(
+            "x-session-id", "authorization", "x-api-key", "cookie", "x-test-cached");
+    assertThat(new String(records.get(0).value(), StandardCharsets.ISO_8859_1))
+        .doesNotContain("conversation-42");
     assertThat(event.response().status()).isEqualTo(200);
     assertThat(event.response().id()).isEqualTo("chatcmpl-req-json-1");
     assertThat(event.response().usage()).isEqualTo(new Usage(bytes.length / 4L, 3L, 7L));
@@ -838,6 +842,27 @@ class CaptureProxyIT {
         .isEqualTo(4);
     assertThat(Meters.count(proxy.metrics(), ProxyMetrics.REDACTIONS, "kind", "pattern"))
         .isEqualTo(2);
+  }
+
+  @Test
+  void probeSessionHeaderValuesInIngestedEventsAreNeverStored(KafkaCluster kafka) throws Exception {
+    // Given: a middleware's event that carries the session header its key was derived from
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy = start(config(kafka).with(IngestConfig.TOKEN, token));
+    TopicReader reader = reader(kafka);
+    String line =
+        rawEvent("ing-s", "{}", Map.of("x-session-id", "SECRET-conversation", "x-request-id", "i"));
+
+    // When
+    HttpResponse<String> response =
+        http.send(ingest(proxy, "Bearer " + token, line), HttpResponse.BodyHandlers.ofString());
+
+    // Then: stored with its key and the other headers, without the session header's value
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    ConsumerRecord<String, byte[]> record = reader.await(1, WAIT).get(0);
+    assertThat(event(record).headers()).containsExactlyEntriesOf(Map.of("x-request-id", "i"));
+    assertThat(event(record).sessionKey()).isEqualTo("0123456789abcdef0123456789abcdef");
+    assertThat(new String(record.value(), StandardCharsets.ISO_8859_1)).doesNotContain("SECRET");
   }
 
   @Test

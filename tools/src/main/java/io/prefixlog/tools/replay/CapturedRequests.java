@@ -77,7 +77,7 @@ final class CapturedRequests implements RebuildListener {
             record.ts(),
             path,
             requestClass(path, record.model()),
-            ReplayHeaders.replayable(record.headers()),
+            ReplayHeaders.replayable(record.headers(), record.sessionKeySource(), session),
             body,
             response == null ? null : response.latencyMs(),
             prompt,

@@ -50,7 +50,28 @@ final class ReplayHeaders {
   private static final List<String> CREDENTIAL_PARTS =
       List.of("auth", "token", "secret", "password", "cookie", "api-key", "apikey", "api_key");
 
+  /** How {@code session_key_source} names a key derived from a header. */
+  private static final String HEADER_SOURCE = "header:";
+
   private ReplayHeaders() {}
+
+  /**
+   * The headers of {@code captured} that are sent again, and the session header its key came from
+   * ({@code session_key_source} {@code header:NAME}), which the proxy does not capture: sent with
+   * the session key as its value, a pseudonym that keeps the replayed requests in their sessions as
+   * the original value did.
+   */
+  static Map<String, String> replayable(
+      Map<String, String> captured, String sessionKeySource, String sessionKey) {
+    Map<String, String> headers = replayable(captured);
+    if (sessionKeySource != null && sessionKeySource.startsWith(HEADER_SOURCE)) {
+      String name = sessionKeySource.substring(HEADER_SOURCE.length()).toLowerCase(Locale.ROOT);
+      if (isToken(name) && !looksLikeCredential(name) && !NOT_REPLAYED.contains(name)) {
+        headers.putIfAbsent(name, sessionKey);
+      }
+    }
+    return headers;
+  }
 
   /** The headers of {@code captured} (lower-case names) that are sent again. */
   static Map<String, String> replayable(Map<String, String> captured) {

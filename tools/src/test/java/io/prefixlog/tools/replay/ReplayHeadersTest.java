@@ -34,4 +34,20 @@ class ReplayHeadersTest {
             Map.of("x-session-id", "conv-1", "x-conversation-id", "c-2", "openai-project", "p"));
     assertThat(ReplayHeaders.replayable(null)).isEmpty();
   }
+
+  @Test
+  void shouldSendTheSessionKeyUnderTheHeaderItCameFromWhenItsValueWasNotCaptured() {
+    String key = "0123456789abcdef0123456789abcdef";
+
+    // A capture without the header's value: the key stands in for it
+    assertThat(ReplayHeaders.replayable(Map.of("openai-project", "p"), "header:X-Session-ID", key))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("x-session-id", key, "openai-project", "p"));
+    // An older capture that has it: sent as captured
+    assertThat(
+            ReplayHeaders.replayable(Map.of("x-session-id", "conv-1"), "header:x-session-id", key))
+        .containsExactlyEntriesOf(Map.of("x-session-id", "conv-1"));
+    // A key from the body or the fallback: no header
+    assertThat(ReplayHeaders.replayable(null, "fallback", key)).isEmpty();
+    assertThat(ReplayHeaders.replayable(null, "header:x-api-key", key)).isEmpty();
+  }
 }
