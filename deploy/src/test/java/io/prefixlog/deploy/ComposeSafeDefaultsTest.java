@@ -20,15 +20,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * docker-compose.yml is safe by default: it refuses to start without its secrets, publishes on
- * loopback unless told otherwise (and never publishes an unauthenticated endpoint beyond it), and
- * {@code bin/prefixlog-compose-env} writes random secrets once. The bridge's own refusal of a
- * placeholder secret with compose's environment is {@code ImageLayoutIT}'s (the image's start-up).
+ * loopback unless told otherwise (and never publishes an unauthenticated endpoint beyond it),
+ * publishes Connect's REST API only through its opt-in override, and {@code
+ * bin/prefixlog-compose-env} writes random secrets once. The bridge's own refusal of a placeholder
+ * secret with compose's environment is {@code ImageLayoutIT}'s (the image's start-up).
  */
 class ComposeSafeDefaultsTest {
   private static final Path ROOT = Repository.root();
   private static final Path COMPOSE = ROOT.resolve(Repository.COMPOSE_FILE);
   private static final Path SASL_OVERRIDE =
       ROOT.resolve("deploy/compose/kafka-remote-sasl-ssl.yml");
+  private static final Path CONNECT_REST_OVERRIDE = ROOT.resolve("deploy/compose/connect-rest.yml");
 
   @TempDir Path dir;
 
@@ -125,7 +127,7 @@ class ComposeSafeDefaultsTest {
         published++;
       }
     }
-    assertThat(published).isEqualTo(11);
+    assertThat(published).isEqualTo(10);
   }
 
   @Test
@@ -156,10 +158,53 @@ class ComposeSafeDefaultsTest {
     }
 
     // Then: the proxy (clients need it) and the SASL_SSL listener only; metrics, Prometheus,
-    // MinIO's root account, PostgreSQL, vLLM, Connect's REST API and the UI stay on loopback
+    // MinIO's root account, PostgreSQL, vLLM and the UI stay on loopback (Connect's REST API is
+    // not published at all)
     assertThat(beyondLoopback)
         .containsExactlyInAnyOrder("ingest-bridge 0.0.0.0:8088", "kafka 0.0.0.0:9095");
-    assertThat(published).isEqualTo(12);
+    assertThat(published).isEqualTo(11);
+  }
+
+  @Test
+  void probePublishesNoPortOfConnectsRestApiByDefault() throws Exception {
+    // Given: the default deployment, and one told to publish on every interface
+    ComposeFile loopback = config(DockerCompose.deploymentEnv());
+    ComposeFile bindAll = config(envFile(Map.of("PREFIXLOG_BIND_ADDRESS", "0.0.0.0")));
+
+    // Then: the REST API runs any installed plugin for whoever reaches it, with no
+    // authentication, and a page in the operator's browser that rebinds its name to 127.0.0.1
+    // reaches loopback too; no host port leads to it, whatever the bind address
+    for (ComposeFile compose : List.of(loopback, bindAll)) {
+      assertThat(compose.ports("connect")).isEmpty();
+      for (String service : compose.serviceNames()) {
+        assertThat(compose.ports(service))
+            .as("%s publishes Connect's REST port", service)
+            .noneMatch(port -> port.target().equals("8083"));
+      }
+    }
+  }
+
+  @Test
+  void shouldPublishConnectsRestApiOnLoopbackOnlyWhenAskedFor() throws Exception {
+    // Given: the opt-in override, told to publish on every interface, on another host port
+    Path env = envFile(Map.of("PREFIXLOG_BIND_ADDRESS", "0.0.0.0", "CONNECT_PORT", "18083"));
+
+    // When
+    ComposeFile compose = config(env, COMPOSE, CONNECT_REST_OVERRIDE);
+    ComposeFile defaultPort = config(DockerCompose.deploymentEnv(), COMPOSE, CONNECT_REST_OVERRIDE);
+
+    // Then: loopback whatever the bind address, and no other service's ports change
+    assertThat(compose.ports("connect"))
+        .containsExactly(new ComposeFile.PublishedPort("127.0.0.1", "18083", "8083"));
+    assertThat(defaultPort.ports("connect"))
+        .containsExactly(new ComposeFile.PublishedPort("127.0.0.1", "8083", "8083"));
+    ComposeFile without = config(env);
+    assertThat(compose.serviceNames()).isEqualTo(without.serviceNames());
+    for (String service : without.serviceNames()) {
+      if (!service.equals("connect")) {
+        assertThat(compose.ports(service)).as(service).isEqualTo(without.ports(service));
+      }
+    }
   }
 
   @Test

@@ -173,8 +173,9 @@ public final class ComposeSmokeCommand implements Command {
           + " traffic flows; 4 one delta per request, every body rebuilt from the deltas topic,"
           + " the block index equal to the engine's cache, the three Iceberg tables complete, the"
           + " session explorer (ui) refusing requests without its token and listing every session"
-          + " with it, the security probes (Connect's REST API returns no secret, a rebound Host is"
-          + " refused by the UI and the bridge's metrics); 5 erase --archive of the session with the most turns (topics, stream app,"
+          + " with it, the security probes (Connect's REST API has no host port and returns no"
+          + " secret inside the network, a rebound Host is refused by the UI and the bridge's"
+          + " metrics); 5 erase --archive of the session with the most turns (topics, stream app,"
           + " PostgreSQL catalog, object store, gone from the UI); 6 the archive-maintenance"
           + " service's first scheduled run done on every table, then archive maintain run once"
           + " against compose's catalog and object store: no day of the deltas table left with"
@@ -314,7 +315,7 @@ public final class ComposeSmokeCommand implements Command {
             .count();
     String prometheus =
         new PrometheusCheck(env.port("PROMETHEUS_PORT")).await(streamApps, requests, CHECK_TIMEOUT);
-    String ui = checkUi(env, bootstrap, topics) + "; " + new SecurityProbes(env).run();
+    String ui = checkUi(env, bootstrap, topics) + "; " + new SecurityProbes(env, project).run();
     report(
         "check",
         String.format(

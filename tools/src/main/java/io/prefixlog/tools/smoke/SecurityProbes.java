@@ -4,68 +4,92 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The security probes the compose deployment must pass, on its published ports, as an attacker
- * would try them: Kafka Connect's REST API returns the connectors' configurations without their
- * secrets (the worker resolves {@code ${env:…}} itself), and a page that rebinds its DNS name to
- * 127.0.0.1 gets 403 from the UI and the bridge's metrics, where the same request by address
- * passes.
+ * The security probes the compose deployment must pass, as an attacker would try them. A page in
+ * the operator's browser that rebinds its DNS name to 127.0.0.1 gets 403 from the UI and the
+ * bridge's metrics on their published ports, where the same request by address passes, and finds no
+ * host port of Kafka Connect's REST API (no authentication, and it runs any installed plugin).
+ * Whoever reaches that API inside the compose network reads the connectors' configurations without
+ * their secrets: the worker resolves {@code ${env:…}} itself.
  */
 final class SecurityProbes {
   private static final String REBOUND = "attacker.example";
   private static final List<String> SECRETS = List.of("MINIO_ROOT_PASSWORD", "POSTGRES_PASSWORD");
 
-  private final SmokeEnvironment env;
-  private final HttpClient http = HttpClient.newHttpClient();
+  /**
+   * A GET of {@code $1} on the worker's REST API from inside its container, with bash's /dev/tcp
+   * and head as the service's healthcheck does: the programs the Kafka image's offline stand-in
+   * promises (deploy/standins/interfaces.yml) include no HTTP client. HTTP/1.0 makes the worker
+   * close the connection after its answer.
+   */
+  private static final String GET_INSIDE =
+      "exec 3<>/dev/tcp/127.0.0.1/8083 && printf 'GET %s HTTP/1.0\\r\\n\\r\\n' \"$1\" >&3"
+          + " && head -c 1048576 <&3";
 
-  SecurityProbes(SmokeEnvironment env) {
+  private final SmokeEnvironment env;
+  private final ComposeProject project;
+
+  SecurityProbes(SmokeEnvironment env, ComposeProject project) {
     this.env = env;
+    this.project = project;
   }
 
   /** Runs every probe; a one-line summary, or {@link SmokeFailure} naming the one that failed. */
   String run() throws IOException, InterruptedException {
-    connectConfigsHoldNoSecret("prefixlog-archive-deltas");
+    String worker = connectWorker();
+    connectHasNoHostPort(worker);
+    connectConfigsHoldNoSecret(worker, "prefixlog-archive-deltas");
     int ui = env.port("UI_PORT");
     int metrics = env.port("BRIDGE_METRICS_PORT");
     refusedWhenRebound("the UI", ui, "/health");
     refusedWhenRebound("the bridge's metrics", metrics, "/metrics");
-    return "security probes: Connect's configs hold no secret; rebound Host refused by the UI and"
-        + " the bridge's metrics";
+    return "security probes: Connect's REST API has no host port and its configs hold no secret;"
+        + " rebound Host refused by the UI and the bridge's metrics";
   }
 
-  private void connectConfigsHoldNoSecret(String connector)
-      throws IOException, InterruptedException {
-    URI uri =
-        URI.create(
-            "http://127.0.0.1:"
-                + env.port("CONNECT_PORT")
-                + "/connectors/"
-                + connector
-                + "/config");
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
-            HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() != 200) {
-      throw new SmokeFailure(
-          "Connect's GET " + uri.getPath() + " answered " + response.statusCode());
+  /** The id of the project's one Connect worker container. */
+  private String connectWorker() throws IOException, InterruptedException {
+    List<ComposeProject.Container> workers =
+        project.containers().values().stream().filter(c -> c.service().equals("connect")).toList();
+    if (workers.size() != 1) {
+      throw new SmokeFailure("expected one connect container, found " + workers);
     }
+    return workers.get(0).id();
+  }
+
+  /** What Docker published of the running worker, not what the file says: nothing. */
+  private static void connectHasNoHostPort(String worker) throws IOException, InterruptedException {
+    String published = Processes.output(List.of("docker", "port", worker)).strip();
+    if (!published.isEmpty()) {
+      throw new SmokeFailure("Connect's REST API is published on the host: " + published);
+    }
+  }
+
+  private void connectConfigsHoldNoSecret(String worker, String connector)
+      throws IOException, InterruptedException {
+    String path = "/connectors/" + connector + "/config";
+    Processes.Result get =
+        Processes.run(
+            List.of("docker", "exec", worker, "bash", "-c", GET_INSIDE, "get", path),
+            Duration.ofMinutes(1));
+    String response = get.output();
+    int headEnd = response.indexOf("\r\n\r\n");
+    if (get.exitCode() != 0 || headEnd < 0 || !response.matches("(?s)HTTP/1\\.[01] 200 .*")) {
+      throw new SmokeFailure(
+          "Connect's GET " + path + " inside its container answered: " + get.tail(5));
+    }
+    String body = response.substring(headEnd + 4);
     for (String secret : SECRETS) {
-      if (response.body().contains(env.get(secret))) {
+      if (body.contains(env.get(secret))) {
         throw new SmokeFailure(
             "Connect's REST API returns " + secret + " in " + connector + "'s configuration");
       }
     }
-    if (!response.body().contains("${env:S3_SECRET_KEY}")
-        || !response.body().contains("${env:CATALOG_PASSWORD}")) {
+    if (!body.contains("${env:S3_SECRET_KEY}") || !body.contains("${env:CATALOG_PASSWORD}")) {
       throw new SmokeFailure(
           connector + "'s configuration does not take its secrets from the worker's environment");
     }

@@ -27,7 +27,6 @@ record SmokeEnvironment(Path file, Map<String, String> values) {
           "MINIO_PORT",
           "MINIO_CONSOLE_PORT",
           "POSTGRES_PORT",
-          "CONNECT_PORT",
           "DEMO_STATUS_PORT",
           "PROMETHEUS_PORT",
           "UI_PORT",
