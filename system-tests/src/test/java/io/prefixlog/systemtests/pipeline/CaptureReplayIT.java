@@ -42,6 +42,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
@@ -155,8 +156,12 @@ class CaptureReplayIT {
             .map(r -> RawEventFrame.readAsVersion1(r.value()))
             .toList();
     assertThat(recaptured).hasSize(TURNS);
+    // The capture kept the session key, not the header's value, and the replay sent the key: each
+    // original session is one session again, under a key of its own
+    assertThat(sessionsOf(recaptured, RawRequestEvent::sessionKey, RawRequestEvent::bodySha256))
+        .isEqualTo(sessionsOf(deltas, DeltaRecord::sessionKey, DeltaRecord::bodySha256));
     assertThat(sessions(recaptured.stream().map(RawRequestEvent::sessionKey)))
-        .isEqualTo(sessions(deltas.stream().map(DeltaRecord::sessionKey)));
+        .doesNotContainAnyElementsOf(sessions(deltas.stream().map(DeltaRecord::sessionKey)));
     assertThat(recaptured.stream().map(RawRequestEvent::bodySha256).sorted().toList())
         .isEqualTo(deltas.stream().map(DeltaRecord::bodySha256).sorted().toList());
     assertThat(recaptured)
@@ -424,6 +429,15 @@ class CaptureReplayIT {
             .with(PublishConfig.TOPIC_PREFIX, prefix)
             .with(CaptureConfig.SESSION_SECRET, SECRET)
             .with(MetricsConfig.PORT, -1));
+  }
+
+  /** The bodies of each session, as a set of sets: which requests were grouped together. */
+  private static <T> Set<Set<String>> sessionsOf(
+      List<T> records, Function<T, String> session, Function<T, String> body) {
+    return Set.copyOf(
+        records.stream()
+            .collect(Collectors.groupingBy(session, Collectors.mapping(body, Collectors.toSet())))
+            .values());
   }
 
   private static Set<String> sessions(java.util.stream.Stream<String> keys) {
