@@ -24,10 +24,10 @@ import org.slf4j.LoggerFactory;
 import org.zeromq.ZContext;
 
 /**
- * The KV-event subscriber of the ingest bridge: one {@link KvSubscriber} thread per source (engine
- * endpoint × data-parallel rank), each with its {@link SourceSequencer}, all handing records to one
- * bounded {@link PublishQueue} drained by one {@link KafkaPublisher}. Serves metrics and health;
- * stops cleanly on SIGTERM.
+ * The KV-event subscriber of the ingest bridge: one {@link KvSubscriber} per source (engine
+ * endpoint × data-parallel rank; a receive thread and a handler thread), each with its {@link
+ * SourceSequencer}, all handing records to one bounded {@link PublishQueue} drained by one {@link
+ * KafkaPublisher}. Serves metrics and health; stops cleanly on SIGTERM.
  *
  * <p>Records go to {@code <prefix>kv.events} keyed by source id and to {@code <prefix>dlq}; the
  * bridge does not create topics (the stream app does, with their retention and size settings).
@@ -114,6 +114,8 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
           new KvSubscriber(
               context, subscription.endpoint(), config.topic(), sequencer, config, metrics));
     }
+    this.metrics.receiveGauge(
+        () -> subscribers.stream().mapToLong(KvSubscriber::bufferedBytes).sum());
   }
 
   /**
@@ -156,19 +158,9 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
               this::isHealthy);
     }
     for (KvSubscriber subscriber : subscribers) {
-      Thread thread = new Thread(subscriber, "prefixlog-kv-" + threads.size());
-      thread.setUncaughtExceptionHandler(
-          (t, e) -> {
-            failed = true;
-            LOGGER
-                .atError()
-                .setMessage("subscriber thread failed; the bridge reports unhealthy")
-                .addKeyValue("thread", t.getName())
-                .setCause(e)
-                .log();
-          });
-      threads.add(thread);
-      thread.start();
+      String name = "prefixlog-kv-" + threads.size() / 2;
+      startThread(subscriber, name);
+      startThread(subscriber.handler(), name + "-handler");
     }
     LOGGER
         .atInfo()
@@ -231,6 +223,22 @@ public final class KvBridge implements AutoCloseable, ServiceMain.Service {
   /** The port the metrics endpoint listens on, or -1. */
   public int metricsPort() {
     return metricsServer == null ? -1 : metricsServer.port();
+  }
+
+  private void startThread(Runnable loop, String name) {
+    Thread thread = new Thread(loop, name);
+    thread.setUncaughtExceptionHandler(
+        (t, e) -> {
+          failed = true;
+          LOGGER
+              .atError()
+              .setMessage("subscriber thread failed; the bridge reports unhealthy")
+              .addKeyValue("thread", t.getName())
+              .setCause(e)
+              .log();
+        });
+    threads.add(thread);
+    thread.start();
   }
 
   /** Stops receiving, sends what is queued, closes the producer, the sockets and the endpoint. */

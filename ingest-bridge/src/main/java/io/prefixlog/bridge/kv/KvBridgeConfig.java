@@ -33,6 +33,9 @@ import java.util.stream.Collectors;
 public final class KvBridgeConfig {
   public static final int DEFAULT_METRICS_PORT = 9465;
 
+  /** The most heap a value {@link KvDecodeLimits} counts may take once decoded. */
+  private static final long BYTES_PER_DECODED_VALUE = 64;
+
   private static final Pattern TCP = Pattern.compile("tcp://(.+):(\\d{1,5})");
   private static final Pattern RANGE = Pattern.compile("(\\d{1,4})(?:-(\\d{1,4}))?");
 
@@ -114,16 +117,33 @@ public final class KvBridgeConfig {
           .doc("a connection not through its ZMTP handshake by then is made again");
 
   public static final ConfigKey<Integer> RECEIVE_HWM =
-      ConfigKey.of("PREFIXLOG_KV_RECEIVE_HWM", ConfigTypes.integer(0, Integer.MAX_VALUE))
-          .defaultValue(100_000)
+      ConfigKey.of("PREFIXLOG_KV_RECEIVE_HWM", ConfigTypes.integer(1, 1 << 20))
+          .defaultValue(4)
           .doc(
-              "messages ZMQ buffers per subscription before it drops (vLLM's PUB high-water"
-                  + " mark)");
+              "complete messages ZMQ holds per subscription before it stops reading the"
+                  + " connection (the engine's PUB then drops, a gap); the subscriber reads them at"
+                  + " once into its receive memory, so few are enough. Each counts as"
+                  + " `PREFIXLOG_KV_MAX_MESSAGE_BYTES` in `PREFIXLOG_KV_RECEIVE_MEMORY`");
 
   public static final ConfigKey<Long> MAX_MESSAGE_BYTES =
       ConfigKey.of("PREFIXLOG_KV_MAX_MESSAGE_BYTES", ConfigTypes.size(1024, 1L << 31))
-          .defaultValue(64L << 20)
-          .doc("a larger frame drops the connection (ZMQ's `MAXMSGSIZE`)");
+          .defaultValue(16L << 20)
+          .doc(
+              "a larger frame drops the connection (ZMQ's `MAXMSGSIZE`). The default holds a"
+                  + " batch with a 1M-token prompt's BlockStored about twice: 65,536 hashes of up"
+                  + " to 34 bytes and a million token ids of up to 5 bytes, about 7 MiB");
+
+  public static final ConfigKey<Long> RECEIVE_MEMORY =
+      ConfigKey.of("PREFIXLOG_KV_RECEIVE_MEMORY", ConfigTypes.size(1L << 20, 1L << 40))
+          .defaultValue(256L << 20)
+          .doc(
+              "heap the subscriber may hold for what it receives, all subscriptions together,"
+                  + " each an equal share: what ZMQ may buffer (`PREFIXLOG_KV_RECEIVE_HWM` + 1"
+                  + " frames of `PREFIXLOG_KV_MAX_MESSAGE_BYTES`), one decoded batch"
+                  + " (`PREFIXLOG_KV_MAX_VALUES_PER_BATCH` × 64 bytes), and the rest for messages"
+                  + " waiting for their turn, at least one of the largest; a message that does not"
+                  + " fit is dropped (`prefixlog_kv_receive_drops_total`, its number a gap). A"
+                  + " configuration whose worst case exceeds it is refused at start");
 
   public static final ConfigKey<Integer> MAX_HASHES_PER_EVENT =
       ConfigKey.of("PREFIXLOG_KV_MAX_HASHES_PER_EVENT", ConfigTypes.integer(1, 1 << 24))
@@ -182,6 +202,7 @@ public final class KvBridgeConfig {
               HANDSHAKE_TIMEOUT,
               RECEIVE_HWM,
               MAX_MESSAGE_BYTES,
+              RECEIVE_MEMORY,
               MAX_HASHES_PER_EVENT,
               MAX_VALUES_PER_BATCH,
               METRICS_HOST,
@@ -279,6 +300,32 @@ public final class KvBridgeConfig {
     return values.get(MAX_MESSAGE_BYTES);
   }
 
+  /** Heap the subscriber may hold for what it receives, all subscriptions together. */
+  public long receiveMemory() {
+    return values.get(RECEIVE_MEMORY);
+  }
+
+  /**
+   * What one subscription may hold of messages received and not yet handled: its share of {@link
+   * #receiveMemory} less the worst case of ZMQ's buffers and of one decoded batch.
+   */
+  long receiveBufferBytes() {
+    return receiveMemory() / subscriptions().size() - zmqWorstCase() - decodedWorstCase();
+  }
+
+  /**
+   * What ZMQ may hold per subscription: the high-water mark's complete messages and the frame its
+   * decoder is filling, which it allocates whole when the frame's length arrives. The receive loop
+   * reads every frame as it comes, so the frames of an unfinished message do not pile up.
+   */
+  private long zmqWorstCase() {
+    return (receiveHwm() + 1L) * maxMessageBytes();
+  }
+
+  private long decodedWorstCase() {
+    return decodeLimits().maxValuesPerBatch() * BYTES_PER_DECODED_VALUE;
+  }
+
   /** How much one decoded batch may keep. */
   public KvDecodeLimits decodeLimits() {
     return new KvDecodeLimits(values.get(MAX_HASHES_PER_EVENT), values.get(MAX_VALUES_PER_BATCH));
@@ -318,7 +365,8 @@ public final class KvBridgeConfig {
   }
 
   /**
-   * The rules that tie settings together: one replay entry per endpoint, ranks every endpoint has.
+   * The rules that tie settings together: one replay entry per endpoint, ranks every endpoint has,
+   * receive memory for every subscription.
    */
   private void checkTogether() {
     List<String> endpoints = endpoints();
@@ -356,6 +404,46 @@ public final class KvBridgeConfig {
           offsetEndpoint(REPLAY_ENDPOINTS.name(), endpoint, rank);
         }
       }
+    }
+    checkReceiveMemory();
+  }
+
+  /**
+   * ZMQ bounds what it buffers by messages only, so the worst case of a subscription is known only
+   * as a product: refused here rather than met as an {@link OutOfMemoryError} in the JVM the proxy
+   * shares.
+   */
+  private void checkReceiveMemory() {
+    int subscriptions = endpoints().size() * dataParallelRanks().size();
+    long perSubscription = zmqWorstCase() + decodedWorstCase() + maxMessageBytes();
+    if (perSubscription > receiveMemory() / subscriptions) {
+      throw new ConfigException(
+          RECEIVE_MEMORY.name()
+              + " ("
+              + ConfigTypes.formatSize(receiveMemory())
+              + ") is less than "
+              + subscriptions
+              + " subscription(s) ("
+              + ENDPOINTS.name()
+              + " × "
+              + DP_RANKS.name()
+              + ") × "
+              + ConfigTypes.formatSize(perSubscription)
+              + ": each needs ("
+              + RECEIVE_HWM.name()
+              + " "
+              + receiveHwm()
+              + " + 2) × "
+              + MAX_MESSAGE_BYTES.name()
+              + " "
+              + ConfigTypes.formatSize(maxMessageBytes())
+              + " + "
+              + MAX_VALUES_PER_BATCH.name()
+              + " "
+              + decodeLimits().maxValuesPerBatch()
+              + " × "
+              + BYTES_PER_DECODED_VALUE
+              + " bytes; raise it or lower those");
     }
   }
 

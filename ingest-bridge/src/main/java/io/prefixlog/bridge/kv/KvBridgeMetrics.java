@@ -24,6 +24,8 @@ final class KvBridgeMetrics {
   static final String REPLAYED = "prefixlog_kv_replayed_batches_total";
   static final String DEAD_LETTERS = "prefixlog_dead_letters_total";
   static final String QUEUE_DROPS = "prefixlog_kv_queue_drops_total";
+  static final String RECEIVE_DROPS = "prefixlog_kv_receive_drops_total";
+  static final String RECEIVE_BYTES = "prefixlog_kv_receive_bytes";
   static final String QUEUE_DEPTH = "prefixlog_kv_queue_depth";
   static final String QUEUE_BYTES = "prefixlog_kv_queue_bytes";
   static final String PUBLISHED = "prefixlog_kv_records_published_total";
@@ -42,6 +44,7 @@ final class KvBridgeMetrics {
   final Counter published;
   final Counter publishFailures;
   final Counter reconnects;
+  final Counter receiveDrops;
 
   KvBridgeMetrics(MeterRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry");
@@ -67,6 +70,11 @@ final class KvBridgeMetrics {
     reconnects =
         Meters.counter(
             registry, RECONNECTS, "Subscriber sockets re-created after an error, with backoff.");
+    receiveDrops =
+        Meters.counter(
+            registry,
+            RECEIVE_DROPS,
+            "Messages dropped on receipt: their source's share of the receive memory was full.");
   }
 
   MeterRegistry registry() {
@@ -112,5 +120,10 @@ final class KvBridgeMetrics {
   void queueGauges(DoubleSupplier depth, DoubleSupplier bytes) {
     Meters.gauge(registry, QUEUE_DEPTH, "Records waiting in the hand-off queue.", depth);
     Meters.gauge(registry, QUEUE_BYTES, "Bytes waiting in the hand-off queue.", bytes);
+  }
+
+  void receiveGauge(DoubleSupplier bytes) {
+    Meters.gauge(
+        registry, RECEIVE_BYTES, "Bytes of received messages not yet handled, all sources.", bytes);
   }
 }

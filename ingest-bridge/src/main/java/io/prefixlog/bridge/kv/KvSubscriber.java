@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,9 +17,18 @@ import org.zeromq.ZMQException;
 import org.zeromq.ZMonitor;
 
 /**
- * One source's receive loop, on its own thread: a SUB socket connected to the engine's PUB
- * endpoint, every message handed to the source's {@link SourceSequencer} (which also replays, on
- * this thread, so one source's replay never delays another source).
+ * One source's receive loop and its handler, on two threads: a SUB socket connected to the engine's
+ * PUB endpoint, read by the receive thread into the source's {@link ReceiveBuffer}, and every
+ * message taken from there handed to the source's {@link SourceSequencer} on the handler thread
+ * (which also replays there, so one source's replay never delays another source).
+ *
+ * <p>The receive thread never waits for the handler: ZMQ bounds its queue by messages only ({@code
+ * PREFIXLOG_KV_RECEIVE_HWM}), and counts a message only once its last frame came, so a stalled
+ * reader lets it hold that many messages of up to {@code PREFIXLOG_KV_MAX_MESSAGE_BYTES}, or one
+ * message of endless frames. Read at once into a buffer bounded by bytes, a burst of small batches
+ * waits while a replay runs, and a message that does not fit is dropped here rather than left in
+ * ZMQ: its number becomes a gap that the next message shows and replay covers, as when the engine's
+ * PUB drops one. Blocking instead would hand the overflow back to ZMQ's unbounded frames.
  *
  * <p>ZMQ reconnects a dropped TCP connection by itself (first after {@code reconnectMin}, the delay
  * doubling up to {@code reconnectMax}); ZMTP heartbeats notice an engine that vanished without
@@ -29,7 +39,8 @@ import org.zeromq.ZMonitor;
  * makes by itself) is seen on a socket monitor and tells the sequencer to {@linkplain
  * SourceSequencer#onConnected catch up}: vLLM's PUB drops what it sends while no subscriber is
  * connected, so only the engine's replay buffer still has it. The monitor is read before each
- * message, so the catch-up comes before the first live message of the new connection.
+ * message and the catch-up queued in the same buffer, so it comes before the first live message of
+ * the new connection.
  */
 final class KvSubscriber implements Runnable {
   private static final Logger LOGGER = LoggerFactory.getLogger(KvSubscriber.class);
@@ -43,6 +54,7 @@ final class KvSubscriber implements Runnable {
   private final SourceSequencer sequencer;
   private final KvBridgeConfig config;
   private final KvBridgeMetrics metrics;
+  private final ReceiveBuffer buffer;
   private volatile boolean running = true;
 
   KvSubscriber(
@@ -58,9 +70,20 @@ final class KvSubscriber implements Runnable {
     this.sequencer = Objects.requireNonNull(sequencer, "sequencer");
     this.config = Objects.requireNonNull(config, "config");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.buffer = new ReceiveBuffer(config.receiveBufferBytes());
   }
 
-  /** Asks the loop to end; it does within about 100 ms. */
+  /** The bytes of this source's messages held now, received and not yet handled. */
+  long bufferedBytes() {
+    return buffer.bytes();
+  }
+
+  /** The handler loop, for a thread of its own: hands each received item to the sequencer. */
+  Runnable handler() {
+    return this::handle;
+  }
+
+  /** Asks both loops to end; they do within about 100 ms (the handler once a replay is over). */
   void stop() {
     running = false;
   }
@@ -117,6 +140,10 @@ final class KvSubscriber implements Runnable {
     socket.setLinger(0);
     socket.setRcvHWM(config.receiveHwm());
     socket.setMaxMsgSize(config.maxMessageBytes());
+    // JeroMQ puts a frame over 1 MiB in a direct buffer: outside the heap that -Xmx and the receive
+    // memory bound (direct memory may reach another -Xmx beyond it, past a container's limit), and
+    // freed only when a collection finds it. On the heap, the frame is also the array received.
+    socket.setMsgAllocationHeapThreshold(Integer.MAX_VALUE);
     socket.setReconnectIVL((int) Math.min(Integer.MAX_VALUE, config.reconnectMin().toMillis()));
     socket.setReconnectIVLMax((int) Math.min(Integer.MAX_VALUE, config.reconnectMax().toMillis()));
     int heartbeatMs = (int) Math.min(Integer.MAX_VALUE, config.heartbeat().toMillis());
@@ -145,21 +172,71 @@ final class KvSubscriber implements Runnable {
               .addKeyValue("source", sequencer.source().id())
               .addKeyValue("endpoint", endpoint)
               .log();
-          sequencer.onConnected();
+          buffer.connected();
         }
       }
       if (first == null) {
         continue; // the receive timeout: look at running again
       }
-      List<byte[]> frames = new ArrayList<>(3);
-      frames.add(first);
+      // Each frame is reserved before it is kept; the rest of a message that does not fit is read
+      // and let go, so ZMQ never holds it.
+      long held = ReceiveBuffer.MESSAGE_OVERHEAD + first.length;
+      List<byte[]> frames = buffer.reserve(held) ? new ArrayList<>(3) : null;
+      if (frames != null) {
+        frames.add(first);
+      }
       while (socket.hasReceiveMore()) {
         byte[] frame = socket.recv(0);
-        if (frames.size() < MAX_FRAMES) {
-          frames.add(frame);
+        if (frames != null && frames.size() < MAX_FRAMES) {
+          if (buffer.reserve(frame.length)) {
+            held += frame.length;
+            frames.add(frame);
+          } else {
+            buffer.release(held);
+            frames = null;
+          }
         }
       }
-      sequencer.onMessage(frames);
+      if (frames != null) {
+        buffer.put(new ReceiveBuffer.Message(frames, held));
+      } else {
+        dropped();
+      }
+    }
+  }
+
+  private void dropped() {
+    metrics.receiveDrops.increment();
+    long drops = (long) metrics.receiveDrops.count();
+    if (drops == 1 || drops % 1_000 == 0) {
+      LOGGER
+          .atWarn()
+          .setMessage("received message dropped: the source's receive memory is full")
+          .addKeyValue("source", sequencer.source().id())
+          .addKeyValue("receiveBytes", buffer.bytes())
+          .addKeyValue("drops", drops)
+          .log();
+    }
+  }
+
+  private void handle() {
+    while (running) {
+      ReceiveBuffer.Item item;
+      try {
+        item = buffer.poll(POLL_MS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (item instanceof ReceiveBuffer.Message message) {
+        try {
+          sequencer.onMessage(message.frames());
+        } finally {
+          buffer.release(message.bytes());
+        }
+      } else if (item instanceof ReceiveBuffer.Connected) {
+        sequencer.onConnected();
+      }
     }
   }
 

@@ -54,6 +54,7 @@ final class ZmqReplayClient implements ReplayClient {
       dealer.setLinger(0);
       dealer.setRcvHWM(0); // a replay streams up to the engine's whole buffer
       dealer.setMaxMsgSize(maxMessageBytes);
+      dealer.setMsgAllocationHeapThreshold(Integer.MAX_VALUE); // as the subscriber's, on the heap
       // at most half the replay's time, so that a stalled handshake leaves time for a second one
       dealer.setHandshakeIvl(
           KvSubscriber.millis(

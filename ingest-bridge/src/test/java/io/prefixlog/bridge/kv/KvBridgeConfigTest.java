@@ -11,6 +11,66 @@ import org.junit.jupiter.api.Test;
 class KvBridgeConfigTest {
 
   @Test
+  void shouldRefuseWhatZmqMayBufferBeyondTheReceiveMemory() {
+    // Given: the count-bounded defaults of before, 100,000 messages of 64 MiB each
+    Map<String, String> before =
+        Map.of(
+            "PREFIXLOG_KV_ENDPOINTS", "tcp://10.0.3.17:5557",
+            "PREFIXLOG_KV_RECEIVE_HWM", "100000",
+            "PREFIXLOG_KV_MAX_MESSAGE_BYTES", "64MiB");
+
+    // Then
+    assertThatThrownBy(() -> KvBridgeConfig.defaults(before))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "PREFIXLOG_KV_RECEIVE_MEMORY (256MiB) is less than 1 subscription(s)"
+                + " (PREFIXLOG_KV_ENDPOINTS × PREFIXLOG_KV_DP_RANKS) × 6400192MiB: each needs"
+                + " (PREFIXLOG_KV_RECEIVE_HWM 100000 + 2) × PREFIXLOG_KV_MAX_MESSAGE_BYTES 64MiB"
+                + " + PREFIXLOG_KV_MAX_VALUES_PER_BATCH 1048576 × 64 bytes; raise it or lower"
+                + " those");
+  }
+
+  @Test
+  void shouldFitTheDefaultsWorstCaseInTheReceiveMemoryWithRoomForMessagesWaiting() {
+    // When
+    KvBridgeConfig config =
+        KvBridgeConfig.defaults(Map.of("PREFIXLOG_KV_ENDPOINTS", "tcp://10.0.3.17:5557"));
+
+    // Then: ZMQ (4 + 1) × 16 MiB, one decoded batch 64 MiB, 112 MiB for messages waiting
+    assertThat(config.receiveMemory()).isEqualTo(256L << 20);
+    assertThat(config.receiveHwm()).isEqualTo(4);
+    assertThat(config.maxMessageBytes()).isEqualTo(16L << 20);
+    assertThat(config.receiveBufferBytes()).isEqualTo(112L << 20);
+  }
+
+  @Test
+  void shouldShareTheReceiveMemoryAmongSubscriptionsAndRefuseOneWithoutRoomForAMessage() {
+    // Given
+    Map<String, String> fourRanks =
+        Map.of(
+            "PREFIXLOG_KV_ENDPOINTS", "tcp://10.0.3.17:5557",
+            "PREFIXLOG_KV_DP_RANKS", "0-3",
+            "PREFIXLOG_KV_RECEIVE_MEMORY", "1GiB");
+
+    // When
+    KvBridgeConfig config = KvBridgeConfig.defaults(fourRanks);
+
+    // Then: 256 MiB each, 112 MiB of it waiting room
+    assertThat(config.receiveBufferBytes()).isEqualTo(112L << 20);
+    assertThatThrownBy(
+            () ->
+                KvBridgeConfig.defaults(
+                    Map.of(
+                        "PREFIXLOG_KV_ENDPOINTS", "tcp://10.0.3.17:5557",
+                        "PREFIXLOG_KV_DP_RANKS", "0-3",
+                        "PREFIXLOG_KV_RECEIVE_MEMORY", "639MiB")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(
+            "PREFIXLOG_KV_RECEIVE_MEMORY (639MiB) is less than 4 subscription(s)"
+                + " (PREFIXLOG_KV_ENDPOINTS × PREFIXLOG_KV_DP_RANKS) × 160MiB");
+  }
+
+  @Test
   void shouldSubscribeToEveryRankOfEveryEndpointAtPortPlusRank() {
     // When
     KvBridgeConfig config =
@@ -19,7 +79,8 @@ class KvBridgeConfigTest {
                 "PREFIXLOG_KV_ENDPOINTS", "tcp://10.0.3.17:5557, tcp://[::1]:6000",
                 "PREFIXLOG_KV_REPLAY_ENDPOINTS", "tcp://10.0.3.17:5600,-",
                 "PREFIXLOG_KV_DP_RANKS", "0-1",
-                "PREFIXLOG_KV_TOPIC", "kv"));
+                "PREFIXLOG_KV_TOPIC", "kv",
+                "PREFIXLOG_KV_RECEIVE_MEMORY", "640MiB"));
 
     // Then
     assertThat(config.subscriptions())
@@ -82,7 +143,10 @@ class KvBridgeConfigTest {
     // When
     KvBridgeConfig config =
         KvBridgeConfig.defaults(
-            Map.of("PREFIXLOG_KV_ENDPOINTS", "inproc://events", "PREFIXLOG_KV_DP_RANKS", "0,2"));
+            Map.of(
+                "PREFIXLOG_KV_ENDPOINTS", "inproc://events",
+                "PREFIXLOG_KV_DP_RANKS", "0,2",
+                "PREFIXLOG_KV_RECEIVE_MEMORY", "320MiB"));
 
     // Then
     assertThat(config.subscriptions())
