@@ -59,6 +59,8 @@ final class CaptureSampling {
   /** Why a body is kept, or {@link Decision#SAMPLED_OUT}. */
   enum Decision {
     REFUSED,
+    /** Over its client's capture budget ({@link ClientCaptureRate}): metadata only. */
+    CLIENT_RATE,
     SESSION_SELECTED,
     FORCED,
     SAMPLED_OUT

@@ -9,6 +9,8 @@ import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -27,6 +29,11 @@ final class EventFactory {
   private final ProxyMetrics metrics;
   private final QueryCredentials queryCredentials;
   private final BodyRedaction redaction;
+  private final ClientCaptureRate clientRate;
+
+  /** The headers whose value names a client to {@link ClientCaptureRate}, first found first. */
+  private static final List<String> CREDENTIAL_HEADERS =
+      List.of("authorization", "x-api-key", "api-key");
 
   /** The raw events' {@code upstream}: where this proxy forwards ({@link #upstreamLabel}). */
   private final String upstream;
@@ -56,6 +63,7 @@ final class EventFactory {
     this.format = capture.rawEventFormat();
     this.queryCredentials = capture.queryCredentials();
     this.redaction = capture.redaction();
+    this.clientRate = ClientCaptureRate.of(sampling);
   }
 
   /**
@@ -91,15 +99,41 @@ final class EventFactory {
     }
     CaptureSampling.Decision decision =
         sampling.decide(key.key(), model, path.target(), x.outcome().status(), x.outcome().error());
+    if (keepsBody(decision) && !clientRate.admits(client(r), body.length, r.ts())) {
+      decision = CaptureSampling.Decision.CLIENT_RATE;
+    }
     metrics.sampled(decision).increment();
     EventWriter.RequestFields request = requestFields(r, key, model, path.target());
     byte[] value =
         switch (decision) {
           case SAMPLED_OUT -> metadataOnly(request, captured, response(x.outcome()), true);
-          case REFUSED -> metadataOnly(request, captured, response(x.outcome()), false);
+          case REFUSED, CLIENT_RATE ->
+              metadataOnly(request, captured, response(x.outcome()), false);
           case SESSION_SELECTED, FORCED -> withBody(request, captured, response(x.outcome()));
         };
     return new EncodedEvent(key.key(), value, r.requestId(), r.ts());
+  }
+
+  private static boolean keepsBody(CaptureSampling.Decision decision) {
+    return decision == CaptureSampling.Decision.SESSION_SELECTED
+        || decision == CaptureSampling.Decision.FORCED;
+  }
+
+  /**
+   * Who a capture budget belongs to: the hash of the request's credential (it is never stored; the
+   * bucket map holds the hash), else the address the proxy saw.
+   */
+  private String client(CapturedExchange.Request r) {
+    if (!clientRate.limits()) {
+      return "";
+    }
+    for (String name : CREDENTIAL_HEADERS) {
+      String credential = r.headers().get(name);
+      if (credential != null) {
+        return "credential:" + Sha256.hex(credential.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    return "address:" + r.clientAddr();
   }
 
   /**

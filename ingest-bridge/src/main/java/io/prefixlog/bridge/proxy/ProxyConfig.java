@@ -57,6 +57,8 @@ public final class ProxyConfig {
               SamplingConfig.KEEP_PATHS,
               SamplingConfig.HASH_CHUNKS,
               SamplingConfig.CHUNK_SIZE_BYTES,
+              SamplingConfig.CLIENT_RATE,
+              SamplingConfig.CLIENT_BURST,
               UpstreamConfig.SET_SESSION_HEADER,
               UpstreamConfig.FORWARDED_HEADERS,
               UpstreamConfig.CONNECT_TIMEOUT,

@@ -157,7 +157,8 @@ final class ProxyMetrics {
               SAMPLING,
               "Events by capture-sampling decision: session_selected and forced keep the body,"
                   + " sampled_out sends metadata and chunk hashes only (PREFIXLOG_SAMPLE_SESSIONS),"
-                  + " refused (the engine answered 401 or 403) sends metadata only.",
+                  + " refused (the engine answered 401 or 403) and client_rate (over its client's"
+                  + " PREFIXLOG_CAPTURE_CLIENT_RATE) send metadata only.",
               "decision",
               decision.name().toLowerCase(java.util.Locale.ROOT)));
     }

@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * Capture sampling ({@link CaptureSampling}): the share of sessions whose bodies are kept, the seed
- * of the draw, the rules that keep a body whatever the draw, and the chunk hashes of the others.
+ * of the draw, the rules that keep a body whatever the draw, the chunk hashes of the others, and
+ * how many body bytes one client may have kept ({@link ClientCaptureRate}).
  */
 public record SamplingConfig(
     double sessions,
@@ -20,7 +21,9 @@ public record SamplingConfig(
     List<String> keepModels,
     List<String> keepPaths,
     boolean hashChunks,
-    int chunkSizeBytes) {
+    int chunkSizeBytes,
+    long clientRate,
+    long clientBurst) {
   public static final ConfigKey<Double> SESSIONS =
       ConfigKey.of("PREFIXLOG_SAMPLE_SESSIONS", ConfigTypes.decimal(0, 1))
           .defaultValue(1.0)
@@ -68,6 +71,26 @@ public record SamplingConfig(
 
   public static final ConfigKey<Long> CHUNK_SIZE_BYTES = CommonKeys.CHUNK_SIZE_BYTES;
 
+  public static final ConfigKey<Long> CLIENT_RATE =
+      ConfigKey.of("PREFIXLOG_CAPTURE_CLIENT_RATE", ConfigTypes.size(0, 1L << 40))
+          .defaultValue(0L)
+          .documentedDefault("0 (no limit)")
+          .doc(
+              "body bytes a second that one client may have kept, averaged by a bucket of"
+                  + " `PREFIXLOG_CAPTURE_CLIENT_BURST`; a body over its client's budget is sent as"
+                  + " a metadata-only event (the request is proxied as always), counted as"
+                  + " prefixlog_proxy_sampling_decisions_total{decision=\"client_rate\"}. A client is"
+                  + " the hash of its credential header (`Authorization`, `X-Api-Key`, `Api-Key`),"
+                  + " never stored, or without one its address: users behind one gateway that"
+                  + " passes no credential share one budget");
+
+  public static final ConfigKey<Long> CLIENT_BURST =
+      ConfigKey.of("PREFIXLOG_CAPTURE_CLIENT_BURST", ConfigTypes.size(1024, 1L << 40))
+          .defaultValue(64L << 20)
+          .doc(
+              "body bytes one client may have kept at once under `PREFIXLOG_CAPTURE_CLIENT_RATE`:"
+                  + " a larger body is never kept, so keep it above `PREFIXLOG_MAX_BODY_BYTES`");
+
   public SamplingConfig {
     if (seed.isEmpty()) {
       throw new ConfigException(SEED.name() + " must not be empty");
@@ -84,7 +107,9 @@ public record SamplingConfig(
         values.get(KEEP_MODELS),
         values.get(KEEP_PATHS),
         values.get(HASH_CHUNKS),
-        values.get(CHUNK_SIZE_BYTES).intValue());
+        values.get(CHUNK_SIZE_BYTES).intValue(),
+        values.get(CLIENT_RATE),
+        values.get(CLIENT_BURST));
   }
 
   /** Plain comma-separated items (model names, path prefixes), trimmed, empty ones dropped. */

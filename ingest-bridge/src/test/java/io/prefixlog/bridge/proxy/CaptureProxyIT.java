@@ -866,6 +866,42 @@ class CaptureProxyIT {
   }
 
   @Test
+  void shouldKeepNoMoreBodyBytesOfAClientThanItsCaptureBudget(KafkaCluster kafka) throws Exception {
+    // Given: 1 byte a second, 2 KiB at once, per client; two clients by their credentials
+    CaptureProxy proxy =
+        start(
+            config(kafka)
+                .with(SamplingConfig.CLIENT_RATE, 1L)
+                .with(SamplingConfig.CLIENT_BURST, 2048L));
+    TopicReader reader = reader(kafka);
+    String body = "{\"model\":\"m\",\"prompt\":\"" + "x".repeat(1500) + "\"}";
+
+    // When: the first client sends twice, the second once
+    for (String[] request :
+        new String[][] {{"k-1", "sk-first"}, {"k-2", "sk-first"}, {"k-3", "sk-second"}}) {
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(at(proxy, "/v1/chat/completions"))
+                  .header("X-Request-Id", request[0])
+                  .header("Authorization", "Bearer " + request[1])
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).isEqualTo(200);
+    }
+
+    // Then: every request proxied and recorded; the first client's second body left out
+    List<ConsumerRecord<String, byte[]>> records = reader.await(3, WAIT);
+    assertThat(byRequestId(records, "k-1").body()).isEqualTo(body);
+    assertThat(byRequestId(records, "k-2").body()).isNull();
+    assertThat(byRequestId(records, "k-2").bodyOmitted()).isEqualTo(RawRequestEvent.SAMPLED_OUT);
+    assertThat(byRequestId(records, "k-3").body()).isEqualTo(body);
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.SAMPLING, "decision", "client_rate"))
+        .isEqualTo(1);
+    assertThat(upstream.received()).hasSize(3);
+  }
+
+  @Test
   void shouldIngestValidLinesAndReportEveryLinesOutcome(KafkaCluster kafka) throws Exception {
     // Given
     String token = "ingest-token-0123456789";
