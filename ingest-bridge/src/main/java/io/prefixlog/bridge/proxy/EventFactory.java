@@ -171,8 +171,9 @@ final class EventFactory {
   /**
    * Stage two of sampling: the metadata and, when {@code withChunks}, the chunk hashes, never the
    * body. Hashing here, on the publisher thread, keeps it off the request path (the proxy benchmark
-   * measures both). A request the engine refused is marked {@code sampled_out} too, which every
-   * stream app reads; its status says why.
+   * measures both). A request the engine refused, or one over its client's capture budget, is
+   * marked {@code sampled_out} too, which every stream app reads; without chunk hashes, so that a
+   * flood costs no hashing.
    */
   private byte[] metadataOnly(
       EventWriter.RequestFields request,
