@@ -66,7 +66,7 @@ class ClientAddressPolicyIT {
                     "header:x-session-id",
                     CLIENT,
                     "middleware/1",
-                    Map.of("x-forwarded-for", CLIENT + ", " + BALANCER, "x-session-id", "s-1"),
+                    Map.of("x-forwarded-for", CLIENT + ", " + BALANCER, "x-request-id", "r-1"),
                     "POST",
                     "/v1/chat/completions",
                     "m",
