@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.zeromq.ZMQ;
 
 /**
  * The bridge in a JVM of its own with a small heap and {@code -XX:+ExitOnOutOfMemoryError}, as the
@@ -136,6 +138,27 @@ final class BridgeChild implements AutoCloseable {
       Thread.sleep(200);
     }
     throw new AssertionError("the bridge's metrics never showed " + what + ":\n" + last);
+  }
+
+  /** A series' value now; a bridge that died while asked fails with its log. */
+  double metric(String series) throws Exception {
+    try {
+      return value(metrics(), series);
+    } catch (IOException e) {
+      Thread.sleep(500); // let a dying process finish exiting
+      assertAlive();
+      throw e;
+    }
+  }
+
+  /**
+   * Sends {@code [topic "", seq, payload]} to the bridge's subscriber, as vLLM's PUB frames a
+   * batch.
+   */
+  static void publishBatch(ZMQ.Socket pub, long seq, byte[] payload) {
+    pub.sendMore(new byte[0]);
+    pub.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
+    pub.send(payload);
   }
 
   /** A counter or gauge's value in {@code metrics}: the first line matching {@code series}. */

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -75,23 +74,23 @@ class KvHashBombIT {
       long seq = 0;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       String bombed = "prefixlog_dead_letters_total{reason=\"too_many_hashes\"}";
-      while (metric(bridge, bombed) < 1 && System.nanoTime() < deadline) {
+      while (bridge.metric(bombed) < 1 && System.nanoTime() < deadline) {
         bridge.assertAlive();
-        publish(pub, seq++, bomb);
+        BridgeChild.publishBatch(pub, seq++, bomb);
         Thread.sleep(300);
       }
       bridge.assertAlive();
-      assertThat(metric(bridge, bombed)).as("bombs dead-lettered").isPositive();
+      assertThat(bridge.metric(bombed)).as("bombs dead-lettered").isPositive();
       // and then a real batch
       String published = "prefixlog_kv_batches_total";
-      while (metric(bridge, published) < 1 && System.nanoTime() < deadline) {
+      while (bridge.metric(published) < 1 && System.nanoTime() < deadline) {
         bridge.assertAlive();
-        publish(pub, seq++, good);
+        BridgeChild.publishBatch(pub, seq++, good);
         Thread.sleep(100);
       }
 
       // Then: the subscriber went on, and the proxy still serves
-      assertThat(metric(bridge, published)).as("batches").isPositive();
+      assertThat(bridge.metric(published)).as("batches").isPositive();
       HttpResponse<String> response =
           BridgeChild.send(
               HttpRequest.newBuilder(bridge.uri("/v1/chat/completions"))
@@ -103,26 +102,8 @@ class KvHashBombIT {
       bridge.assertAlive();
       System.out.printf(
           "KvHashBombIT: %d bombs of %d MiB sent, %.0f dead-lettered, -Xmx%dm, proxy answered %d%n",
-          seq, bomb.length >> 20, metric(bridge, bombed), HEAP_MIB, response.statusCode());
+          seq, bomb.length >> 20, bridge.metric(bombed), HEAP_MIB, response.statusCode());
     }
-  }
-
-  /** A series' value; a bridge that died while asked fails with its log. */
-  private static double metric(BridgeChild bridge, String series) throws Exception {
-    try {
-      return BridgeChild.value(bridge.metrics(), series);
-    } catch (IOException e) {
-      Thread.sleep(500); // let a dying process finish exiting
-      bridge.assertAlive();
-      throw e;
-    }
-  }
-
-  /** {@code [topic "", seq, payload]}, as vLLM's PUB frames a batch. */
-  private static void publish(ZMQ.Socket pub, long seq, byte[] payload) {
-    pub.sendMore(new byte[0]);
-    pub.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
-    pub.send(payload);
   }
 
   /**

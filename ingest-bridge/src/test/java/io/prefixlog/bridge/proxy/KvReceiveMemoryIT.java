@@ -126,7 +126,7 @@ class KvReceiveMemoryIT {
 
     // When: the flood, while the subscriber waits for its catch-up replay
     for (long seq = 0; seq < FLOOD; seq++) {
-      publish(pub, seq, big);
+      BridgeChild.publishBatch(pub, seq, big);
     }
     long room = RECEIVE_MEMORY - (HWM + 1) * MAX_MESSAGE - MAX_VALUES * 64;
     long held = 256 + 8 + big.length;
@@ -145,24 +145,24 @@ class KvReceiveMemoryIT {
             Duration.ofSeconds(30));
     assertThat(response.statusCode()).isEqualTo(200);
     // and what fits is held, the rest dropped
-    double bytesHeld = metric(bridge, "prefixlog_kv_receive_bytes");
+    double bytesHeld = bridge.metric("prefixlog_kv_receive_bytes");
 
     // When: the replay ends, and a next live batch shows the dropped numbers missing
     release.countDown();
     String batches = "prefixlog_kv_batches_total";
     await(bridge, batches, v -> v >= kept, 30);
-    publish(pub, FLOOD, small);
+    BridgeChild.publishBatch(pub, FLOOD, small);
 
     // Then: replay brings every dropped number back, none is a gap
     await(bridge, batches, v -> v >= FLOOD + 1, 30);
     bridge.assertAlive();
-    assertThat(metric(bridge, batches)).isEqualTo(FLOOD + 1.0);
-    assertThat(metric(bridge, "prefixlog_kv_gaps_total")).isZero();
-    assertThat(metric(bridge, "prefixlog_kv_replayed_batches_total"))
+    assertThat(bridge.metric(batches)).isEqualTo(FLOOD + 1.0);
+    assertThat(bridge.metric("prefixlog_kv_gaps_total")).isZero();
+    assertThat(bridge.metric("prefixlog_kv_replayed_batches_total"))
         .isEqualTo(FLOOD - kept + 1.0); // from the anchor, the last batch handled, on
-    assertThat(metric(bridge, drops)).isEqualTo((double) (FLOOD - kept));
+    assertThat(bridge.metric(drops)).isEqualTo((double) (FLOOD - kept));
     assertThat(bytesHeld).isEqualTo((double) (kept * held));
-    assertThat(metric(bridge, "prefixlog_kv_receive_bytes")).isZero();
+    assertThat(bridge.metric("prefixlog_kv_receive_bytes")).isZero();
     System.out.printf(
         "KvReceiveMemoryIT: %d frames of %d bytes sent to a stalled subscriber, %d kept"
             + " (%d bytes), %.0f dropped, %.0f replayed, %.0f gaps, -Xmx%dm, proxy answered"
@@ -171,9 +171,9 @@ class KvReceiveMemoryIT {
         big.length,
         kept,
         kept * held,
-        metric(bridge, drops),
-        metric(bridge, "prefixlog_kv_replayed_batches_total"),
-        metric(bridge, "prefixlog_kv_gaps_total"),
+        bridge.metric(drops),
+        bridge.metric("prefixlog_kv_replayed_batches_total"),
+        bridge.metric("prefixlog_kv_gaps_total"),
         HEAP_MIB,
         response.statusCode());
   }
@@ -224,28 +224,10 @@ class KvReceiveMemoryIT {
   private static void await(BridgeChild bridge, String series, DoublePredicate done, int seconds)
       throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!done.test(metric(bridge, series)) && System.nanoTime() < deadline) {
+    while (!done.test(bridge.metric(series)) && System.nanoTime() < deadline) {
       bridge.assertAlive();
       Thread.sleep(100);
     }
-  }
-
-  /** A series' value; a bridge that died while asked fails with its log. */
-  private static double metric(BridgeChild bridge, String series) throws Exception {
-    try {
-      return BridgeChild.value(bridge.metrics(), series);
-    } catch (IOException e) {
-      Thread.sleep(500); // let a dying process finish exiting
-      bridge.assertAlive();
-      throw e;
-    }
-  }
-
-  /** {@code [topic "", seq, payload]}, as vLLM's PUB frames a batch. */
-  private static void publish(ZMQ.Socket pub, long seq, byte[] payload) {
-    pub.sendMore(new byte[0]);
-    pub.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
-    pub.send(payload);
   }
 
   /**
