@@ -140,6 +140,18 @@ final class BridgeChild implements AutoCloseable {
     throw new AssertionError("the bridge's metrics never showed " + what + ":\n" + last);
   }
 
+  /** A small chat completion through the bridge's proxy: what a client sees while it works. */
+  HttpResponse<String> chat() throws Exception {
+    return send(
+        HttpRequest.newBuilder(uri("/v1/chat/completions"))
+            .header("Content-Type", "application/json")
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+            .build(),
+        Duration.ofSeconds(30));
+  }
+
   /** A series' value now; a bridge that died while asked fails with its log. */
   double metric(String series) throws Exception {
     try {

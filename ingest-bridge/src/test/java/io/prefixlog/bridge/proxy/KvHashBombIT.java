@@ -8,10 +8,8 @@ import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +36,6 @@ import org.zeromq.ZMQ;
 class KvHashBombIT {
   private static final int BOMB_HASHES = 4 << 20;
   private static final int HEAP_MIB = 128;
-  private static final String CHAT =
-      "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
   @TempDir Path dir;
 
@@ -91,13 +87,7 @@ class KvHashBombIT {
 
       // Then: the subscriber went on, and the proxy still serves
       assertThat(bridge.metric(published)).as("batches").isPositive();
-      HttpResponse<String> response =
-          BridgeChild.send(
-              HttpRequest.newBuilder(bridge.uri("/v1/chat/completions"))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(CHAT))
-                  .build(),
-              Duration.ofSeconds(30));
+      HttpResponse<String> response = bridge.chat();
       assertThat(response.statusCode()).isEqualTo(200);
       bridge.assertAlive();
       System.out.printf(

@@ -8,11 +8,9 @@ import io.prefixlog.embedded.Ports;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -52,8 +50,6 @@ class KvReceiveMemoryIT {
 
   private static final long MAX_VALUES = 65_536;
   private static final double ENGINE_TS = 1_749_633_401.5;
-  private static final String CHAT =
-      "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
   @TempDir Path dir;
 
@@ -136,13 +132,7 @@ class KvReceiveMemoryIT {
 
     // Then: the proxy answers meanwhile
     bridge.assertAlive();
-    HttpResponse<String> response =
-        BridgeChild.send(
-            HttpRequest.newBuilder(bridge.uri("/v1/chat/completions"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(CHAT))
-                .build(),
-            Duration.ofSeconds(30));
+    HttpResponse<String> response = bridge.chat();
     assertThat(response.statusCode()).isEqualTo(200);
     // and what fits is held, the rest dropped
     double bytesHeld = bridge.metric("prefixlog_kv_receive_bytes");
