@@ -11,6 +11,7 @@ import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.BodyEncoding.EncodedBody;
+import io.prefixlog.schemas.request.PromptChunks;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -333,28 +334,14 @@ final class IngestHandler {
     if (path.removed() > 0) {
       metrics.queryCredentials.increment(path.removed());
     }
-    boolean refused =
-        event.body() != null
-            && event.response() != null
-            && CaptureSampling.refusedByEngine(event.response().status());
-    if (refused) {
-      metrics.ingestRefusedBodies.increment();
-    }
-    BodyRedaction.Redacted body =
-        event.body() == null || refused
-            ? new BodyRedaction.Redacted(accepted.body(), 0, 0)
-            : redaction.apply(accepted.body());
-    if (body.changed()) {
-      metrics.redacted(body);
-    }
+    StoredBody body = storedBody(accepted);
     if (Objects.equals(clientAddr, event.clientAddr())
         && Objects.equals(headers, event.headers())
         && path.removed() == 0
-        && !refused
-        && !body.changed()) {
+        && body == null) {
       return line;
     }
-    EncodedBody encoded = body.changed() ? BodyEncoding.encode(body.bytes()) : null;
+    body = body != null ? body : StoredBody.asSent(event);
     RawRequestEvent recorded =
         new RawRequestEvent(
             event.schemaVersion(),
@@ -368,19 +355,68 @@ final class IngestHandler {
             event.method(),
             path.target(),
             event.model(),
-            refused ? null : encoded != null ? encoded.text() : event.body(),
-            refused ? null : encoded != null ? encoded.encoding().wireName() : event.bodyEncoding(),
-            body.changed() ? (long) body.bytes().length : event.bodyLen(),
-            body.changed() ? Sha256.hex(body.bytes()) : event.bodySha256(),
+            body.text(),
+            body.encoding(),
+            body.length(),
+            body.sha256(),
             event.truncated(),
             event.originalBodyLen(),
             event.response(),
-            refused ? RawRequestEvent.SAMPLED_OUT : event.bodyOmitted(),
-            refused ? null : event.promptChunks(),
+            body.omitted(),
+            body.chunks(),
             event.upstream(),
             event.captureId(),
             event.clientRequestId());
     return Json.mapper().writeValueAsBytes(recorded);
+  }
+
+  /**
+   * The body fields an ingested event is stored with when the capture policy changes them: none
+   * (metadata only) for a request the engine refused, the redacted bytes when a rule matched; null
+   * when the body is stored as sent.
+   */
+  private StoredBody storedBody(ValidatedRequest accepted) {
+    RawRequestEvent event = accepted.event();
+    if (event.body() == null) {
+      return null;
+    }
+    if (event.response() != null && CaptureSampling.refusedByEngine(event.response().status())) {
+      metrics.ingestRefusedBodies.increment();
+      return new StoredBody(
+          null, null, event.bodyLen(), event.bodySha256(), RawRequestEvent.SAMPLED_OUT, null);
+    }
+    BodyRedaction.Redacted redacted = redaction.apply(accepted.body());
+    if (!redacted.changed()) {
+      return null;
+    }
+    metrics.redacted(redacted);
+    EncodedBody encoded = BodyEncoding.encode(redacted.bytes());
+    return new StoredBody(
+        encoded.text(),
+        encoded.encoding().wireName(),
+        (long) redacted.bytes().length,
+        Sha256.hex(redacted.bytes()),
+        event.bodyOmitted(),
+        event.promptChunks());
+  }
+
+  /** An ingested event's body fields as stored. */
+  private record StoredBody(
+      String text,
+      String encoding,
+      Long length,
+      String sha256,
+      String omitted,
+      PromptChunks chunks) {
+    static StoredBody asSent(RawRequestEvent event) {
+      return new StoredBody(
+          event.body(),
+          event.bodyEncoding(),
+          event.bodyLen(),
+          event.bodySha256(),
+          event.bodyOmitted(),
+          event.promptChunks());
+    }
   }
 
   /** The headers but the session headers that are not to be stored ({@link HeaderPolicy}). */
