@@ -34,6 +34,10 @@ import javax.crypto.spec.SecretKeySpec;
  * partition. Every turn of a conversation repeats its start, so the anchor tells them apart without
  * any signal from the client. The address, model and user agent stay in the key, so the same
  * opening words from another address, model or agent are another session.
+ *
+ * <p>With a tenant ({@link TenantSource}), every namespace above is the tenant's own: the HMAC's
+ * namespace is {@code <namespace>@<tenant id>}. Without one it is the namespace alone, so a
+ * deployment without tenants keeps its keys.
  */
 public final class SessionKeyDeriver {
   /** 128 bits: collisions stay negligible at any realistic number of sessions. */
@@ -112,17 +116,36 @@ public final class SessionKeyDeriver {
    */
   public SessionKey derive(
       Map<String, String> headers, BodyFields body, String clientAddr, String userAgent) {
+    return derive(null, headers, body, clientAddr, userAgent);
+  }
+
+  /**
+   * Derives the key of one request of a tenant.
+   *
+   * @param tenant the request's {@linkplain TenantSource#isTenantId tenant id}, or null for none
+   * @param headers request headers with lower-case names
+   * @param body the body's session fields and conversation anchor (may be {@link BodyFields#EMPTY})
+   * @param clientAddr the client address, as much of it as keys may carry, or null
+   * @param userAgent the {@code User-Agent} header, or null
+   */
+  public SessionKey derive(
+      String tenant,
+      Map<String, String> headers,
+      BodyFields body,
+      String clientAddr,
+      String userAgent) {
+    Namespaces ns = Namespaces.of(tenant);
     for (String header : headerOrder) {
       String value = headers.get(header);
       if (value != null && !value.isBlank()) {
-        return new SessionKey(mac("session", value), "header:" + header);
+        return new SessionKey(mac(ns.session, value), "header:" + header);
       }
     }
     if (body.sessionId() != null && !body.sessionId().isBlank()) {
-      return new SessionKey(mac("session", body.sessionId()), "body:session_id");
+      return new SessionKey(mac(ns.session, body.sessionId()), "body:session_id");
     }
     if (body.user() != null && !body.user().isBlank()) {
-      return new SessionKey(mac("user", body.user()), "body:user");
+      return new SessionKey(mac(ns.user, body.user()), "body:user");
     }
     String tuple =
         nullToEmpty(clientAddr)
@@ -132,9 +155,9 @@ public final class SessionKeyDeriver {
             + nullToEmpty(userAgent);
     byte[] anchor = body.conversationAnchor();
     if (anchor != null) {
-      return new SessionKey(mac("conversation", tuple, anchor), "conversation");
+      return new SessionKey(mac(ns.conversation, tuple, anchor), "conversation");
     }
-    return new SessionKey(mac("fallback", tuple), "fallback");
+    return new SessionKey(mac(ns.fallback, tuple), "fallback");
   }
 
   /**
@@ -143,20 +166,37 @@ public final class SessionKeyDeriver {
    * up.
    */
   public String keyOfSessionId(String sessionId) {
-    return mac("session", Objects.requireNonNull(sessionId, "sessionId"));
+    return keyOfSessionId(null, sessionId);
+  }
+
+  /** {@link #keyOfSessionId(String)} in a tenant's namespace (null: none). */
+  public String keyOfSessionId(String tenant, String sessionId) {
+    return mac(Namespaces.of(tenant).session, Objects.requireNonNull(sessionId, "sessionId"));
   }
 
   /** The key of a session named only by the body's {@code user}, as {@link #derive} computes it. */
   public String keyOfUser(String user) {
-    return mac("user", Objects.requireNonNull(user, "user"));
+    return keyOfUser(null, user);
   }
 
-  private String mac(String namespace, String value) {
+  /** {@link #keyOfUser(String)} in a tenant's namespace (null: none). */
+  public String keyOfUser(String tenant, String user) {
+    return mac(Namespaces.of(tenant).user, Objects.requireNonNull(user, "user"));
+  }
+
+  /**
+   * The first {@code hexChars} hex digits of the HMAC of a namespace and a value, with this
+   * deriver's secret: what a {@link TenantSource} names a hashed tenant by.
+   */
+  String keyedHash(String namespace, String value, int hexChars) {
     Mac mac = macs.get();
     mac.update(namespace.getBytes(StandardCharsets.UTF_8));
     mac.update((byte) 0);
-    byte[] digest = mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
-    return HEX.formatHex(digest, 0, KEY_HEX_CHARS / 2);
+    return HEX.formatHex(mac.doFinal(value.getBytes(StandardCharsets.UTF_8)), 0, hexChars / 2);
+  }
+
+  private String mac(String namespace, String value) {
+    return keyedHash(namespace, value, KEY_HEX_CHARS);
   }
 
   /**
@@ -179,6 +219,26 @@ public final class SessionKeyDeriver {
       return mac;
     } catch (NoSuchAlgorithmException | InvalidKeyException e) {
       throw new IllegalStateException("HmacSHA256 is available in every Java runtime", e);
+    }
+  }
+
+  /**
+   * The HMAC namespaces of one tenant's keys. A tenant id holds no {@code @} and no zero byte, and
+   * the namespace ends at the zero byte the MAC takes after it, so no two tenants' inputs meet.
+   */
+  private record Namespaces(String session, String user, String conversation, String fallback) {
+    private static final Namespaces NONE =
+        new Namespaces("session", "user", "conversation", "fallback");
+
+    static Namespaces of(String tenant) {
+      if (tenant == null) {
+        return NONE;
+      }
+      if (!TenantSource.isTenantId(tenant)) {
+        throw new IllegalArgumentException("not a tenant id: '" + tenant + "'");
+      }
+      String at = "@" + tenant;
+      return new Namespaces("session" + at, "user" + at, "conversation" + at, "fallback" + at);
     }
   }
 

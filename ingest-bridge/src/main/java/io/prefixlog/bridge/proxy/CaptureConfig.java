@@ -9,6 +9,7 @@ import io.prefixlog.core.request.BodyRedaction;
 import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.request.WildcardNames;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.session.TenantSource;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,8 @@ import java.util.regex.Pattern;
  * and headers, the headers captured, the client address policy, the raw event's format, and the
  * bound of the bodies the exchanges in flight hold together ({@link CaptureMemory}), and the query
  * parameters a stored path never holds ({@link QueryCredentials}), and what a stored body loses on
- * purpose ({@link BodyRedaction}). {@link #toString()} never shows the secret.
+ * purpose ({@link BodyRedaction}), and where a request's tenant comes from ({@link TenantSource}).
+ * {@link #toString()} never shows the secret.
  */
 public record CaptureConfig(
     long maxBodyBytes,
@@ -31,7 +33,8 @@ public record CaptureConfig(
     RawEventFormat rawEventFormat,
     long memory,
     QueryCredentials queryCredentials,
-    BodyRedaction redaction) {
+    BodyRedaction redaction,
+    TenantSource tenant) {
   /** How a captured request is written to {@code requests.raw}. */
   public enum RawEventFormat {
     /** Version 2: a JSON header, then the body's exact bytes (no escaping, no base64). */
@@ -139,6 +142,8 @@ public record CaptureConfig(
 
   public static final ConfigKey<List<Pattern>> REDACT_PATTERNS = BodyRedaction.PATTERNS;
 
+  public static final ConfigKey<TenantSource> TENANT = TenantSource.SETTING;
+
   public CaptureConfig {
     int secretBytes = sessionSecret.getBytes(StandardCharsets.UTF_8).length;
     if (secretBytes < 16) {
@@ -147,6 +152,15 @@ public record CaptureConfig(
     }
     sessionHeaders = List.copyOf(sessionHeaders);
     captureHeaders = List.copyOf(captureHeaders);
+    if (tenant.header() != null && sessionHeaders.contains(tenant.header())) {
+      throw new ConfigException(
+          TENANT.name()
+              + " names '"
+              + tenant.header()
+              + "', a session header in "
+              + SESSION_HEADERS.name()
+              + ": a tenant is not a session");
+    }
   }
 
   static CaptureConfig from(ConfigValues values) {
@@ -159,7 +173,8 @@ public record CaptureConfig(
         values.get(RAW_EVENT_FORMAT),
         values.get(MEMORY),
         values.get(QUERY_CREDENTIALS),
-        BodyRedaction.of(values.get(REDACT_FIELDS), values.get(REDACT_PATTERNS)));
+        BodyRedaction.of(values.get(REDACT_FIELDS), values.get(REDACT_PATTERNS)),
+        values.get(TENANT));
   }
 
   /** True when no secret was configured and the development default is in use. */
@@ -187,6 +202,8 @@ public record CaptureConfig(
         + queryCredentials
         + ", redaction="
         + redaction
+        + ", tenant="
+        + tenant
         + "]";
   }
 

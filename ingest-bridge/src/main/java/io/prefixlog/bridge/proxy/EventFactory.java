@@ -4,6 +4,7 @@ import io.prefixlog.core.request.BodyRedaction;
 import io.prefixlog.core.request.QueryCredentials;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
+import io.prefixlog.core.session.TenantSource;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.core.text.Utf8;
 import io.prefixlog.schemas.request.RawRequestEvent;
@@ -32,8 +33,7 @@ final class EventFactory {
   private final ClientCaptureRate clientRate;
 
   /** The headers whose value names a client to {@link ClientCaptureRate}, first found first. */
-  private static final List<String> CREDENTIAL_HEADERS =
-      List.of("authorization", "x-api-key", "api-key");
+  private static final List<String> CREDENTIAL_HEADERS = TenantSource.CREDENTIAL_HEADERS;
 
   /** The raw events' {@code upstream}: where this proxy forwards ({@link #upstreamLabel}). */
   private final String upstream;
@@ -82,6 +82,9 @@ final class EventFactory {
     CapturedExchange.Body captured = redacted(x.body());
     byte[] body = captured.bytes();
     Map<String, String> sessionHeaders = sessionKeys.headers(r.headers());
+    if (sessionKeys.tenanted() && sessionKeys.tenant(sessionHeaders) == null) {
+      metrics.tenantMissing.increment();
+    }
     // A truncated body is not whole JSON: BodyFields gives EMPTY.
     BodyFields fields =
         r.sessionKey() != null

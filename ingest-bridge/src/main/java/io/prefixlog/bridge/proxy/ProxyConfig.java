@@ -50,6 +50,7 @@ public final class ProxyConfig {
               CaptureConfig.QUERY_CREDENTIALS,
               CaptureConfig.REDACT_FIELDS,
               CaptureConfig.REDACT_PATTERNS,
+              CaptureConfig.TENANT,
               SamplingConfig.SESSIONS,
               SamplingConfig.SEED,
               SamplingConfig.KEEP_ERRORS,

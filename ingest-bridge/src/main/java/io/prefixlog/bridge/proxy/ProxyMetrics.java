@@ -35,6 +35,7 @@ final class ProxyMetrics {
   static final String INGEST_LINES = "prefixlog_ingest_lines_total";
   static final String REDACTIONS = "prefixlog_proxy_redactions_total";
   static final String INGEST_REFUSED_BODIES = "prefixlog_ingest_refused_bodies_omitted_total";
+  static final String TENANT_MISSING = "prefixlog_proxy_tenant_missing_total";
   static final String INGEST_REJECTIONS = "prefixlog_ingest_rejections_total";
 
   /** The drop reason of an exchange whose body was let go for PREFIXLOG_PROXY_CAPTURE_MEMORY. */
@@ -55,6 +56,7 @@ final class ProxyMetrics {
   final Counter unreadable;
   final Counter queryCredentials;
   final Counter ingestRefusedBodies;
+  final Counter tenantMissing;
   private final Counter redactedFields;
   private final Counter redactedPassages;
   private final Map<CaptureSampling.Decision, Counter> sampling =
@@ -147,8 +149,19 @@ final class ProxyMetrics {
             INGEST_REFUSED_BODIES,
             "Ingested events of requests the engine refused (401 or 403) whose body was left out:"
                 + " stored as metadata only.");
+    tenantMissing =
+        Meters.counter(
+            registry,
+            TENANT_MISSING,
+            "Captured requests without a tenant while PREFIXLOG_TENANT names where it comes from"
+                + " (no such header, no credential): keyed as without tenants.");
     redactedFields = redactions(registry, "field");
     redactedPassages = redactions(registry, "pattern");
+    registerLabelled();
+  }
+
+  /** The labelled series, each label value registered at start so that it shows as zero. */
+  private void registerLabelled() {
     for (CaptureSampling.Decision decision : CaptureSampling.Decision.values()) {
       sampling.put(
           decision,

@@ -3,8 +3,10 @@ package io.prefixlog.bridge.proxy;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.session.TenantSource;
 import io.vertx.core.MultiMap;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -12,18 +14,27 @@ import java.util.Map;
  * The session key of a request (header order, body fields, the conversation's start, fallback
  * tuple: {@link SessionKeyDeriver}), the same wherever it is derived: on an event loop when the
  * proxy must send {@code X-Session-ID} upstream, otherwise on the publisher thread. The fallback
- * tuple's address follows {@code PREFIXLOG_CLIENT_ADDR} ({@link ClientAddresses#forSessionKey}).
+ * tuple's address follows {@code PREFIXLOG_CLIENT_ADDR} ({@link ClientAddresses#forSessionKey}),
+ * and its namespace is the request's tenant's ({@code PREFIXLOG_TENANT}, {@link TenantSource}).
  * Thread-safe.
  */
 final class SessionKeys {
   private final SessionKeyDeriver deriver;
   private final ClientAddresses addresses;
   private final List<String> headerNames;
+  private final TenantSource tenants;
 
-  SessionKeys(SessionKeyDeriver deriver, ClientAddresses addresses, List<String> headerNames) {
+  SessionKeys(
+      SessionKeyDeriver deriver,
+      ClientAddresses addresses,
+      List<String> sessionHeaders,
+      TenantSource tenants) {
     this.deriver = deriver;
     this.addresses = addresses;
-    this.headerNames = List.copyOf(headerNames);
+    this.tenants = tenants;
+    List<String> names = new ArrayList<>(sessionHeaders);
+    names.addAll(tenants.headerNames());
+    this.headerNames = List.copyOf(names);
   }
 
   /** Keyed with {@code PREFIXLOG_SESSION_SECRET}, trying {@code PREFIXLOG_SESSION_HEADERS}. */
@@ -32,10 +43,14 @@ final class SessionKeys {
         new SessionKeyDeriver(
             capture.sessionSecret().getBytes(StandardCharsets.UTF_8), capture.sessionHeaders()),
         addresses,
-        capture.sessionHeaders());
+        capture.sessionHeaders(),
+        capture.tenant());
   }
 
-  /** The request's session headers, by lower-case name. */
+  /**
+   * The request's headers a key is derived from, by lower-case name: the session headers and those
+   * its tenant is read from. They never leave the key's derivation.
+   */
   Map<String, String> headers(MultiMap requestHeaders) {
     return HeaderPolicy.lowerCase(requestHeaders, headerNames);
   }
@@ -55,6 +70,21 @@ final class SessionKeys {
 
   SessionKey key(
       Map<String, String> sessionHeaders, BodyFields fields, String clientAddr, String userAgent) {
-    return deriver.derive(sessionHeaders, fields, addresses.forSessionKey(clientAddr), userAgent);
+    return deriver.derive(
+        tenant(sessionHeaders),
+        sessionHeaders,
+        fields,
+        addresses.forSessionKey(clientAddr),
+        userAgent);
+  }
+
+  /** Whether requests have tenants ({@code PREFIXLOG_TENANT} is not {@code none}). */
+  boolean tenanted() {
+    return tenants.enabled();
+  }
+
+  /** The tenant of a request with these {@link #headers}, or null. */
+  String tenant(Map<String, String> headers) {
+    return tenants.tenantOf(headers, deriver);
   }
 }

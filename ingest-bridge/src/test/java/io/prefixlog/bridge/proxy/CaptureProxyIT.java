@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.core.metrics.Meters;
+import io.prefixlog.core.session.TenantSource;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.Ports;
@@ -792,6 +793,59 @@ class CaptureProxyIT {
     assertThat(Meters.count(proxy.metrics(), ProxyMetrics.SAMPLING, "decision", "refused"))
         .isEqualTo(2);
     assertThat(Meters.count(proxy.metrics(), ProxyMetrics.INGEST_REFUSED_BODIES)).isEqualTo(1);
+  }
+
+  @Test
+  void probeASessionIdOfAnotherTenantNeverJoinsItsSession(KafkaCluster kafka) throws Exception {
+    // Given: tenants keyed by credential; tenant A sends two turns of session conv-a, tenant B
+    // (who learnt or guessed the id) sends a turn under the same id, and a client without any
+    // credential sends one too
+    CaptureProxy proxy =
+        start(config(kafka).with(CaptureConfig.TENANT, new TenantSource(null, true)));
+    TopicReader reader = reader(kafka);
+    String body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+    List<HttpRequest> requests =
+        List.of(
+            tenantTurn(proxy, "Bearer sk-team-a", "a-1", body),
+            tenantTurn(proxy, "Bearer sk-team-a", "a-2", body),
+            tenantTurn(proxy, "Bearer sk-team-b", "b-1", body),
+            HttpRequest.newBuilder(at(proxy, "/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .header("X-Session-ID", "conv-a")
+                .header("X-Request-Id", "none-1")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build());
+
+    // When
+    for (HttpRequest request : requests) {
+      assertThat(http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode())
+          .isEqualTo(200);
+    }
+
+    // Then: A's turns share one session; B's turn and the anonymous one are sessions of their
+    // own; no event holds the credentials or the tenants' hashes of them
+    List<ConsumerRecord<String, byte[]>> records = reader.await(4, WAIT);
+    String a = byRequestId(records, "a-1").sessionKey();
+    assertThat(byRequestId(records, "a-2").sessionKey()).isEqualTo(a);
+    assertThat(byRequestId(records, "b-1").sessionKey()).isNotEqualTo(a);
+    assertThat(byRequestId(records, "none-1").sessionKey())
+        .isNotEqualTo(a)
+        .isNotEqualTo(byRequestId(records, "b-1").sessionKey());
+    for (ConsumerRecord<String, byte[]> record : records) {
+      assertThat(new String(record.value(), StandardCharsets.ISO_8859_1))
+          .doesNotContain("sk-team")
+          .doesNotContain("conv-a");
+    }
+    assertThat(Meters.count(proxy.metrics(), ProxyMetrics.TENANT_MISSING)).isEqualTo(1);
+  }
+
+  private static HttpRequest tenantTurn(
+      CaptureProxy proxy, String authorization, String requestId, String body) {
+    return chat(at(proxy, "/v1/chat/completions"), body)
+        .setHeader("Authorization", authorization)
+        .header("X-Session-ID", "conv-a")
+        .header("X-Request-Id", requestId)
+        .build();
   }
 
   @Test

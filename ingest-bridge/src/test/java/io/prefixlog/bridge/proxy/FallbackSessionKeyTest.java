@@ -6,6 +6,7 @@ import io.prefixlog.bridge.proxy.CaptureConfig.ClientAddrMode;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.session.TenantSource;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -107,6 +108,7 @@ class FallbackSessionKeyTest {
         new SessionKeyDeriver(
             SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS),
         new ClientAddresses(mode, SECRET),
-        SessionKeyDeriver.DEFAULT_HEADERS);
+        SessionKeyDeriver.DEFAULT_HEADERS,
+        TenantSource.NONE);
   }
 }

@@ -4,6 +4,7 @@ import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.session.TenantSource;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,9 @@ final class EraseOptions {
   static final Duration DEFAULT_SINK_TIMEOUT = ErasureRequest.DEFAULT_SINK_TIMEOUT;
   static final String DEFAULT_APPLICATION_ID = ErasureRequest.DEFAULT_APPLICATION_ID;
 
+  /** Where {@code --tenant-credential} reads the credential of the tenant from. */
+  static final String TENANT_CREDENTIAL_ENV = "PREFIXLOG_TENANT_CREDENTIAL";
+
   private EraseOptions() {}
 
   /** The command line read into a request. */
@@ -46,14 +50,19 @@ final class EraseOptions {
     List<String> users = line.values("user");
     if (!ids.isEmpty() || !users.isEmpty()) {
       SessionKeyDeriver deriver = deriver(env);
+      String tenant = tenant(line, env, deriver);
       for (String id : ids) {
-        sessions.putIfAbsent(deriver.keyOfSessionId(id), "--session-id (hashed)");
+        sessions.putIfAbsent(deriver.keyOfSessionId(tenant, id), "--session-id (hashed)");
         rawIds.add(id);
       }
       for (String user : users) {
-        sessions.putIfAbsent(deriver.keyOfUser(user), "--user (hashed)");
+        sessions.putIfAbsent(deriver.keyOfUser(tenant, user), "--user (hashed)");
         rawIds.add(user);
       }
+    } else if (line.has("tenant") || line.has("tenant-credential")) {
+      throw new UsageException(
+          "--tenant and --tenant-credential name the tenant of --session-id and --user; they do"
+              + " not select a tenant's sessions by themselves");
     }
     if (sessions.isEmpty()) {
       throw new UsageException("name a session: --session KEY, --session-id ID or --user NAME");
@@ -99,6 +108,27 @@ final class EraseOptions {
     return new SessionKeyDeriver(bytes, SessionKeyDeriver.DEFAULT_HEADERS);
   }
 
+  /**
+   * The tenant id the bridge gave the sessions' requests ({@code PREFIXLOG_TENANT}), or null: from
+   * {@code --tenant} (a tenant header's value) or {@code --tenant-credential} (the credential, read
+   * from the environment so that it never shows in a process list).
+   */
+  private static String tenant(CommandLine line, Map<String, String> env, SessionKeyDeriver keys)
+      throws UsageException {
+    if (line.has("tenant-credential")) {
+      if (line.has("tenant")) {
+        throw new UsageException("name the tenant by --tenant or by --tenant-credential, not both");
+      }
+      String credential = env.get(TENANT_CREDENTIAL_ENV);
+      if (credential == null || credential.isBlank()) {
+        throw new UsageException(
+            "--tenant-credential reads the credential from " + TENANT_CREDENTIAL_ENV);
+      }
+      return TenantSource.ofCredential(credential, keys);
+    }
+    return line.value("tenant").map(value -> TenantSource.ofHeaderValue(value, keys)).orElse(null);
+  }
+
   private static Long instant(String text) {
     String t = text.trim();
     try {
@@ -139,6 +169,19 @@ final class EraseOptions {
                 "The body's user field of a session without a session id, hashed likewise"
                     + " (repeatable).")
             .repeatable());
+    all.add(
+        Option.value(
+            "tenant",
+            "NAME",
+            "none",
+            "The tenant of the --session-id and --user values, as the gateway sent its"
+                + " PREFIXLOG_TENANT header: with tenants, each tenant's ids are its own."));
+    all.add(
+        Option.flag(
+            "tenant-credential",
+            "The tenant of the --session-id and --user values is the credential in "
+                + TENANT_CREDENTIAL_ENV
+                + " (PREFIXLOG_TENANT=credential), hashed as the bridge hashes it."));
     all.add(
         Option.value(
             "before",

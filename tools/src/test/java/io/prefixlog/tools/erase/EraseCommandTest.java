@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.UsageException;
+import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKeyDeriver;
+import io.prefixlog.core.session.TenantSource;
 import io.prefixlog.tools.Command;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -73,6 +75,48 @@ class EraseCommandTest {
             "conversation-42",
             "alice");
     assertThat(settings.selection().before()).isNull();
+  }
+
+  @Test
+  void shouldHashIdsInTheNamespaceOfTheTenantTheBridgeGaveThem() throws UsageException {
+    // Given: the keys the bridge derives under PREFIXLOG_TENANT=header:x-tenant and =credential
+    SessionKeyDeriver deriver =
+        new SessionKeyDeriver(
+            SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS);
+    Map<String, String> headers =
+        Map.of("x-session-id", "conversation-42", "x-tenant", "team-a", "x-api-key", "sk-a");
+    String byHeader = new TenantSource("x-tenant", false).tenantOf(headers, deriver);
+    String byCredential = new TenantSource(null, true).tenantOf(headers, deriver);
+
+    // When
+    ErasureRequest named =
+        settings(
+            Map.of("PREFIXLOG_SESSION_SECRET", SECRET),
+            "--session-id",
+            "conversation-42",
+            "--tenant",
+            "team-a");
+    ErasureRequest credential =
+        settings(
+            Map.of(
+                "PREFIXLOG_SESSION_SECRET", SECRET, "PREFIXLOG_TENANT_CREDENTIAL", "Bearer sk-a"),
+            "--user",
+            "alice",
+            "--tenant-credential");
+
+    // Then
+    assertThat(named.selection().keys())
+        .containsExactly(deriver.derive(byHeader, headers, BodyFields.EMPTY, null, null).key())
+        .doesNotContain(deriver.keyOfSessionId("conversation-42"));
+    assertThat(credential.selection().keys())
+        .containsExactly(deriver.keyOfUser(byCredential, "alice"));
+    assertThat(run(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--tenant", "team-a"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err()).contains("do not select a tenant's sessions by themselves");
+    assertThat(
+            run(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--user", "a", "--tenant-credential"))
+        .isEqualTo(Command.USAGE);
+    assertThat(err()).contains("PREFIXLOG_TENANT_CREDENTIAL");
   }
 
   @Test
