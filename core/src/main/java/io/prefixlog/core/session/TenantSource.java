@@ -32,6 +32,12 @@ public record TenantSource(String header, boolean credential) {
   public static final List<String> CREDENTIAL_HEADERS =
       List.of("authorization", "x-api-key", "api-key");
 
+  /**
+   * The captured header a request's tenant id is recorded under, in the raw event's {@code headers}
+   * and from there in its delta record: the proxy writes it, never a client.
+   */
+  public static final String RECORDED_HEADER = "x-prefixlog-tenant";
+
   /** 96 bits of a keyed hash: no two credentials of a fleet share a tenant. */
   private static final int HASH_HEX_CHARS = 24;
 
@@ -46,7 +52,8 @@ public record TenantSource(String header, boolean credential) {
                   + " letters, digits, `.`, `_` and `-`, else `h-` and its keyed hash) or"
                   + " `credential` (`c-` and a keyed hash of the Authorization, x-api-key or"
                   + " api-key header; the credential is never stored). Session keys are"
-                  + " namespaced by tenant: the same session id in two tenants is two sessions."
+                  + " namespaced by tenant: the same session id in two tenants is two sessions,"
+                  + " and the tenant is recorded as the captured header `x-prefixlog-tenant`."
                   + " A request without one has no tenant (counted as"
                   + " prefixlog_proxy_tenant_missing_total). Turning it on starts new sessions"
                   + " for conversations under way");

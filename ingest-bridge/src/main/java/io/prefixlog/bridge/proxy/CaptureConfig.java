@@ -228,6 +228,10 @@ public record CaptureConfig(
         if (!lower.matches("[0-9a-z!#$%&'*+.^_`|~-]+")) {
           throw new ConfigException(key + ": '" + name + "' is not an HTTP header name");
         }
+        if (HeaderPolicy.isReserved(lower)) {
+          throw new ConfigException(
+              key + " names '" + lower + "', the header the proxy records a request's tenant in");
+        }
         if (HeaderPolicy.isSecret(lower)) {
           throw new ConfigException(
               key

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Turns a {@link CapturedExchange} into the raw request event (docs/design.md#records) and its
@@ -82,9 +83,7 @@ final class EventFactory {
     CapturedExchange.Body captured = redacted(x.body());
     byte[] body = captured.bytes();
     Map<String, String> sessionHeaders = sessionKeys.headers(r.headers());
-    if (sessionKeys.tenanted() && sessionKeys.tenant(sessionHeaders) == null) {
-      metrics.tenantMissing.increment();
-    }
+    String tenant = tenant(sessionHeaders);
     // A truncated body is not whole JSON: BodyFields gives EMPTY.
     BodyFields fields =
         r.sessionKey() != null
@@ -93,7 +92,7 @@ final class EventFactory {
     SessionKey key =
         r.sessionKey() != null
             ? r.sessionKey()
-            : sessionKeys.key(sessionHeaders, fields, r.clientAddr(), r.userAgent());
+            : sessionKeys.key(tenant, sessionHeaders, fields, r.clientAddr(), r.userAgent());
     String model = fields.model() == null || fields.model().isEmpty() ? null : fields.model();
     // Here, on the publisher thread, not on the request path, which forwards the target as sent.
     QueryCredentials.Stripped path = queryCredentials.strip(r.path());
@@ -106,7 +105,7 @@ final class EventFactory {
       decision = CaptureSampling.Decision.CLIENT_RATE;
     }
     metrics.sampled(decision).increment();
-    EventWriter.RequestFields request = requestFields(r, key, model, path.target());
+    EventWriter.RequestFields request = requestFields(r, key, tenant, model, path.target());
     byte[] value =
         switch (decision) {
           case SAMPLED_OUT -> metadataOnly(request, captured, response(x.outcome()), true);
@@ -152,10 +151,26 @@ final class EventFactory {
     return new CapturedExchange.Body(redacted.bytes(), body.truncated(), body.originalLength());
   }
 
+  /** The request's tenant (null: none), a request without one counted when tenants are on. */
+  private String tenant(Map<String, String> sessionHeaders) {
+    if (!sessionKeys.tenanted()) {
+      return null;
+    }
+    String tenant = sessionKeys.tenant(sessionHeaders);
+    if (tenant == null) {
+      metrics.tenantMissing.increment();
+    }
+    return tenant;
+  }
+
   private EventWriter.RequestFields requestFields(
-      CapturedExchange.Request r, SessionKey key, String model, String path) {
+      CapturedExchange.Request r, SessionKey key, String tenant, String model, String path) {
     // Addresses in forwarding headers follow PREFIXLOG_CLIENT_ADDR as client_addr does.
     Map<String, String> captured = clientAddresses.headers(headerPolicy.capture(r.headers()));
+    if (tenant != null) {
+      captured = new TreeMap<>(captured);
+      captured.put(TenantSource.RECORDED_HEADER, tenant);
+    }
     return new EventWriter.RequestFields(
         r.requestId(),
         r.ts(),

@@ -1,5 +1,6 @@
 package io.prefixlog.bridge.proxy;
 
+import io.prefixlog.core.session.TenantSource;
 import io.vertx.core.MultiMap;
 import java.util.Collection;
 import java.util.HashSet;
@@ -86,6 +87,14 @@ final class HeaderPolicy {
     return false;
   }
 
+  /**
+   * True for a header only the proxy writes into a captured request ({@link
+   * TenantSource#RECORDED_HEADER}): a client that sends it is not believed.
+   */
+  static boolean isReserved(String lowerCaseName) {
+    return lowerCaseName.equals(TenantSource.RECORDED_HEADER);
+  }
+
   /** Copies the end-to-end headers of {@code from} into {@code to}. */
   static void copyEndToEnd(MultiMap from, MultiMap to) {
     Set<String> connectionListed = connectionTokens(from);
@@ -123,7 +132,7 @@ final class HeaderPolicy {
     Map<String, String> result = new TreeMap<>();
     for (Map.Entry<String, String> header : headers) {
       String lower = header.getKey().toLowerCase(Locale.ROOT);
-      if (captured.contains(lower) && !isSecret(lower)) {
+      if (captured.contains(lower) && !isSecret(lower) && !isReserved(lower)) {
         result.merge(lower, header.getValue(), (a, b) -> a + ", " + b);
       }
     }

@@ -3,6 +3,7 @@ package io.prefixlog.bridge.proxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.prefixlog.schemas.request.Usage;
 import io.vertx.core.MultiMap;
+import java.util.Map;
 
 /**
  * The bridge's capture encoding without sockets or a broker: the {@link EventFactory} that {@link
@@ -30,8 +31,22 @@ public final class OfflineCapture {
    */
   public byte[] capture(
       String requestId, long ts, String sessionId, byte[] body, int status, Usage usage) {
+    return capture(requestId, ts, Map.of("x-session-id", sessionId), body, status, usage);
+  }
+
+  /**
+   * The event of one completed {@code POST /v1/chat/completions} exchange with these request
+   * headers (and {@code x-request-id}).
+   */
+  public byte[] capture(
+      String requestId,
+      long ts,
+      Map<String, String> requestHeaders,
+      byte[] body,
+      int status,
+      Usage usage) {
     MultiMap headers = MultiMap.caseInsensitiveMultiMap();
-    headers.add("x-session-id", sessionId);
+    headers.addAll(requestHeaders);
     headers.add("x-request-id", requestId);
     CapturedExchange exchange =
         new CapturedExchange(

@@ -70,12 +70,18 @@ final class SessionKeys {
 
   SessionKey key(
       Map<String, String> sessionHeaders, BodyFields fields, String clientAddr, String userAgent) {
+    return key(tenant(sessionHeaders), sessionHeaders, fields, clientAddr, userAgent);
+  }
+
+  /** The key of a request of {@code tenant} ({@link #tenant}; null: none). */
+  SessionKey key(
+      String tenant,
+      Map<String, String> sessionHeaders,
+      BodyFields fields,
+      String clientAddr,
+      String userAgent) {
     return deriver.derive(
-        tenant(sessionHeaders),
-        sessionHeaders,
-        fields,
-        addresses.forSessionKey(clientAddr),
-        userAgent);
+        tenant, sessionHeaders, fields, addresses.forSessionKey(clientAddr), userAgent);
   }
 
   /** Whether requests have tenants ({@code PREFIXLOG_TENANT} is not {@code none}). */

@@ -813,6 +813,7 @@ class CaptureProxyIT {
                 .header("Content-Type", "application/json")
                 .header("X-Session-ID", "conv-a")
                 .header("X-Request-Id", "none-1")
+                .header(TenantSource.RECORDED_HEADER, "forged")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build());
 
@@ -837,6 +838,18 @@ class CaptureProxyIT {
           .doesNotContain("conv-a");
     }
     assertThat(Meters.count(proxy.metrics(), ProxyMetrics.TENANT_MISSING)).isEqualTo(1);
+    // and each event records its tenant's id, which a client cannot assert
+    String tenantA = byRequestId(records, "a-1").headers().get(TenantSource.RECORDED_HEADER);
+    assertThat(tenantA).matches("c-[0-9a-f]{24}");
+    assertThat(byRequestId(records, "a-2").headers())
+        .containsEntry(TenantSource.RECORDED_HEADER, tenantA);
+    assertThat(byRequestId(records, "b-1").headers().get(TenantSource.RECORDED_HEADER))
+        .matches("c-[0-9a-f]{24}")
+        .isNotEqualTo(tenantA);
+    assertThat(byRequestId(records, "none-1").headers())
+        .satisfiesAnyOf(
+            headers -> assertThat(headers).isNull(),
+            headers -> assertThat(headers).doesNotContainKey(TenantSource.RECORDED_HEADER));
   }
 
   private static HttpRequest tenantTurn(

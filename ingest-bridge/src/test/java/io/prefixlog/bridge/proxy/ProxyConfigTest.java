@@ -220,6 +220,17 @@ class ProxyConfigTest {
             () -> from(Map.of("PREFIXLOG_CAPTURE_HEADERS", "x-request-id,Authorization")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("PREFIXLOG_CAPTURE_HEADERS names 'authorization'");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_CAPTURE_HEADERS", "X-Prefixlog-Tenant")))
+        .hasMessageContaining("the header the proxy records a request's tenant in");
+    assertThatThrownBy(
+            () ->
+                from(
+                    Map.of(
+                        "PREFIXLOG_TENANT", "header:x-session-id",
+                        "PREFIXLOG_SESSION_HEADERS", "x-session-id")))
+        .hasMessageContaining("a tenant is not a session");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_TENANT", "header:Authorization")))
+        .hasMessageContaining("use `credential`");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_SESSION_SECRET", "short")))
         .hasMessageContaining("PREFIXLOG_SESSION_SECRET");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_INGEST_TOKEN", "short")))

@@ -48,7 +48,8 @@ final class EraseOptions {
     }
     List<String> ids = line.values("session-id");
     List<String> users = line.values("user");
-    if (!ids.isEmpty() || !users.isEmpty()) {
+    boolean tenanted = line.has("tenant") || line.has("tenant-credential");
+    if (!ids.isEmpty() || !users.isEmpty() || tenanted) {
       SessionKeyDeriver deriver = deriver(env);
       String tenant = tenant(line, env, deriver);
       for (String id : ids) {
@@ -59,13 +60,14 @@ final class EraseOptions {
         sessions.putIfAbsent(deriver.keyOfUser(tenant, user), "--user (hashed)");
         rawIds.add(user);
       }
-    } else if (line.has("tenant") || line.has("tenant-credential")) {
-      throw new UsageException(
-          "--tenant and --tenant-credential name the tenant of --session-id and --user; they do"
-              + " not select a tenant's sessions by themselves");
+      if (tenanted && ids.isEmpty() && users.isEmpty()) {
+        s.tenant = namedTenant(line, tenant);
+      }
     }
-    if (sessions.isEmpty()) {
-      throw new UsageException("name a session: --session KEY, --session-id ID or --user NAME");
+    if (sessions.isEmpty() && s.tenant == null) {
+      throw new UsageException(
+          "name a session: --session KEY, --session-id ID, --user NAME, or a tenant: --tenant"
+              + " NAME or --tenant-credential");
     }
     Long before = line.value("before").map(EraseOptions::instant).orElse(null);
     s.selection = Selection.of(sessions, rawIds, before);
@@ -79,6 +81,11 @@ final class EraseOptions {
     s.keepRaw = line.has("keep-raw");
     s.check = line.has("check");
     s.spillDirs = line.values("spill-dir").stream().map(java.nio.file.Path::of).toList();
+    if (s.tenant != null && !s.spillDirs.isEmpty()) {
+      throw new UsageException(
+          "--spill-dir erases sessions named by key or id; a whole tenant's sessions are found on"
+              + " the broker");
+    }
     if (s.check && !s.spillDirs.isEmpty()) {
       throw new UsageException(
           "--spill-dir erases from a bridge's spill directory; --check does not look there");
@@ -129,6 +136,14 @@ final class EraseOptions {
     return line.value("tenant").map(value -> TenantSource.ofHeaderValue(value, keys)).orElse(null);
   }
 
+  private static ErasureRequest.NamedTenant namedTenant(CommandLine line, String tenant) {
+    return new ErasureRequest.NamedTenant(
+        tenant,
+        line.has("tenant-credential")
+            ? "--tenant-credential (hashed)"
+            : "--tenant " + line.value("tenant").orElseThrow());
+  }
+
   private static Long instant(String text) {
     String t = text.trim();
     try {
@@ -174,12 +189,13 @@ final class EraseOptions {
             "tenant",
             "NAME",
             "none",
-            "The tenant of the --session-id and --user values, as the gateway sent its"
-                + " PREFIXLOG_TENANT header: with tenants, each tenant's ids are its own."));
+            "A tenant (PREFIXLOG_TENANT), as the gateway sent its header: alone, every session"
+                + " of the tenant is erased (those with a kept turn, found on the delta topic);"
+                + " with --session-id or --user, their values are that tenant's ids."));
     all.add(
         Option.flag(
             "tenant-credential",
-            "The tenant of the --session-id and --user values is the credential in "
+            "As --tenant, for the tenant of the credential in "
                 + TENANT_CREDENTIAL_ENV
                 + " (PREFIXLOG_TENANT=credential), hashed as the bridge hashes it."));
     all.add(

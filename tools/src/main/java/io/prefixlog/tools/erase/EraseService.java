@@ -70,7 +70,17 @@ public final class EraseService {
       return eraseSpills(settings);
     }
     try (Admin admin = Admin.create(adminConfig(settings.bootstrap()))) {
-      return settings.check() ? check(settings, admin) : erase(settings, admin);
+      ErasureRequest resolved = withTenantSessions(settings);
+      if (resolved == null) {
+        terminal
+            .out()
+            .printf(
+                "no session of %s on %s: nothing to erase%n",
+                settings.tenant().namedAs(),
+                Topics.withPrefix(settings.topicPrefix()).sessionDeltas().name());
+        return Command.OK;
+      }
+      return resolved.check() ? check(resolved, admin) : erase(resolved, admin);
     } catch (TopicScan.ScanException | ControlProducer.KafkaWriteException e) {
       terminal.err().println("prefixlog erase: " + e.getMessage());
       return Command.FAILED;
@@ -82,6 +92,24 @@ public final class EraseService {
       terminal.err().println("prefixlog erase: interrupted");
       return Command.FAILED;
     }
+  }
+
+  /**
+   * The request with its tenant's sessions found and selected ({@link TenantSessions}), or as it is
+   * when it names no tenant; null when it selects no session at all.
+   */
+  private ErasureRequest withTenantSessions(ErasureRequest s)
+      throws TopicScan.ScanException, IOException {
+    if (s.tenant() == null) {
+      return s;
+    }
+    String topic = Topics.withPrefix(s.topicPrefix()).sessionDeltas().name();
+    Map<String, String> found;
+    try (Progress bar = bar("find the sessions of " + s.tenant().namedAs() + " in " + topic)) {
+      found = TenantSessions.find(s.bootstrap(), topic, s.tenant().id(), s.tenant().namedAs(), bar);
+    }
+    terminal.out().printf("%s: %d sessions%n", s.tenant().namedAs(), found.size());
+    return s.withTenantSessions(found);
   }
 
   private int erase(ErasureRequest s, Admin admin)

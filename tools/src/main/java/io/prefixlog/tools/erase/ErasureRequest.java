@@ -6,6 +6,7 @@ import io.prefixlog.schemas.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,7 +17,10 @@ import java.util.Set;
  * beside the wire type {@link io.prefixlog.schemas.control.EraseRequest}, the order this request
  * makes the service send. {@link #builder()} starts from the command's defaults.
  *
- * @param selection the sessions (and, for the KV index, the ids they may go by) and the chains
+ * @param selection the sessions (and, for the KV index, the ids they may go by) and the chains;
+ *     without a session when a tenant names them all
+ * @param tenant a tenant whose every session is erased as well: its id (as the proxy records it,
+ *     {@link TenantSessions}) and how the command line named it; null for none
  * @param bootstrap Kafka bootstrap servers
  * @param topicPrefix prefix of every topic name
  * @param applicationId the stream app's application.id (its changelog and repartition topics)
@@ -38,14 +42,31 @@ public record ErasureRequest(
     boolean keepRaw,
     boolean check,
     List<Path> spillDirs,
-    ArchiveSettings archive) {
+    ArchiveSettings archive,
+    NamedTenant tenant) {
   public static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
   public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_SINK_TIMEOUT = Duration.ofSeconds(600);
   public static final String DEFAULT_APPLICATION_ID = "prefixlog-stream-app";
 
+  /**
+   * A tenant to erase.
+   *
+   * @param id its id, as the proxy records it
+   * @param namedAs how the command line named it ({@code --tenant team-a})
+   */
+  public record NamedTenant(String id, String namedAs) {
+    public NamedTenant {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(namedAs, "namedAs");
+    }
+  }
+
   public ErasureRequest {
     Objects.requireNonNull(selection, "selection");
+    if (selection.sessions().isEmpty() && tenant == null) {
+      throw new IllegalArgumentException("no session to erase");
+    }
     Objects.requireNonNull(bootstrap, "bootstrap");
     Objects.requireNonNull(topicPrefix, "topicPrefix");
     Objects.requireNonNull(applicationId, "applicationId");
@@ -55,6 +76,36 @@ public record ErasureRequest(
     if (check && !spillDirs.isEmpty()) {
       throw new IllegalArgumentException("a check does not look in spill directories");
     }
+    if (tenant != null && !spillDirs.isEmpty()) {
+      throw new IllegalArgumentException(
+          "a tenant's sessions are found on the broker, not in spill directories");
+    }
+  }
+
+  /**
+   * This request with the tenant's sessions ({@link TenantSessions#find}) added to its selection
+   * and no tenant left to find; null when there is no session at all.
+   */
+  ErasureRequest withTenantSessions(Map<String, String> found) {
+    Map<String, String> sessions = new LinkedHashMap<>(selection.sessions());
+    Set<String> kvIds = new LinkedHashSet<>(selection.kvSessionIds());
+    found.forEach(sessions::putIfAbsent);
+    kvIds.addAll(found.keySet());
+    if (sessions.isEmpty()) {
+      return null;
+    }
+    return new ErasureRequest(
+        new Selection(sessions, kvIds, selection.before()),
+        bootstrap,
+        topicPrefix,
+        applicationId,
+        ackTimeout,
+        sinkTimeout,
+        keepRaw,
+        check,
+        spillDirs,
+        archive,
+        null);
   }
 
   /** A request with the command's defaults; it needs the sessions ({@link Builder#sessions}). */
@@ -77,6 +128,7 @@ public record ErasureRequest(
     boolean check;
     List<Path> spillDirs = List.of();
     ArchiveSettings archive;
+    NamedTenant tenant;
 
     private Builder() {}
 
@@ -130,7 +182,8 @@ public record ErasureRequest(
           keepRaw,
           check,
           spillDirs,
-          archive);
+          archive,
+          tenant);
     }
   }
 }

@@ -20,9 +20,6 @@ record Selection(Map<String, String> sessions, Set<String> kvSessionIds, Long be
   Selection {
     sessions = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sessions));
     kvSessionIds = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(kvSessionIds));
-    if (sessions.isEmpty()) {
-      throw new IllegalArgumentException("no session to erase");
-    }
   }
 
   Set<String> keys() {

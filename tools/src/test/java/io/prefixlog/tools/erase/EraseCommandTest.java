@@ -29,7 +29,8 @@ class EraseCommandTest {
   @Test
   void shouldRefuseToRunWithoutASession() {
     assertThat(run(Map.of(), "--bootstrap", "127.0.0.1:1")).isEqualTo(Command.USAGE);
-    assertThat(err()).contains("name a session: --session KEY, --session-id ID or --user NAME");
+    assertThat(err())
+        .contains("name a session: --session KEY, --session-id ID, --user NAME, or a tenant");
   }
 
   @Test
@@ -110,9 +111,16 @@ class EraseCommandTest {
         .doesNotContain(deriver.keyOfSessionId("conversation-42"));
     assertThat(credential.selection().keys())
         .containsExactly(deriver.keyOfUser(byCredential, "alice"));
-    assertThat(run(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--tenant", "team-a"))
+    ErasureRequest wholeTenant =
+        settings(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--tenant", "team a");
+    assertThat(wholeTenant.selection().keys()).isEmpty();
+    assertThat(wholeTenant.tenant())
+        .isEqualTo(
+            new ErasureRequest.NamedTenant(
+                TenantSource.ofHeaderValue("team a", deriver), "--tenant team a"));
+    assertThat(run(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--tenant", "t", "--spill-dir", "x"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("do not select a tenant's sessions by themselves");
+    assertThat(err()).contains("a whole tenant's sessions are found on the broker");
     assertThat(
             run(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--user", "a", "--tenant-credential"))
         .isEqualTo(Command.USAGE);

@@ -1,0 +1,194 @@
+package io.prefixlog.tools.erase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.prefixlog.bridge.proxy.CaptureConfig;
+import io.prefixlog.bridge.proxy.OfflineCapture;
+import io.prefixlog.bridge.proxy.ProxyConfig;
+import io.prefixlog.cli.Terminal;
+import io.prefixlog.core.session.TenantSource;
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.embedded.junit.KafkaExtension;
+import io.prefixlog.schemas.Topics;
+import io.prefixlog.schemas.request.RawEventFrame;
+import io.prefixlog.streams.StreamApp;
+import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.Command;
+import io.prefixlog.tools.topic.CompactedView;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code prefixlog erase --tenant} on a real broker with the stream app: the bridge's own events
+ * (its event factory with {@code PREFIXLOG_TENANT=header:x-team}) of two sessions of team-a and one
+ * of team-b that uses the same session id as one of team-a's. Erasing team-a tombstones the delta
+ * records of its two sessions and leaves team-b's exactly as they were.
+ */
+@ExtendWith(KafkaExtension.class)
+class TenantEraseIT {
+  private static final String PREFIX = "tenant-erase.";
+  private static final String APP = "tenant-erase-app";
+  private static final String SECRET = "tenant-erase-it-session-secret-0123";
+  private static final int TURNS = 2;
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void shouldEraseEverySessionOfTheTenantAndNoSessionOfAnother(KafkaCluster kafka)
+      throws Exception {
+    // Given: team-a's sessions s1 and s2, team-b's s1, each of TURNS kept turns
+    Topics topics = Topics.withPrefix(PREFIX);
+    Map<String, String> settings = new HashMap<>();
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
+    settings.put("PREFIXLOG_APPLICATION_ID", APP);
+    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    settings.put("PREFIXLOG_PARTITIONS", "1");
+    try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
+      app.start();
+      await()
+          .alias("stream app RUNNING")
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(100))
+          .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+      Map<String, Set<String>> sessionsByTeam =
+          publish(
+              kafka,
+              topics.requestsRaw().name(),
+              List.of(List.of("team-a", "s1"), List.of("team-a", "s2"), List.of("team-b", "s1")));
+      String deltas = topics.sessionDeltas().name();
+      await()
+          .alias("a delta record per request")
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> view(kafka, deltas).size() == 3 * TURNS);
+      Map<String, String> before = view(kafka, deltas);
+      assertThat(sessionsByTeam.get("team-a"))
+          .hasSize(2)
+          .doesNotContainAnyElementsOf(sessionsByTeam.get("team-b"));
+
+      // When
+      int code =
+          new EraseCommand(terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
+              .run(
+                  new String[] {
+                    "--tenant",
+                    "team-a",
+                    "--bootstrap",
+                    kafka.bootstrapServers(),
+                    "--topic-prefix",
+                    PREFIX,
+                    "--application-id",
+                    APP
+                  });
+
+      // Then: team-a's sessions are gone from the topic, team-b's records are as they were
+      String report = out.toString(StandardCharsets.UTF_8);
+      assertThat(code).as(report + err()).isEqualTo(Command.OK);
+      assertThat(report).contains("--tenant team-a: 2 sessions").doesNotContain("failed:");
+      Map<String, String> after = view(kafka, deltas);
+      Map<String, String> teamB = new TreeMap<>(before);
+      teamB.keySet().removeIf(k -> !sessionsByTeam.get("team-b").contains(k.substring(0, 32)));
+      assertThat(teamB).hasSize(TURNS);
+      assertThat(after).isEqualTo(teamB);
+    }
+  }
+
+  /**
+   * The bridge's events of {@code TURNS} growing chat requests per (team, session id), keyed as it
+   * keys them.
+   *
+   * @return the session keys of each team
+   */
+  private static Map<String, Set<String>> publish(
+      KafkaCluster kafka, String topic, List<List<String>> sessions) throws Exception {
+    OfflineCapture bridge =
+        new OfflineCapture(
+            ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), kafka.bootstrapServers())
+                .with(CaptureConfig.SESSION_SECRET, SECRET)
+                .with(CaptureConfig.TENANT, new TenantSource("x-team", false)));
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    Map<String, Set<String>> keysByTeam = new TreeMap<>();
+    long ts = 1_750_000_000_000L;
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+      for (List<String> session : sessions) {
+        String team = session.get(0);
+        String id = session.get(1);
+        StringBuilder messages = new StringBuilder();
+        for (int turn = 1; turn <= TURNS; turn++) {
+          if (turn > 1) {
+            messages.append(',');
+          }
+          messages.append(
+              String.format(
+                  "{\"role\":\"user\",\"content\":\"turn %d of %s of %s\"}", turn, id, team));
+          byte[] body =
+              ("{\"model\":\"m\",\"messages\":[" + messages + "]}")
+                  .getBytes(StandardCharsets.UTF_8);
+          byte[] event =
+              bridge.capture(
+                  team + "-" + id + "-" + turn,
+                  ts++,
+                  Map.of("x-session-id", id, "x-team", team),
+                  body,
+                  200,
+                  null);
+          String key = RawEventFrame.readAsVersion1(event).sessionKey();
+          keysByTeam.computeIfAbsent(team, t -> new TreeSet<>()).add(key);
+          producer.send(new ProducerRecord<>(topic, key, event)).get();
+        }
+      }
+    }
+    return keysByTeam;
+  }
+
+  /** The topic's compacted view, values as text (compared by content). */
+  private static Map<String, String> view(KafkaCluster kafka, String topic) throws Exception {
+    Map<String, String> view = new TreeMap<>();
+    CompactedView.read(kafka.bootstrapServers(), topic, "tenant-erase-it")
+        .forEach((k, v) -> view.put(k, new String(v, StandardCharsets.UTF_8)));
+    return view;
+  }
+
+  private Terminal terminal(Map<String, String> env) {
+    return new Terminal(
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        env,
+        false);
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+}
