@@ -70,6 +70,7 @@ final class SessionIndex {
    * @param storedBytes what its records take on the topic
    * @param promptTokens the engine's prompt tokens summed over the turns that reported them
    * @param cachedTokens the engine's cached tokens summed over the same turns
+   * @param tenant the tenant of its newest turn, or null
    */
   record Summary(
       String key,
@@ -84,7 +85,8 @@ final class SessionIndex {
       long bytes,
       long storedBytes,
       long promptTokens,
-      long cachedTokens) {
+      long cachedTokens,
+      String tenant) {
 
     /** Cached over prompt tokens, or -1 when no turn reported its tokens. */
     double cachedShare() {
@@ -101,6 +103,7 @@ final class SessionIndex {
    * @param from activity at or after (ms since the epoch), or {@link Long#MIN_VALUE}
    * @param to activity at or before (ms since the epoch), or {@link Long#MAX_VALUE}
    * @param page from 0
+   * @param tenant sessions of this tenant only, or null for every session
    */
   record Query(
       String keyPrefix,
@@ -111,7 +114,8 @@ final class SessionIndex {
       Sort sort,
       boolean ascending,
       int page,
-      int size) {
+      int size,
+      String tenant) {
     Query {
       Objects.requireNonNull(keyPrefix, "keyPrefix");
       Objects.requireNonNull(model, "model");
@@ -124,11 +128,12 @@ final class SessionIndex {
     }
 
     static Query all() {
-      return new Query("", "", "", Long.MIN_VALUE, Long.MAX_VALUE, Sort.LAST, false, 0, 50);
+      return new Query("", "", "", Long.MIN_VALUE, Long.MAX_VALUE, Sort.LAST, false, 0, 50, null);
     }
 
     boolean matches(Summary s) {
-      return (model.isEmpty() || model.equals(s.model()))
+      return (tenant == null || tenant.equals(s.tenant()))
+          && (model.isEmpty() || model.equals(s.model()))
           && (path.isEmpty() || path.equals(s.path()))
           && s.last() >= from
           && s.first() <= to;
@@ -267,7 +272,8 @@ final class SessionIndex {
         bytes,
         stored,
         prompt,
-        cached);
+        cached,
+        newest.tenant());
   }
 
   /**
@@ -286,7 +292,8 @@ final class SessionIndex {
   /** The page of {@code q} out of every session in its order: a walk that stops at the page. */
   private static Page slice(Query q, Summary[] all) {
     boolean everything =
-        q.model().isEmpty()
+        q.tenant() == null
+            && q.model().isEmpty()
             && q.path().isEmpty()
             && q.from() == Long.MIN_VALUE
             && q.to() == Long.MAX_VALUE;

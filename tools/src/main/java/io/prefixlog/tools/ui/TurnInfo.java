@@ -3,9 +3,11 @@ package io.prefixlog.tools.ui;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectReader;
+import io.prefixlog.core.session.TenantSource;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.ResponseInfo;
 import java.io.IOException;
+import java.util.Map;
 
 /**
  * What the session index keeps of one turn: the record's metadata, never its body or ops, and where
@@ -18,6 +20,8 @@ import java.io.IOException;
  * @param cachedTokens the engine's cached prompt tokens, or -1 when it reported none
  * @param status the HTTP status, or 0 when none was seen
  * @param latencyMs request to last response byte, or -1 when unknown
+ * @param tenant the tenant the proxy recorded for the request ({@link
+ *     TenantSource#RECORDED_HEADER}), or null
  */
 record TurnInfo(
     String chain,
@@ -38,7 +42,8 @@ record TurnInfo(
     long promptTokens,
     long cachedTokens,
     int status,
-    double latencyMs) {
+    double latencyMs,
+    String tenant) {
 
   /** Only the fields the index keeps: Jackson skips the body and the ops without building them. */
   @JsonIgnoreProperties(ignoreUnknown = true)
@@ -55,7 +60,8 @@ record TurnInfo(
       @JsonProperty("prefix_len") Long prefixLen,
       @JsonProperty("prompt_tokens") Long promptTokens,
       @JsonProperty("cached_tokens") Long cachedTokens,
-      @JsonProperty("response") ResponseInfo response) {}
+      @JsonProperty("response") ResponseInfo response,
+      @JsonProperty("headers") Map<String, String> headers) {}
 
   private static final ObjectReader HEADER = Json.mapper().readerFor(Header.class);
 
@@ -104,7 +110,12 @@ record TurnInfo(
         prompt == null ? -1 : prompt,
         cached == null ? -1 : cached,
         r == null || r.status() == null ? 0 : r.status(),
-        r == null || r.latencyMs() == null ? -1 : r.latencyMs());
+        r == null || r.latencyMs() == null ? -1 : r.latencyMs(),
+        h.headers() == null ? null : internOrNull(h.headers().get(TenantSource.RECORDED_HEADER)));
+  }
+
+  private static String internOrNull(String s) {
+    return s == null ? null : s.intern();
   }
 
   /** A base that is not the turn before: a branch or a regeneration. */

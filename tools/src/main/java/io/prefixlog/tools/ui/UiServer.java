@@ -185,7 +185,8 @@ public final class UiServer implements AutoCloseable {
             null,
             null,
             HostCheck.of(List.of()),
-            true));
+            true,
+            Map.of()));
   }
 
   int port() {
@@ -228,12 +229,13 @@ public final class UiServer implements AutoCloseable {
       URI uri = exchange.getRequestURI();
       String path = uri.getPath();
       Map<String, String> params = params(uri.getRawQuery());
-      if (!path.equals("/health") && !authorized(exchange, params, uri)) {
+      Viewer viewer = path.equals("/health") ? Viewer.EVERY_TENANT : viewer(exchange, params, uri);
+      if (viewer == null) {
         return;
       }
       Response response;
       try {
-        response = route(exchange.getRequestMethod(), path, params);
+        response = route(exchange.getRequestMethod(), path, params, viewer);
       } catch (RecordFetcher.FetchException e) {
         response = Response.error(503, "Kafka did not answer", e.getMessage());
       } catch (RuntimeException e) {
@@ -264,7 +266,60 @@ public final class UiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Whose sessions a request may see: every session (the UI's token), or one tenant's (a token of
+   * {@code PREFIXLOG_UI_TENANT_TOKENS}).
+   *
+   * @param tenant the tenant id, or null for every session
+   */
+  record Viewer(String tenant) {
+    static final Viewer EVERY_TENANT = new Viewer(null);
+  }
+
+  /** The pages that show every session's data, which a tenant's token does not open. */
+  private static final java.util.Set<String> ACROSS_TENANTS =
+      java.util.Set.of(
+          "/archive",
+          "/cache",
+          "/blocks",
+          "/cache/analyze",
+          "/cache/curve.png",
+          "/cache/rolling.png");
+
   Response route(String method, String path, Map<String, String> params)
+      throws RecordFetcher.FetchException {
+    return route(method, path, params, Viewer.EVERY_TENANT);
+  }
+
+  /**
+   * A tenant's viewer gets the sessions list of its tenant, and the session and turn pages of its
+   * tenant's sessions on the topic; any other session is answered as one that does not exist.
+   */
+  Response route(String method, String path, Map<String, String> params, Viewer viewer)
+      throws RecordFetcher.FetchException {
+    if (viewer.tenant() == null) {
+      return routeAll(method, path, params);
+    }
+    if (ACROSS_TENANTS.contains(path) || "archive".equals(params.get("source"))) {
+      return Response.error(
+          403, "Not for a tenant's token", "This page shows every tenant's sessions.");
+    }
+    if (path.equals("/")) {
+      return sessions(params, viewer.tenant());
+    }
+    if (path.startsWith("/session") || path.startsWith("/turn")) {
+      String key = params.getOrDefault("key", "");
+      boolean own = index.summary(key).map(s -> viewer.tenant().equals(s.tenant())).orElse(false);
+      if (!own) {
+        return Response.error(
+            404, "No such session", "No session " + key + " of this tenant on the topic.");
+      }
+      return path.equals("/session") ? session(params, false) : routeAll(method, path, params);
+    }
+    return routeAll(method, path, params);
+  }
+
+  private Response routeAll(String method, String path, Map<String, String> params)
       throws RecordFetcher.FetchException {
     if (method.equals("POST") && path.equals("/cache/analyze")) {
       analysis.run(settings.bootstrap(), settings.topicPrefix());
@@ -298,8 +353,13 @@ public final class UiServer implements AutoCloseable {
     return new SessionPages.IndexState(follower.caughtUp(), index.counts(), follower.problem());
   }
 
+  /** One tenant's sessions list: its sessions on the topic only, and no other tenant's models. */
+  private Response sessions(Map<String, String> p, String tenant) {
+    return sessions(p, index, state(), tenant);
+  }
+
   Response sessions(Map<String, String> p) {
-    Response page = sessions(p, index, state());
+    Response page = sessions(p, index, state(), null);
     if (archive == null || page.status() != 200) {
       return page;
     }
@@ -323,7 +383,7 @@ public final class UiServer implements AutoCloseable {
           "The UI was started without --archive: only the topic's sessions are shown.");
     }
     ArchiveHistory.Scan scan = archive.scan();
-    Response page = sessions(p, scan.index(), archiveState(scan));
+    Response page = sessions(p, scan.index(), archiveState(scan), null);
     if (page.status() != 200) {
       return page;
     }
@@ -369,7 +429,7 @@ public final class UiServer implements AutoCloseable {
   }
 
   private Response sessions(
-      Map<String, String> p, SessionIndex index, SessionPages.IndexState state) {
+      Map<String, String> p, SessionIndex index, SessionPages.IndexState state, String tenant) {
     Optional<Sort> sort = Sort.parse(p.getOrDefault("sort", "last"));
     if (sort.isEmpty()) {
       return Response.error(400, "Bad sort", "sort is one of last, turns, bytes, cached.");
@@ -398,13 +458,14 @@ public final class UiServer implements AutoCloseable {
             sort.get(),
             "asc".equals(p.get("order")),
             page,
-            PAGE_SIZE);
+            PAGE_SIZE,
+            tenant);
     return Response.html(
         SessionPages.list(
             q,
             index.query(q),
-            index.models(),
-            index.paths(),
+            tenant == null ? index.models() : List.of(),
+            tenant == null ? index.paths() : List.of(),
             state,
             p.getOrDefault("from", ""),
             p.getOrDefault("to", "")));
@@ -415,11 +476,18 @@ public final class UiServer implements AutoCloseable {
   }
 
   Response session(Map<String, String> p) {
+    return session(p, archive != null);
+  }
+
+  /**
+   * @param withArchive whether the page may come from the archive and link to it
+   */
+  private Response session(Map<String, String> p, boolean withArchive) {
     String key = p.getOrDefault("key", "");
     Optional<SessionIndex.Summary> summary = index.summary(key);
     List<TurnInfo> turns = index.turns(key);
     boolean live = summary.isPresent() && !turns.isEmpty();
-    if (archive != null && (!live || "archive".equals(p.get("source")))) {
+    if (withArchive && (!live || "archive".equals(p.get("source")))) {
       return archivedSession(key);
     }
     if (!live) {
@@ -448,7 +516,7 @@ public final class UiServer implements AutoCloseable {
     }
     String blocksHtml = BlockPage.ofSession(blocks.ofSession(key), blockFollower.caughtUp());
     String status = state().html();
-    if (archive != null) {
+    if (withArchive) {
       status +=
           "<p class=\"status\">Older chains may be in the archive: <a id=\"archive-link\""
               + " href=\"/session?source=archive&amp;key="
@@ -693,39 +761,41 @@ public final class UiServer implements AutoCloseable {
   }
 
   /**
-   * Whether the request may proceed; when not, the response is sent. The token may come as a bearer
-   * header, as the cookie, or once as {@code ?token=} (answered with the cookie and a redirect to
-   * the same page without it, so that it leaves the address bar and the history).
+   * Who the request is from, or null when it may not proceed (the response is then sent). The token
+   * may come as a bearer header, as the cookie, or once as {@code ?token=} (answered with the
+   * cookie and a redirect to the same page without it, so that it leaves the address bar and the
+   * history).
    */
-  private boolean authorized(HttpExchange exchange, Map<String, String> params, URI uri)
+  private Viewer viewer(HttpExchange exchange, Map<String, String> params, URI uri)
       throws IOException {
-    String token = settings.token();
     String given = params.get("token");
-    if (given != null && matches(token, given)) {
+    if (given != null && viewerOf(given) != null) {
       String rest =
           uri.getRawQuery() == null
               ? ""
               : uri.getRawQuery().replaceAll("(^|&)token=[^&]*", "").replaceFirst("^&", "");
       exchange
           .getResponseHeaders()
-          .add("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+          .add("Set-Cookie", COOKIE + "=" + given + "; Path=/; HttpOnly; SameSite=Strict");
       send(
           exchange,
           Response.redirect(uri.getPath() + (rest.isEmpty() ? "" : "?" + rest)),
           System.nanoTime());
-      return false;
+      return null;
     }
     String header = exchange.getRequestHeaders().getFirst("Authorization");
-    if (header != null
-        && header.startsWith("Bearer ")
-        && matches(token, header.substring(7).strip())) {
-      return true;
+    if (header != null && header.startsWith("Bearer ")) {
+      Viewer viewer = viewerOf(header.substring(7).strip());
+      if (viewer != null) {
+        return viewer;
+      }
     }
     for (String cookies : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
       for (String c : cookies.split(";")) {
         String[] kv = c.strip().split("=", 2);
-        if (kv.length == 2 && kv[0].equals(COOKIE) && matches(token, kv[1])) {
-          return true;
+        Viewer viewer = kv.length == 2 && kv[0].equals(COOKIE) ? viewerOf(kv[1]) : null;
+        if (viewer != null) {
+          return viewer;
         }
       }
     }
@@ -741,7 +811,21 @@ public final class UiServer implements AutoCloseable {
                 .getBytes(StandardCharsets.UTF_8),
             Map.of("WWW-Authenticate", "Bearer")),
         System.nanoTime());
-    return false;
+    return null;
+  }
+
+  /**
+   * The viewer a token stands for, or null: every token is compared, each in constant time, so that
+   * response times say nothing about which one nearly matched.
+   */
+  private Viewer viewerOf(String given) {
+    Viewer found = matches(settings.token(), given) ? Viewer.EVERY_TENANT : null;
+    for (Map.Entry<String, String> t : settings.tenantTokens().entrySet()) {
+      if (matches(t.getKey(), given)) {
+        found = new Viewer(t.getValue());
+      }
+    }
+    return found;
   }
 
   /** Compares in constant time, so that response times say nothing about the token. */

@@ -8,6 +8,7 @@ import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.http.HostCheck;
+import io.prefixlog.core.session.TenantSource;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
 import java.net.InetAddress;
@@ -28,6 +29,8 @@ import java.util.Objects;
  * @param streamApp the stream app's metrics endpoint for the live-state panel, or null
  * @param stateToken the stream app's {@code PREFIXLOG_STATE_TOKEN}, or null
  * @param archive the archive to show history beyond the topic from, or null
+ * @param tenantTokens token → tenant id: a holder of such a token sees that tenant's sessions only
+ *     ({@value #TENANT_TOKENS_ENV})
  */
 record UiSettings(
     String bootstrap,
@@ -39,10 +42,14 @@ record UiSettings(
     String stateToken,
     ArchiveHistory.Settings archive,
     HostCheck hosts,
-    boolean tokenGenerated) {
+    boolean tokenGenerated,
+    Map<String, String> tenantTokens) {
   static final String DEFAULT_HOST = "127.0.0.1";
   static final int DEFAULT_PORT = 8470;
   static final String TOKEN_ENV = "PREFIXLOG_UI_TOKEN";
+
+  /** {@code TENANT=TOKEN,…}: tokens that show one tenant's sessions ({@link TenantSource}). */
+  static final String TENANT_TOKENS_ENV = "PREFIXLOG_UI_TENANT_TOKENS";
 
   /** A token shorter than this is refused: it would be guessed. */
   static final int MIN_TOKEN_LENGTH = 16;
@@ -84,7 +91,11 @@ record UiSettings(
                           + " token is generated and the login URL printed. The names the UI answers"
                           + " to besides local ones: "
                           + HostCheck.SETTING.name()
-                          + " (comma separated)."),
+                          + " (comma separated). "
+                          + TENANT_TOKENS_ENV
+                          + "=TENANT=TOKEN,… adds tokens that see one tenant's sessions each (the"
+                          + " tenant id the proxy records, PREFIXLOG_TENANT), and none of the pages"
+                          + " about every session (archive, cache, KV blocks)."),
                   Option.value(
                       "stream-app",
                       "URL",
@@ -129,7 +140,8 @@ record UiSettings(
         null,
         null,
         HostCheck.of(List.of()),
-        false);
+        false,
+        Map.of());
   }
 
   /**
@@ -145,6 +157,42 @@ record UiSettings(
       throw new IllegalArgumentException(
           "the UI needs a token of at least " + MIN_TOKEN_LENGTH + " characters");
     }
+    tenantTokens = Map.copyOf(tenantTokens);
+    for (Map.Entry<String, String> t : tenantTokens.entrySet()) {
+      if (t.getKey().length() < MIN_TOKEN_LENGTH || t.getKey().equals(token)) {
+        throw new IllegalArgumentException(
+            "tenant "
+                + t.getValue()
+                + ": a tenant's token has at least "
+                + MIN_TOKEN_LENGTH
+                + " characters and is not the UI's own");
+      }
+      if (!TenantSource.isTenantId(t.getValue())) {
+        throw new IllegalArgumentException("not a tenant id: '" + t.getValue() + "'");
+      }
+    }
+  }
+
+  /**
+   * Reads {@value #TENANT_TOKENS_ENV}: {@code TENANT=TOKEN} pairs, comma separated, each token
+   * distinct.
+   */
+  static Map<String, String> tenantTokens(String value) throws UsageException {
+    Map<String, String> tokens = new java.util.HashMap<>();
+    if (value == null || value.isBlank()) {
+      return tokens;
+    }
+    for (String pair : value.split(",")) {
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new UsageException(
+            TENANT_TOKENS_ENV + ": expected TENANT=TOKEN, got a pair without '='");
+      }
+      if (tokens.put(pair.substring(eq + 1).strip(), pair.substring(0, eq).strip()) != null) {
+        throw new UsageException(TENANT_TOKENS_ENV + ": two tenants share a token");
+      }
+    }
+    return tokens;
   }
 
   /**
@@ -223,7 +271,8 @@ record UiSettings(
                   line.longValue(
                       "archive-refresh", ArchiveHistory.DEFAULT_REFRESH.toSeconds(), 1)));
     }
-    return new UiSettings(
+    Map<String, String> tenantTokens = tenantTokens(env.get(TENANT_TOKENS_ENV));
+    return create(
         line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
         line.string("topic-prefix", Topics.DEFAULT_PREFIX),
         host,
@@ -233,10 +282,43 @@ record UiSettings(
         stateToken == null || stateToken.isBlank() ? null : stateToken,
         history,
         hosts,
-        generated);
+        generated,
+        tenantTokens);
   }
 
-  /** The settings with the two tokens hidden: a record's own would print them. */
+  /** The canonical constructor, its refusals as usage errors. */
+  private static UiSettings create(
+      String bootstrap,
+      String topicPrefix,
+      String host,
+      int port,
+      String token,
+      String streamApp,
+      String stateToken,
+      ArchiveHistory.Settings archive,
+      HostCheck hosts,
+      boolean generated,
+      Map<String, String> tenantTokens)
+      throws UsageException {
+    try {
+      return new UiSettings(
+          bootstrap,
+          topicPrefix,
+          host,
+          port,
+          token,
+          streamApp,
+          stateToken,
+          archive,
+          hosts,
+          generated,
+          tenantTokens);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(TENANT_TOKENS_ENV + ": " + e.getMessage());
+    }
+  }
+
+  /** The settings with the tokens hidden: a record's own would print them. */
   @Override
   public String toString() {
     return "UiSettings[bootstrap="
@@ -255,6 +337,8 @@ record UiSettings(
         + (archive != null)
         + ", hosts="
         + hosts
+        + ", tenants with a token="
+        + new java.util.TreeSet<>(tenantTokens.values())
         + "]";
   }
 

@@ -3,38 +3,24 @@ package io.prefixlog.tools.erase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.prefixlog.bridge.proxy.CaptureConfig;
-import io.prefixlog.bridge.proxy.OfflineCapture;
-import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.Terminal;
-import io.prefixlog.core.session.TenantSource;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.Topics;
-import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.streams.StreamApp;
-import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.TenantTraffic;
 import io.prefixlog.tools.topic.CompactedView;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,9 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code prefixlog erase --tenant} on a real broker with the stream app: the bridge's own events
- * (its event factory with {@code PREFIXLOG_TENANT=header:x-team}) of two sessions of team-a and one
- * of team-b that uses the same session id as one of team-a's. Erasing team-a tombstones the delta
- * records of its two sessions and leaves team-b's exactly as they were.
+ * ({@link TenantTraffic}) of two sessions of team-a and one of team-b that uses the same session id
+ * as one of team-a's. Erasing team-a tombstones the delta records of its two sessions and leaves
+ * team-b's exactly as they were.
  */
 @ExtendWith(KafkaExtension.class)
 class TenantEraseIT {
@@ -64,25 +50,15 @@ class TenantEraseIT {
       throws Exception {
     // Given: team-a's sessions s1 and s2, team-b's s1, each of TURNS kept turns
     Topics topics = Topics.withPrefix(PREFIX);
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-    settings.put("PREFIXLOG_APPLICATION_ID", APP);
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
-    settings.put("PREFIXLOG_PARTITIONS", "1");
-    try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
-      app.start();
-      await()
-          .alias("stream app RUNNING")
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(100))
-          .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+    try (StreamApp app =
+        TenantTraffic.startStreamApp(kafka.bootstrapServers(), PREFIX, APP, dir.resolve("state"))) {
       Map<String, Set<String>> sessionsByTeam =
-          publish(
-              kafka,
+          TenantTraffic.publish(
+              kafka.bootstrapServers(),
               topics.requestsRaw().name(),
-              List.of(List.of("team-a", "s1"), List.of("team-a", "s2"), List.of("team-b", "s1")));
+              SECRET,
+              List.of(List.of("team-a", "s1"), List.of("team-a", "s2"), List.of("team-b", "s1")),
+              TURNS);
       String deltas = topics.sessionDeltas().name();
       await()
           .alias("a delta record per request")
@@ -118,58 +94,8 @@ class TenantEraseIT {
       teamB.keySet().removeIf(k -> !sessionsByTeam.get("team-b").contains(k.substring(0, 32)));
       assertThat(teamB).hasSize(TURNS);
       assertThat(after).isEqualTo(teamB);
+      assertThat(app.state()).isEqualTo(KafkaStreams.State.RUNNING);
     }
-  }
-
-  /**
-   * The bridge's events of {@code TURNS} growing chat requests per (team, session id), keyed as it
-   * keys them.
-   *
-   * @return the session keys of each team
-   */
-  private static Map<String, Set<String>> publish(
-      KafkaCluster kafka, String topic, List<List<String>> sessions) throws Exception {
-    OfflineCapture bridge =
-        new OfflineCapture(
-            ProxyConfig.defaults(URI.create("http://127.0.0.1:8000"), kafka.bootstrapServers())
-                .with(CaptureConfig.SESSION_SECRET, SECRET)
-                .with(CaptureConfig.TENANT, new TenantSource("x-team", false)));
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    Map<String, Set<String>> keysByTeam = new TreeMap<>();
-    long ts = 1_750_000_000_000L;
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
-      for (List<String> session : sessions) {
-        String team = session.get(0);
-        String id = session.get(1);
-        StringBuilder messages = new StringBuilder();
-        for (int turn = 1; turn <= TURNS; turn++) {
-          if (turn > 1) {
-            messages.append(',');
-          }
-          messages.append(
-              String.format(
-                  "{\"role\":\"user\",\"content\":\"turn %d of %s of %s\"}", turn, id, team));
-          byte[] body =
-              ("{\"model\":\"m\",\"messages\":[" + messages + "]}")
-                  .getBytes(StandardCharsets.UTF_8);
-          byte[] event =
-              bridge.capture(
-                  team + "-" + id + "-" + turn,
-                  ts++,
-                  Map.of("x-session-id", id, "x-team", team),
-                  body,
-                  200,
-                  null);
-          String key = RawEventFrame.readAsVersion1(event).sessionKey();
-          keysByTeam.computeIfAbsent(team, t -> new TreeSet<>()).add(key);
-          producer.send(new ProducerRecord<>(topic, key, event)).get();
-        }
-      }
-    }
-    return keysByTeam;
   }
 
   /** The topic's compacted view, values as text (compared by content). */

@@ -121,7 +121,8 @@ public final class ArchiveHistoryCheck {
             null,
             new ArchiveHistory.Settings(archive, table, 100_000, Duration.ofMinutes(10)),
             io.prefixlog.core.http.HostCheck.of(List.of()),
-            false);
+            false,
+            Map.of());
 
     try (UiServer server = UiServer.start(settings)) {
       assertThat(server.awaitIndexed(60, TimeUnit.SECONDS)).isTrue();

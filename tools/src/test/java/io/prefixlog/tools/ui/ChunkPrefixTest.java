@@ -241,6 +241,7 @@ class ChunkPrefixTest {
         -1,
         -1,
         200,
-        1.0);
+        1.0,
+        null);
   }
 }

@@ -39,7 +39,8 @@ class SessionIndexTest {
                 1999 + 2000 + 2001,
                 s.storedBytes(),
                 430,
-                340));
+                340,
+                null));
     assertThat(index.turns("aa01")).extracting(TurnInfo::seq).containsExactly(1L, 2L, 3L);
     assertThat(index.turn("aa01", "c0ffee00", 3).orElseThrow().branches()).isTrue();
     assertThat(index.turn("aa01", "c0ffee00", 2).orElseThrow().branches()).isFalse();
@@ -73,7 +74,8 @@ class SessionIndexTest {
                         Sort.LAST,
                         false,
                         0,
-                        50))
+                        50,
+                        null))
                 .matched())
         .isZero();
   }
@@ -139,7 +141,34 @@ class SessionIndexTest {
 
   private SessionIndex.Page query(
       String prefix, String model, long from, long to, Sort sort, boolean asc, int page, int size) {
-    return index.query(new Query(prefix, model, "", from, to, sort, asc, page, size));
+    return index.query(new Query(prefix, model, "", from, to, sort, asc, page, size, null));
+  }
+
+  @Test
+  void shouldListOnlyTheSessionsOfTheTenantAQueryIsScopedTo() {
+    // Given: two sessions of team-a, one of team-b, one without a tenant
+    keyframe("a001", 1, 1000, "m", 0, 0, "team-a");
+    keyframe("a002", 1, 2000, "m", 0, 0, "team-a");
+    keyframe("b001", 1, 3000, "m", 0, 0, "team-b");
+    keyframe("n001", 1, 4000, "m", 0, 0, null);
+
+    // When
+    SessionIndex.Page teamA =
+        index.query(
+            new Query(
+                "", "", "", Long.MIN_VALUE, Long.MAX_VALUE, Sort.LAST, false, 0, 50, "team-a"));
+    SessionIndex.Page prefixed =
+        index.query(
+            new Query(
+                "b", "", "", Long.MIN_VALUE, Long.MAX_VALUE, Sort.LAST, false, 0, 50, "team-a"));
+
+    // Then
+    assertThat(keys(teamA)).containsExactly("a002", "a001");
+    assertThat(teamA.matched()).isEqualTo(2);
+    assertThat(keys(prefixed)).isEmpty();
+    assertThat(index.summary("b001").orElseThrow().tenant()).isEqualTo("team-b");
+    assertThat(index.summary("n001").orElseThrow().tenant()).isNull();
+    assertThat(keys(index.query(Query.all()))).hasSize(4);
   }
 
   private static List<String> keys(SessionIndex.Page page) {
@@ -147,12 +176,18 @@ class SessionIndexTest {
   }
 
   private void keyframe(String key, long seq, long ts, String model, long prompt, long cached) {
+    keyframe(key, seq, ts, model, prompt, cached, null);
+  }
+
+  private void keyframe(
+      String key, long seq, long ts, String model, long prompt, long cached, String tenant) {
     put(
         key,
         seq,
         ts,
         model,
-        "\"kind\":\"full\",\"keyframe_reason\":\"first_turn\",\"body\":\"x\"",
+        "\"kind\":\"full\",\"keyframe_reason\":\"first_turn\",\"body\":\"x\""
+            + (tenant == null ? "" : ",\"headers\":{\"x-prefixlog-tenant\":\"" + tenant + "\"}"),
         prompt,
         cached);
   }

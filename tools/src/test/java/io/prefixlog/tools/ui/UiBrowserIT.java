@@ -246,7 +246,8 @@ class UiBrowserIT {
               null,
               null,
               HostCheck.of(List.of()),
-              false);
+              false,
+              Map.of());
       try (UiServer server = UiServer.start(ui)) {
         await()
             .alias(turns + " turns in the index")

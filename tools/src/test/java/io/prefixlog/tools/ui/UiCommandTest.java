@@ -70,7 +70,8 @@ class UiCommandTest {
                 null,
                 null,
                 defaults.hosts(),
-                true));
+                true,
+                Map.of()));
     assertThat(
             UiSettings.from(
                     io.prefixlog.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS),
