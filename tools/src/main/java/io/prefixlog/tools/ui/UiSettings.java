@@ -272,44 +272,16 @@ record UiSettings(
                       "archive-refresh", ArchiveHistory.DEFAULT_REFRESH.toSeconds(), 1)));
     }
     Map<String, String> tenantTokens = tenantTokens(env.get(TENANT_TOKENS_ENV));
-    return create(
-        line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
-        line.string("topic-prefix", Topics.DEFAULT_PREFIX),
-        host,
-        port,
-        token,
-        streamApp,
-        stateToken == null || stateToken.isBlank() ? null : stateToken,
-        history,
-        hosts,
-        generated,
-        tenantTokens);
-  }
-
-  /** The canonical constructor, its refusals as usage errors. */
-  private static UiSettings create(
-      String bootstrap,
-      String topicPrefix,
-      String host,
-      int port,
-      String token,
-      String streamApp,
-      String stateToken,
-      ArchiveHistory.Settings archive,
-      HostCheck hosts,
-      boolean generated,
-      Map<String, String> tenantTokens)
-      throws UsageException {
     try {
       return new UiSettings(
-          bootstrap,
-          topicPrefix,
+          line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
+          line.string("topic-prefix", Topics.DEFAULT_PREFIX),
           host,
           port,
           token,
           streamApp,
-          stateToken,
-          archive,
+          stateToken == null || stateToken.isBlank() ? null : stateToken,
+          history,
           hosts,
           generated,
           tenantTokens);

@@ -7,6 +7,7 @@ import io.prefixlog.tools.Command;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -101,6 +102,42 @@ class UiCommandTest {
     assertThat(fromOption.streamApp()).isEqualTo("http://127.0.0.1:9464/");
     assertThat(fromOption.stateToken()).isNull();
     assertThat(fromOption.archive()).isNull();
+  }
+
+  @Test
+  void shouldReadTenantTokensAndRefuseShortSharedOrTheUisOwn() throws Exception {
+    // When
+    UiSettings settings =
+        UiSettings.from(
+            io.prefixlog.cli.CommandLine.parse("prefixlog ui", UiSettings.OPTIONS),
+            Map.of(
+                "PREFIXLOG_UI_TOKEN", "the-uis-own-token-0123",
+                "PREFIXLOG_UI_TENANT_TOKENS",
+                    "team-a=team-a-token-012345, c-0a1b=credential-token-0123"));
+
+    // Then: tokens are kept, never printed
+    assertThat(settings.tenantTokens())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("team-a-token-012345", "team-a", "credential-token-0123", "c-0a1b"));
+    assertThat(settings.toString()).doesNotContain("token-0123").contains("[c-0a1b, team-a]");
+    for (String bad :
+        List.of(
+            "team-a=short",
+            "team-a=same-token-0123456,team-b=same-token-0123456",
+            "team-a=the-uis-own-token-0123",
+            "team a=a-long-enough-token-01",
+            "no-equals-sign")) {
+      assertThat(
+              run(
+                  Map.of(
+                      "PREFIXLOG_UI_TOKEN",
+                      "the-uis-own-token-0123",
+                      "PREFIXLOG_UI_TENANT_TOKENS",
+                      bad)))
+          .as(bad)
+          .isEqualTo(Command.USAGE);
+      assertThat(err.toString(StandardCharsets.UTF_8)).contains("PREFIXLOG_UI_TENANT_TOKENS");
+    }
   }
 
   @Test
