@@ -152,6 +152,14 @@ public record CaptureConfig(
     }
     sessionHeaders = List.copyOf(sessionHeaders);
     captureHeaders = List.copyOf(captureHeaders);
+    if (tenant.header() != null && HeaderPolicy.isSecret(tenant.header())) {
+      // Its value would be recorded as the tenant id when it reads as a name.
+      throw new ConfigException(
+          TENANT.name()
+              + " names '"
+              + tenant.header()
+              + "', a credential header: use `credential` to key tenants by a credential");
+    }
     if (tenant.header() != null && sessionHeaders.contains(tenant.header())) {
       throw new ConfigException(
           TENANT.name()

@@ -231,6 +231,8 @@ class ProxyConfigTest {
         .hasMessageContaining("a tenant is not a session");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_TENANT", "header:Authorization")))
         .hasMessageContaining("use `credential`");
+    assertThatThrownBy(() -> from(Map.of("PREFIXLOG_TENANT", "header:x-team-token")))
+        .hasMessageContaining("a credential header");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_SESSION_SECRET", "short")))
         .hasMessageContaining("PREFIXLOG_SESSION_SECRET");
     assertThatThrownBy(() -> from(Map.of("PREFIXLOG_INGEST_TOKEN", "short")))

@@ -75,9 +75,10 @@ public final class EraseService {
         terminal
             .out()
             .printf(
-                "no session of %s on %s: nothing to erase%n",
+                "no session of %s on %s: %s%n",
                 settings.tenant().namedAs(),
-                Topics.withPrefix(settings.topicPrefix()).sessionDeltas().name());
+                Topics.withPrefix(settings.topicPrefix()).sessionDeltas().name(),
+                settings.check() ? "nothing left" : "nothing to erase");
         return Command.OK;
       }
       return resolved.check() ? check(resolved, admin) : erase(resolved, admin);
