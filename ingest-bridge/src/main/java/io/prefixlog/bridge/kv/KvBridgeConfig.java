@@ -33,6 +33,14 @@ import java.util.stream.Collectors;
 public final class KvBridgeConfig {
   public static final int DEFAULT_METRICS_PORT = 9465;
 
+  /**
+   * Complete reply messages ZMQ holds for a replay before it stops reading the engine's ROUTER
+   * (whose own queue then holds the rest, or drops it: a gap). The replay decodes one message at a
+   * time on the thread that reads them, so one ahead is enough, and the bound keeps a replay of the
+   * engine's whole buffer inside {@link #RECEIVE_MEMORY}.
+   */
+  static final int REPLAY_HWM = 1;
+
   /** The most heap a value {@link KvDecodeLimits} counts may take once decoded. */
   private static final long BYTES_PER_DECODED_VALUE = 64;
 
@@ -139,7 +147,8 @@ public final class KvBridgeConfig {
           .doc(
               "heap the subscriber may hold for what it receives, all subscriptions together,"
                   + " each an equal share: what ZMQ may buffer (`PREFIXLOG_KV_RECEIVE_HWM` + 1"
-                  + " frames of `PREFIXLOG_KV_MAX_MESSAGE_BYTES`), one decoded batch"
+                  + " frames of `PREFIXLOG_KV_MAX_MESSAGE_BYTES`), with replay endpoints what a"
+                  + " replay may buffer (2 such frames), one decoded batch"
                   + " (`PREFIXLOG_KV_MAX_VALUES_PER_BATCH` × 64 bytes), and the rest for messages"
                   + " waiting for their turn, at least one of the largest; a message that does not"
                   + " fit is dropped (`prefixlog_kv_receive_drops_total`, its number a gap). A"
@@ -310,7 +319,18 @@ public final class KvBridgeConfig {
    * #receiveMemory} less the worst case of ZMQ's buffers and of one decoded batch.
    */
   long receiveBufferBytes() {
-    return receiveMemory() / subscriptions().size() - zmqWorstCase() - decodedWorstCase();
+    return receiveMemory() / subscriptions().size()
+        - zmqWorstCase()
+        - replayWorstCase()
+        - decodedWorstCase();
+  }
+
+  /**
+   * What a replay's DEALER may hold: {@link #REPLAY_HWM} complete messages and the frame its
+   * decoder is filling; nothing without replay endpoints.
+   */
+  private long replayWorstCase() {
+    return replayEndpoints().isEmpty() ? 0 : (REPLAY_HWM + 1L) * maxMessageBytes();
   }
 
   /**
@@ -415,7 +435,8 @@ public final class KvBridgeConfig {
    */
   private void checkReceiveMemory() {
     int subscriptions = endpoints().size() * dataParallelRanks().size();
-    long perSubscription = zmqWorstCase() + decodedWorstCase() + maxMessageBytes();
+    long perSubscription =
+        zmqWorstCase() + replayWorstCase() + decodedWorstCase() + maxMessageBytes();
     if (perSubscription > receiveMemory() / subscriptions) {
       throw new ConfigException(
           RECEIVE_MEMORY.name()
@@ -433,7 +454,9 @@ public final class KvBridgeConfig {
               + RECEIVE_HWM.name()
               + " "
               + receiveHwm()
-              + " + 2) × "
+              + " + 2"
+              + (replayWorstCase() > 0 ? " + " + (REPLAY_HWM + 1) + " for a replay" : "")
+              + ") × "
               + MAX_MESSAGE_BYTES.name()
               + " "
               + ConfigTypes.formatSize(maxMessageBytes())

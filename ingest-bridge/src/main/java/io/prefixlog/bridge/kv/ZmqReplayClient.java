@@ -52,7 +52,9 @@ final class ZmqReplayClient implements ReplayClient {
     ZMQ.Socket dealer = context.createSocket(SocketType.DEALER);
     try {
       dealer.setLinger(0);
-      dealer.setRcvHWM(0); // a replay streams up to the engine's whole buffer
+      // A replay streams up to the engine's whole buffer: at most REPLAY_HWM messages wait here
+      // (inside PREFIXLOG_KV_RECEIVE_MEMORY), the rest in the engine's queue.
+      dealer.setRcvHWM(KvBridgeConfig.REPLAY_HWM);
       dealer.setMaxMsgSize(maxMessageBytes);
       dealer.setMsgAllocationHeapThreshold(Integer.MAX_VALUE); // as the subscriber's, on the heap
       // at most half the replay's time, so that a stalled handshake leaves time for a second one

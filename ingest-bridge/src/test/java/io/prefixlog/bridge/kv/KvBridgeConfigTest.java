@@ -41,6 +41,14 @@ class KvBridgeConfigTest {
     assertThat(config.receiveHwm()).isEqualTo(4);
     assertThat(config.maxMessageBytes()).isEqualTo(16L << 20);
     assertThat(config.receiveBufferBytes()).isEqualTo(112L << 20);
+    // and with a replay endpoint, (1 + 1) × 16 MiB for what a replay's socket may hold
+    assertThat(
+            KvBridgeConfig.defaults(
+                    Map.of(
+                        "PREFIXLOG_KV_ENDPOINTS", "tcp://10.0.3.17:5557",
+                        "PREFIXLOG_KV_REPLAY_ENDPOINTS", "tcp://10.0.3.17:5558"))
+                .receiveBufferBytes())
+        .isEqualTo(80L << 20);
   }
 
   @Test
@@ -80,7 +88,7 @@ class KvBridgeConfigTest {
                 "PREFIXLOG_KV_REPLAY_ENDPOINTS", "tcp://10.0.3.17:5600,-",
                 "PREFIXLOG_KV_DP_RANKS", "0-1",
                 "PREFIXLOG_KV_TOPIC", "kv",
-                "PREFIXLOG_KV_RECEIVE_MEMORY", "640MiB"));
+                "PREFIXLOG_KV_RECEIVE_MEMORY", "768MiB"));
 
     // Then
     assertThat(config.subscriptions())

@@ -48,6 +48,12 @@ class KvReceiveMemoryIT {
   /** {@code PREFIXLOG_KV_RECEIVE_HWM}'s default, left as it is. */
   private static final int HWM = 4;
 
+  /** What a replay's socket may hold: one message ahead and the one arriving. */
+  private static final long REPLAY_BUFFER = 2 * MAX_MESSAGE;
+
+  /** A replay of eight times the heap, each message nearly the largest allowed. */
+  private static final int REPLAYED = 1024;
+
   private static final long MAX_VALUES = 65_536;
   private static final double ENGINE_TS = 1_749_633_401.5;
 
@@ -106,6 +112,102 @@ class KvReceiveMemoryIT {
     }
   }
 
+  @Test
+  void shouldReadALongReplayAtItsOwnPaceWithTheProxyStillServing(KafkaCluster kafka)
+      throws Exception {
+    // Given: the proxy and the KV subscriber in one JVM of 128 MiB, and an engine whose ROUTER
+    // answers the start-up replay with REPLAYED batches of nearly 1 MiB at once (8 times the heap;
+    // its own queue unbounded, so that nothing is dropped on its side)
+    for (String topic :
+        new String[] {"replay-flood.requests.raw", "replay-flood.kv.events", "replay-flood.dlq"}) {
+      TopicReader.createTopic(kafka.bootstrapServers(), topic);
+    }
+    int[] ports = Ports.free("127.0.0.1", 2);
+    byte[] big = storedBatch((int) (MAX_MESSAGE - (16 << 10)) / 3);
+    try (ZContext zmq = new ZContext();
+        DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults())) {
+      ZMQ.Socket router = zmq.createSocket(SocketType.ROUTER);
+      router.setSndHWM(0);
+      router.bind("tcp://127.0.0.1:" + ports[1]);
+      ZMQ.Socket pub = zmq.createSocket(SocketType.XPUB);
+      pub.bind("tcp://127.0.0.1:" + ports[0]);
+      Thread replier = new Thread(() -> answerFirstReplay(router, big), "test-router");
+      replier.setDaemon(true);
+      replier.start();
+      try (BridgeChild bridge =
+          BridgeChild.start(
+              dir,
+              kafka,
+              engine.baseUrl(),
+              "replay-flood.",
+              HEAP_MIB,
+              Map.of(
+                  "PREFIXLOG_KV_ENDPOINTS",
+                  "tcp://127.0.0.1:" + ports[0],
+                  "PREFIXLOG_KV_REPLAY_ENDPOINTS",
+                  "tcp://127.0.0.1:" + ports[1],
+                  "PREFIXLOG_KV_REPLAY_TIMEOUT",
+                  "120s",
+                  "PREFIXLOG_KV_RESUME_TIMEOUT",
+                  "0",
+                  "PREFIXLOG_KV_MAX_MESSAGE_BYTES",
+                  Long.toString(MAX_MESSAGE),
+                  "PREFIXLOG_KV_MAX_VALUES_PER_BATCH",
+                  Long.toString(MAX_VALUES),
+                  "PREFIXLOG_KV_RECEIVE_MEMORY",
+                  Long.toString(RECEIVE_MEMORY)))) {
+        // When: the replay streams in
+        bridge.awaitHealthy();
+        String batches = "prefixlog_kv_batches_total";
+        await(bridge, batches, v -> v >= REPLAYED, 120);
+
+        // Then: every replayed batch was handled, the bridge alive and the proxy answering
+        bridge.assertAlive();
+        assertThat(bridge.metric(batches)).isEqualTo((double) REPLAYED);
+        assertThat(bridge.metric("prefixlog_kv_gaps_total")).isZero();
+        assertThat(bridge.chat().statusCode()).isEqualTo(200);
+        System.out.printf(
+            "KvReceiveMemoryIT: a replay of %d batches of %d bytes read by a bridge of -Xmx%dm,"
+                + " %.0f handled%n",
+            REPLAYED, big.length, HEAP_MIB, bridge.metric(batches));
+      } finally {
+        replier.interrupt();
+        replier.join(5_000);
+      }
+    }
+  }
+
+  /**
+   * The engine's ROUTER: the first replay request is answered with {@code payload} under each
+   * number from the one asked to {@code REPLAYED - 1}, all sent at once, then the end marker.
+   */
+  private static void answerFirstReplay(ZMQ.Socket router, byte[] payload) {
+    router.setReceiveTimeOut(100);
+    while (!Thread.currentThread().isInterrupted()) {
+      byte[] identity;
+      try {
+        identity = router.recv(0);
+      } catch (RuntimeException e) {
+        return; // the context closed
+      }
+      if (identity == null) {
+        continue;
+      }
+      router.recv(0); // empty
+      long from = ByteBuffer.wrap(router.recv(0)).getLong();
+      for (long seq = Math.max(0, from); seq < REPLAYED; seq++) {
+        router.sendMore(identity);
+        router.sendMore(new byte[0]);
+        router.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
+        router.send(payload);
+      }
+      router.sendMore(identity);
+      router.sendMore(new byte[0]);
+      router.sendMore(ByteBuffer.allocate(8).putLong(-1).array());
+      router.send(new byte[0]);
+    }
+  }
+
   private static void floodAndReplay(
       BridgeChild bridge,
       ZContext zmq,
@@ -124,7 +226,7 @@ class KvReceiveMemoryIT {
     for (long seq = 0; seq < FLOOD; seq++) {
       BridgeChild.publishBatch(pub, seq, big);
     }
-    long room = RECEIVE_MEMORY - (HWM + 1) * MAX_MESSAGE - MAX_VALUES * 64;
+    long room = RECEIVE_MEMORY - (HWM + 1) * MAX_MESSAGE - REPLAY_BUFFER - MAX_VALUES * 64;
     long held = 256 + 8 + big.length;
     long kept = room / held;
     String drops = "prefixlog_kv_receive_drops_total";
@@ -214,10 +316,21 @@ class KvReceiveMemoryIT {
   private static void await(BridgeChild bridge, String series, DoublePredicate done, int seconds)
       throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!done.test(bridge.metric(series)) && System.nanoTime() < deadline) {
+    do {
       bridge.assertAlive();
+      double value;
+      try {
+        value = bridge.metric(series);
+      } catch (java.net.ConnectException e) {
+        bridge.process().waitFor(5, TimeUnit.SECONDS); // a bridge that is going down says so
+        bridge.assertAlive();
+        throw e;
+      }
+      if (done.test(value)) {
+        return;
+      }
       Thread.sleep(100);
-    }
+    } while (System.nanoTime() < deadline);
   }
 
   /**
