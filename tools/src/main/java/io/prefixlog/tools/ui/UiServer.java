@@ -460,10 +460,15 @@ public final class UiServer implements AutoCloseable {
             page,
             PAGE_SIZE,
             tenant);
+    SessionIndex.Page rows = index.query(q);
+    if (tenant != null) {
+      // How many sessions other tenants have is theirs to know.
+      rows = new SessionIndex.Page(rows.matched(), rows.matched(), rows.rows());
+    }
     return Response.html(
         SessionPages.list(
             q,
-            index.query(q),
+            rows,
             tenant == null ? index.models() : List.of(),
             tenant == null ? index.paths() : List.of(),
             state,

@@ -83,7 +83,10 @@ class UiTenantScopeIT {
         String everyList = body(get(http, server, "/", TOKEN));
 
         // Then: the lists, each session linked by its key
-        assertThat(teamAList).contains(keys.get("team-a")).doesNotContain(b1);
+        assertThat(teamAList)
+            .contains(keys.get("team-a"))
+            .doesNotContain(b1)
+            .contains("2 of 2 sessions match");
         assertThat(everyList).contains(keys.get("team-a")).contains(b1);
         // and the pages one session's key opens
         assertThat(get(http, server, "/session?key=" + a1, TEAM_A_TOKEN).statusCode())
