@@ -193,7 +193,9 @@ class EventWriterTest {
             response,
             RawRequestEvent.SAMPLED_OUT,
             chunks,
-            "http://10.0.3.17:8000");
+            "http://10.0.3.17:8000",
+            null,
+            null);
 
     // When
     byte[] actual =
