@@ -194,6 +194,9 @@ final class LookupTraffic {
         r.promptTokens(),
         r.cachedTokens(),
         "sampled_out",
-        r.upstream());
+        r.upstream(),
+        null,
+        null,
+        null);
   }
 }
