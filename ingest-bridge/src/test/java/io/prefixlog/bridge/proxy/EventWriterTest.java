@@ -268,6 +268,7 @@ class EventWriterTest {
 
     byte[] actual =
         writer.write(
+            CaptureConfig.RawEventFormat.JSON,
             new EventWriter.RequestFields(
                 "req-1",
                 1_700_000_000_123L,
@@ -294,7 +295,8 @@ class EventWriterTest {
 
     // and framed: the mapper's header of the same event, then the body's bytes as they are
     byte[] framed =
-        writer.writeFramed(
+        writer.write(
+            CaptureConfig.RawEventFormat.FRAMED,
             new EventWriter.RequestFields(
                 "req-1",
                 1_700_000_000_123L,
