@@ -111,14 +111,20 @@ class ArchiveCatalogIT {
             "bytes",
             "chat_messages",
             160L,
-            0L);
+            0L,
+            null,
+            null,
+            null,
+            null,
+            null);
     ChunkLookupRecord shares =
-        ChunkLookupRecord.v2(
+        new ChunkLookupRecord(
             1.749633409112E9,
             "req-2",
             "m",
             256,
             780L,
+            null,
             SESSION,
             "sha256_chain_64",
             "bytes",
@@ -127,15 +133,17 @@ class ArchiveCatalogIT {
             null,
             null,
             null,
+            ChunkLookupRecord.SCHEMA_VERSION_V2,
             2,
             List.of("0x0f3c9b5e2d7a6184"));
     ChunkLookupRecord addsNoChunk =
-        ChunkLookupRecord.v2(
+        new ChunkLookupRecord(
             1.749633415008E9,
             "req-3",
             "m",
             256,
             800L,
+            null,
             SESSION,
             "sha256_chain_64",
             "bytes",
@@ -144,6 +152,7 @@ class ArchiveCatalogIT {
             null,
             null,
             null,
+            ChunkLookupRecord.SCHEMA_VERSION_V2,
             3,
             List.of());
     try (JdbcCatalog catalog = new JdbcCatalog()) {

@@ -47,6 +47,11 @@ class RecordRedactionTest {
             "0".repeat(64),
             null,
             null,
+            null,
+            null,
+            null,
+            null,
+            null,
             null);
 
     // When

@@ -344,6 +344,11 @@ class DeadLetterPipelineIT {
             Sha256.hex(body),
             false,
             null,
+            null,
+            null,
+            null,
+            null,
+            null,
             null));
   }
 

@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.iceberg.ContentFile;
@@ -31,7 +30,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
@@ -39,7 +37,6 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.jdbc.JdbcCatalog;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -76,10 +73,7 @@ public final class ArchiveEraser implements AutoCloseable {
 
   /** Opens the catalog. */
   public static ArchiveEraser open(ArchiveSettings settings) {
-    Objects.requireNonNull(settings, "settings");
-    JdbcCatalog catalog = new JdbcCatalog();
-    catalog.initialize(ArchiveSettings.CATALOG_NAME, ArchiveReader.catalogProperties(settings));
-    return new ArchiveEraser(catalog);
+    return new ArchiveEraser(ArchiveReader.openCatalog(settings));
   }
 
   /** Erases the selection from each topic's table; progress gets one line per table and step. */
@@ -406,18 +400,15 @@ public final class ArchiveEraser implements AutoCloseable {
 
   private static void readPositions(Table table, DeleteFile delete, String dataFile, Set<Long> out)
       throws IOException {
-    try (CloseableIterable<Record> rows =
-        Parquet.read(table.io().newInputFile(delete.location()))
-            .project(POSITIONS)
-            .createReaderFunc(
-                fileSchema -> GenericParquetReaders.buildReader(POSITIONS, fileSchema))
-            .build()) {
-      for (Record row : rows) {
-        if (dataFile.equals(row.getField("file_path").toString())) {
-          out.add((Long) row.getField("pos"));
-        }
-      }
-    }
+    DataFileRows.forEach(
+        table,
+        delete,
+        POSITIONS,
+        (position, row) -> {
+          if (dataFile.equals(row.getField("file_path").toString())) {
+            out.add((Long) row.getField("pos"));
+          }
+        });
   }
 
   private static DataFile writeData(

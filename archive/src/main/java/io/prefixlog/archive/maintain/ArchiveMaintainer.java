@@ -146,9 +146,7 @@ public final class ArchiveMaintainer implements AutoCloseable {
   static ArchiveMaintainer open(ArchiveSettings settings, Clock clock) {
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(clock, "clock");
-    JdbcCatalog catalog = new JdbcCatalog();
-    catalog.initialize(ArchiveSettings.CATALOG_NAME, ArchiveReader.catalogProperties(settings));
-    return new ArchiveMaintainer(catalog, clock);
+    return new ArchiveMaintainer(ArchiveReader.openCatalog(settings), clock);
   }
 
   /**

@@ -135,34 +135,21 @@ public record MaintenancePolicy(
 
   /** This policy with only {@code steps}. */
   public MaintenancePolicy withSteps(Set<Step> steps) {
-    return new MaintenancePolicy(
-        steps,
-        targetFileBytes,
-        smallFileBytes,
-        minInputFiles,
-        sortBufferBytes,
-        snapshotRetention,
-        retainLast,
-        orphanMinAge,
-        dryRun);
+    return with(steps, sortBufferBytes, dryRun);
   }
 
   /** This policy sorting at most {@code bytes} of input at once. */
   public MaintenancePolicy withSortBufferBytes(long bytes) {
-    return new MaintenancePolicy(
-        steps,
-        targetFileBytes,
-        smallFileBytes,
-        minInputFiles,
-        bytes,
-        snapshotRetention,
-        retainLast,
-        orphanMinAge,
-        dryRun);
+    return with(steps, bytes, dryRun);
   }
 
   /** This policy, changing nothing when {@code dryRun}. */
   public MaintenancePolicy withDryRun(boolean dryRun) {
+    return with(steps, sortBufferBytes, dryRun);
+  }
+
+  /** This policy with the settings a run may change, the others as they are. */
+  private MaintenancePolicy with(Set<Step> steps, long sortBufferBytes, boolean dryRun) {
     return new MaintenancePolicy(
         steps,
         targetFileBytes,

@@ -53,10 +53,15 @@ public final class ArchiveReader implements AutoCloseable {
 
   /** Opens the catalog; nothing is read until a table is. */
   public static ArchiveReader open(ArchiveSettings settings) {
+    return new ArchiveReader(openCatalog(settings));
+  }
+
+  /** The archive's catalog, initialized for these settings; the caller closes it. */
+  public static JdbcCatalog openCatalog(ArchiveSettings settings) {
     Objects.requireNonNull(settings, "settings");
     JdbcCatalog catalog = new JdbcCatalog();
     catalog.initialize(ArchiveSettings.CATALOG_NAME, catalogProperties(settings));
-    return new ArchiveReader(catalog);
+    return catalog;
   }
 
   /** The Iceberg catalog properties for these settings (as the sink gets them, unprefixed). */

@@ -52,6 +52,11 @@ public final class CapturedEvents {
         Sha256.hex(body),
         false,
         null,
-        response);
+        response,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 }

@@ -186,6 +186,11 @@ public final class EvictionBenchmark {
             Sha256.hex(body),
             false,
             null,
+            null,
+            null,
+            null,
+            null,
+            null,
             null);
     raw.pipeInput(session, SERDE.toBytes(event), timestamp);
   }

@@ -1,8 +1,8 @@
 package io.prefixlog.core.chunk;
 
+import io.prefixlog.core.text.Sha256;
 import java.security.DigestException;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -78,7 +78,7 @@ public final class ChunkHasher {
     }
     long[] hashes = new long[chunks];
     System.arraycopy(known, 0, hashes, 0, shared);
-    MessageDigest sha256 = sha256();
+    MessageDigest sha256 = Sha256.newDigest();
     // One buffer holds the previous hash and the chunk, so each chunk is one update call.
     byte[] input = new byte[Long.BYTES + chunkSize];
     byte[] digest = new byte[32];
@@ -125,13 +125,5 @@ public final class ChunkHasher {
       value = (value << 8) | (from[i] & 0xFF);
     }
     return value;
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime provides SHA-256", e);
-    }
   }
 }

@@ -79,7 +79,7 @@ public final class ChunkLookups {
     List<String> tail = ChunkHasher.hex(Arrays.copyOfRange(hashes, prefix, hashes.length));
     RawRequestEvent event = request.event();
     ChunkLookupRecord v1 = record(event, described(prompt, chunkSize, List.of()));
-    ChunkLookupRecord record = v2(v1, prefix, tail);
+    ChunkLookupRecord record = v1.asVersion2(prefix, tail);
     return new Lookup(record, new ChunkPrints(chunkSize, hashes, fingerprints), shared);
   }
 
@@ -121,27 +121,7 @@ public final class ChunkLookups {
   /** A version 1 record in version 2's form, whole: {@code prefix_chunks} 0, every hash listed. */
   public static ChunkLookupRecord asWhole(ChunkLookupRecord v1) {
     Objects.requireNonNull(v1, "v1");
-    return v2(v1, 0, v1.chunkHashes());
-  }
-
-  /** The fields of {@code v1} with the hashes of version 2. */
-  private static ChunkLookupRecord v2(ChunkLookupRecord v1, int prefixChunks, List<String> tail) {
-    return ChunkLookupRecord.v2(
-        v1.timestamp(),
-        v1.requestId(),
-        v1.modelName(),
-        v1.chunkSize(),
-        v1.seqLen(),
-        v1.sessionKey(),
-        v1.hashAlgo(),
-        v1.chunkUnit(),
-        v1.chunked(),
-        v1.promptTokens(),
-        v1.cachedTokens(),
-        v1.bodyOmitted(),
-        v1.upstream(),
-        prefixChunks,
-        tail);
+    return v1.asVersion2(0, v1.chunkHashes());
   }
 
   private static RenderedPrompt prompt(byte[] body, boolean utf8) {
@@ -184,6 +164,9 @@ public final class ChunkLookups {
         tokens.promptTokens(),
         tokens.cachedTokens(),
         event.bodyOmitted(),
-        event.upstream());
+        event.upstream(),
+        null,
+        null,
+        null);
   }
 }

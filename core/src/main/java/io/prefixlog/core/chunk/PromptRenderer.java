@@ -2,9 +2,8 @@ package io.prefixlog.core.chunk;
 
 import io.prefixlog.core.chunk.JsonCursor.Malformed;
 import io.prefixlog.core.chunk.RenderedPrompt.Kind;
+import io.prefixlog.core.text.Sha256;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
 
@@ -342,7 +341,7 @@ public final class PromptRenderer {
         scratch.write(JSON_PART);
       }
       scratch.write(':');
-      scratch.write(ascii(HEX.formatHex(sha256(compact.toByteArray()), 0, 8)));
+      scratch.write(ascii(HEX.formatHex(Sha256.newDigest().digest(compact.toByteArray()), 0, 8)));
       scratch.write('|');
       scratch.write('>');
     }
@@ -445,14 +444,6 @@ public final class PromptRenderer {
       json.integer(out);
       out.write(' ');
       return true;
-    }
-  }
-
-  private static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime provides SHA-256", e);
     }
   }
 }

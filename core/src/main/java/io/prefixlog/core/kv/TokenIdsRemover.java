@@ -1,10 +1,10 @@
 package io.prefixlog.core.kv;
 
+import io.prefixlog.core.text.Sha256;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import org.msgpack.core.MessageFormat;
 import org.msgpack.core.MessagePack;
@@ -119,11 +119,7 @@ public final class TokenIdsRemover {
       this.unpacker = MessagePack.newDefaultUnpacker(buf);
       this.maxBytes = maxBytes;
       this.out = new ByteArrayOutputStream(Math.min(buf.length, maxBytes));
-      try {
-        this.digest = MessageDigest.getInstance("SHA-256");
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException("every Java platform has SHA-256", e);
-      }
+      this.digest = Sha256.newDigest();
     }
 
     int pos() {

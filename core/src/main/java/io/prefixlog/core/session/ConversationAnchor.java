@@ -2,6 +2,7 @@ package io.prefixlog.core.session;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.prefixlog.core.text.Sha256;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -9,7 +10,6 @@ import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * Reads the start of a conversation out of a request body while {@link BodyFields#read} streams it,
@@ -57,13 +57,13 @@ final class ConversationAnchor {
   private static final byte MODEL = 'O';
 
   /** The final digest: the model and the first user message's. */
-  private final MessageDigest anchor = sha256();
+  private final MessageDigest anchor = Sha256.newDigest();
 
   /** The first user message: its role, name and content digest. */
-  private final MessageDigest messages = sha256();
+  private final MessageDigest messages = Sha256.newDigest();
 
   /** One message's content (reset per message). */
-  private final MessageDigest content = sha256();
+  private final MessageDigest content = Sha256.newDigest();
 
   /** UTF-8 bytes on their way into a digest. */
   private final byte[] scratch = new byte[4096];
@@ -357,13 +357,5 @@ final class ConversationAnchor {
   private void drain(MessageDigest digest) {
     digest.update(scratch, 0, out.position());
     out.clear();
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime provides SHA-256", e);
-    }
   }
 }

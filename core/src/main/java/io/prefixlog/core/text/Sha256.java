@@ -34,7 +34,11 @@ public final class Sha256 {
     return digest;
   }
 
-  private static MessageDigest newDigest() {
+  /**
+   * A fresh SHA-256 digest, for a caller that feeds it in parts or keeps it; {@link #hex} is the
+   * shorter way to digest one array.
+   */
+  public static MessageDigest newDigest() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

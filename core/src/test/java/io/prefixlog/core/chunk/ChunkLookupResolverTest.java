@@ -133,12 +133,13 @@ class ChunkLookupResolverTest {
   void shouldRefuseARecordThatListsNoHashes() {
     // Given: a version 2 record without tail_hashes
     ChunkLookupRecord record =
-        ChunkLookupRecord.v2(
+        new ChunkLookupRecord(
             1.0,
             "r",
             "m",
             256,
             512L,
+            null,
             SESSION,
             "sha256_chain_64",
             "bytes",
@@ -147,6 +148,7 @@ class ChunkLookupResolverTest {
             null,
             null,
             null,
+            ChunkLookupRecord.SCHEMA_VERSION_V2,
             0,
             List.of());
     ChunkLookupRecord noTail =

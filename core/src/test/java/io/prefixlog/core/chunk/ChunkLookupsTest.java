@@ -85,7 +85,9 @@ class ChunkLookupsTest {
             plain.response(),
             null,
             null,
-            "http://10.0.3.17:8000");
+            "http://10.0.3.17:8000",
+            null,
+            null);
 
     // When
     ChunkLookupRecord withUpstream = new ChunkLookups(32).of(proxied, utf8(SMALL_CHAT));
@@ -289,7 +291,12 @@ class ChunkLookupsTest {
         Sha256.hex(body),
         false,
         null,
-        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null));
+        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null),
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   private static ValidatedRequest validated(RawRequestEvent event, byte[] body) {

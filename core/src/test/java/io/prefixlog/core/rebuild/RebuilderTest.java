@@ -773,6 +773,11 @@ class RebuilderTest {
         Sha256.hex(body),
         false,
         null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 

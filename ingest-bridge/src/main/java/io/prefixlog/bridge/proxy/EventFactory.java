@@ -218,11 +218,15 @@ final class EventFactory {
     EventWriter writer = writers.get();
     byte[] bytes = body.bytes();
     String sha256 = Sha256.hex(bytes);
-    return format == CaptureConfig.RawEventFormat.FRAMED
-        ? writer.writeFramed(
-            request, bytes, sha256, body.truncated(), body.originalLength(), response, upstream)
-        : writer.write(
-            request, bytes, sha256, body.truncated(), body.originalLength(), response, upstream);
+    return writer.write(
+        format,
+        request,
+        bytes,
+        sha256,
+        body.truncated(),
+        body.originalLength(),
+        response,
+        upstream);
   }
 
   private static ResponseInfo response(CapturedExchange.Outcome o) {

@@ -60,10 +60,15 @@ final class EventWriter {
   private byte[] escaped = new byte[32 << 10];
 
   /**
-   * The event's JSON; the body field is {@code body} (UTF-8 text when valid, else base64), and
-   * {@code upstream} (where the proxy forwarded it, or null) comes last, as in the record.
+   * The event with its body, in {@code format}. {@code JSON}: one object whose {@code body} field
+   * is the body (UTF-8 text when valid, else base64), and {@code upstream} (where the proxy
+   * forwarded it, or null) comes last, as in the record. {@code FRAMED} (version 2, {@link
+   * RawEventFrame}): its header, the same fields but the body's, with {@code schema_version} 2,
+   * then the body's bytes as they are; nothing is escaped and nothing checked, the stream app reads
+   * the bytes where they lie.
    */
   byte[] write(
+      CaptureConfig.RawEventFormat format,
       RequestFields request,
       byte[] body,
       String bodySha256,
@@ -71,6 +76,16 @@ final class EventWriter {
       long originalBodyLen,
       ResponseInfo response,
       String upstream) {
+    if (format == CaptureConfig.RawEventFormat.FRAMED) {
+      byte[] header =
+          event(
+              request,
+              RawEventFrame.SCHEMA_VERSION,
+              upstream,
+              g ->
+                  writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response));
+      return RawEventFrame.frame(header, body);
+    }
     return event(
         request,
         RawRequestEvent.SCHEMA_VERSION,
@@ -88,28 +103,6 @@ final class EventWriter {
               "body_encoding", (utf8 ? BodyEncoding.UTF_8 : BodyEncoding.BASE64).wireName());
           writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response);
         });
-  }
-
-  /**
-   * The event framed (version 2, {@link RawEventFrame}): its header, the fields of {@link #write}
-   * but the body's, with {@code schema_version} 2, then the body's bytes as they are. Nothing is
-   * escaped and nothing checked: the stream app reads the bytes where they lie.
-   */
-  byte[] writeFramed(
-      RequestFields request,
-      byte[] body,
-      String bodySha256,
-      boolean truncated,
-      long originalBodyLen,
-      ResponseInfo response,
-      String upstream) {
-    byte[] header =
-        event(
-            request,
-            RawEventFrame.SCHEMA_VERSION,
-            upstream,
-            g -> writeBodyFacts(g, body.length, bodySha256, truncated, originalBodyLen, response));
-    return RawEventFrame.frame(header, body);
   }
 
   /**

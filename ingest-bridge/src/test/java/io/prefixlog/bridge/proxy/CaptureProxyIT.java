@@ -1222,6 +1222,11 @@ class CaptureProxyIT {
             Sha256.hex(bytes),
             null,
             null,
+            null,
+            null,
+            null,
+            null,
+            null,
             null);
     return Json.mapper().writeValueAsString(event);
   }

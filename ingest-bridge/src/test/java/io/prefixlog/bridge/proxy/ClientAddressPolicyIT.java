@@ -76,6 +76,11 @@ class ClientAddressPolicyIT {
                     Sha256.hex(body),
                     null,
                     null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
                     null));
     try (TestUpstream upstream = new TestUpstream();
         CaptureProxy proxy =

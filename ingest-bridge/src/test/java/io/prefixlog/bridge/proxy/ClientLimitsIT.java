@@ -449,6 +449,11 @@ class ClientLimitsIT {
                 Sha256.hex(bytes),
                 null,
                 null,
+                null,
+                null,
+                null,
+                null,
+                null,
                 null));
   }
 }

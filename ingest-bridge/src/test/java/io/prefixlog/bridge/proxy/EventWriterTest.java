@@ -193,7 +193,9 @@ class EventWriterTest {
             response,
             RawRequestEvent.SAMPLED_OUT,
             chunks,
-            "http://10.0.3.17:8000");
+            "http://10.0.3.17:8000",
+            null,
+            null);
 
     // When
     byte[] actual =
@@ -266,6 +268,7 @@ class EventWriterTest {
 
     byte[] actual =
         writer.write(
+            CaptureConfig.RawEventFormat.JSON,
             new EventWriter.RequestFields(
                 "req-1",
                 1_700_000_000_123L,
@@ -292,7 +295,8 @@ class EventWriterTest {
 
     // and framed: the mapper's header of the same event, then the body's bytes as they are
     byte[] framed =
-        writer.writeFramed(
+        writer.write(
+            CaptureConfig.RawEventFormat.FRAMED,
             new EventWriter.RequestFields(
                 "req-1",
                 1_700_000_000_123L,

@@ -50,42 +50,6 @@ public record ChunkLookupRecord(
     tailHashes = tailHashes == null ? null : List.copyOf(tailHashes);
   }
 
-  /** A version 1 record: the whole list in {@code chunk_hashes}. */
-  public ChunkLookupRecord(
-      Double timestamp,
-      String requestId,
-      String modelName,
-      Integer chunkSize,
-      Long seqLen,
-      List<String> chunkHashes,
-      String sessionKey,
-      String hashAlgo,
-      String chunkUnit,
-      String chunked,
-      Long promptTokens,
-      Long cachedTokens,
-      String bodyOmitted,
-      String upstream) {
-    this(
-        timestamp,
-        requestId,
-        modelName,
-        chunkSize,
-        seqLen,
-        chunkHashes,
-        sessionKey,
-        hashAlgo,
-        chunkUnit,
-        chunked,
-        promptTokens,
-        cachedTokens,
-        bodyOmitted,
-        upstream,
-        null,
-        null,
-        null);
-  }
-
   /** Whether this is a version 2 record ({@code prefix_chunks} and {@code tail_hashes}). */
   @JsonIgnore
   public boolean isV2() {
@@ -136,38 +100,26 @@ public record ChunkLookupRecord(
    * every earlier reader expect.
    */
   public ChunkLookupRecord asVersion1(List<String> wholeList) {
-    return new ChunkLookupRecord(
-        timestamp,
-        requestId,
-        modelName,
-        chunkSize,
-        seqLen,
-        wholeList,
-        sessionKey,
-        hashAlgo,
-        chunkUnit,
-        chunked,
-        promptTokens,
-        cachedTokens,
-        bodyOmitted,
-        upstream);
+    return withHashes(wholeList, null, null, null);
   }
 
-  /** The lookup of a request whose body was kept (no {@code body_omitted}). */
-  public ChunkLookupRecord(
-      Double timestamp,
-      String requestId,
-      String modelName,
-      Integer chunkSize,
-      Long seqLen,
+  /**
+   * The same lookup as a version 2 record.
+   *
+   * @param prefixChunks leading hashes shared with the previous turn of the chain, not repeated
+   * @param tailHashes the hashes after them
+   */
+  public ChunkLookupRecord asVersion2(int prefixChunks, List<String> tailHashes) {
+    return withHashes(null, SCHEMA_VERSION_V2, prefixChunks, tailHashes);
+  }
+
+  /** This lookup with other hash fields, every other field as it is. */
+  private ChunkLookupRecord withHashes(
       List<String> chunkHashes,
-      String sessionKey,
-      String hashAlgo,
-      String chunkUnit,
-      String chunked,
-      Long promptTokens,
-      Long cachedTokens) {
-    this(
+      Integer schemaVersion,
+      Integer prefixChunks,
+      List<String> tailHashes) {
+    return new ChunkLookupRecord(
         timestamp,
         requestId,
         modelName,
@@ -180,48 +132,9 @@ public record ChunkLookupRecord(
         chunked,
         promptTokens,
         cachedTokens,
-        null,
-        null);
-  }
-
-  /**
-   * A version 2 record.
-   *
-   * @param prefixChunks leading hashes shared with the previous turn of the chain, not repeated
-   * @param tailHashes the hashes after them
-   */
-  public static ChunkLookupRecord v2(
-      Double timestamp,
-      String requestId,
-      String modelName,
-      Integer chunkSize,
-      Long seqLen,
-      String sessionKey,
-      String hashAlgo,
-      String chunkUnit,
-      String chunked,
-      Long promptTokens,
-      Long cachedTokens,
-      String bodyOmitted,
-      String upstream,
-      int prefixChunks,
-      List<String> tailHashes) {
-    return new ChunkLookupRecord(
-        timestamp,
-        requestId,
-        modelName,
-        chunkSize,
-        seqLen,
-        null,
-        sessionKey,
-        hashAlgo,
-        chunkUnit,
-        chunked,
-        promptTokens,
-        cachedTokens,
         bodyOmitted,
         upstream,
-        SCHEMA_VERSION_V2,
+        schemaVersion,
         prefixChunks,
         tailHashes);
   }

@@ -68,12 +68,13 @@ class ChunkLookupRecordTest {
   }
 
   private static ChunkLookupRecord record(int prefixChunks, List<String> tail) {
-    return ChunkLookupRecord.v2(
+    return new ChunkLookupRecord(
         1.5,
         "r",
         null,
         4,
         13L,
+        null,
         "0123456789abcdef0123456789abcdef",
         "sha256_chain_64",
         "bytes",
@@ -82,6 +83,7 @@ class ChunkLookupRecordTest {
         null,
         null,
         null,
+        ChunkLookupRecord.SCHEMA_VERSION_V2,
         prefixChunks,
         tail);
   }

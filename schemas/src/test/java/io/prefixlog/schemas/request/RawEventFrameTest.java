@@ -66,6 +66,11 @@ class RawEventFrameTest {
             "c0ffee" + "0".repeat(58),
             null,
             null,
+            null,
+            null,
+            null,
+            null,
+            null,
             null);
 
     // When

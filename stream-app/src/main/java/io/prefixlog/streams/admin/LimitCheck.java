@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -51,18 +50,14 @@ public final class LimitCheck {
     try {
       long ms = timeout.toMillis();
       Collection<Node> nodes = admin.describeCluster().nodes().get(ms, TimeUnit.MILLISECONDS);
-      Set<String> existing = admin.listTopics().names().get(ms, TimeUnit.MILLISECONDS);
+      List<String> planned = TopicCreator.plan(config).stream().map(NewTopic::name).toList();
+      List<ConfigResource> topics = DescribedConfigs.existingTopics(admin, planned, ms);
       List<ConfigResource> resources = new ArrayList<>();
       for (Node node : nodes) {
         resources.add(new ConfigResource(ConfigResource.Type.BROKER, node.idString()));
       }
-      for (NewTopic topic : TopicCreator.plan(config)) {
-        if (existing.contains(topic.name())) {
-          resources.add(new ConfigResource(ConfigResource.Type.TOPIC, topic.name()));
-        }
-      }
-      Map<ConfigResource, Config> described =
-          admin.describeConfigs(resources).all().get(ms, TimeUnit.MILLISECONDS);
+      resources.addAll(topics);
+      Map<ConfigResource, Config> described = DescribedConfigs.describe(admin, resources, ms);
       Map<String, Long> limits = new LinkedHashMap<>();
       for (ConfigResource resource : resources) {
         Config settings = described.get(resource);

@@ -11,9 +11,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
@@ -65,15 +63,9 @@ public final class RetentionCheck {
       throws InterruptedException {
     try {
       long ms = timeout.toMillis();
-      Set<String> existing = admin.listTopics().names().get(ms, TimeUnit.MILLISECONDS);
-      List<ConfigResource> resources = new ArrayList<>();
-      for (Topic<?, ?> topic : config.topics().all()) {
-        if (existing.contains(topic.name())) {
-          resources.add(new ConfigResource(ConfigResource.Type.TOPIC, topic.name()));
-        }
-      }
-      Map<ConfigResource, Config> described =
-          admin.describeConfigs(resources).all().get(ms, TimeUnit.MILLISECONDS);
+      List<String> names = config.topics().all().stream().map(Topic::name).toList();
+      List<ConfigResource> resources = DescribedConfigs.existingTopics(admin, names, ms);
+      Map<ConfigResource, Config> described = DescribedConfigs.describe(admin, resources, ms);
       Map<String, Retention> retentions = new LinkedHashMap<>();
       for (ConfigResource resource : resources) {
         Config settings = described.get(resource);

@@ -4,39 +4,22 @@ import io.prefixlog.streams.StreamAppMetrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
-import org.apache.kafka.streams.state.StoreBuilder;
 
 /** Supplies {@link BlockIndexProcessor}s and declares their store, {@value #STORE}. */
-final class BlockIndexSupplier implements ProcessorSupplier<String, byte[], Object, Object> {
+final class BlockIndexSupplier {
   /**
    * {@code source/hash} (the block-index record key) → the block's state; a changelog topic name,
    * so renaming it is a breaking change.
    */
   static final String STORE = "kv-block-index";
 
-  private final Wiring wiring;
-  private final Map<String, String> changelog;
+  private BlockIndexSupplier() {}
 
-  /**
-   * @param changelog the store's changelog topic settings ({@code max.compaction.lag.ms}: an erased
-   *     session id leaves the broker within that long)
-   */
-  BlockIndexSupplier(Wiring wiring, Map<String, String> changelog) {
-    this.changelog = Map.copyOf(changelog);
-    this.wiring = wiring;
-  }
-
-  @Override
-  public Processor<String, byte[], Object, Object> get() {
-    return new BlockIndexProcessor(wiring);
-  }
-
-  @Override
-  public Set<StoreBuilder<?>> stores() {
-    return KvStores.logged(STORE, changelog);
+  /** The {@link BlockIndexProcessor}s of {@code wiring}, with the store's changelog settings. */
+  static ProcessorSupplier<String, byte[], Object, Object> of(
+      Wiring wiring, Map<String, String> changelog) {
+    return KvStores.supplier(STORE, changelog, () -> new BlockIndexProcessor(wiring));
   }
 
   /**

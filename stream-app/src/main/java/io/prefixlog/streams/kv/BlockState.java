@@ -1,12 +1,15 @@
 package io.prefixlog.streams.kv;
 
+import static io.prefixlog.streams.state.StoreValues.readNullable;
+import static io.prefixlog.streams.state.StoreValues.writeNullable;
+
 import io.prefixlog.schemas.kv.BlockIndexEntry;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import io.prefixlog.streams.state.StoreValues;
+import java.io.DataInput;
 import java.io.DataInputStream;
+import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -163,78 +166,50 @@ final class BlockState {
   }
 
   byte[] encode() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
-      out.writeShort(holders.size());
-      for (Holder holder : holders) {
-        writeString(out, holder.medium);
-        writeInt(out, holder.group);
-        out.writeInt(holder.copies);
-      }
-      writeInt(out, tokenCount);
-      writeInt(out, blockSize);
-      writeString(out, parent);
-      out.writeBoolean(loraId != null);
-      if (loraId != null) {
-        out.writeLong(loraId);
-      }
-      writeString(out, loraName);
-      out.writeLong(firstStoredMs);
-      out.writeLong(lastStoredMs);
-      writeString(out, sessionId);
-      out.writeLong(seq);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
+    return StoreValues.encode(VERSION, 64, this::writeFields);
+  }
+
+  private void writeFields(DataOutputStream out) throws IOException {
+    out.writeShort(holders.size());
+    for (Holder holder : holders) {
+      writeNullable(out, holder.medium, DataOutput::writeUTF);
+      writeNullable(out, holder.group, DataOutput::writeInt);
+      out.writeInt(holder.copies);
     }
-    return bytes.toByteArray();
+    writeNullable(out, tokenCount, DataOutput::writeInt);
+    writeNullable(out, blockSize, DataOutput::writeInt);
+    writeNullable(out, parent, DataOutput::writeUTF);
+    writeNullable(out, loraId, DataOutput::writeLong);
+    writeNullable(out, loraName, DataOutput::writeUTF);
+    out.writeLong(firstStoredMs);
+    out.writeLong(lastStoredMs);
+    writeNullable(out, sessionId, DataOutput::writeUTF);
+    out.writeLong(seq);
   }
 
   static BlockState decode(byte[] value) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      byte version = in.readByte();
-      if (version != VERSION) {
-        throw new IllegalStateException("unknown block state version " + version);
-      }
-      BlockState state = new BlockState();
-      int holders = in.readUnsignedShort();
-      for (int i = 0; i < holders; i++) {
-        state.holders.add(new Holder(readString(in), readInt(in), in.readInt()));
-      }
-      state.tokenCount = readInt(in);
-      state.blockSize = readInt(in);
-      state.parent = readString(in);
-      state.loraId = in.readBoolean() ? in.readLong() : null;
-      state.loraName = readString(in);
-      state.firstStoredMs = in.readLong();
-      state.lastStoredMs = in.readLong();
-      state.sessionId = readString(in);
-      state.seq = in.readLong();
-      return state;
-    } catch (IOException e) {
-      throw new IllegalStateException("corrupt block state", e);
+    return StoreValues.decode(value, VERSION, "block state", BlockState::readFields);
+  }
+
+  private static BlockState readFields(DataInputStream in) throws IOException {
+    BlockState state = new BlockState();
+    int holders = in.readUnsignedShort();
+    for (int i = 0; i < holders; i++) {
+      state.holders.add(
+          new Holder(
+              readNullable(in, DataInput::readUTF),
+              readNullable(in, DataInput::readInt),
+              in.readInt()));
     }
-  }
-
-  private static void writeString(DataOutputStream out, String value) throws IOException {
-    out.writeBoolean(value != null);
-    if (value != null) {
-      out.writeUTF(value);
-    }
-  }
-
-  private static String readString(DataInputStream in) throws IOException {
-    return in.readBoolean() ? in.readUTF() : null;
-  }
-
-  private static void writeInt(DataOutputStream out, Integer value) throws IOException {
-    out.writeBoolean(value != null);
-    if (value != null) {
-      out.writeInt(value);
-    }
-  }
-
-  private static Integer readInt(DataInputStream in) throws IOException {
-    return in.readBoolean() ? in.readInt() : null;
+    state.tokenCount = readNullable(in, DataInput::readInt);
+    state.blockSize = readNullable(in, DataInput::readInt);
+    state.parent = readNullable(in, DataInput::readUTF);
+    state.loraId = readNullable(in, DataInput::readLong);
+    state.loraName = readNullable(in, DataInput::readUTF);
+    state.firstStoredMs = in.readLong();
+    state.lastStoredMs = in.readLong();
+    state.sessionId = readNullable(in, DataInput::readUTF);
+    state.seq = in.readLong();
+    return state;
   }
 }

@@ -1,11 +1,14 @@
 package io.prefixlog.streams.kv;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import static io.prefixlog.streams.state.StoreValues.readNullable;
+import static io.prefixlog.streams.state.StoreValues.writeNullable;
+
+import io.prefixlog.streams.state.StoreValues;
+import java.io.DataInput;
 import java.io.DataInputStream;
+import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
@@ -98,38 +101,28 @@ final class ClearJob {
   }
 
   byte[] encode() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
-      out.writeUTF(source);
-      out.writeInt(epoch);
-      out.writeLong(clearTs);
-      out.writeBoolean(marksPhase);
-      out.writeBoolean(cursor != null);
-      if (cursor != null) {
-        out.writeUTF(cursor);
-      }
-      out.writeLong(blocksDeleted);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return bytes.toByteArray();
+    return StoreValues.encode(VERSION, 64, this::writeFields);
+  }
+
+  private void writeFields(DataOutputStream out) throws IOException {
+    out.writeUTF(source);
+    out.writeInt(epoch);
+    out.writeLong(clearTs);
+    out.writeBoolean(marksPhase);
+    writeNullable(out, cursor, DataOutput::writeUTF);
+    out.writeLong(blocksDeleted);
   }
 
   static ClearJob decode(byte[] value) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      byte version = in.readByte();
-      if (version != VERSION) {
-        throw new IllegalStateException("unknown KV clear job version " + version);
-      }
-      String source = in.readUTF();
-      int epoch = in.readInt();
-      long clearTs = in.readLong();
-      boolean marksPhase = in.readBoolean();
-      String cursor = in.readBoolean() ? in.readUTF() : null;
-      return new ClearJob(source, epoch, clearTs, marksPhase, cursor, in.readLong());
-    } catch (IOException e) {
-      throw new IllegalStateException("corrupt KV clear job", e);
-    }
+    return StoreValues.decode(value, VERSION, "KV clear job", ClearJob::readFields);
+  }
+
+  private static ClearJob readFields(DataInputStream in) throws IOException {
+    String source = in.readUTF();
+    int epoch = in.readInt();
+    long clearTs = in.readLong();
+    boolean marksPhase = in.readBoolean();
+    String cursor = readNullable(in, DataInput::readUTF);
+    return new ClearJob(source, epoch, clearTs, marksPhase, cursor, in.readLong());
   }
 }

@@ -95,7 +95,7 @@ public final class KvIndexTopology {
                 .withValueSerde(Serdes.ByteArray())
                 .withNumberOfPartitions(config.statePartitions()))
         .process(
-            new BlockIndexSupplier(
+            BlockIndexSupplier.of(
                 new BlockIndexSupplier.Wiring(
                     kvMetrics,
                     metrics,
@@ -115,7 +115,7 @@ public final class KvIndexTopology {
     Topics topics = config.topics();
     topology.addProcessor(
         SOURCE_STATS_PROCESSOR,
-        new SourceStatsSupplier(
+        SourceStatsSupplier.of(
             new SourceStatsSupplier.Wiring(
                 kvMetrics, config.kvStatsInterval(), SOURCE_STATS_SINK, ERASURES_SINK),
             changelog()),

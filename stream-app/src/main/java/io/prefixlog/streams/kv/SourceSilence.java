@@ -1,11 +1,8 @@
 package io.prefixlog.streams.kv;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.prefixlog.streams.state.StoreValues;
+import java.io.DataInput;
+import java.io.DataOutput;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,16 +89,15 @@ final class SourceSilence {
     }
     byte[] scan = store.get(SCAN_KEY);
     if (scan != null) {
-      try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(scan))) {
-        byte version = in.readByte();
-        if (version != VERSION) {
-          throw new IllegalStateException("unknown KV source discovery version " + version);
-        }
-        discovered = in.readBoolean();
-        scanCursor = in.readBoolean() ? in.readUTF() : null;
-      } catch (IOException e) {
-        throw new IllegalStateException("corrupt KV source discovery", e);
-      }
+      StoreValues.decode(
+          scan,
+          VERSION,
+          "KV source discovery",
+          in -> {
+            discovered = in.readBoolean();
+            scanCursor = StoreValues.readNullable(in, DataInput::readUTF);
+            return null;
+          });
     }
   }
 
@@ -144,18 +140,15 @@ final class SourceSilence {
       end = !keys.hasNext();
     }
     discovered = end;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
-      out.writeBoolean(discovered);
-      out.writeBoolean(scanCursor != null);
-      if (scanCursor != null) {
-        out.writeUTF(scanCursor);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    store.put(SCAN_KEY, bytes.toByteArray());
+    store.put(
+        SCAN_KEY,
+        StoreValues.encode(
+            VERSION,
+            64,
+            out -> {
+              out.writeBoolean(discovered);
+              StoreValues.writeNullable(out, scanCursor, DataOutput::writeUTF);
+            }));
     return done;
   }
 

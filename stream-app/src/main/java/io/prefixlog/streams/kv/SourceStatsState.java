@@ -2,12 +2,10 @@ package io.prefixlog.streams.kv;
 
 import io.prefixlog.schemas.kv.KvEventBatch;
 import io.prefixlog.schemas.kv.SourceStats;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import io.prefixlog.streams.state.StoreValues;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -168,93 +166,86 @@ final class SourceStatsState {
   }
 
   byte[] encode() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
-      for (long v :
-          new long[] {
-            ts,
-            seq,
-            residentBlocks,
-            residentTokens,
-            storesTotal,
-            removalsTotal,
-            clearsTotal,
-            gaps,
-            restarts,
-            minute,
-            current[0],
-            current[1],
-            current[2],
-            lastMinute[0],
-            lastMinute[1],
-            lastMinute[2],
-            lifetimeCount
-          }) {
-        out.writeLong(v);
-      }
-      out.writeBoolean(hasLastMinute);
-      out.writeBoolean(dirty);
-      int used = 0;
-      for (long count : lifetimeBuckets) {
-        used += count == 0 ? 0 : 1;
-      }
-      out.writeShort(used);
-      for (int b = 0; b < BUCKETS; b++) {
-        if (lifetimeBuckets[b] != 0) {
-          out.writeShort(b);
-          out.writeLong(lifetimeBuckets[b]);
-        }
-      }
-      out.writeInt(storesBySession.size());
-      for (Map.Entry<String, Long> e : storesBySession.entrySet()) {
-        out.writeUTF(e.getKey());
-        out.writeLong(e.getValue());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
+    return StoreValues.encode(VERSION, 256, this::writeFields);
+  }
+
+  private void writeFields(DataOutputStream out) throws IOException {
+    for (long v :
+        new long[] {
+          ts,
+          seq,
+          residentBlocks,
+          residentTokens,
+          storesTotal,
+          removalsTotal,
+          clearsTotal,
+          gaps,
+          restarts,
+          minute,
+          current[0],
+          current[1],
+          current[2],
+          lastMinute[0],
+          lastMinute[1],
+          lastMinute[2],
+          lifetimeCount
+        }) {
+      out.writeLong(v);
     }
-    return bytes.toByteArray();
+    out.writeBoolean(hasLastMinute);
+    out.writeBoolean(dirty);
+    int used = 0;
+    for (long count : lifetimeBuckets) {
+      used += count == 0 ? 0 : 1;
+    }
+    out.writeShort(used);
+    for (int b = 0; b < BUCKETS; b++) {
+      if (lifetimeBuckets[b] != 0) {
+        out.writeShort(b);
+        out.writeLong(lifetimeBuckets[b]);
+      }
+    }
+    out.writeInt(storesBySession.size());
+    for (Map.Entry<String, Long> e : storesBySession.entrySet()) {
+      out.writeUTF(e.getKey());
+      out.writeLong(e.getValue());
+    }
   }
 
   static SourceStatsState decode(byte[] value) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      byte version = in.readByte();
-      if (version != VERSION) {
-        throw new IllegalStateException("unknown source stats version " + version);
-      }
-      SourceStatsState s = new SourceStatsState();
-      s.ts = in.readLong();
-      s.seq = in.readLong();
-      s.residentBlocks = in.readLong();
-      s.residentTokens = in.readLong();
-      s.storesTotal = in.readLong();
-      s.removalsTotal = in.readLong();
-      s.clearsTotal = in.readLong();
-      s.gaps = in.readLong();
-      s.restarts = in.readLong();
-      s.minute = in.readLong();
-      for (int i = 0; i < 3; i++) {
-        s.current[i] = in.readLong();
-      }
-      for (int i = 0; i < 3; i++) {
-        s.lastMinute[i] = in.readLong();
-      }
-      s.lifetimeCount = in.readLong();
-      s.hasLastMinute = in.readBoolean();
-      s.dirty = in.readBoolean();
-      int used = in.readUnsignedShort();
-      for (int i = 0; i < used; i++) {
-        int b = in.readUnsignedShort();
-        s.lifetimeBuckets[b] = in.readLong();
-      }
-      int sessions = in.readInt();
-      for (int i = 0; i < sessions; i++) {
-        s.storesBySession.put(in.readUTF(), in.readLong());
-      }
-      return s;
-    } catch (IOException e) {
-      throw new IllegalStateException("corrupt source stats state", e);
+    return StoreValues.decode(value, VERSION, "source stats state", SourceStatsState::readFields);
+  }
+
+  private static SourceStatsState readFields(DataInputStream in) throws IOException {
+    SourceStatsState s = new SourceStatsState();
+    s.ts = in.readLong();
+    s.seq = in.readLong();
+    s.residentBlocks = in.readLong();
+    s.residentTokens = in.readLong();
+    s.storesTotal = in.readLong();
+    s.removalsTotal = in.readLong();
+    s.clearsTotal = in.readLong();
+    s.gaps = in.readLong();
+    s.restarts = in.readLong();
+    s.minute = in.readLong();
+    for (int i = 0; i < 3; i++) {
+      s.current[i] = in.readLong();
     }
+    for (int i = 0; i < 3; i++) {
+      s.lastMinute[i] = in.readLong();
+    }
+    s.lifetimeCount = in.readLong();
+    s.hasLastMinute = in.readBoolean();
+    s.dirty = in.readBoolean();
+    int used = in.readUnsignedShort();
+    for (int i = 0; i < used; i++) {
+      int b = in.readUnsignedShort();
+      s.lifetimeBuckets[b] = in.readLong();
+    }
+    int sessions = in.readInt();
+    for (int i = 0; i < sessions; i++) {
+      s.storesBySession.put(in.readUTF(), in.readLong());
+    }
+    return s;
   }
 }

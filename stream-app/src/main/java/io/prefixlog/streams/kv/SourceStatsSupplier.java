@@ -3,36 +3,19 @@ package io.prefixlog.streams.kv;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
-import org.apache.kafka.streams.state.StoreBuilder;
 
 /** Supplies {@link SourceStatsProcessor}s and declares their store, {@value #STORE}. */
-final class SourceStatsSupplier implements ProcessorSupplier<String, BatchSummary, Object, Object> {
+final class SourceStatsSupplier {
   /** source id → its running statistics; a changelog topic name. */
   static final String STORE = "kv-source-stats";
 
-  private final Wiring wiring;
-  private final Map<String, String> changelog;
+  private SourceStatsSupplier() {}
 
-  /**
-   * @param changelog the store's changelog topic settings ({@code max.compaction.lag.ms}: an erased
-   *     session id leaves the broker within that long)
-   */
-  SourceStatsSupplier(Wiring wiring, Map<String, String> changelog) {
-    this.changelog = Map.copyOf(changelog);
-    this.wiring = wiring;
-  }
-
-  @Override
-  public Processor<String, BatchSummary, Object, Object> get() {
-    return new SourceStatsProcessor(wiring);
-  }
-
-  @Override
-  public Set<StoreBuilder<?>> stores() {
-    return KvStores.logged(STORE, changelog);
+  /** The {@link SourceStatsProcessor}s of {@code wiring}, with the store's changelog settings. */
+  static ProcessorSupplier<String, BatchSummary, Object, Object> of(
+      Wiring wiring, Map<String, String> changelog) {
+    return KvStores.supplier(STORE, changelog, () -> new SourceStatsProcessor(wiring));
   }
 
   /**

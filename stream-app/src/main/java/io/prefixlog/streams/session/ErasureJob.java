@@ -1,13 +1,16 @@
 package io.prefixlog.streams.session;
 
+import static io.prefixlog.streams.state.StoreValues.readNullable;
+import static io.prefixlog.streams.state.StoreValues.writeNullable;
+
 import io.prefixlog.schemas.control.EraseRequest;
 import io.prefixlog.schemas.control.ErasureAck;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import io.prefixlog.streams.state.StoreValues;
+import java.io.DataInput;
 import java.io.DataInputStream;
+import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Objects;
 
 /**
@@ -134,53 +137,43 @@ final class ErasureJob {
   }
 
   byte[] encode() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
-      out.writeUTF(eraseId);
-      out.writeUTF(session);
-      out.writeLong(orderTs);
-      out.writeBoolean(chain != null);
-      if (chain != null) {
-        out.writeUTF(chain);
-      }
-      out.writeLong(lastSeq);
-      out.writeLong(basesRemoved);
-      out.writeBoolean(compacted);
-      out.writeBoolean(stateFound);
-      out.writeLong(nextSeq);
-      out.writeLong(requestIdsRemoved);
-      out.writeBoolean(requestIdsDone);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return bytes.toByteArray();
+    return StoreValues.encode(VERSION, 128, this::writeFields);
+  }
+
+  private void writeFields(DataOutputStream out) throws IOException {
+    out.writeUTF(eraseId);
+    out.writeUTF(session);
+    out.writeLong(orderTs);
+    writeNullable(out, chain, DataOutput::writeUTF);
+    out.writeLong(lastSeq);
+    out.writeLong(basesRemoved);
+    out.writeBoolean(compacted);
+    out.writeBoolean(stateFound);
+    out.writeLong(nextSeq);
+    out.writeLong(requestIdsRemoved);
+    out.writeBoolean(requestIdsDone);
   }
 
   static ErasureJob decode(byte[] value) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-      byte version = in.readByte();
-      if (version != VERSION) {
-        throw new IllegalStateException("unknown erasure job version " + version);
-      }
-      String eraseId = in.readUTF();
-      String session = in.readUTF();
-      long orderTs = in.readLong();
-      String chain = in.readBoolean() ? in.readUTF() : null;
-      return new ErasureJob(
-          eraseId,
-          session,
-          orderTs,
-          chain,
-          in.readLong(),
-          in.readLong(),
-          in.readBoolean(),
-          in.readBoolean(),
-          in.readLong(),
-          in.readLong(),
-          in.readBoolean());
-    } catch (IOException e) {
-      throw new IllegalStateException("corrupt erasure job", e);
-    }
+    return StoreValues.decode(value, VERSION, "erasure job", ErasureJob::readFields);
+  }
+
+  private static ErasureJob readFields(DataInputStream in) throws IOException {
+    String eraseId = in.readUTF();
+    String session = in.readUTF();
+    long orderTs = in.readLong();
+    String chain = readNullable(in, DataInput::readUTF);
+    return new ErasureJob(
+        eraseId,
+        session,
+        orderTs,
+        chain,
+        in.readLong(),
+        in.readLong(),
+        in.readBoolean(),
+        in.readBoolean(),
+        in.readLong(),
+        in.readLong(),
+        in.readBoolean());
   }
 }

@@ -56,7 +56,12 @@ public final class LookupInputs {
         Sha256.hex(body),
         false,
         null,
-        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null));
+        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null),
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   public static byte[] bytes(RawRequestEvent event) {

@@ -90,6 +90,11 @@ class SessionOfValuePartitionerTest {
         "bytes",
         "raw_body",
         null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 }

@@ -295,6 +295,11 @@ class StateQueriesIT {
             Sha256.hex(body),
             false,
             null,
+            null,
+            null,
+            null,
+            null,
+            null,
             null));
   }
 

@@ -40,7 +40,12 @@ final class RawEvents {
         Sha256.hex(body),
         false,
         null,
-        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null));
+        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null),
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   /** An event with this request id and capture time, no headers and no response. */
@@ -63,6 +68,11 @@ final class RawEvents {
         (long) body.length,
         Sha256.hex(body),
         false,
+        null,
+        null,
+        null,
+        null,
+        null,
         null,
         null);
   }

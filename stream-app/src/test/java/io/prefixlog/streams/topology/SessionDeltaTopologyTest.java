@@ -304,7 +304,12 @@ class SessionDeltaTopologyTest {
             plain.bodySha256(),
             plain.truncated(),
             plain.originalBodyLen(),
-            plain.response());
+            plain.response(),
+            null,
+            null,
+            null,
+            null,
+            null);
 
     // When
     raw.pipeInput(SESSION, RawEvents.bytes(inBase64));

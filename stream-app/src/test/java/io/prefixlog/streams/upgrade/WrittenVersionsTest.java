@@ -215,6 +215,11 @@ class WrittenVersionsTest {
                 Sha256.hex(body),
                 false,
                 null,
+                null,
+                null,
+                null,
+                null,
+                null,
                 null));
   }
 

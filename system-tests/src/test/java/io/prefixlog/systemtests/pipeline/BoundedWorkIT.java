@@ -274,6 +274,11 @@ class BoundedWorkIT {
               Sha256.hex(body),
               false,
               null,
+              null,
+              null,
+              null,
+              null,
+              null,
               null);
       events.add(new Event(session, requestId, ts, RAW.toBytes(event)));
     }

@@ -209,6 +209,11 @@ final class Traffic {
               Sha256.hex(body),
               null,
               null,
+              null,
+              null,
+              null,
+              null,
+              null,
               null);
       events.add(new Event(session, requestId, ts, SERDE.toBytes(event)));
     }
@@ -247,7 +252,12 @@ final class Traffic {
               raw.bodySha256(),
               raw.truncated(),
               raw.originalBodyLen(),
-              raw.response());
+              raw.response(),
+              null,
+              null,
+              null,
+              null,
+              null);
       out.add(new Event(e.sessionKey(), e.requestId(), e.ts() + shiftMs, SERDE.toBytes(moved)));
     }
     return out;
@@ -279,6 +289,11 @@ final class Traffic {
             body.bodySha256(),
             body.truncated(),
             body.originalBodyLen(),
+            null,
+            null,
+            null,
+            null,
+            null,
             null);
     return new Event(
         identity.sessionKey(), identity.requestId(), identity.ts() + 1, SERDE.toBytes(reused));

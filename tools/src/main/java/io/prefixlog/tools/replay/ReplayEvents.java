@@ -92,6 +92,11 @@ public final class ReplayEvents {
         Sha256.hex(body),
         false,
         null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 

@@ -301,6 +301,11 @@ class ChunkSizeWhatIfTest {
         Sha256.hex(turn.body()),
         false,
         null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 

@@ -174,7 +174,9 @@ final class LookupTraffic {
         new ResponseInfo(200, 80.0, 20.0, new Usage(prompt, 10L, prompt / 2), "id", null),
         e.bodyOmitted(),
         e.promptChunks(),
-        "http://engine-" + (n % 2) + ":8000");
+        "http://engine-" + (n % 2) + ":8000",
+        null,
+        null);
   }
 
   private static ChunkLookupRecord sampledOut(ChunkLookupRecord r) {
@@ -192,6 +194,9 @@ final class LookupTraffic {
         r.promptTokens(),
         r.cachedTokens(),
         "sampled_out",
-        r.upstream());
+        r.upstream(),
+        null,
+        null,
+        null);
   }
 }

@@ -71,6 +71,11 @@ class ReplayEventsTest {
                 Sha256.hex(body),
                 false,
                 null,
+                null,
+                null,
+                null,
+                null,
+                null,
                 null));
   }
 
