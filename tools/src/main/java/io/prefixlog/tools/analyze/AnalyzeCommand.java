@@ -225,12 +225,11 @@ public final class AnalyzeCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<AnalyzeRequest> invocation =
-        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    return new AnalyzeService(terminal).run(invocation.value()).outcome().exitCode();
+    return invoke(
+        args,
+        terminal,
+        line -> Settings.from(line, terminal.env()),
+        request -> new AnalyzeService(terminal).run(request).outcome().exitCode());
   }
 
   /** The command line read into a request. */

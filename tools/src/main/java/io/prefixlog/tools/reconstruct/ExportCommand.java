@@ -135,11 +135,10 @@ public final class ExportCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<Settings> invocation = invoke(args, terminal, Settings::from);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    Settings settings = invocation.value();
+    return invoke(args, terminal, Settings::from, this::export);
+  }
+
+  private int export(Settings settings) {
     if (settings.lookups() != null) {
       return LookupExport.run(terminal, settings.lookups());
     }

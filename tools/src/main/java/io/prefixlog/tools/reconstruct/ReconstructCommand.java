@@ -133,12 +133,11 @@ public final class ReconstructCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<ReconstructRequest> invocation =
-        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    return new ReconstructService(terminal, stdin).run(invocation.value()).outcome().exitCode();
+    return invoke(
+        args,
+        terminal,
+        line -> Settings.from(line, terminal.env()),
+        request -> new ReconstructService(terminal, stdin).run(request).outcome().exitCode());
   }
 
   /** The command line read into a request. */

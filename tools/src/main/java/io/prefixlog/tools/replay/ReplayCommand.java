@@ -224,18 +224,17 @@ public final class ReplayCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<ReplayRequest> invocation =
-        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    ReplayRequest request = invocation.value();
-    ReplayResult result =
-        request instanceof CaptureReplayRequest capture
-            ? new CaptureReplayService(terminal).run(capture)
-            : new CorpusReplayService(terminal, sinks, home, clock)
-                .run((CorpusReplayRequest) request);
-    return result.outcome().exitCode();
+    return invoke(
+        args,
+        terminal,
+        line -> Settings.from(line, terminal.env()),
+        request -> serve(request).outcome().exitCode());
+  }
+
+  private ReplayResult serve(ReplayRequest request) {
+    return request instanceof CaptureReplayRequest capture
+        ? new CaptureReplayService(terminal).run(capture)
+        : new CorpusReplayService(terminal, sinks, home, clock).run((CorpusReplayRequest) request);
   }
 
   /** The command line read into a request of its mode. */
