@@ -113,13 +113,11 @@ public final class AgentEvents {
       Long cached = previous == null ? null : Math.min(previous, promptTokens) / 16 * 16;
       double latency = 800 + random.nextInt(20_000);
       ResponseInfo response =
-          new ResponseInfo(
-              200,
+          CapturedEvents.answer(
               latency,
-              Math.min(latency, 150 + random.nextInt(2_000)),
+              150 + random.nextInt(2_000),
               new Usage(promptTokens, 40L + random.nextInt(600), cached),
-              "chatcmpl-" + Long.toHexString(random.nextLong()),
-              null);
+              "chatcmpl-" + Long.toHexString(random.nextLong()));
       RawRequestEvent event =
           CapturedEvents.chatCompletion(
               random,

@@ -1,10 +1,10 @@
 package io.prefixlog.benchmarks.harness;
 
 import io.prefixlog.core.session.SessionKey;
-import io.prefixlog.core.text.Sha256;
-import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
+import io.prefixlog.schemas.request.Usage;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -30,28 +30,28 @@ public final class CapturedEvents {
       String model,
       byte[] body,
       ResponseInfo response) {
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
-    return new RawRequestEvent(
-        RawRequestEvent.SCHEMA_VERSION,
+    return ReplayEvents.chatCompletion(
         new UUID(
                 random.nextLong() & ~0xF000L | 0x4000L,
                 random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
             .toString(),
         tsMs,
-        key.key(),
-        key.source(),
+        key,
         clientAddr,
         userAgent,
         headers.isEmpty() ? null : headers,
-        "POST",
-        "/v1/chat/completions",
         model,
-        encoded.text(),
-        encoded.encoding().wireName(),
-        (long) body.length,
-        Sha256.hex(body),
-        false,
-        null,
+        body,
         response);
+  }
+
+  /**
+   * A 200 answer of the engine: {@code firstByteMs} capped at the whole {@code latencyMs}, as a
+   * client times them.
+   */
+  public static ResponseInfo answer(
+      double latencyMs, double firstByteMs, Usage usage, String completionId) {
+    return new ResponseInfo(
+        200, latencyMs, Math.min(latencyMs, firstByteMs), usage, completionId, null);
   }
 }

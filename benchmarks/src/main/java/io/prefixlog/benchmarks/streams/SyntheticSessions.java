@@ -245,13 +245,11 @@ final class SyntheticSessions {
       clockMs += 20 + random.nextInt(200);
       double latency = 400 + random.nextInt(8_000);
       ResponseInfo response =
-          new ResponseInfo(
-              200,
+          CapturedEvents.answer(
               latency,
-              Math.min(latency, 80 + random.nextInt(400)),
+              80 + random.nextInt(400),
               new Usage(promptTokens, 50L + random.nextInt(400), cached),
-              "chatcmpl-" + hex.formatHex(longBytes(random.nextLong())),
-              null);
+              "chatcmpl-" + hex.formatHex(longBytes(random.nextLong())));
       RawRequestEvent event =
           CapturedEvents.chatCompletion(
               random,

@@ -8,13 +8,13 @@ import io.prefixlog.analysis.mrc.Semantics;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.chunk.ChunkLookups;
 import io.prefixlog.core.chunk.PromptRenderer;
-import io.prefixlog.core.text.Sha256;
-import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.reconstruct.CaptureInput;
 import io.prefixlog.tools.reconstruct.DeltaDump;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -282,25 +282,15 @@ class ChunkSizeWhatIfTest {
   }
 
   private static RawRequestEvent event(Turn turn) {
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(turn.body());
-    return new RawRequestEvent(
-        1,
+    return ReplayEvents.chatCompletion(
         "req",
         turn.ts(),
-        turn.session(),
-        "header:x-session-id",
+        new SessionKey(turn.session(), "header:x-session-id"),
         "127.0.0.1",
         "t",
         Map.of(),
-        "POST",
-        "/v1/chat/completions",
         turn.model(),
-        encoded.text(),
-        encoded.encoding().wireName(),
-        (long) turn.body().length,
-        Sha256.hex(turn.body()),
-        false,
-        null,
+        turn.body(),
         null);
   }
 
