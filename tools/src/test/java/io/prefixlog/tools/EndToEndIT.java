@@ -3,7 +3,6 @@ package io.prefixlog.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.Version;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -16,7 +15,6 @@ import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,22 +42,7 @@ class EndToEndIT {
   private static final String SECRET = "end-to-end-test-session-secret";
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  private Terminal terminal() {
-    out.reset();
-    err.reset();
-    return Terminal.captured(out, err);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -100,7 +83,7 @@ class EndToEndIT {
 
       // When: replay, wait for the deltas, reconstruct
       int replayed =
-          new ReplayCommand(terminal())
+          new ReplayCommand(console.fresh())
               .run(
                   new String[] {
                     "--corpus",
@@ -118,13 +101,13 @@ class EndToEndIT {
                     "--secret",
                     SECRET
                   });
-      String replayOut = out();
+      String replayOut = console.out();
       awaitRecords(kafka, "e2e.session.deltas", turns);
       int all =
-          new ReconstructCommand(terminal())
+          new ReconstructCommand(console.fresh())
               .run(
                   new String[] {"--bootstrap", kafka.bootstrapServers(), "--topic-prefix", "e2e."});
-      String allOut = out();
+      String allOut = console.out();
       String emojiKey =
           new SessionKeyDeriver(
                   SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS)
@@ -135,7 +118,7 @@ class EndToEndIT {
                   "prefixlog-replay/" + Version.current())
               .key();
       int one =
-          new ReconstructCommand(terminal())
+          new ReconstructCommand(console.fresh())
               .run(
                   new String[] {
                     "--bootstrap",
@@ -150,7 +133,7 @@ class EndToEndIT {
                   });
 
       // Then
-      assertThat(replayed).as(err()).isEqualTo(Command.OK);
+      assertThat(replayed).as(console.err()).isEqualTo(Command.OK);
       assertThat(replayOut)
           .startsWith(
               "replay: "
@@ -165,13 +148,13 @@ class EndToEndIT {
           .contains(row("checksum mismatches", 0) + "\n")
           .contains(row("broken chains", 0) + "\n")
           .endsWith("OK: every turn was rebuilt and matched body_len and body_sha256\n");
-      assertThat(one).as(err()).isEqualTo(Command.OK);
+      assertThat(one).as(console.err()).isEqualTo(Command.OK);
       byte[] expected =
           new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT)
               .of(emoji)
               .get(2)
               .body();
-      assertThat(out.toByteArray()).isEqualTo(expected);
+      assertThat(console.outBytes()).isEqualTo(expected);
       assertThat(new String(expected, StandardCharsets.UTF_8)).contains("👌🏾👍🏾");
     }
   }
@@ -181,7 +164,7 @@ class EndToEndIT {
   void shouldSayClearlyThatTheTopicsDoNotExist(KafkaCluster kafka) {
     // When
     int replayed =
-        new ReplayCommand(terminal())
+        new ReplayCommand(console.fresh())
             .run(
                 new String[] {
                   "--bootstrap",
@@ -191,9 +174,9 @@ class EndToEndIT {
                   "--turns",
                   "1"
                 });
-    String replayErr = err();
+    String replayErr = console.err();
     int reconstructed =
-        new ReconstructCommand(terminal())
+        new ReconstructCommand(console.fresh())
             .run(
                 new String[] {
                   "--bootstrap", kafka.bootstrapServers(), "--topic-prefix", "absent."
@@ -208,7 +191,7 @@ class EndToEndIT {
                 + ": the stream app creates it when it starts (prefixlog up), or check"
                 + " --topic-prefix\n");
     assertThat(reconstructed).isEqualTo(Command.FAILED);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog reconstruct: topic absent.session.deltas does not exist at "
                 + kafka.bootstrapServers()

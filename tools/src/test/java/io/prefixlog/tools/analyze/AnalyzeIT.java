@@ -4,21 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.TraceLines.Req;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,18 +45,10 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(KafkaExtension.class)
 class AnalyzeIT {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private int analyze(String... args) {
-    out.reset();
-    err.reset();
-    Terminal terminal = Terminal.captured(out, err);
-    return new AnalyzeCommand(terminal).run(args);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
+    return new AnalyzeCommand(console.fresh()).run(args);
   }
 
   /**
@@ -139,7 +127,7 @@ class AnalyzeIT {
             "30",
             "--window",
             "10m");
-    String topicOut = out();
+    String topicOut = console.out();
     int fromFile =
         analyze(
             "--file",
@@ -214,7 +202,7 @@ class AnalyzeIT {
                     "--csv",
                     dir.resolve("v1").toString()),
                 options));
-    String v1Out = out();
+    String v1Out = console.out();
     int v2 =
         analyze(
             concat(
@@ -226,7 +214,7 @@ class AnalyzeIT {
                     "--csv",
                     dir.resolve("v2").toString()),
                 options));
-    String v2Out = out();
+    String v2Out = console.out();
 
     // Then
     assertThat(v1).as(v1Out).isEqualTo(Command.OK);
@@ -250,14 +238,14 @@ class AnalyzeIT {
     // And: export --lmcache-lookups writes the same log from either topic, the version 1 records
     for (String version : List.of("v1", "v2")) {
       int code =
-          new io.prefixlog.tools.reconstruct.ExportCommand(Terminal.captured(out, err))
+          new io.prefixlog.tools.reconstruct.ExportCommand(console.terminal())
               .run(
                   new String[] {
                     "--bootstrap", kafka.bootstrapServers(),
                     "--topic-prefix", version + ".",
                     "--lmcache-lookups", dir.resolve("log-" + version).toString()
                   });
-      assertThat(code).as(out()).isEqualTo(Command.OK);
+      assertThat(code).as(console.out()).isEqualTo(Command.OK);
     }
     StringBuilder log = new StringBuilder();
     traffic.stream()
@@ -326,8 +314,8 @@ class AnalyzeIT {
               kafka.bootstrapServers(),
               "--topic-prefix",
               "analyze-e2e."));
-      int replayed = new ReplayCommand(terminal()).run(replay.toArray(String[]::new));
-      assertThat(replayed).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      int replayed = new ReplayCommand(console.errOnly()).run(replay.toArray(String[]::new));
+      assertThat(replayed).as(console.err()).isEqualTo(Command.OK);
       awaitCommitted(kafka, "analyze-e2e.chunk.lookups", turns);
 
       // When
@@ -340,8 +328,8 @@ class AnalyzeIT {
 
       // Then: every turn was looked up; with a cache above the working set, the prefix cache
       // hits nearly all the bytes that an agent re-sends; with a one-chunk cache, nothing
-      assertThat(code).as(out()).isEqualTo(Command.OK);
-      assertThat(out())
+      assertThat(code).as(console.out()).isEqualTo(Command.OK);
+      assertThat(console.out())
           .contains(
               " listed only the hashes after those of their chain's previous turn and were all")
           .doesNotContain("unresolved")
@@ -386,14 +374,6 @@ class AnalyzeIT {
     }
   }
 
-  private Terminal terminal() {
-    return new Terminal(
-        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of(),
-        false);
-  }
-
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void shouldSayClearlyThatTheTopicDoesNotExist(KafkaCluster kafka) {
@@ -402,7 +382,7 @@ class AnalyzeIT {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog analyze: topic absent.chunk.lookups does not exist at "
                 + kafka.bootstrapServers()

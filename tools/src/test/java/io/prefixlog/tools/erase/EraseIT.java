@@ -8,7 +8,6 @@ import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.demo.DemoUpstream;
@@ -17,6 +16,7 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveRows;
 import io.prefixlog.tools.archive.EmbeddedArchive;
@@ -26,8 +26,6 @@ import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.topic.CompactedView;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -73,8 +71,7 @@ class EraseIT {
   private static final int CONVERSATIONS = 6;
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 420, unit = TimeUnit.SECONDS)
@@ -147,7 +144,7 @@ class EraseIT {
 
           // When: the conversations go through the proxy, and reach the topic and the archive
           assertThat(
-                  new ReplayCommand(terminal())
+                  new ReplayCommand(console.terminal())
                       .run(
                           new String[] {
                             "--corpus",
@@ -161,7 +158,7 @@ class EraseIT {
                             "--via-proxy",
                             proxyUrl
                           }))
-              .as(err())
+              .as(console.err())
               .isEqualTo(Command.OK);
           // and the engine reports a block of an erased session and one of a kept session
           publishKvBatch(
@@ -195,9 +192,9 @@ class EraseIT {
                   archive.settings().warehouse());
 
           // Then: it reports each session erased by the stream app, and nothing failed
-          String report = out.toString(StandardCharsets.UTF_8);
+          String report = console.out();
           System.out.println(report);
-          assertThat(code).as(report + err()).isEqualTo(Command.OK);
+          assertThat(code).as(report + console.err()).isEqualTo(Command.OK);
           for (String key : erasedKeys) {
             assertThat(report)
                 .containsPattern("session " + key + " erased \\(chain [0-9a-f]{8}\\)");
@@ -268,23 +265,17 @@ class EraseIT {
             APP));
     Map<String, String> env = new HashMap<>();
     env.put("PREFIXLOG_SESSION_SECRET", SECRET);
-    return new EraseCommand(terminal(env)).run(all.toArray(String[]::new));
+    return new EraseCommand(console.terminal(env)).run(all.toArray(String[]::new));
   }
 
   /** Turns checked by {@code reconstruct} (which must find no problem), read from its summary. */
   private long rebuilt(String... args) {
-    ByteArrayOutputStream report = new ByteArrayOutputStream();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(report, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    CapturedTerminal report = new CapturedTerminal();
     List<String> all = new ArrayList<>(List.of(args));
     all.add("--allow-gaps");
-    int code = new ReconstructCommand(terminal).run(all.toArray(String[]::new));
-    String text = report.toString(StandardCharsets.UTF_8);
-    assertThat(code).as(text + err()).isEqualTo(Command.OK);
+    int code = new ReconstructCommand(report.terminal()).run(all.toArray(String[]::new));
+    String text = report.out();
+    assertThat(code).as(text + report.err()).isEqualTo(Command.OK);
     assertThat(text).containsPattern("checksum mismatches\\s+0\\b");
     java.util.regex.Matcher turns =
         java.util.regex.Pattern.compile("(?m)^\\s*turns\\s+(\\d+)").matcher(text);
@@ -297,7 +288,7 @@ class EraseIT {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     String last = "";
     while (System.nanoTime() < deadline) {
-      out.reset();
+      console.reset();
       List<String> args = new ArrayList<>(List.of("--check"));
       for (String key : erasedKeys) {
         args.add("--session");
@@ -306,10 +297,10 @@ class EraseIT {
       if (erase(archive, broker, args.toArray(String[]::new)) == Command.OK) {
         return;
       }
-      last = out.toString(StandardCharsets.UTF_8);
+      last = console.out();
       Thread.sleep(1000);
     }
-    throw new AssertionError("records still name the erased sessions:\n" + last + err());
+    throw new AssertionError("records still name the erased sessions:\n" + last + console.err());
   }
 
   /**
@@ -458,21 +449,5 @@ class EraseIT {
 
   private static byte[] last(List<byte[]> bodies) {
     return bodies.get(bodies.size() - 1);
-  }
-
-  private Terminal terminal() {
-    return terminal(Map.of());
-  }
-
-  private Terminal terminal(Map<String, String> env) {
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        env,
-        false);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
   }
 }

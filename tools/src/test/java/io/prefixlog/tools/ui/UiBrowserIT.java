@@ -9,7 +9,6 @@ import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -21,6 +20,7 @@ import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
@@ -29,9 +29,7 @@ import io.prefixlog.tools.erase.EraseCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.topic.BlockIndexView;
 import io.prefixlog.tools.topic.CompactedView;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -87,8 +85,7 @@ class UiBrowserIT {
   private static final Path SCREENSHOTS = Path.of("target/ui-screenshots");
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 400, unit = TimeUnit.SECONDS)
@@ -148,7 +145,7 @@ class UiBrowserIT {
           .until(app::state, state -> state == KafkaStreams.State.RUNNING);
       try (CaptureProxy proxy = startProxy(kafka.bootstrapServers(), engine)) {
         assertThat(
-                new ReplayCommand(terminal(Map.of()))
+                new ReplayCommand(console.terminal(Map.of()))
                     .run(
                         new String[] {
                           "--corpus",
@@ -162,7 +159,7 @@ class UiBrowserIT {
                           "--via-proxy",
                           "http://127.0.0.1:" + proxy.port()
                         }))
-            .as(err.toString(StandardCharsets.UTF_8))
+            .as(console.err())
             .isEqualTo(Command.OK);
         for (byte[] body : List.of(edited, regenerated)) {
           HttpResponse<byte[]> answer =
@@ -422,7 +419,7 @@ class UiBrowserIT {
 
           // When: a session is erased
           int code =
-              new EraseCommand(terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
+              new EraseCommand(console.terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
                   .run(
                       new String[] {
                         "--session",
@@ -434,7 +431,7 @@ class UiBrowserIT {
                         "--application-id",
                         APP
                       });
-          assertThat(code).as(out + "\n" + err).isEqualTo(Command.OK);
+          assertThat(code).as(console.out() + "\n" + console.err()).isEqualTo(Command.OK);
 
           // Then: the list no longer has it, and its page says so
           await()
@@ -665,13 +662,5 @@ class UiBrowserIT {
     settings.put("PREFIXLOG_METRICS_PORT", "-1");
     settings.put("PREFIXLOG_SESSION_SECRET", SECRET);
     return CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings)));
-  }
-
-  private Terminal terminal(Map<String, String> env) {
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        env,
-        false);
   }
 }
