@@ -1,7 +1,6 @@
 package io.prefixlog.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.cli.Version;
 import io.prefixlog.core.session.BodyFields;
@@ -23,11 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -79,7 +73,7 @@ class EndToEndIT {
     settings.put("PREFIXLOG_PARTITIONS", "3");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
       app.start();
-      awaitRunning(app);
+      StreamAppWaits.running(app);
 
       // When: replay, wait for the deltas, reconstruct
       int replayed =
@@ -102,7 +96,7 @@ class EndToEndIT {
                     SECRET
                   });
       String replayOut = console.out();
-      awaitRecords(kafka, "e2e.session.deltas", turns);
+      StreamAppWaits.committed(kafka, "e2e.session.deltas", turns, Duration.ofSeconds(90));
       int all =
           new ReconstructCommand(console.fresh())
               .run(
@@ -201,34 +195,5 @@ class EndToEndIT {
   /** A row of the reconstruct summary. */
   private static String row(String label, long value) {
     return String.format(java.util.Locale.ROOT, "  %-21s %12d", label, value);
-  }
-
-  private static void awaitRunning(StreamApp app) {
-    await()
-        .alias("stream app RUNNING")
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
-  }
-
-  /** Waits until the topic holds {@code count} committed records. */
-  private static void awaitRecords(KafkaCluster kafka, String topic, int count) {
-    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
-    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      int[] seen = {0};
-      await()
-          .alias(topic + " has " + count + " committed records")
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(1))
-          .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
-    }
   }
 }

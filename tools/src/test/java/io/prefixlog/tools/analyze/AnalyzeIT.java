@@ -10,6 +10,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamAppWaits;
 import io.prefixlog.tools.analyze.TraceLines.Req;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -27,15 +28,10 @@ import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -294,11 +290,7 @@ class AnalyzeIT {
     settings.put("PREFIXLOG_PARTITIONS", "3");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
       app.start();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-      while (app.state() != KafkaStreams.State.RUNNING) {
-        assertThat(System.nanoTime()).as("stream app RUNNING").isLessThan(deadline);
-        Thread.sleep(100);
-      }
+      StreamAppWaits.running(app);
       List<String> replay = new ArrayList<>();
       for (Path corpus : corpora) {
         replay.add("--corpus");
@@ -316,7 +308,7 @@ class AnalyzeIT {
               "analyze-e2e."));
       int replayed = new ReplayCommand(console.errOnly()).run(replay.toArray(String[]::new));
       assertThat(replayed).as(console.err()).isEqualTo(Command.OK);
-      awaitCommitted(kafka, "analyze-e2e.chunk.lookups", turns);
+      StreamAppWaits.committed(kafka, "analyze-e2e.chunk.lookups", turns, Duration.ofSeconds(180));
 
       // When
       int code =
@@ -350,27 +342,6 @@ class AnalyzeIT {
       assertThat(chart.getWidth()).isEqualTo(HitRateChart.WIDTH);
       assertThat(chart.getHeight()).isEqualTo(HitRateChart.HEIGHT);
       assertThat(ImageIO.read(dir.resolve("png/rolling.png").toFile())).isNotNull();
-    }
-  }
-
-  /** Waits until {@code topic} holds at least {@code count} committed records. */
-  private static void awaitCommitted(KafkaCluster kafka, String topic, int count) {
-    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
-    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      int[] seen = {0};
-      await()
-          .alias(topic + " has " + count + " committed records")
-          .atMost(Duration.ofSeconds(180))
-          .pollInterval(Duration.ofMillis(1))
-          .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
     }
   }
 

@@ -10,6 +10,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamAppWaits;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
@@ -31,7 +32,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,11 +88,7 @@ class ArchiveIT {
       StreamAppConfig config = StreamAppConfig.defaults(settings);
       try (StreamApp app = new StreamApp(config)) {
         app.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (app.state() != KafkaStreams.State.RUNNING) {
-          assertThat(System.nanoTime()).as("stream app RUNNING").isLessThan(deadline);
-          Thread.sleep(100);
-        }
+        StreamAppWaits.running(app);
         archive =
             EmbeddedArchive.start(
                 dir.resolve("archive"),

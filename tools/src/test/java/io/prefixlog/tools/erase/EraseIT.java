@@ -18,6 +18,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamAppWaits;
 import io.prefixlog.tools.archive.ArchiveRows;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.corpus.ChatRequests;
@@ -50,7 +51,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,7 +129,7 @@ class EraseIT {
       try (StreamApp app = new StreamApp(config);
           DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults())) {
         app.start();
-        awaitRunning(app);
+        StreamAppWaits.running(app);
         archive =
             EmbeddedArchive.start(
                 dir.resolve("archive"),
@@ -405,14 +405,6 @@ class EraseIT {
     settings.put("PREFIXLOG_METRICS_PORT", "-1");
     settings.put("PREFIXLOG_SESSION_SECRET", SECRET);
     return CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings)));
-  }
-
-  private static void awaitRunning(StreamApp app) {
-    await()
-        .alias("stream app RUNNING")
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(100))
-        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
   }
 
   private static void awaitDeltas(KafkaBroker broker, long turns) {

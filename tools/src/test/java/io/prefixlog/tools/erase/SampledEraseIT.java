@@ -19,6 +19,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamAppWaits;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.topic.CompactedView;
 import java.net.URI;
@@ -37,7 +38,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -90,11 +90,7 @@ class SampledEraseIT {
     settings.put("PREFIXLOG_PARTITIONS", "1");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
       app.start();
-      await()
-          .alias("stream app RUNNING")
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(100))
-          .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+      StreamAppWaits.running(app);
       publish(kafka, topics.requestsRaw().name(), sessions);
       String metadataTopic = topics.requestsMetadata().name();
       String lookupsTopic = topics.chunkLookups().name();

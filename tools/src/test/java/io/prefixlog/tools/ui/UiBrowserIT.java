@@ -22,6 +22,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamAppWaits;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -47,7 +48,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -140,9 +140,7 @@ class UiBrowserIT {
         DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
         ZContext zmq = new ZContext()) {
       app.start();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+      StreamAppWaits.running(app);
       try (CaptureProxy proxy = startProxy(kafka.bootstrapServers(), engine)) {
         assertThat(
                 new ReplayCommand(console.terminal(Map.of()))

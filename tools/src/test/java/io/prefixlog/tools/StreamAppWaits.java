@@ -1,0 +1,44 @@
+package io.prefixlog.tools;
+
+import static org.awaitility.Awaitility.await;
+
+import io.prefixlog.embedded.KafkaCluster;
+import io.prefixlog.streams.StreamApp;
+import io.prefixlog.tools.topic.TopicScan;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.streams.KafkaStreams;
+
+/** What the integration tests wait for around a stream app, each with a deadline and a name. */
+public final class StreamAppWaits {
+  private StreamAppWaits() {}
+
+  /** Until {@code app} is RUNNING (its topics created, its tasks assigned), within 90 s. */
+  public static void running(StreamApp app) {
+    await()
+        .alias("stream app RUNNING")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(100))
+        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+  }
+
+  /** Until {@code topic} holds at least {@code count} committed records, within {@code atMost}. */
+  public static void committed(KafkaCluster kafka, String topic, int count, Duration atMost) {
+    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.seekToBeginning(TopicScan.assignAll(consumer, topic));
+      int[] seen = {0};
+      await()
+          .alias(topic + " has " + count + " committed records")
+          .atMost(atMost)
+          .pollInterval(Duration.ofMillis(1))
+          .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
+    }
+  }
+}
