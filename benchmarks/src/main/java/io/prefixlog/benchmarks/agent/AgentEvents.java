@@ -10,6 +10,7 @@ import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.tools.corpus.AgentSessions;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -119,13 +120,13 @@ public final class AgentEvents {
               new Usage(promptTokens, 40L + random.nextInt(600), cached),
               "chatcmpl-" + Long.toHexString(random.nextLong()));
       RawRequestEvent event =
-          CapturedEvents.chatCompletion(
-              random,
+          ReplayEvents.chatCompletion(
+              CapturedEvents.requestId(random),
               clockMs,
               key,
               GATEWAY_ADDR,
               USER_AGENT,
-              headers,
+              headers.isEmpty() ? null : headers,
               AgentSessions.MODEL,
               body,
               response);

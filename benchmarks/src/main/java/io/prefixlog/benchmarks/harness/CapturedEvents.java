@@ -1,48 +1,27 @@
 package io.prefixlog.benchmarks.harness;
 
-import io.prefixlog.core.session.SessionKey;
-import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
-import io.prefixlog.tools.replay.ReplayEvents;
-import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 
 /**
- * Raw request events of generated chat completions, as the capture proxy writes them: the
- * benchmarks that generate traffic differ in their bodies and responses, not in this.
+ * What the benchmarks that generate captured traffic put into its raw request events ({@link
+ * io.prefixlog.tools.replay.ReplayEvents#chatCompletion}) besides their bodies: seeded request ids
+ * and the engine's answers.
  */
 public final class CapturedEvents {
   private CapturedEvents() {}
 
   /**
-   * The event of one {@code POST /v1/chat/completions}, with a request id drawn from {@code random}
-   * (a version 4 UUID, so a seed gives the same ids again).
+   * A request id drawn from {@code random}: a version 4 UUID, so that a seed gives the same ids
+   * again.
    */
-  public static RawRequestEvent chatCompletion(
-      Random random,
-      long tsMs,
-      SessionKey key,
-      String clientAddr,
-      String userAgent,
-      Map<String, String> headers,
-      String model,
-      byte[] body,
-      ResponseInfo response) {
-    return ReplayEvents.chatCompletion(
-        new UUID(
-                random.nextLong() & ~0xF000L | 0x4000L,
-                random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
-            .toString(),
-        tsMs,
-        key,
-        clientAddr,
-        userAgent,
-        headers.isEmpty() ? null : headers,
-        model,
-        body,
-        response);
+  public static String requestId(Random random) {
+    return new UUID(
+            random.nextLong() & ~0xF000L | 0x4000L,
+            random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
+        .toString();
   }
 
   /**

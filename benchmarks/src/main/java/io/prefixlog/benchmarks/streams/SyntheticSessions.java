@@ -22,6 +22,7 @@ import io.prefixlog.tools.corpus.AgentSessions;
 import io.prefixlog.tools.corpus.AgentShape;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -251,8 +252,8 @@ final class SyntheticSessions {
               new Usage(promptTokens, 50L + random.nextInt(400), cached),
               "chatcmpl-" + hex.formatHex(longBytes(random.nextLong())));
       RawRequestEvent event =
-          CapturedEvents.chatCompletion(
-              random,
+          ReplayEvents.chatCompletion(
+              CapturedEvents.requestId(random),
               clockMs,
               key,
               CLIENT_ADDR,
