@@ -49,36 +49,7 @@ class ExportCommandTest {
         prompt == null && completion == null
             ? null
             : new ResponseInfo(200, 12.0, 3.0, new Usage(prompt, completion, null), "x", null);
-    return new DeltaRecord(
-        r.schemaVersion(),
-        r.sessionKey(),
-        r.seq(),
-        r.chain(),
-        r.requestId(),
-        ts,
-        r.model(),
-        r.sessionKeySource(),
-        r.clientAddr(),
-        r.userAgent(),
-        r.headers(),
-        r.method(),
-        r.path(),
-        r.kind(),
-        r.keyframeReason(),
-        r.body(),
-        r.bodyEncoding(),
-        r.baseSeq(),
-        r.baseSha256(),
-        r.ops(),
-        r.chainDepth(),
-        r.bodyLen(),
-        r.bodySha256(),
-        r.prefixLen(),
-        r.truncated(),
-        prompt,
-        null,
-        null,
-        response);
+    return DeltaDump.at(r, ts, r.model(), prompt, response);
   }
 
   /**

@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.reconstruct.DeltaDump;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -148,7 +149,7 @@ class ReplayFromCaptureTest {
             CaptureDump.turn(
                 "aa", 2, T0 + 400, "/v1/chat/completions", "app/1", aHeaders, A2, 60.0, 200L, 100L),
             5));
-    lines.add(CaptureDump.envelope(erased.key(), null, 6));
+    lines.add(DeltaDump.envelope(erased.key(), null, 6));
     return Files.write(dir.resolve("deltas.jsonl"), lines, StandardCharsets.UTF_8);
   }
 
