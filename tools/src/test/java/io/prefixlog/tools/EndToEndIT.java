@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -64,16 +63,12 @@ class EndToEndIT {
     for (Conversation c : tauConversations) {
       turns += c.requestCount();
     }
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", "e2e.");
-    settings.put("PREFIXLOG_APPLICATION_ID", "tools-end-to-end");
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    Map<String, String> settings =
+        StreamApps.settings(
+            kafka.bootstrapServers(), "e2e.", "tools-end-to-end", dir.resolve("state"));
     settings.put("PREFIXLOG_PARTITIONS", "3");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
-      app.start();
-      StreamAppWaits.running(app);
+      StreamApps.start(app);
 
       // When: replay, wait for the deltas, reconstruct
       int replayed =
@@ -96,7 +91,7 @@ class EndToEndIT {
                     SECRET
                   });
       String replayOut = console.out();
-      StreamAppWaits.committed(kafka, "e2e.session.deltas", turns, Duration.ofSeconds(90));
+      StreamApps.committed(kafka, "e2e.session.deltas", turns, Duration.ofSeconds(90));
       int all =
           new ReconstructCommand(console.fresh())
               .run(

@@ -10,7 +10,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.StreamAppWaits;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.analyze.TraceLines.Req;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
@@ -281,16 +280,15 @@ class AnalyzeIT {
         turns += c.requestCount();
       }
     }
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", "analyze-e2e.");
-    settings.put("PREFIXLOG_APPLICATION_ID", "tools-analyze-end-to-end");
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    Map<String, String> settings =
+        StreamApps.settings(
+            kafka.bootstrapServers(),
+            "analyze-e2e.",
+            "tools-analyze-end-to-end",
+            dir.resolve("state"));
     settings.put("PREFIXLOG_PARTITIONS", "3");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
-      app.start();
-      StreamAppWaits.running(app);
+      StreamApps.start(app);
       List<String> replay = new ArrayList<>();
       for (Path corpus : corpora) {
         replay.add("--corpus");
@@ -308,7 +306,7 @@ class AnalyzeIT {
               "analyze-e2e."));
       int replayed = new ReplayCommand(console.errOnly()).run(replay.toArray(String[]::new));
       assertThat(replayed).as(console.err()).isEqualTo(Command.OK);
-      StreamAppWaits.committed(kafka, "analyze-e2e.chunk.lookups", turns, Duration.ofSeconds(180));
+      StreamApps.committed(kafka, "analyze-e2e.chunk.lookups", turns, Duration.ofSeconds(180));
 
       // When
       int code =

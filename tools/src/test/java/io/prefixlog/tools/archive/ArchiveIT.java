@@ -10,7 +10,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.StreamAppWaits;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
@@ -79,16 +79,12 @@ class ArchiveIT {
         KafkaBroker.start(KafkaBroker.Options.defaults(dir.resolve("kafka")).withHeapMiB(384));
     EmbeddedArchive archive = null;
     try {
-      Map<String, String> settings = new HashMap<>();
-      settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-      settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-      settings.put("PREFIXLOG_APPLICATION_ID", "tools-archive-it");
-      settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-      settings.put("PREFIXLOG_METRICS_PORT", "-1");
+      Map<String, String> settings =
+          StreamApps.settings(
+              broker.bootstrapServers(), PREFIX, "tools-archive-it", dir.resolve("state"));
       StreamAppConfig config = StreamAppConfig.defaults(settings);
       try (StreamApp app = new StreamApp(config)) {
-        app.start();
-        StreamAppWaits.running(app);
+        StreamApps.start(app);
         archive =
             EmbeddedArchive.start(
                 dir.resolve("archive"),

@@ -18,7 +18,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.StreamAppWaits;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.archive.ArchiveRows;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.corpus.ChatRequests;
@@ -117,19 +117,14 @@ class EraseIT {
     EmbeddedArchive archive = null;
     Path stateDir = dir.resolve("state");
     try {
-      Map<String, String> settings = new HashMap<>();
-      settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-      settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-      settings.put("PREFIXLOG_APPLICATION_ID", APP);
-      settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
-      settings.put("PREFIXLOG_METRICS_PORT", "-1");
+      Map<String, String> settings =
+          StreamApps.settings(broker.bootstrapServers(), PREFIX, APP, stateDir);
       // One partition per topic: any later write rolls every topic's segment (see below).
       settings.put("PREFIXLOG_PARTITIONS", "1");
       StreamAppConfig config = StreamAppConfig.defaults(settings);
       try (StreamApp app = new StreamApp(config);
           DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults())) {
-        app.start();
-        StreamAppWaits.running(app);
+        StreamApps.start(app);
         archive =
             EmbeddedArchive.start(
                 dir.resolve("archive"),

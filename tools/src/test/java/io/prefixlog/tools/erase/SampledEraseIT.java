@@ -19,7 +19,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.StreamAppWaits;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.topic.CompactedView;
 import java.net.URI;
@@ -27,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -81,16 +80,11 @@ class SampledEraseIT {
     String erasedKey = keys.keyOfSessionId(erasedId);
     List<String> sessions = List.of(erasedId, sampledOut.get(1), in.get(0));
     Topics topics = Topics.withPrefix(PREFIX);
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-    settings.put("PREFIXLOG_APPLICATION_ID", APP);
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    Map<String, String> settings =
+        StreamApps.settings(kafka.bootstrapServers(), PREFIX, APP, dir.resolve("state"));
     settings.put("PREFIXLOG_PARTITIONS", "1");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
-      app.start();
-      StreamAppWaits.running(app);
+      StreamApps.start(app);
       publish(kafka, topics.requestsRaw().name(), sessions);
       String metadataTopic = topics.requestsMetadata().name();
       String lookupsTopic = topics.chunkLookups().name();

@@ -22,7 +22,7 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import io.prefixlog.tools.StreamAppWaits;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -126,11 +126,8 @@ class UiBrowserIT {
     int regeneration = bodiesByKey.get(shown).size();
     long turns = bodiesByKey.values().stream().mapToLong(List::size).sum();
 
-    Map<String, String> settings = new java.util.HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-    settings.put("PREFIXLOG_APPLICATION_ID", APP);
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
+    Map<String, String> settings =
+        StreamApps.settings(kafka.bootstrapServers(), PREFIX, APP, dir.resolve("state"));
     // The stream app answers state queries on its metrics port, for the live-state panel.
     int metricsPort = Ports.free("127.0.0.1");
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
@@ -139,8 +136,7 @@ class UiBrowserIT {
     try (StreamApp app = new StreamApp(config);
         DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
         ZContext zmq = new ZContext()) {
-      app.start();
-      StreamAppWaits.running(app);
+      StreamApps.start(app);
       try (CaptureProxy proxy = startProxy(kafka.bootstrapServers(), engine)) {
         assertThat(
                 new ReplayCommand(console.terminal(Map.of()))

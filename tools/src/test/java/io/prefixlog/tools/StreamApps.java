@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.tools.topic.TopicScan;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,12 +15,34 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 
-/** What the integration tests wait for around a stream app, each with a deadline and a name. */
-public final class StreamAppWaits {
-  private StreamAppWaits() {}
+/**
+ * A stream app in the tools' integration tests: its settings, and what the tests wait for around
+ * it, each with a deadline and a name.
+ */
+public final class StreamApps {
+  private StreamApps() {}
 
-  /** Until {@code app} is RUNNING (its topics created, its tasks assigned), within 90 s. */
-  public static void running(StreamApp app) {
+  /**
+   * The settings of a stream app on {@code bootstrap}, its topics named {@code <topicPrefix>…}, its
+   * state in {@code stateDir}, without a metrics endpoint: a map the test may add to.
+   */
+  public static Map<String, String> settings(
+      String bootstrap, String topicPrefix, String applicationId, Path stateDir) {
+    Map<String, String> settings = new HashMap<>();
+    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
+    settings.put("PREFIXLOG_TOPIC_PREFIX", topicPrefix);
+    settings.put("PREFIXLOG_APPLICATION_ID", applicationId);
+    settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
+    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    return settings;
+  }
+
+  /**
+   * Starts {@code app} and waits until it is RUNNING (its topics created, its tasks assigned),
+   * within 90 s.
+   */
+  public static void start(StreamApp app) throws InterruptedException, IOException {
+    app.start();
     await()
         .alias("stream app RUNNING")
         .atMost(Duration.ofSeconds(90))
