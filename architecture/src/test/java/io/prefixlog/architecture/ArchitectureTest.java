@@ -55,7 +55,6 @@ class ArchitectureTest {
           entry("ReconstructService.run", new Allowed(104, NOT_SPLIT_YET)),
           entry("DemoRun.run", new Allowed(101, NOT_SPLIT_YET)),
           entry("ProxyBenchmark.warm", new Allowed(225, BENCHMARK_RUN)),
-          entry("ProxyBenchmark.print", new Allowed(101, BENCHMARK_REPORT)),
           entry("AgentTrafficBenchmark.run", new Allowed(189, BENCHMARK_RUN)),
           entry("ThroughputRun.run", new Allowed(185, BENCHMARK_RUN)),
           entry("MrcBenchmark.measure", new Allowed(177, BENCHMARK_RUN)),

@@ -5,6 +5,7 @@ import io.prefixlog.cli.Option;
 import io.prefixlog.cli.Terminal;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.ToIntFunction;
 
 /**
  * One subcommand of {@code prefixlog}: an entry of {@link Prefixlog}'s dispatch table.
@@ -65,6 +66,22 @@ public interface Command {
         terminal.out(),
         terminal.err(),
         reader);
+  }
+
+  /**
+   * Reads the command line as {@link #invoke(String[], Terminal, CommandLine.Reader)} does and runs
+   * {@code action} on what {@code reader} built: the whole {@link #run} of a command.
+   *
+   * @return {@code action}'s exit code; {@value #OK} after {@code --help}, {@value #USAGE} after a
+   *     usage error
+   */
+  default <T> int invoke(
+      String[] args,
+      Terminal terminal,
+      CommandLine.Reader<T> reader,
+      ToIntFunction<? super T> action) {
+    CommandLine.Invocation<T> invocation = invoke(args, terminal, reader);
+    return invocation.proceed() ? action.applyAsInt(invocation.value()) : invocation.exitCode();
   }
 
   /**

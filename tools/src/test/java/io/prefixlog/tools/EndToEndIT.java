@@ -1,9 +1,7 @@
 package io.prefixlog.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.Version;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -16,20 +14,13 @@ import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -44,22 +35,7 @@ class EndToEndIT {
   private static final String SECRET = "end-to-end-test-session-secret";
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  private Terminal terminal() {
-    out.reset();
-    err.reset();
-    return Terminal.captured(out, err);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -87,20 +63,16 @@ class EndToEndIT {
     for (Conversation c : tauConversations) {
       turns += c.requestCount();
     }
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", "e2e.");
-    settings.put("PREFIXLOG_APPLICATION_ID", "tools-end-to-end");
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    Map<String, String> settings =
+        StreamApps.settings(
+            kafka.bootstrapServers(), "e2e.", "tools-end-to-end", dir.resolve("state"));
     settings.put("PREFIXLOG_PARTITIONS", "3");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
-      app.start();
-      awaitRunning(app);
+      StreamApps.start(app);
 
       // When: replay, wait for the deltas, reconstruct
       int replayed =
-          new ReplayCommand(terminal())
+          new ReplayCommand(console.fresh())
               .run(
                   new String[] {
                     "--corpus",
@@ -118,13 +90,13 @@ class EndToEndIT {
                     "--secret",
                     SECRET
                   });
-      String replayOut = out();
-      awaitRecords(kafka, "e2e.session.deltas", turns);
+      String replayOut = console.out();
+      StreamApps.committed(kafka, "e2e.session.deltas", turns, Duration.ofSeconds(90));
       int all =
-          new ReconstructCommand(terminal())
+          new ReconstructCommand(console.fresh())
               .run(
                   new String[] {"--bootstrap", kafka.bootstrapServers(), "--topic-prefix", "e2e."});
-      String allOut = out();
+      String allOut = console.out();
       String emojiKey =
           new SessionKeyDeriver(
                   SECRET.getBytes(StandardCharsets.UTF_8), SessionKeyDeriver.DEFAULT_HEADERS)
@@ -135,7 +107,7 @@ class EndToEndIT {
                   "prefixlog-replay/" + Version.current())
               .key();
       int one =
-          new ReconstructCommand(terminal())
+          new ReconstructCommand(console.fresh())
               .run(
                   new String[] {
                     "--bootstrap",
@@ -150,7 +122,7 @@ class EndToEndIT {
                   });
 
       // Then
-      assertThat(replayed).as(err()).isEqualTo(Command.OK);
+      assertThat(replayed).as(console.err()).isEqualTo(Command.OK);
       assertThat(replayOut)
           .startsWith(
               "replay: "
@@ -165,13 +137,13 @@ class EndToEndIT {
           .contains(row("checksum mismatches", 0) + "\n")
           .contains(row("broken chains", 0) + "\n")
           .endsWith("OK: every turn was rebuilt and matched body_len and body_sha256\n");
-      assertThat(one).as(err()).isEqualTo(Command.OK);
+      assertThat(one).as(console.err()).isEqualTo(Command.OK);
       byte[] expected =
           new ChatRequests("prefixlog-demo", ChatRequests.DEFAULT_SYSTEM_PROMPT)
               .of(emoji)
               .get(2)
               .body();
-      assertThat(out.toByteArray()).isEqualTo(expected);
+      assertThat(console.outBytes()).isEqualTo(expected);
       assertThat(new String(expected, StandardCharsets.UTF_8)).contains("👌🏾👍🏾");
     }
   }
@@ -181,7 +153,7 @@ class EndToEndIT {
   void shouldSayClearlyThatTheTopicsDoNotExist(KafkaCluster kafka) {
     // When
     int replayed =
-        new ReplayCommand(terminal())
+        new ReplayCommand(console.fresh())
             .run(
                 new String[] {
                   "--bootstrap",
@@ -191,9 +163,9 @@ class EndToEndIT {
                   "--turns",
                   "1"
                 });
-    String replayErr = err();
+    String replayErr = console.err();
     int reconstructed =
-        new ReconstructCommand(terminal())
+        new ReconstructCommand(console.fresh())
             .run(
                 new String[] {
                   "--bootstrap", kafka.bootstrapServers(), "--topic-prefix", "absent."
@@ -208,7 +180,7 @@ class EndToEndIT {
                 + ": the stream app creates it when it starts (prefixlog up), or check"
                 + " --topic-prefix\n");
     assertThat(reconstructed).isEqualTo(Command.FAILED);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog reconstruct: topic absent.session.deltas does not exist at "
                 + kafka.bootstrapServers()
@@ -218,34 +190,5 @@ class EndToEndIT {
   /** A row of the reconstruct summary. */
   private static String row(String label, long value) {
     return String.format(java.util.Locale.ROOT, "  %-21s %12d", label, value);
-  }
-
-  private static void awaitRunning(StreamApp app) {
-    await()
-        .alias("stream app RUNNING")
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
-  }
-
-  /** Waits until the topic holds {@code count} committed records. */
-  private static void awaitRecords(KafkaCluster kafka, String topic, int count) {
-    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
-    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      int[] seen = {0};
-      await()
-          .alias(topic + " has " + count + " committed records")
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(1))
-          .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
-    }
   }
 }

@@ -3,17 +3,12 @@ package io.prefixlog.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.cli.Terminal;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PrefixlogTest {
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
   private final List<String> calls = new ArrayList<>();
 
   private final Command echo =
@@ -31,11 +26,8 @@ class PrefixlogTest {
       };
 
   private int run(String... args) {
-    return new Prefixlog(
-            List.of(echo),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8))
-        .run(args);
+    Terminal terminal = console.terminal();
+    return new Prefixlog(List.of(echo), terminal.out(), terminal.err()).run(args);
   }
 
   @Test
@@ -55,7 +47,7 @@ class PrefixlogTest {
 
     // Then
     assertThat(code).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(console.out())
         .endsWith(
             "Usage: prefixlog <command> [options]\n\n"
                 + "Commands:\n"
@@ -70,15 +62,13 @@ class PrefixlogTest {
   @Test
   void shouldPrintACompletionScriptNamingTheCommandsAndTheirOptions() {
     // When
-    PrintStream stdout = new PrintStream(out, true, StandardCharsets.UTF_8);
-    PrintStream stderr = new PrintStream(err, true, StandardCharsets.UTF_8);
+    Terminal terminal = console.terminal();
     int code =
-        new Prefixlog(
-                Prefixlog.commands(new Terminal(stdout, stderr, Map.of(), false)), stdout, stderr)
+        new Prefixlog(Prefixlog.commands(terminal), terminal.out(), terminal.err())
             .run(new String[] {"completion"});
 
     // Then: picocli's bash script, completing every command and its options
-    String script = out.toString(StandardCharsets.UTF_8);
+    String script = console.out();
     assertThat(code).isZero();
     assertThat(script).contains("complete -F _complete_prefixlog", "up", "reconstruct", "erase");
     assertThat(script).contains("--bootstrap", "--via-proxy", "--session", "--demo");
@@ -92,7 +82,7 @@ class PrefixlogTest {
     // Then: the command's help, printed without running the command
     assertThat(code).isZero();
     assertThat(calls).isEmpty();
-    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(echo.help());
+    assertThat(console.out()).isEqualTo(echo.help());
   }
 
   @Test
@@ -102,7 +92,7 @@ class PrefixlogTest {
 
     // Then
     assertThat(code).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog: unknown command 'replai' (commands: echo, help, completion; see prefixlog"
                 + " help)\n");
@@ -111,17 +101,12 @@ class PrefixlogTest {
   @Test
   void shouldPrintUsageOnStderrWithoutArguments() {
     assertThat(run()).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("Usage: prefixlog <command>");
+    assertThat(console.err()).contains("Usage: prefixlog <command>");
   }
 
   @Test
   void shouldHaveEveryCommandInItsTable() {
-    assertThat(
-            Prefixlog.commands(
-                    new io.prefixlog.cli.Terminal(
-                        new PrintStream(out), new PrintStream(err), java.util.Map.of(), false))
-                .stream()
-                .map(Command::name))
+    assertThat(Prefixlog.commands(console.terminal()).stream().map(Command::name))
         .containsExactly(
             "up",
             "replay",

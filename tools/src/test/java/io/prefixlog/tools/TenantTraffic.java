@@ -1,7 +1,5 @@
 package io.prefixlog.tools;
 
-import static org.awaitility.Awaitility.await;
-
 import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
@@ -12,8 +10,6 @@ import io.prefixlog.streams.StreamAppConfig;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -25,7 +21,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * The sessions of several tenants as a bridge with {@code PREFIXLOG_TENANT=header:x-team} captures
@@ -41,20 +36,10 @@ public final class TenantTraffic {
   /** A started stream app on one partition per topic, RUNNING. */
   public static StreamApp startStreamApp(
       String bootstrap, String prefix, String applicationId, Path stateDir) throws Exception {
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", bootstrap);
-    settings.put("PREFIXLOG_TOPIC_PREFIX", prefix);
-    settings.put("PREFIXLOG_APPLICATION_ID", applicationId);
-    settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    Map<String, String> settings = StreamApps.settings(bootstrap, prefix, applicationId, stateDir);
     settings.put("PREFIXLOG_PARTITIONS", "1");
     StreamApp app = new StreamApp(StreamAppConfig.defaults(settings));
-    app.start();
-    await()
-        .alias("stream app RUNNING")
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(100))
-        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+    StreamApps.start(app);
     return app;
   }
 

@@ -51,7 +51,7 @@ import java.util.Objects;
  * the cumulative histograms (20 bytes per distinct distance) and releases the rest. With sampling,
  * the sampled share of that.
  */
-public final class MrcAnalyzer {
+public final class MrcAnalyzer implements LookupAnalyzer {
   private final Sampling sampling;
   private final Windowing windowing;
   private final long[] capacities;
@@ -102,28 +102,7 @@ public final class MrcAnalyzer {
     return builder().build();
   }
 
-  /** Adds one request. */
-  public void accept(LookupRequest request) {
-    accept(
-        request.timestampMs(),
-        request.model(),
-        request.keysNoCopy(),
-        0,
-        request.chunkCount(),
-        request.chunkWeight(),
-        request.seqLen(),
-        request.promptTokens(),
-        request.cachedTokens());
-  }
-
-  /**
-   * Adds one request without building a {@link LookupRequest}: its chunk keys are {@code
-   * chunkKeys[from..to)} (read, never kept). See {@link LookupRequest} for the fields; engine
-   * figures may be {@link LookupRequest#UNKNOWN}.
-   *
-   * @throws IllegalArgumentException if seqLen is less than the full chunks' units, or a figure is
-   *     negative
-   */
+  @Override
   public void accept(
       long timestampMs,
       String model,

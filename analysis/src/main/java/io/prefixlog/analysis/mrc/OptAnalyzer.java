@@ -44,29 +44,15 @@ import java.util.Map;
  * SHARDS sampling does not carry over to MIN (the MIN stack of a sample of keys is not the sample
  * of the MIN stack, unlike LRU's), so there is no sampled variant. Not thread-safe.
  */
-public final class OptAnalyzer {
+public final class OptAnalyzer implements LookupAnalyzer {
   private final Map<String, Buffer> models = new HashMap<>();
   private Buffer last;
   private final RequestIntake intake = new RequestIntake();
 
-  /** Adds one request. */
-  public void accept(LookupRequest request) {
-    accept(
-        request.model(),
-        request.keysNoCopy(),
-        0,
-        request.chunkCount(),
-        request.chunkWeight(),
-        request.seqLen(),
-        request.promptTokens(),
-        request.cachedTokens());
-  }
-
-  /**
-   * Adds one request, as {@link MrcAnalyzer#accept(long, String, long[], int, int, long, long,
-   * long, long)} takes it (the timestamp plays no part: the input order is the access order).
-   */
+  /** {@inheritDoc} The timestamp plays no part: the input order is the access order. */
+  @Override
   public void accept(
+      long timestampMs,
       String model,
       long[] chunkKeys,
       int from,

@@ -1,5 +1,6 @@
 package io.prefixlog.analysis.routing;
 
+import io.prefixlog.analysis.mrc.Mix64;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -127,7 +128,7 @@ public final class FleetSimulator {
     return switch (policy) {
       case RANDOM -> random.nextInt(n);
       case ROUND_ROBIN -> (int) (nextRoundRobin++ % n);
-      case SESSION -> (int) Long.remainderUnsigned(mix(sessionKey), n);
+      case SESSION -> (int) Long.remainderUnsigned(Mix64.mix(sessionKey), n);
       case LEAST_LOADED -> leastLoaded();
       case PREFIX -> longestPrefix(keys, from, to);
       case PREFIX_LOAD -> leastCost(keys, from, to, chunkWeight);
@@ -173,16 +174,6 @@ public final class FleetSimulator {
       }
     }
     return best;
-  }
-
-  /** Murmur3's 64-bit finaliser: session keys may be small or structured. */
-  static long mix(long h) {
-    h ^= h >>> 33;
-    h *= 0xff51afd7ed558ccdL;
-    h ^= h >>> 33;
-    h *= 0xc4ceb9fe1a85ec53L;
-    h ^= h >>> 33;
-    return h;
   }
 
   /** What each replica served so far. */

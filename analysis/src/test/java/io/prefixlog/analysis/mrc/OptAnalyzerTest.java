@@ -260,7 +260,7 @@ class OptAnalyzerTest {
   @Test
   void shouldRejectUseAfterFinishAndBadRequests() {
     OptAnalyzer opt = new OptAnalyzer();
-    assertThatThrownBy(() -> opt.accept("m", new long[] {1, 2}, 0, 2, 10, 5, -1, -1))
+    assertThatThrownBy(() -> opt.accept(0, "m", new long[] {1, 2}, 0, 2, 10, 5, -1, -1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("seqLen 5");
     assertThat(opt.finish().overall().totals().requests()).isZero();

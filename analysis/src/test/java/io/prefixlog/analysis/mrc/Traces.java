@@ -76,7 +76,7 @@ final class Traces {
       long[] keys = new long[1 + random.nextInt(maxChunks)];
       for (int i = 0; i < keys.length; i++) {
         int rank = java.util.Arrays.binarySearch(cdf, random.nextDouble() * sum);
-        keys[i] = mix(rank < 0 ? -rank - 1 : rank);
+        keys[i] = Mix64.mix(rank < 0 ? -rank - 1 : rank);
       }
       trace.add(LookupRequest.of(r * 10L, "m", keys, 256, keys.length * 256L + 100));
     }
@@ -104,7 +104,7 @@ final class Traces {
       long[] keys = new long[used];
       long chain = 0x5eedL;
       for (int i = 0; i < used; i++) {
-        chain = mix(chain * 31 + content.get(i));
+        chain = Mix64.mix(chain * 31 + content.get(i));
         keys[i] = chain;
       }
       trace.add(LookupRequest.of(r, "m", keys, 4, used * 4L + 1));
@@ -118,16 +118,5 @@ final class Traces {
       keys[i] = random.nextInt(keySpace);
     }
     return keys;
-  }
-
-  /** The murmur3 64-bit finalizer: keys that look like hashes. */
-  static long mix(long key) {
-    long h = key;
-    h ^= h >>> 33;
-    h *= 0xff51afd7ed558ccdL;
-    h ^= h >>> 33;
-    h *= 0xc4ceb9fe1a85ec53L;
-    h ^= h >>> 33;
-    return h;
   }
 }

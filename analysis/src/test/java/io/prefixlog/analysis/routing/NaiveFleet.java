@@ -1,5 +1,6 @@
 package io.prefixlog.analysis.routing;
 
+import io.prefixlog.analysis.mrc.Mix64;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,7 +45,7 @@ final class NaiveFleet {
     switch (policy) {
       case RANDOM -> chosen = random.nextInt(n);
       case ROUND_ROBIN -> chosen = (int) (roundRobin++ % n);
-      case SESSION -> chosen = (int) Long.remainderUnsigned(FleetSimulator.mix(session), n);
+      case SESSION -> chosen = (int) Long.remainderUnsigned(Mix64.mix(session), n);
       case LEAST_LOADED -> {
         chosen = 0;
         for (int r = 1; r < n; r++) {

@@ -10,6 +10,7 @@ import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.tools.corpus.AgentSessions;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -113,21 +114,19 @@ public final class AgentEvents {
       Long cached = previous == null ? null : Math.min(previous, promptTokens) / 16 * 16;
       double latency = 800 + random.nextInt(20_000);
       ResponseInfo response =
-          new ResponseInfo(
-              200,
+          CapturedEvents.answer(
               latency,
-              Math.min(latency, 150 + random.nextInt(2_000)),
+              150 + random.nextInt(2_000),
               new Usage(promptTokens, 40L + random.nextInt(600), cached),
-              "chatcmpl-" + Long.toHexString(random.nextLong()),
-              null);
+              "chatcmpl-" + Long.toHexString(random.nextLong()));
       RawRequestEvent event =
-          CapturedEvents.chatCompletion(
-              random,
+          ReplayEvents.chatCompletion(
+              CapturedEvents.requestId(random),
               clockMs,
               key,
               GATEWAY_ADDR,
               USER_AGENT,
-              headers,
+              headers.isEmpty() ? null : headers,
               AgentSessions.MODEL,
               body,
               response);

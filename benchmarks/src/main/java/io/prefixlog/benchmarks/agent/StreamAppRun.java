@@ -10,6 +10,7 @@ import io.prefixlog.embedded.Ports;
 import io.prefixlog.schemas.RecordLimits;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamApp;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -19,7 +20,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -397,11 +397,7 @@ final class StreamAppRun implements AutoCloseable {
     long read = 0;
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      consumer
-          .partitionsFor(topic)
-          .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
-      consumer.assign(partitions);
+      List<TopicPartition> partitions = TopicScan.assignAll(consumer, topic);
       for (TopicPartition partition : partitions) {
         consumer.seek(partition, deltasReadTo.getOrDefault(partition, 0L));
       }

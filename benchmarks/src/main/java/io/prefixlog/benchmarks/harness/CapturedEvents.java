@@ -1,62 +1,36 @@
 package io.prefixlog.benchmarks.harness;
 
-import io.prefixlog.core.session.SessionKey;
-import io.prefixlog.core.text.Sha256;
-import io.prefixlog.schemas.request.BodyEncoding;
-import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
-import java.util.Map;
+import io.prefixlog.schemas.request.Usage;
 import java.util.Random;
 import java.util.UUID;
 
 /**
- * Raw request events of generated chat completions, as the capture proxy writes them: the
- * benchmarks that generate traffic differ in their bodies and responses, not in this.
+ * What the benchmarks that generate captured traffic put into its raw request events ({@link
+ * io.prefixlog.tools.replay.ReplayEvents#chatCompletion}) besides their bodies: seeded request ids
+ * and the engine's answers.
  */
 public final class CapturedEvents {
   private CapturedEvents() {}
 
   /**
-   * The event of one {@code POST /v1/chat/completions}, with a request id drawn from {@code random}
-   * (a version 4 UUID, so a seed gives the same ids again).
+   * A request id drawn from {@code random}: a version 4 UUID, so that a seed gives the same ids
+   * again.
    */
-  public static RawRequestEvent chatCompletion(
-      Random random,
-      long tsMs,
-      SessionKey key,
-      String clientAddr,
-      String userAgent,
-      Map<String, String> headers,
-      String model,
-      byte[] body,
-      ResponseInfo response) {
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
-    return new RawRequestEvent(
-        RawRequestEvent.SCHEMA_VERSION,
-        new UUID(
-                random.nextLong() & ~0xF000L | 0x4000L,
-                random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
-            .toString(),
-        tsMs,
-        key.key(),
-        key.source(),
-        clientAddr,
-        userAgent,
-        headers.isEmpty() ? null : headers,
-        "POST",
-        "/v1/chat/completions",
-        model,
-        encoded.text(),
-        encoded.encoding().wireName(),
-        (long) body.length,
-        Sha256.hex(body),
-        false,
-        null,
-        response,
-        null,
-        null,
-        null,
-        null,
-        null);
+  public static String requestId(Random random) {
+    return new UUID(
+            random.nextLong() & ~0xF000L | 0x4000L,
+            random.nextLong() & 0x3FFFFFFFFFFFFFFFL | 0x8000000000000000L)
+        .toString();
+  }
+
+  /**
+   * A 200 answer of the engine: {@code firstByteMs} capped at the whole {@code latencyMs}, as a
+   * client times them.
+   */
+  public static ResponseInfo answer(
+      double latencyMs, double firstByteMs, Usage usage, String completionId) {
+    return new ResponseInfo(
+        200, latencyMs, Math.min(latencyMs, firstByteMs), usage, completionId, null);
   }
 }

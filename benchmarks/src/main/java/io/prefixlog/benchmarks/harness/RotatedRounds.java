@@ -1,5 +1,8 @@
 package io.prefixlog.benchmarks.harness;
 
+import io.prefixlog.cli.CommandLine;
+import io.prefixlog.cli.Option;
+import io.prefixlog.cli.UsageException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +24,33 @@ public final class RotatedRounds {
    */
   public record Variant(String name, IntToLongFunction work) {}
 
+  /**
+   * How many rounds: {@code warmup} unreported, then {@code rounds} measured ones.
+   *
+   * @see #OPTIONS
+   */
+  public record Rounds(int rounds, int warmup) {
+    /** {@code --rounds} and {@code --warmup}, as {@link #OPTIONS} declares them. */
+    public static Rounds of(CommandLine line) throws UsageException {
+      return new Rounds(
+          (int) Benchmark.atMost("rounds", line.longValue("rounds", 15, 1), 1_000),
+          (int) Benchmark.atMost("warmup", line.longValue("warmup", 5, 0), 1_000));
+    }
+  }
+
+  /** The options {@link Rounds#of} reads. */
+  public static final List<Option> OPTIONS =
+      List.of(
+          Option.value("rounds", "N", "15", "Measured rounds (the median is reported)."),
+          Option.value("warmup", "N", "5", "Rounds run first and not reported."));
+
   private RotatedRounds() {}
 
-  /** Runs {@code warmup} rounds unreported, then {@code rounds} measured ones, and prints. */
+  /** Runs the warm-up rounds unreported, then the measured ones, and prints. */
   public static void run(
-      PrintStream out, String unit, List<Variant> variants, int items, int rounds, int warmup) {
+      PrintStream out, String unit, List<Variant> variants, int items, Rounds counts) {
+    int rounds = counts.rounds();
+    int warmup = counts.warmup();
     List<List<Double>> nsPerItem = new ArrayList<>();
     for (int v = 0; v < variants.size(); v++) {
       nsPerItem.add(new ArrayList<>());

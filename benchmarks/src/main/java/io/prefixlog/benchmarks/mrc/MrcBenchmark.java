@@ -100,8 +100,7 @@ public final class MrcBenchmark {
       long lookups,
       int requests,
       double generateSeconds,
-      List<Double> exactSeconds,
-      List<Double> exactCpuSeconds,
+      Passes exactPasses,
       double windowsSeconds,
       long analysisHeapMiB,
       double naiveSeconds,
@@ -119,34 +118,39 @@ public final class MrcBenchmark {
       double maeResolvable,
       Curve exact,
       Curve sampled,
-      OptResult opt) {
-
-    double exactMedian() {
-      return Medians.of(exactSeconds);
-    }
-
-    double exactCpuMedian() {
-      return Medians.of(exactCpuSeconds);
-    }
-  }
+      OptResult opt) {}
 
   /** The OPT figures of one key space (null when {@code --opt} is off). */
   private record OptResult(
-      List<Double> optSeconds,
-      List<Double> optCpuSeconds,
+      Passes passes,
       double minSeconds,
       double minCpuSeconds,
       long minHits,
       long minPrefixHits,
       boolean matches,
-      Curve curve) {
+      Curve curve) {}
 
-    double optMedian() {
-      return Medians.of(optSeconds);
+  /** The wall and CPU seconds of the repeated passes of one analysis ({@code --repeat}). */
+  private static final class Passes {
+    private final List<Double> wallSeconds = new ArrayList<>();
+    private final List<Double> cpuSeconds = new ArrayList<>();
+
+    void add(double wall, double cpu) {
+      wallSeconds.add(wall);
+      cpuSeconds.add(cpu);
     }
 
-    double optCpuMedian() {
-      return Medians.of(optCpuSeconds);
+    double wallMedian() {
+      return Medians.of(wallSeconds);
+    }
+
+    double cpuMedian() {
+      return Medians.of(cpuSeconds);
+    }
+
+    /** Each pass's wall seconds, as the tables list them. */
+    String walls() {
+      return wallSeconds.stream().map(s -> f(1, s)).toList().toString();
     }
   }
 
@@ -251,8 +255,7 @@ public final class MrcBenchmark {
     long traceMiB = Machine.usedHeapAfterGcMiB();
 
     // exact, the curve alone
-    List<Double> exactSeconds = new ArrayList<>();
-    List<Double> exactCpuSeconds = new ArrayList<>();
+    Passes exactPasses = new Passes();
     Curve exact = null;
     long analysisHeap = 0;
     for (int rep = 0; rep < options.repeat(); rep++) {
@@ -264,8 +267,7 @@ public final class MrcBenchmark {
       Analysis analysis = analyzer.finish();
       double s = seconds(start);
       double cpu = (cpuNanos() - cpuStart) / 1e9;
-      exactSeconds.add(s);
-      exactCpuSeconds.add(cpu);
+      exactPasses.add(s, cpu);
       exact = analysis.overall().curve();
       if (rep == 0) {
         analysisHeap = Machine.peakHeapMiB() - traceMiB;
@@ -386,8 +388,7 @@ public final class MrcBenchmark {
         trace.lookups(),
         trace.requests,
         generate,
-        exactSeconds,
-        exactCpuSeconds,
+        exactPasses,
         windows,
         analysisHeap,
         naive,
@@ -427,8 +428,7 @@ public final class MrcBenchmark {
   }
 
   private OptResult measureOpt(int keySpace, ZipfTrace trace, long capacity) {
-    List<Double> optSeconds = new ArrayList<>();
-    List<Double> optCpu = new ArrayList<>();
+    Passes passes = new Passes();
     Curve curve = null;
     for (int rep = 0; rep < options.repeat(); rep++) {
       Machine.usedHeapAfterGcMiB();
@@ -437,15 +437,12 @@ public final class MrcBenchmark {
       long cpuStart = cpuNanos();
       trace.feed(analyzer);
       curve = analyzer.finish().overall();
-      optSeconds.add(seconds(start));
-      optCpu.add((cpuNanos() - cpuStart) / 1e9);
+      double s = seconds(start);
+      double cpu = (cpuNanos() - cpuStart) / 1e9;
+      passes.add(s, cpu);
       progress(
           "%,d keys: OPT pass %d, every capacity: %.2f s wall (%.0f ns/lookup), %.2f s CPU",
-          keySpace,
-          rep + 1,
-          optSeconds.get(rep),
-          optSeconds.get(rep) * 1e9 / trace.lookups(),
-          optCpu.get(rep));
+          keySpace, rep + 1, s, s * 1e9 / trace.lookups(), cpu);
     }
     Machine.usedHeapAfterGcMiB(); // the OPT buffers go before the naive pass
     NaiveMin min = new NaiveMin(capacity);
@@ -469,8 +466,7 @@ public final class MrcBenchmark {
         curve.hits(Semantics.PREFIX, capacity),
         matches ? "identical" : "DIFFERENT");
     return new OptResult(
-        optSeconds,
-        optCpu,
+        passes,
         minSeconds,
         minCpu,
         min.hits(Semantics.PER_CHUNK),
@@ -501,12 +497,12 @@ public final class MrcBenchmark {
       table.row(
           String.format(Locale.ROOT, "%,d", r.keySpace()),
           String.format(Locale.ROOT, "%,d", r.lookups()),
-          f(2, r.exactMedian()),
-          f(2, r.exactCpuMedian()),
-          f(2, o.optMedian()),
-          f(0, o.optMedian() * 1e9 / r.lookups()),
-          f(2, o.optCpuMedian()),
-          o.optSeconds().stream().map(x -> f(1, x)).toList().toString(),
+          f(2, r.exactPasses().wallMedian()),
+          f(2, r.exactPasses().cpuMedian()),
+          f(2, o.passes().wallMedian()),
+          f(0, o.passes().wallMedian() * 1e9 / r.lookups()),
+          f(2, o.passes().cpuMedian()),
+          o.passes().walls(),
           f(2, o.minSeconds()),
           f(2, o.minCpuSeconds()),
           String.format(Locale.ROOT, "%,d", c),
@@ -545,17 +541,17 @@ public final class MrcBenchmark {
           String.format(Locale.ROOT, "%,d", r.lookups()),
           String.format(Locale.ROOT, "%,d", r.requests()),
           String.format(Locale.ROOT, "%,d", r.exact().workingSet()),
-          f(2, r.exactMedian()),
-          f(0, r.exactMedian() * 1e9 / r.lookups()),
-          f(2, r.exactCpuMedian()),
-          r.exactSeconds().stream().map(s -> f(1, s)).toList().toString(),
+          f(2, r.exactPasses().wallMedian()),
+          f(0, r.exactPasses().wallMedian() * 1e9 / r.lookups()),
+          f(2, r.exactPasses().cpuMedian()),
+          r.exactPasses().walls(),
           f(2, r.windowsSeconds()),
           f(2, r.naiveSeconds()),
           f(0, r.naiveSeconds() * 1e9 / r.lookups()),
           f(2, r.naiveCpuSeconds()),
           String.format(Locale.ROOT, "%,d", r.naiveCapacity()),
           Double.isNaN(r.naiveSeconds()) ? "-" : r.naiveMatches() ? "yes" : "NO",
-          f(2, r.naiveCpuSeconds() / r.exactCpuMedian()),
+          f(2, r.naiveCpuSeconds() / r.exactPasses().cpuMedian()),
           f(3, r.sampledSeconds()),
           f(3, r.sampledCpuSeconds()),
           r.analysisHeapMiB());

@@ -1,9 +1,8 @@
 package io.prefixlog.benchmarks.mrc;
 
-import io.prefixlog.analysis.mrc.MrcAnalyzer;
+import io.prefixlog.analysis.mrc.LookupAnalyzer;
 import io.prefixlog.analysis.mrc.NaiveLru;
 import io.prefixlog.analysis.mrc.NaiveMin;
-import io.prefixlog.analysis.mrc.OptAnalyzer;
 
 /**
  * A deterministic synthetic lookup trace: every chunk key drawn independently from Zipf(α) over
@@ -109,7 +108,7 @@ final class ZipfTrace {
     return chunks * CHUNK_TOKENS + (mix(request) & 0xFF);
   }
 
-  void feed(MrcAnalyzer analyzer) {
+  void feed(LookupAnalyzer analyzer) {
     forEachRequest(
         (r, from, to) ->
             analyzer.accept(
@@ -118,12 +117,6 @@ final class ZipfTrace {
 
   void feed(NaiveLru lru) {
     forEachRequest((r, from, to) -> lru.accept(keys, from, to, CHUNK_TOKENS, seqLen(r, to - from)));
-  }
-
-  void feed(OptAnalyzer opt) {
-    forEachRequest(
-        (r, from, to) ->
-            opt.accept(MODEL, keys, from, to, CHUNK_TOKENS, seqLen(r, to - from), -1, -1));
   }
 
   void feed(NaiveMin min) {

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -592,48 +593,30 @@ public final class ProxyBenchmark {
     for (Map.Entry<String, List<Run>> e : runs.entrySet()) {
       List<Run> target = e.getValue();
       int n = target.size();
-      double[] rps = new double[n];
-      double[] ratio = new double[n];
-      double[] p50 = new double[n];
-      double[] p99 = new double[n];
-      double[] p999 = new double[n];
-      double[] added50 = new double[n];
-      double[] added99 = new double[n];
-      double[] cpu = new double[n];
-      double[] cpuWithoutJit = new double[n];
-      long errors = 0;
-      for (int i = 0; i < n; i++) {
-        Wrk.Result r = target.get(i).wrk();
-        Wrk.Result d = direct.get(i).wrk();
-        rps[i] = r.rps();
-        ratio[i] = r.rps() / d.rps();
-        p50[i] = r.p50() / 1e3;
-        p99[i] = r.p99() / 1e3;
-        p999[i] = r.p999() / 1e3;
-        added50[i] = (r.p50() - d.p50()) / 1e3;
-        added99[i] = (r.p99() - d.p99()) / 1e3;
-        cpu[i] = target.get(i).cpuMicrosPerRequest();
-        cpuWithoutJit[i] = target.get(i).cpuMicrosPerRequestWithoutJit();
-        errors += r.errors();
-      }
+      IntFunction<Wrk.Result> r = i -> target.get(i).wrk();
+      IntFunction<Wrk.Result> d = i -> direct.get(i).wrk();
+      double added50 = Medians.over(n, i -> (r.apply(i).p50() - d.apply(i).p50()) / 1e3);
+      double added99 = Medians.over(n, i -> (r.apply(i).p99() - d.apply(i).p99()) / 1e3);
+      double cpu = Medians.over(n, i -> target.get(i).cpuMicrosPerRequest());
+      double cpuWithoutJit = Medians.over(n, i -> target.get(i).cpuMicrosPerRequestWithoutJit());
       boolean isDirect = e.getKey().equals("direct");
       if (!isDirect) {
-        summaries.put(
-            e.getKey(),
-            new ColdStart.Summary(Medians.of(added50), Medians.of(added99), Medians.of(cpu), -1));
+        summaries.put(e.getKey(), new ColdStart.Summary(added50, added99, cpu, -1));
       }
       table.row(
           e.getKey(),
-          f("%.1f", Medians.of(rps)),
-          isDirect ? "100 %" : f("%.1f %%", 100 * Medians.of(ratio)),
-          f("%.2f", Medians.of(p50)),
-          isDirect ? "-" : f("%+.2f ms", Medians.of(added50)),
-          f("%.2f", Medians.of(p99)),
-          isDirect ? "-" : f("%+.2f ms", Medians.of(added99)),
-          f("%.2f", Medians.of(p999)),
-          Double.isNaN(Medians.of(cpu)) ? "-" : f("%.0f", Medians.of(cpu)),
-          Double.isNaN(Medians.of(cpuWithoutJit)) ? "-" : f("%.0f", Medians.of(cpuWithoutJit)),
-          Long.toString(errors));
+          f("%.1f", Medians.over(n, i -> r.apply(i).rps())),
+          isDirect
+              ? "100 %"
+              : f("%.1f %%", 100 * Medians.over(n, i -> r.apply(i).rps() / d.apply(i).rps())),
+          f("%.2f", Medians.over(n, i -> r.apply(i).p50() / 1e3)),
+          isDirect ? "-" : f("%+.2f ms", added50),
+          f("%.2f", Medians.over(n, i -> r.apply(i).p99() / 1e3)),
+          isDirect ? "-" : f("%+.2f ms", added99),
+          f("%.2f", Medians.over(n, i -> r.apply(i).p999() / 1e3)),
+          Double.isNaN(cpu) ? "-" : f("%.0f", cpu),
+          Double.isNaN(cpuWithoutJit) ? "-" : f("%.0f", cpuWithoutJit),
+          Long.toString(target.stream().mapToLong(run -> run.wrk().errors()).sum()));
     }
     out.println();
     out.println(
@@ -651,16 +634,17 @@ public final class ProxyBenchmark {
     List<Run> without = runs.get("prefixlog-nohist");
     if (with != null && without != null) {
       int n = Math.min(with.size(), without.size());
-      double[] cpuRatio = new double[n];
-      double[] ownRatio = new double[n];
-      double[] p50Delta = new double[n];
-      for (int i = 0; i < n; i++) {
-        cpuRatio[i] = with.get(i).cpuMicrosPerRequest() / without.get(i).cpuMicrosPerRequest();
-        ownRatio[i] =
-            with.get(i).cpuMicrosPerRequestWithoutJit()
-                / without.get(i).cpuMicrosPerRequestWithoutJit();
-        p50Delta[i] = (with.get(i).wrk().p50() - without.get(i).wrk().p50()) / 1e3;
-      }
+      double cpuRatio =
+          Medians.over(
+              n, i -> with.get(i).cpuMicrosPerRequest() / without.get(i).cpuMicrosPerRequest());
+      double ownRatio =
+          Medians.over(
+              n,
+              i ->
+                  with.get(i).cpuMicrosPerRequestWithoutJit()
+                      / without.get(i).cpuMicrosPerRequestWithoutJit());
+      double p50Delta =
+          Medians.over(n, i -> (with.get(i).wrk().p50() - without.get(i).wrk().p50()) / 1e3);
       // The JIT still compiles in the measured rounds, in bursts of ~100 µs/request that land in
       // one round or another: the figure without its threads is the steadier one.
       out.printf(
@@ -668,9 +652,9 @@ public final class ProxyBenchmark {
           "Latency histograms (prefixlog against prefixlog-nohist, per round, median): CPU per"
               + " request %+.1f %% (without the JIT's threads %+.1f %%), p50 %+.3f ms. Target: CPU"
               + " <= +5 %%, p50 no higher.%n",
-          100 * (Medians.of(cpuRatio) - 1),
-          100 * (Medians.of(ownRatio) - 1),
-          Medians.of(p50Delta));
+          100 * (cpuRatio - 1),
+          100 * (ownRatio - 1),
+          p50Delta);
     }
     return summaries;
   }

@@ -7,12 +7,14 @@ import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.PublishConfig;
 import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.bridge.proxy.WarmUpConfig;
+import io.prefixlog.core.config.ConfigKey;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 
 /**
  * The CaptureProxy as the benchmark's child JVM, so that its CPU time is its own: {@code ProxyChild
@@ -39,6 +41,20 @@ public final class ProxyChild {
     return kafka;
   }
 
+  /**
+   * {@code config} with {@code key} set to the value of system property {@code
+   * prefixlog.bench.<property>}, when that is given.
+   */
+  private static <T> ProxyConfig fromProperty(
+      ProxyConfig config, String property, ConfigKey<T> key, Function<String, T> parse) {
+    String value = System.getProperty("prefixlog.bench." + property);
+    return value == null ? config : config.with(key, parse.apply(value));
+  }
+
+  private static Duration millis(String value) {
+    return Duration.ofMillis(Long.parseLong(value));
+  }
+
   public static void main(String[] args) throws Exception {
     ProxyConfig config =
         ProxyConfig.defaults(URI.create(args[0]), args[1])
@@ -57,32 +73,18 @@ public final class ProxyChild {
             ListenConfig.EVENT_LOOPS,
             Integer.getInteger("prefixlog.bench.eventLoops", config.listen().eventLoops()));
     // -Dprefixlog.bench.warmupMs=N: the warm-up before the listener opens (PREFIXLOG_PROXY_WARMUP).
-    String warmup = System.getProperty("prefixlog.bench.warmupMs");
-    if (warmup != null) {
-      config = config.with(WarmUpConfig.DURATION, Duration.ofMillis(Long.parseLong(warmup)));
-    }
+    config = fromProperty(config, "warmupMs", WarmUpConfig.DURATION, ProxyChild::millis);
     // -Dprefixlog.bench.warmupQuietMs=N: the JIT's quiet window that ends the warm-up
     // (PREFIXLOG_PROXY_WARMUP_QUIET; 0: the warm-up runs for its whole maximum).
-    String quiet = System.getProperty("prefixlog.bench.warmupQuietMs");
-    if (quiet != null) {
-      config = config.with(WarmUpConfig.QUIET, Duration.ofMillis(Long.parseLong(quiet)));
-    }
+    config = fromProperty(config, "warmupQuietMs", WarmUpConfig.QUIET, ProxyChild::millis);
     // -Dprefixlog.bench.sampleSessions=S: the share of sessions whose bodies are kept
     // (PREFIXLOG_SAMPLE_SESSIONS), so that sampling's cost is measured on the request path.
-    String sample = System.getProperty("prefixlog.bench.sampleSessions");
-    if (sample != null) {
-      config = config.with(SamplingConfig.SESSIONS, Double.parseDouble(sample));
-    }
-    String interval = System.getProperty("prefixlog.bench.publishIntervalMs");
-    if (interval != null) {
-      config = config.with(PublishConfig.INTERVAL, Duration.ofMillis(Long.parseLong(interval)));
-    }
+    config = fromProperty(config, "sampleSessions", SamplingConfig.SESSIONS, Double::valueOf);
+    config = fromProperty(config, "publishIntervalMs", PublishConfig.INTERVAL, ProxyChild::millis);
     // -Dprefixlog.bench.capturePriority=N: the capture threads' Java priority
     // (PREFIXLOG_PROXY_CAPTURE_PRIORITY; reaches the OS only with -XX:ThreadPriorityPolicy=1).
-    String priority = System.getProperty("prefixlog.bench.capturePriority");
-    if (priority != null) {
-      config = config.with(PublishConfig.CAPTURE_PRIORITY, Integer.parseInt(priority));
-    }
+    config =
+        fromProperty(config, "capturePriority", PublishConfig.CAPTURE_PRIORITY, Integer::valueOf);
     CaptureProxy proxy = CaptureProxy.start(config);
     // -Dprefixlog.bench.affinity=…: threads pinned to CPUs (ThreadAffinity).
     String affinity = System.getProperty("prefixlog.bench.affinity");

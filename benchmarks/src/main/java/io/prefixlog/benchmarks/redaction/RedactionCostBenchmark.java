@@ -8,16 +8,14 @@ import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.CommandLine;
-import io.prefixlog.cli.Option;
-import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.request.BodyRedaction;
 import io.prefixlog.core.request.WildcardNames;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * What body redaction costs the bridge's publisher thread per event: the raw event with its body
@@ -42,20 +40,14 @@ public final class RedactionCostBenchmark {
           "RedactionCostBenchmark",
           "Publisher-thread cost per event of body redaction (default field rules; with an e-mail"
               + " pattern) next to the raw event without redaction, same run.",
-          List.of(
-              Option.value("conversations", "N", "40", "Conversations per corpus file."),
-              Option.value("rounds", "N", "15", "Measured rounds (the median is reported)."),
-              Option.value("warmup", "N", "5", "Rounds run first and not reported.")));
+          Stream.concat(Stream.of(CorpusRequests.OPTION), RotatedRounds.OPTIONS.stream()).toList());
 
   private RedactionCostBenchmark() {}
 
   /** The command line's values. */
-  private record Settings(int conversations, int rounds, int warmup) {
+  private record Settings(int conversations, RotatedRounds.Rounds rounds) {
     static Settings of(CommandLine line) throws UsageException {
-      return new Settings(
-          (int) Benchmark.atMost("conversations", line.longValue("conversations", 40, 1), 10_000),
-          (int) Benchmark.atMost("rounds", line.longValue("rounds", 15, 1), 1_000),
-          (int) Benchmark.atMost("warmup", line.longValue("warmup", 5, 0), 1_000));
+      return new Settings(CorpusRequests.conversations(line), RotatedRounds.Rounds.of(line));
     }
   }
 
@@ -73,12 +65,7 @@ public final class RedactionCostBenchmark {
   private static int run(Settings settings) throws Exception {
     System.out.println(BENCHMARK.title());
     Machine.header(System.out);
-    Path corpora =
-        ProjectHome.find()
-            .orElseThrow(() -> new IllegalStateException("no project root"))
-            .resolve("corpora");
-    List<CorpusRequests.Request> requests =
-        CorpusRequests.of(corpora, CorpusRequests.MIXED, settings.conversations());
+    List<CorpusRequests.Request> requests = CorpusRequests.mixed(settings.conversations());
     long bodyBytes = requests.stream().mapToLong(r -> r.body().length).sum();
     System.out.printf(
         Locale.ROOT,
@@ -101,13 +88,12 @@ public final class RedactionCostBenchmark {
             new RotatedRounds.Variant(
                 "default field rules and an e-mail pattern", e -> capture(email, requests.get(e)))),
         requests.size(),
-        settings.rounds(),
-        settings.warmup());
+        settings.rounds());
     Machine.footer(System.out);
     return 0;
   }
 
   private static long capture(OfflineCapture bridge, CorpusRequests.Request r) {
-    return bridge.capture(r.id(), 1_750_000_000_000L, r.sessionId(), r.body(), 200, null).length;
+    return CorpusRequests.capture(bridge, r).length;
   }
 }

@@ -10,7 +10,6 @@ import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
-import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.chunk.ChunkLookups;
 import io.prefixlog.core.session.SessionSampler;
@@ -18,10 +17,10 @@ import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.RawEventFrame;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * What capture sampling costs the bridge's publisher thread per event, side by side with what it
@@ -44,31 +43,30 @@ public final class SamplingCostBenchmark {
           "SamplingCostBenchmark",
           "Publisher-thread cost per event of capture sampling (decision, chunk hashes,"
               + " metadata-only event) next to the full raw event with its body, same run.",
-          List.of(
-              Option.value("conversations", "N", "40", "Conversations per corpus file."),
-              Option.value("share", "S", "0.1", "PREFIXLOG_SAMPLE_SESSIONS of the sampled bridge."),
-              Option.value("rounds", "N", "15", "Measured rounds (the median is reported)."),
-              Option.value("warmup", "N", "5", "Rounds run first and not reported.")));
+          Stream.concat(
+                  Stream.of(
+                      CorpusRequests.OPTION,
+                      Option.value(
+                          "share", "S", "0.1", "PREFIXLOG_SAMPLE_SESSIONS of the sampled bridge.")),
+                  RotatedRounds.OPTIONS.stream())
+              .toList());
 
   private SamplingCostBenchmark() {}
 
   /** The command line's values. */
-  private record Settings(int conversations, double share, int rounds, int warmup) {
+  private record Settings(int conversations, double share, RotatedRounds.Rounds rounds) {
     static Settings of(CommandLine line) throws UsageException {
+      int conversations = CorpusRequests.conversations(line);
       double share = line.doubleValue("share", 0.1, 0);
       if (share <= 0 || share >= 1) {
         throw new UsageException("--share must be above 0 and below 1, got " + share);
       }
-      return new Settings(
-          (int) Benchmark.atMost("conversations", line.longValue("conversations", 40, 1), 10_000),
-          share,
-          (int) Benchmark.atMost("rounds", line.longValue("rounds", 15, 1), 1_000),
-          (int) Benchmark.atMost("warmup", line.longValue("warmup", 5, 0), 1_000));
+      return new Settings(conversations, share, RotatedRounds.Rounds.of(line));
     }
   }
 
-  /** One request as the bridge saw it. */
-  private record Request(String id, String sessionId, byte[] body, String sessionKey) {}
+  /** One request and the session key the bridge derived for it. */
+  private record Request(CorpusRequests.Request request, String sessionKey) {}
 
   private static final Request[] NONE = new Request[0];
 
@@ -90,13 +88,13 @@ public final class SamplingCostBenchmark {
     ChunkLookups hasher = new ChunkLookups(config(1.0).sampling().chunkSizeBytes());
     List<Request> all = requests(settings.conversations(), full);
     List<Request> out = all.stream().filter(r -> !sampler.keeps(r.sessionKey())).toList();
-    long bodyBytes = out.stream().mapToLong(r -> r.body().length).sum();
+    long bodyBytes = out.stream().mapToLong(r -> r.request().body().length).sum();
     System.out.printf(
         Locale.ROOT,
         "events: %d requests of %d sessions sampled out at share %s (of %d requests), bodies"
             + " %.1f MB, mean %d B%n",
         out.size(),
-        out.stream().map(Request::sessionId).distinct().count(),
+        out.stream().map(r -> r.request().sessionId()).distinct().count(),
         settings.share(),
         all.size(),
         bodyBytes / 1e6,
@@ -109,7 +107,8 @@ public final class SamplingCostBenchmark {
       if (!"sampled_out".equals(s.path("body_omitted").asText(null))
           || s.has("body")
           || !f.has("body")) {
-        throw new IllegalStateException("request " + r.id() + " was not encoded as expected");
+        throw new IllegalStateException(
+            "request " + r.request().id() + " was not encoded as expected");
       }
     }
 
@@ -129,29 +128,23 @@ public final class SamplingCostBenchmark {
                 e -> sampler.keeps(events[e].sessionKey()) ? 1 : 0),
             new RotatedRounds.Variant(
                 "chunk hashes of the body alone",
-                e -> hasher.chunks(events[e].body(), true).chunkHashes().size())),
+                e -> hasher.chunks(events[e].request().body(), true).chunkHashes().size())),
         events.length,
-        settings.rounds(),
-        settings.warmup());
+        settings.rounds());
     Machine.footer(System.out);
     return 0;
   }
 
   private static byte[] capture(OfflineCapture bridge, Request r) {
-    return bridge.capture(r.id(), 1_750_000_000_000L, r.sessionId(), r.body(), 200, null);
+    return CorpusRequests.capture(bridge, r.request());
   }
 
   /** The corpora's requests, with the session key the bridge derives for each. */
   private static List<Request> requests(int perFile, OfflineCapture bridge) throws IOException {
-    Path corpora =
-        ProjectHome.find()
-            .orElseThrow(() -> new IllegalStateException("no project root"))
-            .resolve("corpora");
     List<Request> requests = new ArrayList<>();
-    for (CorpusRequests.Request r : CorpusRequests.of(corpora, CorpusRequests.MIXED, perFile)) {
-      byte[] event = bridge.capture(r.id(), 1_750_000_000_000L, r.sessionId(), r.body(), 200, null);
-      String key = RawEventFrame.readAsVersion1(event).sessionKey();
-      requests.add(new Request(r.id(), r.sessionId(), r.body(), key));
+    for (CorpusRequests.Request r : CorpusRequests.mixed(perFile)) {
+      String key = RawEventFrame.readAsVersion1(CorpusRequests.capture(bridge, r)).sessionKey();
+      requests.add(new Request(r, key));
     }
     return requests;
   }

@@ -9,15 +9,16 @@ import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.core.delta.SessionStateCodec;
 import io.prefixlog.core.metrics.Meters;
+import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.json.JsonSerde;
-import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.session.SessionStores;
 import io.prefixlog.streams.topology.PrefixlogTopology;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -166,31 +167,16 @@ public final class EvictionBenchmark {
     byte[] body =
         ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"" + name + "\"}]}")
             .getBytes(StandardCharsets.UTF_8);
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
     RawRequestEvent event =
-        new RawRequestEvent(
-            1,
+        ReplayEvents.chatCompletion(
             "req-" + (++requests),
             timestamp,
-            session,
-            "header:x-session-id",
+            new SessionKey(session, "header:x-session-id"),
             "127.0.0.1",
             "bench/1",
             Map.of(),
-            "POST",
-            "/v1/chat/completions",
             "m",
-            encoded.text(),
-            encoded.encoding().wireName(),
-            (long) body.length,
-            Sha256.hex(body),
-            false,
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
+            body,
             null);
     raw.pipeInput(session, SERDE.toBytes(event), timestamp);
   }

@@ -17,6 +17,7 @@ import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.admin.TopicCreator;
 import io.prefixlog.streams.topology.PrefixlogTopology;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -250,11 +251,7 @@ public final class RestoreBenchmark {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    List<TopicPartition> partitions =
-        consumer.partitionsFor(topic).stream()
-            .map(info -> new TopicPartition(topic, info.partition()))
-            .toList();
-    consumer.assign(partitions);
+    List<TopicPartition> partitions = TopicScan.assignAll(consumer, topic);
     consumer.seekToEnd(partitions);
     partitions.forEach(consumer::position);
     return consumer;

@@ -22,6 +22,7 @@ import io.prefixlog.tools.corpus.AgentSessions;
 import io.prefixlog.tools.corpus.AgentShape;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -245,16 +246,14 @@ final class SyntheticSessions {
       clockMs += 20 + random.nextInt(200);
       double latency = 400 + random.nextInt(8_000);
       ResponseInfo response =
-          new ResponseInfo(
-              200,
+          CapturedEvents.answer(
               latency,
-              Math.min(latency, 80 + random.nextInt(400)),
+              80 + random.nextInt(400),
               new Usage(promptTokens, 50L + random.nextInt(400), cached),
-              "chatcmpl-" + hex.formatHex(longBytes(random.nextLong())),
-              null);
+              "chatcmpl-" + hex.formatHex(longBytes(random.nextLong())));
       RawRequestEvent event =
-          CapturedEvents.chatCompletion(
-              random,
+          ReplayEvents.chatCompletion(
+              CapturedEvents.requestId(random),
               clockMs,
               key,
               CLIENT_ADDR,

@@ -7,9 +7,9 @@ import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.UsageException;
-import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveOptions;
+import io.prefixlog.tools.topic.TopicOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,15 +23,8 @@ import java.util.Map;
 public final class AnalyzeCommand implements Command {
   private static final List<Option> BASE_OPTIONS =
       List.of(
-          Option.value(
-              "bootstrap",
-              "HOST:PORT",
-              AnalyzeRequest.DEFAULT_BOOTSTRAP,
-              "Kafka bootstrap servers."),
-          Option.value(
-              "topic-prefix",
-              "PREFIX",
-              "\"" + Topics.DEFAULT_PREFIX + "\"",
+          TopicOptions.BOOTSTRAP,
+          TopicOptions.topicPrefix(
               "Prefix of every topic name: the lookups are read from <prefix>chunk.lookups."),
           Option.value(
                   "file",
@@ -225,12 +218,11 @@ public final class AnalyzeCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<AnalyzeRequest> invocation =
-        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    return new AnalyzeService(terminal).run(invocation.value()).outcome().exitCode();
+    return invoke(
+        args,
+        terminal,
+        line -> Settings.from(line, terminal.env()),
+        request -> new AnalyzeService(terminal).run(request).outcome().exitCode());
   }
 
   /** The command line read into a request. */
@@ -239,15 +231,15 @@ public final class AnalyzeCommand implements Command {
 
     static AnalyzeRequest from(CommandLine line, Map<String, String> env) throws UsageException {
       AnalyzeRequest.Builder s = AnalyzeRequest.builder();
-      s.bootstrap = line.hostPort("bootstrap", AnalyzeRequest.DEFAULT_BOOTSTRAP);
-      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.bootstrap = TopicOptions.bootstrap(line);
+      s.topicPrefix = TopicOptions.topicPrefix(line);
       s.files = line.values("file");
       for (String file : s.files) {
         if (file.isEmpty()) {
           throw new UsageException("--file needs a path");
         }
       }
-      if (!s.files.isEmpty() && (line.has("bootstrap") || line.has("topic-prefix"))) {
+      if (!s.files.isEmpty() && TopicOptions.given(line)) {
         throw new UsageException(
             "--file reads files, --bootstrap and --topic-prefix the topic: give one or the other");
       }

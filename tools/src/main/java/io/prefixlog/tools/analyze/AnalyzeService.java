@@ -1,6 +1,7 @@
 package io.prefixlog.tools.analyze;
 
 import io.prefixlog.analysis.mrc.Analysis;
+import io.prefixlog.analysis.mrc.LookupAnalyzer;
 import io.prefixlog.analysis.mrc.MrcAnalyzer;
 import io.prefixlog.analysis.mrc.OptAnalyzer;
 import io.prefixlog.analysis.mrc.OptimalCurves;
@@ -25,7 +26,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -233,21 +233,7 @@ public final class AnalyzeService {
       builder.windows(windowing).windowCapacities(capacities);
     }
     MrcAnalyzer analyzer = builder.build();
-    feed(
-        settings,
-        lookups,
-        label,
-        lookup ->
-            analyzer.accept(
-                lookup.timestampMs(),
-                cacheOf.apply(lookup),
-                lookup.keys(),
-                0,
-                lookup.keys().length,
-                lookup.chunkSize(),
-                lookup.seqLen(),
-                lookup.promptTokens(),
-                lookup.cachedTokens()));
+    feed(settings, lookups, cacheOf, label, analyzer);
     return analyzer.finish();
   }
 
@@ -258,31 +244,34 @@ public final class AnalyzeService {
   private OptimalCurves optimal(
       AnalyzeRequest settings, List<Lookup> lookups, Function<Lookup, String> cacheOf) {
     OptAnalyzer analyzer = new OptAnalyzer();
-    feed(
-        settings,
-        lookups,
-        "optimal",
-        lookup ->
-            analyzer.accept(
-                cacheOf.apply(lookup),
-                lookup.keys(),
-                0,
-                lookup.keys().length,
-                lookup.chunkSize(),
-                lookup.seqLen(),
-                lookup.promptTokens(),
-                lookup.cachedTokens()));
+    feed(settings, lookups, cacheOf, "optimal", analyzer);
     return analyzer.finish();
   }
 
-  /** Gives every lookup to {@code each} in order, with a progress line labelled {@code label}. */
+  /**
+   * Gives every lookup to {@code analyzer} in order, as a request of the cache {@code cacheOf}
+   * names, with a progress line labelled {@code label}.
+   */
   private void feed(
-      AnalyzeRequest settings, List<Lookup> lookups, String label, Consumer<Lookup> each) {
+      AnalyzeRequest settings,
+      List<Lookup> lookups,
+      Function<Lookup, String> cacheOf,
+      String label,
+      LookupAnalyzer analyzer) {
     try (Progress progress =
         Progress.counting(terminal, settings.progress(), label, lookups.size(), "requests")) {
       long done = 0;
       for (Lookup lookup : lookups) {
-        each.accept(lookup);
+        analyzer.accept(
+            lookup.timestampMs(),
+            cacheOf.apply(lookup),
+            lookup.keys(),
+            0,
+            lookup.keys().length,
+            lookup.chunkSize(),
+            lookup.seqLen(),
+            lookup.promptTokens(),
+            lookup.cachedTokens());
         if ((++done & 1023) == 0) {
           progress.update(done);
         }

@@ -8,6 +8,7 @@ import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveOptions;
 import io.prefixlog.tools.reconstruct.CaptureInput;
 import io.prefixlog.tools.reconstruct.RebuildSummary;
+import io.prefixlog.tools.topic.TopicOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -104,8 +105,7 @@ final class ChunkSizeCommand {
     if (s.deltasFile != null && line.has("archive")) {
       throw new UsageException("--deltas-file and --archive are two different inputs: pick one");
     }
-    if ((s.deltasFile != null || line.has("archive"))
-        && (line.has("bootstrap") || line.has("topic-prefix"))) {
+    if ((s.deltasFile != null || line.has("archive")) && TopicOptions.given(line)) {
       throw new UsageException(
           "--bootstrap and --topic-prefix read the deltas topic; --deltas-file and --archive are"
               + " other inputs: give one");

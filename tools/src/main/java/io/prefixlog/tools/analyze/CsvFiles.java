@@ -105,31 +105,27 @@ final class CsvFiles {
     row.append(subject.unit() == null ? "" : subject.unit()).append(',');
     row.append(capacity).append(',');
     row.append(bytes(subject, capacity)).append(',');
-    row.append(weighted(subject, curve.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity)));
-    row.append(',').append(rate(curve.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)));
-    row.append(',');
-    row.append(weighted(subject, curve.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity)));
-    row.append(',').append(rate(curve.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, capacity)));
+    row.append(rates(subject, curve, Semantics.PREFIX, capacity)).append(',');
+    row.append(rates(subject, curve, Semantics.PER_CHUNK, capacity)).append(',');
     // The optimal (Belady/MIN) bound is its per-chunk rate; MIN's leading runs (opt_prefix_*) are
     // what that cache would give as a prefix cache, not a bound (see docs/analyze.md).
     Curve opt = subject.optimal();
-    row.append(',');
-    if (opt != null) {
-      row.append(weighted(subject, opt.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity)));
-    }
-    row.append(',');
-    if (opt != null) {
-      row.append(rate(opt.hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, capacity)));
-    }
-    row.append(',');
-    if (opt != null) {
-      row.append(weighted(subject, opt.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity)));
-    }
-    row.append(',');
-    if (opt != null) {
-      row.append(rate(opt.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)));
-    }
+    row.append(rates(subject, opt, Semantics.PER_CHUNK, capacity)).append(',');
+    row.append(rates(subject, opt, Semantics.PREFIX, capacity));
     out.write(row.append('\n').toString());
+  }
+
+  /**
+   * Two fields: the hit rate of {@code curve} at {@code capacity} weighted by units (empty when the
+   * subject is not weighted), then per chunk; both empty when there is no curve.
+   */
+  private static String rates(Subject subject, Curve curve, Semantics semantics, long capacity) {
+    if (curve == null) {
+      return ",";
+    }
+    return weighted(subject, curve.hitRate(semantics, Weighting.UNITS, capacity))
+        + ','
+        + rate(curve.hitRate(semantics, Weighting.CHUNKS, capacity));
   }
 
   private static void rollingRow(BufferedWriter out, Subject subject, Window window, long capacity)

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.prefixlog.analysis.mrc.LookupRequest;
+import io.prefixlog.analysis.mrc.Mix64;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import java.io.IOException;
@@ -203,21 +204,12 @@ final class LookupParser {
       }
       group = (group << 4) | d;
       if (++inGroup == 16 && i < hash.length() - 1) {
-        folded = mix(folded ^ group);
+        folded = Mix64.mix(folded ^ group);
         group = 0;
         inGroup = 0;
       }
     }
-    return digits <= 16 ? group : mix(folded ^ group);
-  }
-
-  private static long mix(long h) {
-    h ^= h >>> 33;
-    h *= 0xff51afd7ed558ccdL;
-    h ^= h >>> 33;
-    h *= 0xc4ceb9fe1a85ec53L;
-    h ^= h >>> 33;
-    return h;
+    return digits <= 16 ? group : Mix64.mix(folded ^ group);
   }
 
   /** The fields of one record object, as read. */

@@ -1,7 +1,6 @@
 package io.prefixlog.tools.erase;
 
 import io.prefixlog.bridge.proxy.SpillEraser;
-import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
@@ -84,11 +83,10 @@ public final class EraseCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<ErasureRequest> invocation =
-        invoke(args, terminal, line -> EraseOptions.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    return new EraseService(terminal).run(invocation.value()).outcome().exitCode();
+    return invoke(
+        args,
+        terminal,
+        line -> EraseOptions.from(line, terminal.env()),
+        request -> new EraseService(terminal).run(request).outcome().exitCode());
   }
 }

@@ -5,8 +5,8 @@ import io.prefixlog.cli.Option;
 import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.session.TenantSource;
-import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
+import io.prefixlog.tools.topic.TopicOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +24,6 @@ import java.util.Set;
  * The options of {@code prefixlog erase}, and the command line read into an {@link ErasureRequest}.
  */
 final class EraseOptions {
-  static final String DEFAULT_BOOTSTRAP = ErasureRequest.DEFAULT_BOOTSTRAP;
   static final Duration DEFAULT_ACK_TIMEOUT = ErasureRequest.DEFAULT_ACK_TIMEOUT;
   static final Duration DEFAULT_SINK_TIMEOUT = ErasureRequest.DEFAULT_SINK_TIMEOUT;
   static final String DEFAULT_APPLICATION_ID = ErasureRequest.DEFAULT_APPLICATION_ID;
@@ -71,8 +70,8 @@ final class EraseOptions {
     }
     Long before = line.value("before").map(EraseOptions::instant).orElse(null);
     s.selection = Selection.of(sessions, rawIds, before);
-    s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
-    s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+    s.bootstrap = TopicOptions.bootstrap(line);
+    s.topicPrefix = TopicOptions.topicPrefix(line);
     s.applicationId = line.string("application-id", DEFAULT_APPLICATION_ID);
     s.ackTimeout =
         Duration.ofSeconds(line.longValue("ack-timeout", DEFAULT_ACK_TIMEOUT.toSeconds(), 1));
@@ -206,13 +205,8 @@ final class EraseOptions {
             "Only chains whose last turn came before TIME (ISO-8601 instant, a date meaning its"
                 + " start in UTC, or epoch milliseconds): each turn repeats the chain's earlier"
                 + " ones, so only whole chains can go."));
-    all.add(Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."));
-    all.add(
-        Option.value(
-            "topic-prefix",
-            "PREFIX",
-            "\"" + Topics.DEFAULT_PREFIX + "\"",
-            "Prefix of every topic."));
+    all.add(TopicOptions.BOOTSTRAP);
+    all.add(TopicOptions.topicPrefix("Prefix of every topic."));
     all.add(
         Option.value(
             "application-id",

@@ -4,10 +4,10 @@ import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.UsageException;
-import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.LookupExport;
+import io.prefixlog.tools.topic.TopicOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,12 +38,8 @@ public final class ExportCommand implements Command {
               "none (required, but with --lmcache-lookups)",
               "The file to write (replaced whole, via a temporary file); vllm-custom needs a"
                   + " .jsonl name, as vLLM reads no other."),
-          Option.value(
-              "bootstrap", "HOST:PORT", CommonKeys.DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
-          Option.value(
-              "topic-prefix",
-              "PREFIX",
-              "\"" + Topics.DEFAULT_PREFIX + "\"",
+          TopicOptions.BOOTSTRAP,
+          TopicOptions.topicPrefix(
               "Prefix of every topic name: the turns are read from <prefix>session.deltas (with"
                   + " --lmcache-lookups, the lookups from <prefix>chunk.lookups)."),
           Option.value(
@@ -135,11 +131,10 @@ public final class ExportCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<Settings> invocation = invoke(args, terminal, Settings::from);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    Settings settings = invocation.value();
+    return invoke(args, terminal, Settings::from, this::export);
+  }
+
+  private int export(Settings settings) {
     if (settings.lookups() != null) {
       return LookupExport.run(terminal, settings.lookups());
     }
@@ -183,7 +178,7 @@ public final class ExportCommand implements Command {
             "--out " + out + ": vllm bench serve reads a custom dataset only from a .jsonl file");
       }
       String file = line.value("file").orElse(null);
-      if (file != null && (line.has("bootstrap") || line.has("topic-prefix"))) {
+      if (file != null && TopicOptions.given(line)) {
         throw new UsageException(
             "--file reads a dump, --bootstrap and --topic-prefix the topic: give one or the other");
       }
@@ -194,8 +189,8 @@ public final class ExportCommand implements Command {
           new ExportRequest(
               parsed,
               Path.of(out),
-              line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
-              line.string("topic-prefix", Topics.DEFAULT_PREFIX),
+              TopicOptions.bootstrap(line),
+              TopicOptions.topicPrefix(line),
               file == null ? null : Path.of(file),
               (int)
                   Math.min(
@@ -223,15 +218,12 @@ public final class ExportCommand implements Command {
           throw new UsageException("--file needs a path");
         }
       }
-      if (!files.isEmpty() && (line.has("bootstrap") || line.has("topic-prefix"))) {
+      if (!files.isEmpty() && TopicOptions.given(line)) {
         throw new UsageException(
             "--file reads dumps, --bootstrap and --topic-prefix the topic: give one or the other");
       }
-      String bootstrap = line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP);
-      String topic =
-          Topics.withPrefix(line.string("topic-prefix", Topics.DEFAULT_PREFIX))
-              .chunkLookups()
-              .name();
+      String bootstrap = TopicOptions.bootstrap(line);
+      String topic = Topics.withPrefix(TopicOptions.topicPrefix(line)).chunkLookups().name();
       return new LookupExport.Settings(
           new LookupExport.Input(bootstrap, topic, files),
           Path.of(directory),

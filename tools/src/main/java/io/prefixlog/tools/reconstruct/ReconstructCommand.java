@@ -7,9 +7,9 @@ import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.delta.ChainIds;
 import io.prefixlog.core.rebuild.RebuildScope;
-import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.archive.ArchiveOptions;
+import io.prefixlog.tools.topic.TopicOptions;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,17 +23,12 @@ import java.util.function.Supplier;
  * examined was rebuilt and checked.
  */
 public final class ReconstructCommand implements Command {
-  static final String DEFAULT_BOOTSTRAP = ReconstructRequest.DEFAULT_BOOTSTRAP;
 
   static final List<Option> OPTIONS =
       concat(
           List.of(
-              Option.value("bootstrap", "HOST:PORT", DEFAULT_BOOTSTRAP, "Kafka bootstrap servers."),
-              Option.value(
-                  "topic-prefix",
-                  "PREFIX",
-                  "\"" + Topics.DEFAULT_PREFIX + "\"",
-                  "Prefix of every topic name."),
+              TopicOptions.BOOTSTRAP,
+              TopicOptions.TOPIC_PREFIX,
               Option.value(
                   "file",
                   "PATH",
@@ -133,12 +128,11 @@ public final class ReconstructCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<ReconstructRequest> invocation =
-        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    return new ReconstructService(terminal, stdin).run(invocation.value()).outcome().exitCode();
+    return invoke(
+        args,
+        terminal,
+        line -> Settings.from(line, terminal.env()),
+        request -> new ReconstructService(terminal, stdin).run(request).outcome().exitCode());
   }
 
   /** The command line read into a request. */
@@ -158,8 +152,8 @@ public final class ReconstructCommand implements Command {
           throw new UsageException("--table must be namespace.name, e.g. prefixlog.session_deltas");
         }
       }
-      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
-      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.bootstrap = TopicOptions.bootstrap(line);
+      s.topicPrefix = TopicOptions.topicPrefix(line);
       s.file = line.value("file").orElse(null);
       if (s.file != null && s.file.isEmpty()) {
         throw new UsageException("--file needs a path, or - for stdin");

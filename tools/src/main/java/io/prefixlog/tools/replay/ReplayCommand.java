@@ -5,10 +5,9 @@ import io.prefixlog.cli.Option;
 import io.prefixlog.cli.ProjectHome;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.UsageException;
-import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.session.SessionKeyDeriver;
-import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.topic.TopicOptions;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +34,6 @@ public final class ReplayCommand implements Command {
   /** Environment variable holding the session key secret. */
   public static final String SECRET_ENV = CorpusReplayRequest.SECRET_ENV;
 
-  static final String DEFAULT_BOOTSTRAP = CommonKeys.DEFAULT_BOOTSTRAP;
   static final String DEFAULT_MODEL = CorpusReplayRequest.DEFAULT_MODEL;
   static final int DEFAULT_INTERLEAVE = CorpusReplayRequest.DEFAULT_INTERLEAVE;
   static final int DEFAULT_CONCURRENCY = CorpusReplayRequest.DEFAULT_CONCURRENCY;
@@ -70,15 +68,9 @@ public final class ReplayCommand implements Command {
               "$" + SECRET_ENV + ", else the development secret " + DEV_SESSION_SECRET,
               "Session key secret (at least 16 bytes); must match the stream app's and the"
                   + " bridge's. Prefer the environment variable: arguments show in ps."),
-          Option.value(
-              "bootstrap",
-              "HOST:PORT",
-              DEFAULT_BOOTSTRAP,
+          TopicOptions.bootstrap(
               "Kafka bootstrap servers (with --from-capture: where the deltas topic is read)."),
-          Option.value(
-              "topic-prefix",
-              "PREFIX",
-              "\"" + Topics.DEFAULT_PREFIX + "\"",
+          TopicOptions.topicPrefix(
               "Prefix of every topic name (with --from-capture: the requests are rebuilt from"
                   + " <prefix>session.deltas)."),
           Option.value(
@@ -224,18 +216,17 @@ public final class ReplayCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<ReplayRequest> invocation =
-        invoke(args, terminal, line -> Settings.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    ReplayRequest request = invocation.value();
-    ReplayResult result =
-        request instanceof CaptureReplayRequest capture
-            ? new CaptureReplayService(terminal).run(capture)
-            : new CorpusReplayService(terminal, sinks, home, clock)
-                .run((CorpusReplayRequest) request);
-    return result.outcome().exitCode();
+    return invoke(
+        args,
+        terminal,
+        line -> Settings.from(line, terminal.env()),
+        request -> serve(request).outcome().exitCode());
+  }
+
+  private ReplayResult serve(ReplayRequest request) {
+    return request instanceof CaptureReplayRequest capture
+        ? new CaptureReplayService(terminal).run(capture)
+        : new CorpusReplayService(terminal, sinks, home, clock).run((CorpusReplayRequest) request);
   }
 
   /** The command line read into a request of its mode. */
@@ -289,8 +280,8 @@ public final class ReplayCommand implements Command {
         String source = line.has("secret") ? "--secret" : SECRET_ENV;
         throw new UsageException(source + " must be at least 16 bytes, got " + secretBytes);
       }
-      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
-      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.bootstrap = TopicOptions.bootstrap(line);
+      s.topicPrefix = TopicOptions.topicPrefix(line);
       if (line.has("seed")) {
         s.seed = line.longValue("seed", 0, Long.MIN_VALUE);
       }
@@ -317,7 +308,7 @@ public final class ReplayCommand implements Command {
                 + " http://127.0.0.1:8088");
       }
       s.viaProxy = proxyUrl(line.value("via-proxy").orElseThrow());
-      if (line.has("file") && (line.has("bootstrap") || line.has("topic-prefix"))) {
+      if (line.has("file") && TopicOptions.given(line)) {
         throw new UsageException(
             "--file reads a dump, --bootstrap and --topic-prefix the topic: give one or the other");
       }
@@ -327,8 +318,8 @@ public final class ReplayCommand implements Command {
           throw new UsageException("--file " + s.file + ": no such file");
         }
       }
-      s.bootstrap = line.hostPort("bootstrap", DEFAULT_BOOTSTRAP);
-      s.topicPrefix = line.string("topic-prefix", Topics.DEFAULT_PREFIX);
+      s.bootstrap = TopicOptions.bootstrap(line);
+      s.topicPrefix = TopicOptions.topicPrefix(line);
       s.speed = line.doubleValue("speed", 1, 0);
       if (s.speed == 0) {
         throw new UsageException("--speed must be more than 0, got " + s.speed);

@@ -6,6 +6,7 @@ import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.tools.corpus.ChatRequests.ChatRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -73,26 +74,55 @@ public final class ReplayEvents {
    */
   public RawRequestEvent event(ChatRequest request, SessionKey key, String requestId, long nowMs) {
     byte[] body = request.body();
+    return chatCompletion(
+        requestId,
+        nowMs,
+        key,
+        CLIENT_ADDR,
+        userAgent,
+        sessionHeader ? headers(request.conversationId()) : null,
+        BodyFields.read(body).model(),
+        body,
+        null);
+  }
+
+  /**
+   * The event a capture publishes for one {@code POST /v1/chat/completions}, the body whole (not
+   * truncated): what every generator of captured traffic builds, replay's and the benchmarks'.
+   *
+   * @param headers the kept request headers, or null for none
+   * @param response the engine's answer, or null when there was none
+   */
+  public static RawRequestEvent chatCompletion(
+      String requestId,
+      long tsMs,
+      SessionKey key,
+      String clientAddr,
+      String userAgent,
+      Map<String, String> headers,
+      String model,
+      byte[] body,
+      ResponseInfo response) {
     BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
     return new RawRequestEvent(
         RawRequestEvent.SCHEMA_VERSION,
         requestId,
-        nowMs,
+        tsMs,
         key.key(),
         key.source(),
-        CLIENT_ADDR,
+        clientAddr,
         userAgent,
-        sessionHeader ? headers(request.conversationId()) : null,
+        headers,
         METHOD,
         PATH,
-        BodyFields.read(body).model(),
+        model,
         encoded.text(),
         encoded.encoding().wireName(),
         (long) body.length,
         Sha256.hex(body),
         false,
         null,
-        null,
+        response,
         null,
         null,
         null,

@@ -40,12 +40,12 @@ public final class SettingsCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<CommandLine> invocation = invoke(args, terminal, line -> line);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
+    return invoke(args, terminal, line -> line, this::list);
+  }
+
+  private int list(CommandLine line) {
     List<ServiceSettings> services = new ArrayList<>();
-    for (String id : invocation.value().values("service")) {
+    for (String id : line.values("service")) {
       try {
         services.add(ServiceSettings.named(id));
       } catch (IllegalArgumentException e) {
@@ -56,7 +56,7 @@ public final class SettingsCommand implements Command {
     if (services.isEmpty()) {
       services.addAll(List.of(ServiceSettings.values()));
     }
-    boolean markdown = invocation.value().has("markdown");
+    boolean markdown = line.has("markdown");
     for (int i = 0; i < services.size(); i++) {
       if (i > 0) {
         terminal.out().println();

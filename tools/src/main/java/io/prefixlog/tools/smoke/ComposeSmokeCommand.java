@@ -123,13 +123,13 @@ public final class ComposeSmokeCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<SmokeOptions> invocation = invoke(args, terminal, SmokeOptions::of);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    int turns = invocation.value().turns();
-    String projectName = invocation.value().projectName();
-    boolean keep = invocation.value().keep();
+    return invoke(args, terminal, SmokeOptions::of, this::smoke);
+  }
+
+  private int smoke(SmokeOptions options) {
+    int turns = options.turns();
+    String projectName = options.projectName();
+    boolean keep = options.keep();
     Path root = ProjectHome.find().orElse(null);
     if (root == null) {
       terminal.err().println("prefixlog compose-smoke: run it from the prefixlog checkout");

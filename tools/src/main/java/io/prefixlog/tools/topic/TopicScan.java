@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -34,6 +35,20 @@ public final class TopicScan {
   public static final Duration STALL = Duration.ofSeconds(60);
 
   private TopicScan() {}
+
+  /**
+   * Assigns {@code consumer} every partition of {@code topic}, as the broker lists them now.
+   *
+   * @return the partitions assigned, to seek them
+   */
+  public static List<TopicPartition> assignAll(Consumer<?, ?> consumer, String topic) {
+    List<TopicPartition> partitions =
+        consumer.partitionsFor(topic).stream()
+            .map(info -> new TopicPartition(topic, info.partition()))
+            .toList();
+    consumer.assign(partitions);
+    return partitions;
+  }
 
   /** Receives each record of the read, in partition order. */
   @FunctionalInterface

@@ -208,17 +208,10 @@ final class BlockPage {
           .append("</td>");
       if (bySource) {
         b.append("<td>");
-        if (known.test(x.session())) {
-          b.append("<a href=\"/session?key=")
-              .append(Html.url(x.session()))
-              .append("\"><code>")
-              .append(Html.text(x.session()))
-              .append("</code></a>");
-        } else if (!x.session().isEmpty()) {
-          // The engine's own id, not a session prefixlog captured: shown, not linked.
-          b.append("<code>").append(Html.text(x.session())).append("</code>");
-        } else {
+        if (x.session().isEmpty()) {
           b.append("–");
+        } else {
+          SessionPages.sessionLink(b, x.session(), known.test(x.session()));
         }
         b.append("</td>");
       }

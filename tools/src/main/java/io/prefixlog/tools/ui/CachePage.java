@@ -94,15 +94,7 @@ final class CachePage {
             .forEach(
                 e -> {
                   b.append("<li>");
-                  if (known.test(e.getKey())) {
-                    b.append("<a href=\"/session?key=")
-                        .append(Html.url(e.getKey()))
-                        .append("\"><code>")
-                        .append(Html.text(e.getKey()))
-                        .append("</code></a>");
-                  } else {
-                    b.append("<code>").append(Html.text(e.getKey())).append("</code>");
-                  }
+                  SessionPages.sessionLink(b, e.getKey(), known.test(e.getKey()));
                   b.append(": ").append(Html.count(e.getValue())).append(" blocks</li>");
                 });
         b.append("</ol>");

@@ -436,6 +436,22 @@ final class SessionPages {
         .append("</span></td>");
   }
 
+  /**
+   * A session key in code, linked to the session's page when the index {@code known} it; else (an
+   * engine's own id, not a session prefixlog captured) shown, not linked.
+   */
+  static void sessionLink(StringBuilder b, String key, boolean known) {
+    if (known) {
+      b.append("<a href=\"/session?key=")
+          .append(Html.url(key))
+          .append("\"><code>")
+          .append(Html.text(key))
+          .append("</code></a>");
+    } else {
+      b.append("<code>").append(Html.text(key)).append("</code>");
+    }
+  }
+
   static String turnUrl(String key, String chain, long seq) {
     return "/turn?key=" + Html.url(key) + "&amp;chain=" + Html.url(chain) + "&amp;seq=" + seq;
   }

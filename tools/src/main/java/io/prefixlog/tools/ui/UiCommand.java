@@ -1,6 +1,5 @@
 package io.prefixlog.tools.ui;
 
-import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.tools.Command;
 import java.io.IOException;
@@ -48,12 +47,10 @@ public final class UiCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<UiSettings> invocation =
-        invoke(args, terminal, line -> UiSettings.from(line, terminal.env()));
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    UiSettings settings = invocation.value();
+    return invoke(args, terminal, line -> UiSettings.from(line, terminal.env()), this::serve);
+  }
+
+  private int serve(UiSettings settings) {
     UiServer server;
     try {
       server = UiServer.start(settings);

@@ -5,12 +5,11 @@ import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
 import io.prefixlog.cli.UsageException;
-import io.prefixlog.core.config.CommonKeys;
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.session.TenantSource;
-import io.prefixlog.schemas.Topics;
 import io.prefixlog.tools.archive.ArchiveOptions;
+import io.prefixlog.tools.topic.TopicOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.security.SecureRandom;
@@ -57,16 +56,8 @@ record UiSettings(
   static final List<Option> OPTIONS =
       java.util.stream.Stream.concat(
               List.of(
-                  Option.value(
-                      "bootstrap",
-                      "HOST:PORT",
-                      CommonKeys.DEFAULT_BOOTSTRAP,
-                      "Kafka bootstrap servers."),
-                  Option.value(
-                      "topic-prefix",
-                      "PREFIX",
-                      "\"" + Topics.DEFAULT_PREFIX + "\"",
-                      "Prefix of every topic name."),
+                  TopicOptions.BOOTSTRAP,
+                  TopicOptions.TOPIC_PREFIX,
                   Option.value(
                       "host",
                       "ADDRESS",
@@ -274,8 +265,8 @@ record UiSettings(
     Map<String, String> tenantTokens = tenantTokens(env.get(TENANT_TOKENS_ENV));
     try {
       return new UiSettings(
-          line.hostPort("bootstrap", CommonKeys.DEFAULT_BOOTSTRAP),
-          line.string("topic-prefix", Topics.DEFAULT_PREFIX),
+          TopicOptions.bootstrap(line),
+          TopicOptions.topicPrefix(line),
           host,
           port,
           token,

@@ -19,6 +19,7 @@ import io.prefixlog.tools.replay.CorpusReplayRequest;
 import io.prefixlog.tools.replay.CorpusReplayService;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.replay.ReplayEvents;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -42,7 +43,6 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -370,12 +370,7 @@ final class DemoRun {
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+      consumer.seekToBeginning(TopicScan.assignAll(consumer, topic));
       long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
       while (records.size() < expected && System.nanoTime() < deadline) {
         for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {

@@ -154,11 +154,10 @@ public final class UpCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    CommandLine.Invocation<UpOptions> invocation = invoke(args, terminal, UpOptions::of);
-    if (!invocation.proceed()) {
-      return invocation.exitCode();
-    }
-    UpOptions options = invocation.value();
+    return invoke(args, terminal, UpOptions::of, this::start);
+  }
+
+  private int start(UpOptions options) {
     CommandLine line = options.line();
     Path dataDir = options.dataDir();
     try {

@@ -11,11 +11,10 @@ import io.prefixlog.analysis.mrc.NaiveMin;
 import io.prefixlog.analysis.mrc.OptAnalyzer;
 import io.prefixlog.analysis.mrc.Semantics;
 import io.prefixlog.analysis.mrc.Weighting;
-import io.prefixlog.cli.Terminal;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.analyze.TraceLines.Req;
 import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,22 +33,10 @@ class AnalyzeCommandTest {
   private static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private int analyze(String... args) {
-    out.reset();
-    err.reset();
-    Terminal terminal = Terminal.captured(out, err);
-    return new AnalyzeCommand(terminal).run(args);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return new AnalyzeCommand(console.fresh()).run(args);
   }
 
   private Path write(String name, List<String> lines) throws IOException {
@@ -84,7 +71,7 @@ class AnalyzeCommandTest {
             "--window", "1s");
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     assertThat(Files.readString(dir.resolve("csv/curve.csv")))
         .isEqualTo(
             """
@@ -118,8 +105,8 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     int code = analyze("--file", file.toString(), "--capacity", "3");
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out())
         .startsWith("analyze: " + file + ": 3 lookup records\n")
         .contains("== m  (chunks of 4 tokens)\n")
         .contains(
@@ -152,8 +139,8 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     int code = analyze("--file", file.toString(), "--capacity", "3");
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out())
         .contains(
             "  optimal bound     OPT = Belady/MIN per chunk: no eviction policy of a cache of that"
                 + " capacity\n"
@@ -175,16 +162,16 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     // When
     int skipped =
         analyze("--file", file.toString(), "--no-opt", "--csv", dir.resolve("a").toString());
-    String skippedOut = out();
+    String skippedOut = console.out();
     int sampled = analyze("--file", file.toString(), "--sample", "0.5");
-    String sampledOut = out();
+    String sampledOut = console.out();
 
     // Then
-    assertThat(skipped).as(err()).isEqualTo(Command.OK);
+    assertThat(skipped).as(console.err()).isEqualTo(Command.OK);
     assertThat(skippedOut).doesNotContain("optimal bound");
     assertThat(Files.readAllLines(dir.resolve("a/curve.csv")))
         .allMatch(row -> row.startsWith("model,") || row.endsWith(",,,,"));
-    assertThat(sampled).as(err()).isEqualTo(Command.OK);
+    assertThat(sampled).as(console.err()).isEqualTo(Command.OK);
     assertThat(sampledOut)
         .contains(
             "  optimal bound     not computed: MIN cannot be estimated from a sample of chunk"
@@ -225,7 +212,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
             "20",
             "--capacity",
             "100");
-    String lmcacheOut = out();
+    String lmcacheOut = console.out();
     int prefixlogCode =
         analyze(
             "--file",
@@ -240,7 +227,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
             "20",
             "--capacity",
             "100");
-    String prefixlogOut = out();
+    String prefixlogOut = console.out();
 
     // Then
     assertThat(lmcacheCode).isEqualTo(Command.OK);
@@ -273,8 +260,8 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     int code = analyze("--file", dir.toString(), "--capacity", "8KiB");
 
     // Then: 2 × 4 × 16 × 2 × 8 bf16 = 4 KiB a chunk; 8 KiB = 2 chunks
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out())
         .contains(
             "== m  (chunks of 4 tokens; 4.00 KiB of KV per chunk, from LMCache shapes x dtypes)")
         .contains("    2 chunks (8.00 KiB)")
@@ -304,7 +291,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
             "10m");
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     List<Req> sorted = new ArrayList<>(trace);
     sorted.sort(Comparator.comparingDouble(Req::timestamp));
     List<String> rows = Files.readAllLines(dir.resolve("csv/curve.csv"));
@@ -377,7 +364,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
             "5m");
 
     // Then: replay the naive LRU window by window
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     List<Req> sorted = new ArrayList<>(trace);
     sorted.sort(Comparator.comparingDouble(Req::timestamp));
     NaiveLru cumulative = new NaiveLru(capacity);
@@ -425,7 +412,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     int code = analyze("--file", file.toString(), "--png", dir.resolve("png").toString());
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     for (String name :
         List.of(
             "curve.png",
@@ -435,7 +422,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
             "curve-qwen-qwen3-32b.png",
             "rolling-qwen-qwen3-32b.png")) {
       Path png = dir.resolve("png").resolve(name);
-      assertThat(out()).contains("wrote " + png);
+      assertThat(console.out()).contains("wrote " + png);
       BufferedImage image = ImageIO.read(png.toFile());
       assertThat(image).as(name).isNotNull();
       assertThat(image.getWidth()).isEqualTo(HitRateChart.WIDTH);
@@ -494,7 +481,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .contains("  1 blank line skipped\n")
         .contains(
             "  6 bad lines skipped (first 6):\n"
@@ -517,7 +504,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
                 + file
                 + ":8: chunk_unit must be bytes or tokens\n")
         .contains("  requests 3, chunk lookups 7");
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo("prefixlog analyze: 6 bad lines were skipped; the summary lists where\n");
   }
 
@@ -533,7 +520,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .contains(
             "--model "
                 + MODEL
@@ -561,7 +548,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .contains(
             "== all models  (each model has its own cache of the capacity shown; mixed units: rates"
                 + " count chunks)")
@@ -582,7 +569,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .contains(
             "  SHARDS sampling: 50.0000% of chunk hashes (rate 0.500000); hit rates and the working"
                 + " set are estimates, for capacities of 2 chunks and more\n");
@@ -598,7 +585,7 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(out()).endsWith("FAILED: no lookup records to analyse\n");
+    assertThat(console.out()).endsWith("FAILED: no lookup records to analyse\n");
   }
 
   @Test
@@ -606,26 +593,28 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
     Path file =
         write("tiny.jsonl", tiny().stream().map(r -> TraceLines.prefixlog(r, "bytes")).toList());
     assertThat(analyze("--file", file.toString(), "--capacity", "40GiB")).isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog analyze: --capacity 40GiB is in bytes, but the KV bytes of a chunk are not"
                 + " known: give --bytes-per-chunk, or the capacity in chunks\n");
     assertThat(analyze("--file", file.toString(), "--capacity", "12 parsecs"))
         .isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog analyze: --capacity: unknown size unit 'parsecs' (B, KB, MB, GB, TB, KiB,"
                 + " MiB, GiB, TiB)\n");
     assertThat(analyze("--file", file.toString(), "--sample", "0")).isEqualTo(Command.USAGE);
-    assertThat(err()).startsWith("prefixlog analyze: --sample must be a fraction in (0, 1]");
+    assertThat(console.err())
+        .startsWith("prefixlog analyze: --sample must be a fraction in (0, 1]");
     assertThat(analyze("--file", file.toString(), "--window", "5 minutes"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).startsWith("prefixlog analyze: --window: expected a duration such as 30s");
+    assertThat(console.err())
+        .startsWith("prefixlog analyze: --window: expected a duration such as 30s");
     assertThat(analyze("--file", file.toString(), "--bootstrap", "k:9092"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("give one or the other");
+    assertThat(console.err()).contains("give one or the other");
     assertThat(analyze("--file", dir.resolve("nope").toString())).isEqualTo(Command.FAILED);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog analyze: --file " + dir.resolve("nope") + ": no such file or directory\n");
   }
@@ -634,9 +623,9 @@ m,tokens,2025-11-21T04:40:02Z,2025-11-21T04:40:03Z,1,2,4,4096,0.000000,0.258065,
   void shouldListEveryOptionInItsHelp() {
     assertThat(analyze("--help")).isEqualTo(Command.OK);
     for (var option : AnalyzeCommand.OPTIONS) {
-      assertThat(out()).contains("  --" + option.name());
+      assertThat(console.out()).contains("  --" + option.name());
     }
-    assertThat(out()).startsWith("Usage: prefixlog analyze [options]\n");
+    assertThat(console.out()).startsWith("Usage: prefixlog analyze [options]\n");
   }
 
   private static String rate(List<NaiveLru> scope, Semantics semantics, Weighting weighting) {

@@ -4,26 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.analyze.TraceLines.Req;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayCommand;
 import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
@@ -31,15 +27,10 @@ import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,18 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(KafkaExtension.class)
 class AnalyzeIT {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private int analyze(String... args) {
-    out.reset();
-    err.reset();
-    Terminal terminal = Terminal.captured(out, err);
-    return new AnalyzeCommand(terminal).run(args);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
+    return new AnalyzeCommand(console.fresh()).run(args);
   }
 
   /**
@@ -139,7 +122,7 @@ class AnalyzeIT {
             "30",
             "--window",
             "10m");
-    String topicOut = out();
+    String topicOut = console.out();
     int fromFile =
         analyze(
             "--file",
@@ -214,7 +197,7 @@ class AnalyzeIT {
                     "--csv",
                     dir.resolve("v1").toString()),
                 options));
-    String v1Out = out();
+    String v1Out = console.out();
     int v2 =
         analyze(
             concat(
@@ -226,7 +209,7 @@ class AnalyzeIT {
                     "--csv",
                     dir.resolve("v2").toString()),
                 options));
-    String v2Out = out();
+    String v2Out = console.out();
 
     // Then
     assertThat(v1).as(v1Out).isEqualTo(Command.OK);
@@ -250,14 +233,14 @@ class AnalyzeIT {
     // And: export --lmcache-lookups writes the same log from either topic, the version 1 records
     for (String version : List.of("v1", "v2")) {
       int code =
-          new io.prefixlog.tools.reconstruct.ExportCommand(Terminal.captured(out, err))
+          new io.prefixlog.tools.reconstruct.ExportCommand(console.terminal())
               .run(
                   new String[] {
                     "--bootstrap", kafka.bootstrapServers(),
                     "--topic-prefix", version + ".",
                     "--lmcache-lookups", dir.resolve("log-" + version).toString()
                   });
-      assertThat(code).as(out()).isEqualTo(Command.OK);
+      assertThat(code).as(console.out()).isEqualTo(Command.OK);
     }
     StringBuilder log = new StringBuilder();
     traffic.stream()
@@ -297,20 +280,15 @@ class AnalyzeIT {
         turns += c.requestCount();
       }
     }
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", "analyze-e2e.");
-    settings.put("PREFIXLOG_APPLICATION_ID", "tools-analyze-end-to-end");
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    Map<String, String> settings =
+        StreamApps.settings(
+            kafka.bootstrapServers(),
+            "analyze-e2e.",
+            "tools-analyze-end-to-end",
+            dir.resolve("state"));
     settings.put("PREFIXLOG_PARTITIONS", "3");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
-      app.start();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-      while (app.state() != KafkaStreams.State.RUNNING) {
-        assertThat(System.nanoTime()).as("stream app RUNNING").isLessThan(deadline);
-        Thread.sleep(100);
-      }
+      StreamApps.start(app);
       List<String> replay = new ArrayList<>();
       for (Path corpus : corpora) {
         replay.add("--corpus");
@@ -326,9 +304,9 @@ class AnalyzeIT {
               kafka.bootstrapServers(),
               "--topic-prefix",
               "analyze-e2e."));
-      int replayed = new ReplayCommand(terminal()).run(replay.toArray(String[]::new));
-      assertThat(replayed).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
-      awaitCommitted(kafka, "analyze-e2e.chunk.lookups", turns);
+      int replayed = new ReplayCommand(console.errOnly()).run(replay.toArray(String[]::new));
+      assertThat(replayed).as(console.err()).isEqualTo(Command.OK);
+      StreamApps.committed(kafka, "analyze-e2e.chunk.lookups", turns, Duration.ofSeconds(180));
 
       // When
       int code =
@@ -340,8 +318,8 @@ class AnalyzeIT {
 
       // Then: every turn was looked up; with a cache above the working set, the prefix cache
       // hits nearly all the bytes that an agent re-sends; with a one-chunk cache, nothing
-      assertThat(code).as(out()).isEqualTo(Command.OK);
-      assertThat(out())
+      assertThat(code).as(console.out()).isEqualTo(Command.OK);
+      assertThat(console.out())
           .contains(
               " listed only the hashes after those of their chain's previous turn and were all")
           .doesNotContain("unresolved")
@@ -365,35 +343,6 @@ class AnalyzeIT {
     }
   }
 
-  /** Waits until {@code topic} holds at least {@code count} committed records. */
-  private static void awaitCommitted(KafkaCluster kafka, String topic, int count) {
-    Map<String, Object> config = new HashMap<>(kafka.clientConfig());
-    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      int[] seen = {0};
-      await()
-          .alias(topic + " has " + count + " committed records")
-          .atMost(Duration.ofSeconds(180))
-          .pollInterval(Duration.ofMillis(1))
-          .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
-    }
-  }
-
-  private Terminal terminal() {
-    return new Terminal(
-        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of(),
-        false);
-  }
-
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void shouldSayClearlyThatTheTopicDoesNotExist(KafkaCluster kafka) {
@@ -402,7 +351,7 @@ class AnalyzeIT {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog analyze: topic absent.chunk.lookups does not exist at "
                 + kafka.bootstrapServers()

@@ -2,9 +2,8 @@ package io.prefixlog.tools.analyze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prefixlog.cli.Terminal;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,8 +28,7 @@ class AnalyzeLookupVersionsTest {
   private static List<LookupTraffic.Record> traffic;
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @BeforeAll
   static void buildTraffic() {
@@ -38,17 +36,7 @@ class AnalyzeLookupVersionsTest {
   }
 
   private int analyze(String... args) {
-    out.reset();
-    err.reset();
-    return new AnalyzeCommand(Terminal.captured(out, err)).run(args);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return new AnalyzeCommand(console.fresh()).run(args);
   }
 
   /**
@@ -94,15 +82,15 @@ class AnalyzeLookupVersionsTest {
     // When
     int v1Code =
         analyze(concat("--file", v1.toString(), "--csv", dir.resolve("v1").toString(), options));
-    String v1Out = out();
+    String v1Out = console.out();
     int v2Code =
         analyze(concat("--file", v2.toString(), "--csv", dir.resolve("v2").toString(), options));
-    String v2Out = out();
+    String v2Out = console.out();
 
     // Then: the same report but one line, the same CSV files byte for byte
     assertThat(v1Code).as(v1Out).isEqualTo(Command.OK);
     assertThat(v2Code).as(v2Out).isEqualTo(Command.OK);
-    assertThat(err()).isEmpty();
+    assertThat(console.err()).isEmpty();
     String v2Line =
         "  "
             + count(traffic.size())
@@ -143,7 +131,7 @@ class AnalyzeLookupVersionsTest {
     // Then
     assertThat(code).isEqualTo(Command.OK);
     assertThat(unresolved).isGreaterThan(notRead);
-    assertThat(out())
+    assertThat(console.out())
         .contains(
             "  "
                 + count(unresolved)
@@ -158,7 +146,7 @@ class AnalyzeLookupVersionsTest {
                 + count(unresolved - notRead)
                 + ": its chain's previous turn was unresolved too\n")
         .contains("  requests " + count(late.size() - unresolved) + ",");
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog analyze: "
                 + count(unresolved)
@@ -177,7 +165,7 @@ class AnalyzeLookupVersionsTest {
 
     // Then: only the whole records are analysed
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .contains(
             "    "
                 + count(referring(traffic))
@@ -196,12 +184,13 @@ class AnalyzeLookupVersionsTest {
 
     // Then: every record is either analysed or left out, and why is said
     assertThat(code).isEqualTo(Command.OK);
-    Matcher left = Pattern.compile("\n  ([0-9,]+) records left out, unresolved").matcher(out());
-    Matcher analysed = Pattern.compile("\n  requests ([0-9,]+),").matcher(out());
-    assertThat(left.find()).as(out()).isTrue();
+    Matcher left =
+        Pattern.compile("\n  ([0-9,]+) records left out, unresolved").matcher(console.out());
+    Matcher analysed = Pattern.compile("\n  requests ([0-9,]+),").matcher(console.out());
+    assertThat(left.find()).as(console.out()).isTrue();
     assertThat(analysed.find()).isTrue();
     assertThat(number(left.group(1)) + number(analysed.group(1))).isEqualTo(traffic.size());
-    assertThat(out())
+    assertThat(console.out())
         .containsPattern(
             "\n    [0-9,]+: the memory bound let its chain's previous list go \\(raise"
                 + " --chain-memory\\)\n")

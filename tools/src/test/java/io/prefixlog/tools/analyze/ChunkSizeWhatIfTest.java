@@ -8,15 +8,15 @@ import io.prefixlog.analysis.mrc.Semantics;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.chunk.ChunkLookups;
 import io.prefixlog.core.chunk.PromptRenderer;
-import io.prefixlog.core.text.Sha256;
-import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.reconstruct.CaptureInput;
 import io.prefixlog.tools.reconstruct.DeltaDump;
+import io.prefixlog.tools.replay.ReplayEvents;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,8 +42,7 @@ class ChunkSizeWhatIfTest {
   };
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @BeforeAll
   static void djlCacheInTarget() {
@@ -118,8 +117,8 @@ class ChunkSizeWhatIfTest {
             "128KiB");
 
     // Then
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
-    String summary = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    String summary = console.out();
     assertThat(summary)
         .contains("turns 28: 28 rebuilt and checked, 0 erased (left out), 0 failed their check")
         .contains("28 turns re-chunked (28 chat, 0 completion, 0 raw bodies")
@@ -150,9 +149,8 @@ class ChunkSizeWhatIfTest {
             dir.toString());
 
     // Then
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("chunks of tokens of the tokenized rendering");
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out()).contains("chunks of tokens of the tokenized rendering");
     try (PromptTokenizer tokenizer = PromptTokenizer.load(TOKENIZER)) {
       assertThat(checkAgainstNaive(turns, dir.resolve(ChunkSizeWhatIf.CSV), tokenizer))
           .isGreaterThan(2 * 20);
@@ -282,30 +280,15 @@ class ChunkSizeWhatIfTest {
   }
 
   private static RawRequestEvent event(Turn turn) {
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(turn.body());
-    return new RawRequestEvent(
-        1,
+    return ReplayEvents.chatCompletion(
         "req",
         turn.ts(),
-        turn.session(),
-        "header:x-session-id",
+        new SessionKey(turn.session(), "header:x-session-id"),
         "127.0.0.1",
         "t",
         Map.of(),
-        "POST",
-        "/v1/chat/completions",
         turn.model(),
-        encoded.text(),
-        encoded.encoding().wireName(),
-        (long) turn.body().length,
-        Sha256.hex(turn.body()),
-        false,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
+        turn.body(),
         null);
   }
 
@@ -323,14 +306,6 @@ class ChunkSizeWhatIfTest {
   }
 
   private int analyze(String... args) {
-    out.reset();
-    err.reset();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
-    return new AnalyzeCommand(terminal).run(args);
+    return new AnalyzeCommand(console.fresh()).run(args);
   }
 }

@@ -3,6 +3,7 @@ package io.prefixlog.tools.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.cli.Terminal;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.reconstruct.ExportCommand;
 import java.io.ByteArrayOutputStream;
@@ -27,8 +28,7 @@ class LookupExportTest {
   private static List<LookupTraffic.Record> traffic;
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @BeforeAll
   static void buildTraffic() {
@@ -36,17 +36,7 @@ class LookupExportTest {
   }
 
   private int export(String... args) {
-    out.reset();
-    err.reset();
-    return new ExportCommand(Terminal.captured(out, err)).run(args);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return new ExportCommand(console.fresh()).run(args);
   }
 
   private Path dump(String name, List<LookupTraffic.Record> records, boolean v2, List<String> tail)
@@ -88,13 +78,13 @@ class LookupExportTest {
     // When
     int fromV2 =
         export("--lmcache-lookups", dir.resolve("out2").toString(), "--file", v2.toString());
-    String v2Out = out();
+    String v2Out = console.out();
     int fromV1 =
         export("--lmcache-lookups", dir.resolve("out1").toString(), "--file", v1.toString());
 
     // Then
-    assertThat(fromV2).as(v2Out + err()).isEqualTo(Command.OK);
-    assertThat(fromV1).as(out() + err()).isEqualTo(Command.OK);
+    assertThat(fromV2).as(v2Out + console.err()).isEqualTo(Command.OK);
+    assertThat(fromV1).as(console.out() + console.err()).isEqualTo(Command.OK);
     Path written = onlyFile(dir.resolve("out2"));
     assertThat(written.getFileName().toString())
         .isEqualTo("lookup_hashes_20251121_044000_000000.jsonl");
@@ -161,7 +151,7 @@ class LookupExportTest {
 
     // When
     int strict = export("--lmcache-lookups", dir.resolve("a").toString(), "--file", v2.toString());
-    String strictOut = out();
+    String strictOut = console.out();
     int allowed =
         export(
             "--lmcache-lookups",
@@ -203,7 +193,7 @@ class LookupExportTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog export: --lmcache-lookups "
                 + out
@@ -214,12 +204,13 @@ class LookupExportTest {
   @Test
   void shouldRefuseOptionsOfTheRequestExportWithLookups() {
     assertThat(export("--lmcache-lookups", "x", "--format", "mooncake")).isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--format is for requests; --lmcache-lookups writes the lookups");
+    assertThat(console.err())
+        .contains("--format is for requests; --lmcache-lookups writes the lookups");
     assertThat(export("--format", "mooncake", "--out", "x.jsonl", "--allow-unresolved"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--allow-unresolved needs --lmcache-lookups");
+    assertThat(console.err()).contains("--allow-unresolved needs --lmcache-lookups");
     assertThat(export("--lmcache-lookups", "x", "--chain-memory", "lots")).isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .contains("--chain-memory: expected a size (131072, 128KiB, 40GiB), got 'lots'");
   }
 
@@ -230,7 +221,7 @@ class LookupExportTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .contains("--lmcache-lookups DIR")
         .contains("--chain-memory SIZE")
         .contains("--allow-unresolved")

@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.analysis.mrc.NaiveLru;
 import io.prefixlog.analysis.mrc.Semantics;
-import io.prefixlog.cli.Terminal;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,13 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 class RoutingAnalyzeTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private int analyze(String... args) {
-    out.reset();
-    err.reset();
-    return new AnalyzeCommand(Terminal.captured(out, err)).run(args);
+    return new AnalyzeCommand(console.fresh()).run(args);
   }
 
   private static String line(double t, String session, long seqLen, long... keys) {
@@ -75,7 +71,7 @@ class RoutingAnalyzeTest {
             "--csv", dir.resolve("csv").toString());
 
     // Then
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     assertThat(Files.readAllLines(dir.resolve("csv").resolve("routing.csv")))
         .containsExactly(
             "model,policy,replicas,capacity_chunks,replica,requests,chunk_lookups,prefix_hits,"
@@ -86,7 +82,7 @@ class RoutingAnalyzeTest {
             "m,prefix,2,3,0,4,11,6,47,24,0.545455,0.510638",
             "m,prefix,2,3,1,0,0,0,0,0,0.000000,0.000000",
             "m,prefix,2,3,*,4,11,6,47,24,0.545455,0.510638");
-    String summary = out.toString(StandardCharsets.UTF_8);
+    String summary = console.out();
     assertThat(summary)
         .contains("== routing what-if: 2 replicas x 3 chunks each; load = units routed in the last")
         .containsPattern("round-robin +45\\.5% +42\\.6% +1\\.00 +1\\.09 +40\\.0%-50\\.0%")
@@ -135,11 +131,9 @@ class RoutingAnalyzeTest {
     Path file = tiny();
     assertThat(analyze("--file", file.toString(), "--replica-capacity", "3"))
         .isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .contains("--replica-capacity needs --replicas");
+    assertThat(console.err()).contains("--replica-capacity needs --replicas");
     assertThat(analyze("--file", file.toString(), "--replicas", "2")).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .contains("--replicas needs --replica-capacity");
+    assertThat(console.err()).contains("--replicas needs --replica-capacity");
     assertThat(
             analyze(
                 "--file",
@@ -151,11 +145,10 @@ class RoutingAnalyzeTest {
                 "--policies",
                 "prefix,fastest"))
         .isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .contains("--policies: unknown routing policy 'fastest'");
+    assertThat(console.err()).contains("--policies: unknown routing policy 'fastest'");
     assertThat(analyze("--file", file.toString(), "--replicas", "2", "--replica-capacity", "1GiB"))
         .isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("KV bytes of a chunk are not known");
+    assertThat(console.err()).contains("KV bytes of a chunk are not known");
   }
 
   /** {@link #line} with the engine's usage: {@code cached} null leaves it out, as vLLM does. */
@@ -250,8 +243,8 @@ class RoutingAnalyzeTest {
             "--source-stats", sources.toString());
 
     // Then
-    String summary = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    String summary = console.out();
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     assertThat(summary)
         .contains(
             "    engine actual: 64 of 350 prompt tokens cached (18.3%) over the 3 of 4 requests"
@@ -285,7 +278,7 @@ class RoutingAnalyzeTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(console.out())
         .contains("    engine actual: not reported (no prompt_tokens in the records)\n")
         .contains(
             "  KV sources: none to show (lookup files read, no --source-stats given); the engines'"
@@ -312,11 +305,11 @@ class RoutingAnalyzeTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .contains("--source-stats " + bad + ":1: no source: not a kv.source-stats record");
     assertThat(analyze("--file", file.toString(), "--source-stats", bad.toString()))
         .isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--source-stats needs --replicas");
+    assertThat(console.err()).contains("--source-stats needs --replicas");
   }
 
   @Test
@@ -359,8 +352,8 @@ class RoutingAnalyzeTest {
 
     // Then: 10.0.0.1 served 2 requests (64 of 230 tokens cached) and holds two KV sources (its
     // two data-parallel ranks); 10.0.0.2 served 2 (0 of 120) and published no KV events
-    String summary = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    String summary = console.out();
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     assertThat(summary)
         .containsPattern(
             "\\n    upstream +requests +share +with usage +prompt tokens +cached tokens +hit rate"
@@ -405,7 +398,7 @@ class RoutingAnalyzeTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(console.out())
         .containsPattern(
             "\\n    http://10\\.0\\.0\\.1:8000 +1 +50\\.0% +1 +100 +40 +40\\.0% +host shared\\n")
         .containsPattern(

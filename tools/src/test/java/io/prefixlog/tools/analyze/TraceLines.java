@@ -1,5 +1,6 @@
 package io.prefixlog.tools.analyze;
 
+import io.prefixlog.analysis.mrc.Mix64;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -115,10 +116,10 @@ final class TraceLines {
       List<Long> keys = new ArrayList<>();
       long chain = model.hashCode();
       for (int i = 0; i < 3; i++) {
-        chain = mix(chain * 31 + i);
+        chain = Mix64.mix(chain * 31 + i);
         keys.add(chain);
       }
-      chain = mix(chain ^ (s + 1) * 0x9E3779B97F4A7C15L);
+      chain = Mix64.mix(chain ^ (s + 1) * 0x9E3779B97F4A7C15L);
       keys.add(chain);
       double t = t0 + random.nextInt(3_600_000) / 1000.0;
       int turns = 1 + random.nextInt(8);
@@ -136,7 +137,7 @@ final class TraceLines {
                 null,
                 null));
         for (int j = 1 + random.nextInt(4); j > 0; j--) {
-          chain = mix(chain * 31 + j + k * 7);
+          chain = Mix64.mix(chain * 31 + j + k * 7);
           keys.add(chain);
         }
         t += 1 + random.nextInt(120);
@@ -161,14 +162,5 @@ final class TraceLines {
     }
     java.util.Collections.shuffle(requests, random);
     return requests;
-  }
-
-  private static long mix(long h) {
-    h ^= h >>> 33;
-    h *= 0xff51afd7ed558ccdL;
-    h ^= h >>> 33;
-    h *= 0xc4ceb9fe1a85ec53L;
-    h ^= h >>> 33;
-    return h;
   }
 }

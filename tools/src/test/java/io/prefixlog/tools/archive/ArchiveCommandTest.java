@@ -7,10 +7,8 @@ import io.prefixlog.archive.maintain.MaintenancePolicy.Step;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.UsageException;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,8 +26,7 @@ class ArchiveCommandTest {
   /** Nothing listens on port 1: opening this catalog fails at once. */
   private static final String NO_CATALOG = "jdbc:postgresql://127.0.0.1:1/iceberg";
 
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
   private final List<Duration> sleeps = new ArrayList<>();
 
   @Test
@@ -39,8 +36,8 @@ class ArchiveCommandTest {
 
     // Then
     assertThat(code).isZero();
-    assertThat(out()).startsWith("Usage: prefixlog archive maintain [options]");
-    assertThat(out().replaceAll("\\s+", " ")) // the help wraps at 72 columns
+    assertThat(console.out()).startsWith("Usage: prefixlog archive maintain [options]");
+    assertThat(console.out().replaceAll("\\s+", " ")) // the help wraps at 72 columns
         .contains("--snapshot-retention DURATION", "Default: 1d.")
         .contains("--orphan-min-age DURATION", "Default: 3d.")
         .contains("--target-file-size SIZE", "Default: 128MiB.")
@@ -115,7 +112,7 @@ class ArchiveCommandTest {
   void shouldRefuseAnOrphanMinAgeThatCouldDeleteTheSinksUncommittedFiles() {
     assertThat(run("maintain", "--catalog-uri", NO_CATALOG, "--orphan-min-age", "30m"))
         .isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog archive maintain: --orphan-min-age 30m is shorter than 1h: a younger file"
                 + " may be one the sink has written and not committed yet\n");
@@ -125,23 +122,24 @@ class ArchiveCommandTest {
   void shouldRefuseWhatItCannotRun() {
     assertThat(run("maintain", "--catalog-uri", NO_CATALOG, "--skip", "vacuum"))
         .isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .contains("--skip vacuum: expected one of expire, compact, manifests, orphans");
-    err.reset();
+    console.reset();
     assertThat(run("maintain", "--catalog-uri", NO_CATALOG, "--sort-buffer", "lots"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--sort-buffer=lots: expected a size such as 16MiB");
-    err.reset();
+    assertThat(console.err()).contains("--sort-buffer=lots: expected a size such as 16MiB");
+    console.reset();
     assertThat(run("maintain", "--catalog-uri", NO_CATALOG, "--every", "10s"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--every 10s is shorter than 1m");
-    err.reset();
+    assertThat(console.err()).contains("--every 10s is shorter than 1m");
+    console.reset();
     assertThat(run("maintain", "--catalog-uri", NO_CATALOG, "--table", "session_deltas"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--table session_deltas: expected namespace.name");
-    err.reset();
+    assertThat(console.err()).contains("--table session_deltas: expected namespace.name");
+    console.reset();
     assertThat(run("compact")).isEqualTo(Command.USAGE);
-    assertThat(err()).contains("unknown archive command 'compact' (the one there is: maintain");
+    assertThat(console.err())
+        .contains("unknown archive command 'compact' (the one there is: maintain");
   }
 
   @Test
@@ -151,7 +149,7 @@ class ArchiveCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err())
+    assertThat(console.err())
         .contains("prefixlog archive maintain: run 1 at 2026-01-01T00:00:00Z: 4 tables of")
         .contains("run 1 FAILED: cannot open the catalog " + NO_CATALOG + ": ");
   }
@@ -164,18 +162,13 @@ class ArchiveCommandTest {
     // Then: two runs, each reported, each followed by the wait
     assertThat(code).isEqualTo(Command.FAILED);
     assertThat(sleeps).containsExactly(Duration.ofMinutes(30), Duration.ofMinutes(30));
-    assertThat(err())
+    assertThat(console.err())
         .contains("run 1 FAILED", "run 2 FAILED", "next run at 2026-01-01T00:30:00Z")
         .endsWith("prefixlog archive maintain: stopped\n");
   }
 
   private int run(String... args) {
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    Terminal terminal = console.terminal();
     ArchiveCommand command =
         new ArchiveCommand(
             terminal,
@@ -194,13 +187,5 @@ class ArchiveCommandTest {
   private static MaintainRequest options(String... args) throws UsageException {
     return MaintainOptions.from(
         CommandLine.parse(ArchiveCommand.MAINTAIN, MaintainOptions.all(), args), Map.of());
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
   }
 }

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.embedded.KafkaBroker;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
@@ -17,11 +18,7 @@ import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.ui.ArchiveHistoryCheck;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,7 +32,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,8 +53,7 @@ class ArchiveIT {
   private static final String CHUNK_SIZES_CSV = "chunk-sizes.csv";
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -84,20 +79,12 @@ class ArchiveIT {
         KafkaBroker.start(KafkaBroker.Options.defaults(dir.resolve("kafka")).withHeapMiB(384));
     EmbeddedArchive archive = null;
     try {
-      Map<String, String> settings = new HashMap<>();
-      settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-      settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-      settings.put("PREFIXLOG_APPLICATION_ID", "tools-archive-it");
-      settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-      settings.put("PREFIXLOG_METRICS_PORT", "-1");
+      Map<String, String> settings =
+          StreamApps.settings(
+              broker.bootstrapServers(), PREFIX, "tools-archive-it", dir.resolve("state"));
       StreamAppConfig config = StreamAppConfig.defaults(settings);
       try (StreamApp app = new StreamApp(config)) {
-        app.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (app.state() != KafkaStreams.State.RUNNING) {
-          assertThat(System.nanoTime()).as("stream app RUNNING").isLessThan(deadline);
-          Thread.sleep(100);
-        }
+        StreamApps.start(app);
         archive =
             EmbeddedArchive.start(
                 dir.resolve("archive"),
@@ -125,8 +112,8 @@ class ArchiveIT {
                 broker.bootstrapServers(),
                 "--topic-prefix",
                 PREFIX));
-        assertThat(new ReplayCommand(terminal()).run(replay.toArray(String[]::new)))
-            .as(err.toString(StandardCharsets.UTF_8))
+        assertThat(new ReplayCommand(console.errOnly()).run(replay.toArray(String[]::new)))
+            .as(console.err())
             .isEqualTo(Command.OK);
         publishKvBatches(broker.bootstrapServers());
         publishTombstone(broker.bootstrapServers(), PREFIX + "session.deltas", "erased-session/1");
@@ -192,7 +179,7 @@ class ArchiveIT {
                     PREFIX,
                     "--csv",
                     dir.resolve("chunk-sizes-topic").toString()))
-            .as(err.toString(StandardCharsets.UTF_8))
+            .as(console.err())
             .isEqualTo(Command.OK);
 
         // And: the UI shows a session only the archive still has, rebuilt and checked, and hides
@@ -217,7 +204,7 @@ class ArchiveIT {
 
       // When: every body is rebuilt from the archive, Kafka gone
       int code =
-          new ReconstructCommand(terminalCapturingOut())
+          new ReconstructCommand(console.terminal())
               .run(
                   new String[] {
                     "--archive",
@@ -230,8 +217,8 @@ class ArchiveIT {
                   });
 
       // Then
-      String report = out.toString(StandardCharsets.UTF_8);
-      assertThat(code).as(report + err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      String report = console.out();
+      assertThat(code).as(report + console.err()).isEqualTo(Command.OK);
       assertThat(report)
           .contains(row("turns", turns) + "\n")
           .contains(row("rebuilt ok", turns) + "  (")
@@ -256,8 +243,8 @@ class ArchiveIT {
               dir.resolve("chunk-sizes-archive").toString());
 
       // Then: every turn was rebuilt and checked, and the curves are those of the topic
-      String summary = out.toString(StandardCharsets.UTF_8);
-      assertThat(archived).as(summary + err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      String summary = console.out();
+      assertThat(archived).as(summary + console.err()).isEqualTo(Command.OK);
       assertThat(summary).contains(String.format(Locale.ROOT, "%d rebuilt and checked", turns));
       String fromArchive =
           Files.readString(dir.resolve("chunk-sizes-archive").resolve(CHUNK_SIZES_CSV));
@@ -270,9 +257,7 @@ class ArchiveIT {
   }
 
   private int analyze(String... args) {
-    out.reset();
-    err.reset();
-    return new AnalyzeCommand(terminalCapturingOut()).run(args);
+    return new AnalyzeCommand(console.fresh()).run(args);
   }
 
   /** A count row of reconstruct's summary. */
@@ -335,17 +320,5 @@ class ArchiveIT {
       total += Files.size(f);
     }
     return total;
-  }
-
-  private Terminal terminal() {
-    return new Terminal(
-        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of(),
-        false);
-  }
-
-  private Terminal terminalCapturingOut() {
-    return Terminal.captured(out, err);
   }
 }

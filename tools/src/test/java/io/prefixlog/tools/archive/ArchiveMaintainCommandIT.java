@@ -7,11 +7,8 @@ import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.ArchivedTopic;
 import io.prefixlog.archive.embedded.S3ProxyServer;
 import io.prefixlog.archive.read.ArchiveReader;
-import io.prefixlog.cli.Terminal;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -64,17 +61,11 @@ class ArchiveMaintainCommandIT {
           append(deltas, commit);
         }
       }
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      CapturedTerminal console = new CapturedTerminal();
 
       // When
       int code =
-          new ArchiveCommand(
-                  new Terminal(
-                      new PrintStream(out, true, StandardCharsets.UTF_8),
-                      new PrintStream(err, true, StandardCharsets.UTF_8),
-                      Map.of(),
-                      false))
+          new ArchiveCommand(console.terminal())
               .run(
                   new String[] {
                     "maintain",
@@ -85,8 +76,8 @@ class ArchiveMaintainCommandIT {
                   });
 
       // Then: one summary per table; the deltas' five files became one; the others had nothing
-      String stdout = out.toString(StandardCharsets.UTF_8);
-      assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      String stdout = console.out();
+      assertThat(code).as(console.err()).isEqualTo(Command.OK);
       assertThat(stdout.lines())
           .hasSize(4)
           .anyMatch(
@@ -95,7 +86,7 @@ class ArchiveMaintainCommandIT {
                       && l.contains(
                           "5 small files in 1 partitions compacted into 1 sorted files (5 rows)"))
           .anyMatch(l -> l.startsWith("prefixlog.kv_events: 0 snapshots expired"));
-      assertThat(err.toString(StandardCharsets.UTF_8))
+      assertThat(console.err())
           .contains("prefixlog.session_deltas: compact: ")
           .contains("run 1 done in")
           .contains(": 4 of 4 tables maintained");

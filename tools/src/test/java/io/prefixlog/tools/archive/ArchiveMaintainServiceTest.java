@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.prefixlog.archive.ArchiveSettings;
 import io.prefixlog.archive.maintain.MaintenancePolicy;
 import io.prefixlog.cli.Outcome;
-import io.prefixlog.cli.Terminal;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import io.prefixlog.tools.CapturedTerminal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -19,12 +17,11 @@ class ArchiveMaintainServiceTest {
   /** Nothing listens on port 1: opening this catalog fails at once. */
   private static final String NO_CATALOG = "jdbc:postgresql://127.0.0.1:1/iceberg";
 
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private ArchiveMaintainService service() {
     return new ArchiveMaintainService(
-        Terminal.captured(out, err),
+        console.terminal(),
         d -> {
           throw new AssertionError("a run once never waits");
         },
@@ -65,8 +62,8 @@ class ArchiveMaintainServiceTest {
 
     // Then
     assertThat(result).isEqualTo(new ArchiveMaintainService.Result(Outcome.FAILED, List.of()));
-    assertThat(out.toByteArray()).isEmpty();
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.outBytes()).isEmpty();
+    assertThat(console.err())
         .startsWith(
             "prefixlog archive maintain: run 1 at 2026-01-01T00:00:00Z: 4 tables of "
                 + NO_CATALOG

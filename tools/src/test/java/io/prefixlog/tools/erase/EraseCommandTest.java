@@ -8,9 +8,8 @@ import io.prefixlog.cli.UsageException;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.session.TenantSource;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -23,27 +22,27 @@ class EraseCommandTest {
   private static final String KEY = "0123456789abcdef0123456789abcdef";
   private static final String SECRET = "a-deployment-secret-0123456789";
 
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   void shouldRefuseToRunWithoutASession() {
     assertThat(run(Map.of(), "--bootstrap", "127.0.0.1:1")).isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .contains("name a session: --session KEY, --session-id ID, --user NAME, or a tenant");
   }
 
   @Test
   void shouldRefuseSomethingThatIsNotASessionKey() {
     assertThat(run(Map.of(), "--session", "conversation-42")).isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--session conversation-42: a session_key is 32 lower-case hex");
+    assertThat(console.err())
+        .contains("--session conversation-42: a session_key is 32 lower-case hex");
   }
 
   @Test
   void shouldRefuseToHashAnIdWithoutTheDeploymentsSecret() {
     // Keys hashed with another secret would find nothing, and the report would say "erased".
     assertThat(run(Map.of(), "--session-id", "conversation-42")).isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--session-id and --user need PREFIXLOG_SESSION_SECRET");
+    assertThat(console.err()).contains("--session-id and --user need PREFIXLOG_SESSION_SECRET");
   }
 
   @Test
@@ -120,11 +119,11 @@ class EraseCommandTest {
                 TenantSource.ofHeaderValue("team a", deriver), "--tenant team a"));
     assertThat(run(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--tenant", "t", "--spill-dir", "x"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("a whole tenant's sessions are found on the broker");
+    assertThat(console.err()).contains("a whole tenant's sessions are found on the broker");
     assertThat(
             run(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--user", "a", "--tenant-credential"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("PREFIXLOG_TENANT_CREDENTIAL");
+    assertThat(console.err()).contains("PREFIXLOG_TENANT_CREDENTIAL");
   }
 
   @Test
@@ -141,14 +140,14 @@ class EraseCommandTest {
         .isEqualTo(1_764_000_000_000L);
     assertThat(run(Map.of(), "--session", KEY, "--before", "last tuesday"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--before last tuesday: expected an ISO-8601 instant");
+    assertThat(console.err()).contains("--before last tuesday: expected an ISO-8601 instant");
   }
 
   @Test
   void shouldRefuseArchiveOptionsWithoutArchive() {
     assertThat(run(Map.of(), "--session", KEY, "--catalog-uri", "jdbc:sqlite:/x"))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--catalog-uri needs --archive");
+    assertThat(console.err()).contains("--catalog-uri needs --archive");
   }
 
   @Test
@@ -158,7 +157,7 @@ class EraseCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err()).contains("cannot reach Kafka at 127.0.0.1:1");
+    assertThat(console.err()).contains("cannot reach Kafka at 127.0.0.1:1");
   }
 
   @Test
@@ -177,23 +176,22 @@ class EraseCommandTest {
             "127.0.0.1:1");
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("spill " + spill + ": 0 events of these sessions removed");
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out()).contains("spill " + spill + ": 0 events of these sessions removed");
   }
 
   @Test
   void shouldFailOnASpillDirectoryThatIsNotThere(@TempDir Path dir) {
     assertThat(run(Map.of(), "--session", KEY, "--spill-dir", dir.resolve("nope").toString()))
         .isEqualTo(Command.FAILED);
-    assertThat(err()).contains("no spill directory at " + dir.resolve("nope"));
+    assertThat(console.err()).contains("no spill directory at " + dir.resolve("nope"));
   }
 
   @Test
   void shouldRefuseToCheckASpillDirectory(@TempDir Path spill) {
     assertThat(run(Map.of(), "--check", "--session", KEY, "--spill-dir", spill.toString()))
         .isEqualTo(Command.USAGE);
-    assertThat(err()).contains("--check does not look there");
+    assertThat(console.err()).contains("--check does not look there");
   }
 
   @Test
@@ -210,16 +208,7 @@ class EraseCommandTest {
   }
 
   private int run(Map<String, String> env, String... args) {
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            env,
-            false);
+    Terminal terminal = console.terminal(env);
     return new EraseCommand(terminal).run(args);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
   }
 }

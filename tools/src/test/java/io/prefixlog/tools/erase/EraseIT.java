@@ -8,7 +8,6 @@ import io.prefixlog.archive.read.ArchiveReader;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.demo.DemoUpstream;
@@ -17,7 +16,9 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.archive.ArchiveRows;
 import io.prefixlog.tools.archive.EmbeddedArchive;
 import io.prefixlog.tools.corpus.ChatRequests;
@@ -26,8 +27,6 @@ import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.topic.CompactedView;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,7 +51,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,8 +71,7 @@ class EraseIT {
   private static final int CONVERSATIONS = 6;
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 420, unit = TimeUnit.SECONDS)
@@ -120,19 +117,14 @@ class EraseIT {
     EmbeddedArchive archive = null;
     Path stateDir = dir.resolve("state");
     try {
-      Map<String, String> settings = new HashMap<>();
-      settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-      settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-      settings.put("PREFIXLOG_APPLICATION_ID", APP);
-      settings.put("PREFIXLOG_STATE_DIR", stateDir.toString());
-      settings.put("PREFIXLOG_METRICS_PORT", "-1");
+      Map<String, String> settings =
+          StreamApps.settings(broker.bootstrapServers(), PREFIX, APP, stateDir);
       // One partition per topic: any later write rolls every topic's segment (see below).
       settings.put("PREFIXLOG_PARTITIONS", "1");
       StreamAppConfig config = StreamAppConfig.defaults(settings);
       try (StreamApp app = new StreamApp(config);
           DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults())) {
-        app.start();
-        awaitRunning(app);
+        StreamApps.start(app);
         archive =
             EmbeddedArchive.start(
                 dir.resolve("archive"),
@@ -147,7 +139,7 @@ class EraseIT {
 
           // When: the conversations go through the proxy, and reach the topic and the archive
           assertThat(
-                  new ReplayCommand(terminal())
+                  new ReplayCommand(console.terminal())
                       .run(
                           new String[] {
                             "--corpus",
@@ -161,7 +153,7 @@ class EraseIT {
                             "--via-proxy",
                             proxyUrl
                           }))
-              .as(err())
+              .as(console.err())
               .isEqualTo(Command.OK);
           // and the engine reports a block of an erased session and one of a kept session
           publishKvBatch(
@@ -195,9 +187,9 @@ class EraseIT {
                   archive.settings().warehouse());
 
           // Then: it reports each session erased by the stream app, and nothing failed
-          String report = out.toString(StandardCharsets.UTF_8);
+          String report = console.out();
           System.out.println(report);
-          assertThat(code).as(report + err()).isEqualTo(Command.OK);
+          assertThat(code).as(report + console.err()).isEqualTo(Command.OK);
           for (String key : erasedKeys) {
             assertThat(report)
                 .containsPattern("session " + key + " erased \\(chain [0-9a-f]{8}\\)");
@@ -268,23 +260,17 @@ class EraseIT {
             APP));
     Map<String, String> env = new HashMap<>();
     env.put("PREFIXLOG_SESSION_SECRET", SECRET);
-    return new EraseCommand(terminal(env)).run(all.toArray(String[]::new));
+    return new EraseCommand(console.terminal(env)).run(all.toArray(String[]::new));
   }
 
   /** Turns checked by {@code reconstruct} (which must find no problem), read from its summary. */
   private long rebuilt(String... args) {
-    ByteArrayOutputStream report = new ByteArrayOutputStream();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(report, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
+    CapturedTerminal report = new CapturedTerminal();
     List<String> all = new ArrayList<>(List.of(args));
     all.add("--allow-gaps");
-    int code = new ReconstructCommand(terminal).run(all.toArray(String[]::new));
-    String text = report.toString(StandardCharsets.UTF_8);
-    assertThat(code).as(text + err()).isEqualTo(Command.OK);
+    int code = new ReconstructCommand(report.terminal()).run(all.toArray(String[]::new));
+    String text = report.out();
+    assertThat(code).as(text + report.err()).isEqualTo(Command.OK);
     assertThat(text).containsPattern("checksum mismatches\\s+0\\b");
     java.util.regex.Matcher turns =
         java.util.regex.Pattern.compile("(?m)^\\s*turns\\s+(\\d+)").matcher(text);
@@ -297,7 +283,7 @@ class EraseIT {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     String last = "";
     while (System.nanoTime() < deadline) {
-      out.reset();
+      console.reset();
       List<String> args = new ArrayList<>(List.of("--check"));
       for (String key : erasedKeys) {
         args.add("--session");
@@ -306,10 +292,10 @@ class EraseIT {
       if (erase(archive, broker, args.toArray(String[]::new)) == Command.OK) {
         return;
       }
-      last = out.toString(StandardCharsets.UTF_8);
+      last = console.out();
       Thread.sleep(1000);
     }
-    throw new AssertionError("records still name the erased sessions:\n" + last + err());
+    throw new AssertionError("records still name the erased sessions:\n" + last + console.err());
   }
 
   /**
@@ -416,14 +402,6 @@ class EraseIT {
     return CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings)));
   }
 
-  private static void awaitRunning(StreamApp app) {
-    await()
-        .alias("stream app RUNNING")
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(100))
-        .until(app::state, state -> state == KafkaStreams.State.RUNNING);
-  }
-
   private static void awaitDeltas(KafkaBroker broker, long turns) {
     await()
         .alias(turns + " deltas")
@@ -458,21 +436,5 @@ class EraseIT {
 
   private static byte[] last(List<byte[]> bodies) {
     return bodies.get(bodies.size() - 1);
-  }
-
-  private Terminal terminal() {
-    return terminal(Map.of());
-  }
-
-  private Terminal terminal(Map<String, String> env) {
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        env,
-        false);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
   }
 }

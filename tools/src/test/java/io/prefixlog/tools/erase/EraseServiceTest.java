@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prefixlog.cli.Outcome;
-import io.prefixlog.cli.Terminal;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import io.prefixlog.tools.CapturedTerminal;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -15,11 +13,10 @@ import org.junit.jupiter.api.io.TempDir;
 class EraseServiceTest {
   private static final String KEY = "0123456789abcdef0123456789abcdef";
 
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private EraseService.Result erase(ErasureRequest request) {
-    return new EraseService(Terminal.captured(out, err)).run(request);
+    return new EraseService(console.terminal()).run(request);
   }
 
   @Test
@@ -37,14 +34,14 @@ class EraseServiceTest {
 
     // Then
     assertThat(result).isEqualTo(new EraseService.Result(Outcome.DONE));
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(console.out())
         .isEqualTo(
             "spill "
                 + spill
                 + ": 0 events of these sessions removed (0 segments rewritten, 0 other unsent"
                 + " events kept, 0 already sent dropped with them); quarantine: 0 pieces zeroed"
                 + " in 0 files\n");
-    assertThat(err.toByteArray()).isEmpty();
+    assertThat(console.errBytes()).isEmpty();
   }
 
   @Test
@@ -58,8 +55,8 @@ class EraseServiceTest {
 
     // Then
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no spill directory at " + missing);
-    assertThat(out.toByteArray()).isEmpty();
+    assertThat(console.err()).contains("no spill directory at " + missing);
+    assertThat(console.outBytes()).isEmpty();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.prefixlog.tools.erase;
 
 import io.prefixlog.archive.read.ParquetText;
+import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,11 +52,7 @@ final class Residue {
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 20);
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
       for (String topic : topics) {
-        List<TopicPartition> partitions =
-            consumer.partitionsFor(topic).stream()
-                .map(i -> new TopicPartition(topic, i.partition()))
-                .toList();
-        consumer.assign(partitions);
+        List<TopicPartition> partitions = TopicScan.assignAll(consumer, topic);
         consumer.seekToBeginning(partitions);
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

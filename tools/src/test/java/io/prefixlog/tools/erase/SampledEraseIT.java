@@ -7,7 +7,6 @@ import io.prefixlog.bridge.proxy.CaptureConfig;
 import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.SamplingConfig;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.session.SessionKeyDeriver;
 import io.prefixlog.core.session.SessionSampler;
 import io.prefixlog.embedded.KafkaCluster;
@@ -18,17 +17,16 @@ import io.prefixlog.schemas.request.RawEventFrame;
 import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
 import io.prefixlog.tools.topic.CompactedView;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -39,7 +37,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -62,8 +59,7 @@ class SampledEraseIT {
   private static final int TURNS = 3;
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -84,20 +80,11 @@ class SampledEraseIT {
     String erasedKey = keys.keyOfSessionId(erasedId);
     List<String> sessions = List.of(erasedId, sampledOut.get(1), in.get(0));
     Topics topics = Topics.withPrefix(PREFIX);
-    Map<String, String> settings = new HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-    settings.put("PREFIXLOG_APPLICATION_ID", APP);
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
-    settings.put("PREFIXLOG_METRICS_PORT", "-1");
+    Map<String, String> settings =
+        StreamApps.settings(kafka.bootstrapServers(), PREFIX, APP, dir.resolve("state"));
     settings.put("PREFIXLOG_PARTITIONS", "1");
     try (StreamApp app = new StreamApp(StreamAppConfig.defaults(settings))) {
-      app.start();
-      await()
-          .alias("stream app RUNNING")
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(100))
-          .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+      StreamApps.start(app);
       publish(kafka, topics.requestsRaw().name(), sessions);
       String metadataTopic = topics.requestsMetadata().name();
       String lookupsTopic = topics.chunkLookups().name();
@@ -122,7 +109,7 @@ class SampledEraseIT {
 
       // When
       int code =
-          new EraseCommand(terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
+          new EraseCommand(console.terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
               .run(
                   new String[] {
                     "--session-id",
@@ -136,8 +123,8 @@ class SampledEraseIT {
                   });
 
       // Then: the erased session's metadata and lookups are tombstoned, the rest untouched
-      String report = out.toString(StandardCharsets.UTF_8);
-      assertThat(code).as(report + err()).isEqualTo(Command.OK);
+      String report = console.out();
+      assertThat(code).as(report + console.err()).isEqualTo(Command.OK);
       assertThat(report).doesNotContain("failed:");
       Map<String, String> metadataAfter = view(kafka, metadataTopic);
       Map<String, String> lookupsAfter = view(kafka, lookupsTopic);
@@ -148,20 +135,15 @@ class SampledEraseIT {
       assertThat(view(kafka, topics.sessionDeltas().name())).isEqualTo(deltasBefore);
 
       // When: reconstruct reads the topics
-      ByteArrayOutputStream summary = new ByteArrayOutputStream();
+      CapturedTerminal summary = new CapturedTerminal();
       int rebuilt =
-          new ReconstructCommand(
-                  new Terminal(
-                      new PrintStream(summary, true, StandardCharsets.UTF_8),
-                      new PrintStream(err, true, StandardCharsets.UTF_8),
-                      Map.of(),
-                      false))
+          new ReconstructCommand(summary.terminal())
               .run(
                   new String[] {"--bootstrap", kafka.bootstrapServers(), "--topic-prefix", PREFIX});
 
       // Then: C's turns rebuild, and B's requests are reported sampled out, not missing
-      String text = summary.toString(StandardCharsets.UTF_8);
-      assertThat(rebuilt).as(text + err()).isEqualTo(Command.OK);
+      String text = summary.out();
+      assertThat(rebuilt).as(text + summary.err()).isEqualTo(Command.OK);
       assertThat(text)
           .contains("  missing turns (gaps)             0\n")
           .contains(
@@ -234,17 +216,5 @@ class SampledEraseIT {
     Map<String, String> rest = new TreeMap<>(view);
     rest.keySet().removeIf(k -> k.startsWith(sessionKey + "/"));
     return rest;
-  }
-
-  private Terminal terminal(Map<String, String> env) {
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        env,
-        false);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
   }
 }

@@ -3,16 +3,14 @@ package io.prefixlog.tools.erase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamApp;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.TenantTraffic;
 import io.prefixlog.tools.topic.CompactedView;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,8 +39,7 @@ class TenantEraseIT {
   private static final int TURNS = 2;
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -72,7 +69,7 @@ class TenantEraseIT {
 
       // When
       int code =
-          new EraseCommand(terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
+          new EraseCommand(console.terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
               .run(
                   new String[] {
                     "--tenant",
@@ -86,8 +83,8 @@ class TenantEraseIT {
                   });
 
       // Then: team-a's sessions are gone from the topic, team-b's records are as they were
-      String report = out.toString(StandardCharsets.UTF_8);
-      assertThat(code).as(report + err()).isEqualTo(Command.OK);
+      String report = console.out();
+      assertThat(code).as(report + console.err()).isEqualTo(Command.OK);
       assertThat(report).contains("--tenant team-a: 2 sessions").doesNotContain("failed:");
       Map<String, String> after = view(kafka, deltas);
       Map<String, String> teamB = new TreeMap<>(before);
@@ -104,17 +101,5 @@ class TenantEraseIT {
     CompactedView.read(kafka.bootstrapServers(), topic, "tenant-erase-it")
         .forEach((k, v) -> view.put(k, new String(v, StandardCharsets.UTF_8)));
     return view;
-  }
-
-  private Terminal terminal(Map<String, String> env) {
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        env,
-        false);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
   }
 }

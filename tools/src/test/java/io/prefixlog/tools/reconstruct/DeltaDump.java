@@ -10,6 +10,7 @@ import io.prefixlog.schemas.delta.DeltaOp;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
+import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -189,6 +190,15 @@ public final class DeltaDump {
 
   /** The same record at another time, of another model. */
   public static DeltaRecord at(DeltaRecord r, long ts, String model) {
+    return at(r, ts, model, r.promptTokens(), r.response());
+  }
+
+  /**
+   * The same record at another time, of another model, with the engine's prompt tokens and answer
+   * (or none).
+   */
+  public static DeltaRecord at(
+      DeltaRecord r, long ts, String model, Long promptTokens, ResponseInfo response) {
     return new DeltaRecord(
         r.schemaVersion(),
         r.sessionKey(),
@@ -215,10 +225,10 @@ public final class DeltaDump {
         r.bodySha256(),
         r.prefixLen(),
         r.truncated(),
-        r.promptTokens(),
+        promptTokens,
         r.cachedTokens(),
         r.prefixCacheHitRate(),
-        r.response());
+        response);
   }
 
   /** The record as one line of a {@code kcat -f '%s\n'} dump. */

@@ -3,20 +3,17 @@ package io.prefixlog.tools.reconstruct;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,19 +22,10 @@ class ExportCommandTest {
   private static final String SECRET = "the erased user's secret sentence";
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private int export(String... args) {
-    out.reset();
-    err.reset();
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
-    return new ExportCommand(terminal).run(args);
+    return new ExportCommand(console.fresh()).run(args);
   }
 
   private static byte[] chat(String... messages) {
@@ -61,36 +49,7 @@ class ExportCommandTest {
         prompt == null && completion == null
             ? null
             : new ResponseInfo(200, 12.0, 3.0, new Usage(prompt, completion, null), "x", null);
-    return new DeltaRecord(
-        r.schemaVersion(),
-        r.sessionKey(),
-        r.seq(),
-        r.chain(),
-        r.requestId(),
-        ts,
-        r.model(),
-        r.sessionKeySource(),
-        r.clientAddr(),
-        r.userAgent(),
-        r.headers(),
-        r.method(),
-        r.path(),
-        r.kind(),
-        r.keyframeReason(),
-        r.body(),
-        r.bodyEncoding(),
-        r.baseSeq(),
-        r.baseSha256(),
-        r.ops(),
-        r.chainDepth(),
-        r.bodyLen(),
-        r.bodySha256(),
-        r.prefixLen(),
-        r.truncated(),
-        prompt,
-        null,
-        null,
-        response);
+    return DeltaDump.at(r, ts, r.model(), prompt, response);
   }
 
   /**
@@ -144,7 +103,7 @@ class ExportCommandTest {
             "64",
             "--default-output-tokens",
             "99");
-    String summary = out.toString(StandardCharsets.UTF_8);
+    String summary = console.out();
     int second =
         export(
             "--file",
@@ -157,7 +116,7 @@ class ExportCommandTest {
             "99");
 
     // Then: a1 and a2; b was erased, c is not a chat request
-    assertThat(first).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    assertThat(first).as(console.err()).isEqualTo(Command.OK);
     assertThat(second).isEqualTo(Command.OK);
     assertThat(summary)
         .contains("3 rebuilt and checked, 1 erased (not exported), 0 failed their check")
@@ -215,17 +174,17 @@ class ExportCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("dump with kcat -J");
+    assertThat(console.err()).contains("dump with kcat -J");
     assertThat(target).doesNotExist();
   }
 
   @Test
   void shouldNameTheBadOption() {
     assertThat(export("--out", "x.jsonl")).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--format is required");
+    assertThat(console.err()).contains("--format is required");
     assertThat(export("--format", "vllm-custom", "--out", "x.json")).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("only from a .jsonl file");
+    assertThat(console.err()).contains("only from a .jsonl file");
     assertThat(export("--format", "sharegpt", "--out", "x.jsonl")).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("expected mooncake or vllm-custom");
+    assertThat(console.err()).contains("expected mooncake or vllm-custom");
   }
 }

@@ -3,8 +3,7 @@ package io.prefixlog.tools.reconstruct;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.cli.Outcome;
-import io.prefixlog.cli.Terminal;
-import java.io.ByteArrayOutputStream;
+import io.prefixlog.tools.CapturedTerminal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ExportServiceTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private static byte[] chat(String question) {
     return ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"" + question + "\"}]}")
@@ -41,16 +39,14 @@ class ExportServiceTest {
     Path target = dir.resolve("out/dataset.jsonl");
 
     // When
-    ExportService.Result result =
-        new ExportService(Terminal.captured(out, err)).run(request(dump, target));
+    ExportService.Result result = new ExportService(console.terminal()).run(request(dump, target));
 
     // Then
     assertThat(result)
-        .as(err.toString(StandardCharsets.UTF_8))
+        .as(console.err())
         .isEqualTo(new ExportService.Result(Outcome.DONE, target, 2));
     assertThat(Files.readAllLines(target)).hasSize(2);
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("  wrote 2 requests " + target + " as vllm-custom\n");
+    assertThat(console.out()).contains("  wrote 2 requests " + target + " as vllm-custom\n");
   }
 
   @Test
@@ -60,13 +56,11 @@ class ExportServiceTest {
     Path target = dir.resolve("dataset.jsonl");
 
     // When
-    ExportService.Result result =
-        new ExportService(Terminal.captured(out, err)).run(request(dump, target));
+    ExportService.Result result = new ExportService(console.terminal()).run(request(dump, target));
 
     // Then
     assertThat(result).isEqualTo(new ExportService.Result(Outcome.FAILED, null, 0));
     assertThat(target).doesNotExist();
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .endsWith("FAILED: no chat or completion request to export\n");
+    assertThat(console.out()).endsWith("FAILED: no chat or completion request to export\n");
   }
 }

@@ -9,17 +9,16 @@ import io.prefixlog.schemas.delta.DeltaRecord;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.RequestMetadata;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,8 +28,7 @@ class ReconstructCommandTest {
   private static List<byte[]> tau;
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
   private byte[] stdin = new byte[0];
 
   @BeforeAll
@@ -40,21 +38,8 @@ class ReconstructCommandTest {
   }
 
   private int reconstruct(String... args) {
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
-    return new ReconstructCommand(terminal, () -> new ByteArrayInputStream(stdin)).run(args);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return new ReconstructCommand(console.terminal(), () -> new ByteArrayInputStream(stdin))
+        .run(args);
   }
 
   private Path dump(List<String> lines) throws IOException {
@@ -90,8 +75,8 @@ class ReconstructCommandTest {
     int code = reconstruct("--file", file.toString());
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out())
         .isEqualTo(
             "reconstruct: "
                 + file
@@ -111,7 +96,7 @@ class ReconstructCommandTest {
                 + "  erased (tombstones)              0\n"
                 + "  superseded                       0\n"
                 + "OK: every turn was rebuilt and matched body_len and body_sha256\n");
-    assertThat(err()).isEmpty();
+    assertThat(console.err()).isEmpty();
   }
 
   /** A request metadata record as the stream app writes it: kept ({@code turn} set) or not. */
@@ -168,8 +153,8 @@ class ReconstructCommandTest {
 
     // When
     int code = reconstruct("--file", deltas.toString(), "--metadata-file", metadataFile.toString());
-    String all = out();
-    out.reset();
+    String all = console.out();
+    console.reset();
     int oneSession =
         reconstruct(
             "--file",
@@ -180,7 +165,7 @@ class ReconstructCommandTest {
             "tau");
 
     // Then: 4 requests sampled out in 2 sessions, reported apart; none missing; the verdict OK
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     assertThat(all)
         .contains(
             "  missing turns (gaps)             0\n",
@@ -190,8 +175,8 @@ class ReconstructCommandTest {
                 + String.format(java.util.Locale.ROOT, " (%.1f %%)", 100.0 * 4 / (kept + 4))
                 + " in 2 sessions: metadata only, not missing\n"
                 + "OK: every turn was rebuilt and matched body_len and body_sha256\n");
-    assertThat(oneSession).as(err()).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(oneSession).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out())
         .contains(
             "sampled out: 0 requests of "
                 + tau.size()
@@ -207,8 +192,8 @@ class ReconstructCommandTest {
     int code = reconstruct("--file", deltas.toString());
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out()).doesNotContain("sampled out");
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out()).doesNotContain("sampled out");
   }
 
   @Test
@@ -234,8 +219,8 @@ class ReconstructCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(out()).isEmpty();
-    assertThat(err())
+    assertThat(console.out()).isEmpty();
+    assertThat(console.err())
         .contains("  checksum mismatches              1\n")
         .contains("  broken chains                    1\n")
         .contains(
@@ -266,8 +251,8 @@ class ReconstructCommandTest {
             "--file", file.toString(), "--out", dir.resolve("bodies").toString(), "--quiet");
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out()).isEmpty();
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.out()).isEmpty();
     for (int seq = 1; seq <= 3; seq++) {
       assertThat(dir.resolve("bodies/..%2Femoji/" + seq + ".body"))
           .hasBinaryContent(emoji.get(seq - 1));
@@ -286,9 +271,9 @@ class ReconstructCommandTest {
     // Then: only the chain 4, 3, 1 was rebuilt
     assertThat(records.get(3).baseSeq()).isEqualTo(3);
     assertThat(records.get(2).baseSeq()).isEqualTo(1);
-    assertThat(code).as(err()).isEqualTo(Command.OK);
-    assertThat(out.toByteArray()).isEqualTo(tau.get(3));
-    assertThat(err())
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
+    assertThat(console.outBytes()).isEqualTo(tau.get(3));
+    assertThat(console.err())
         .contains("  turns                            3\n")
         .endsWith("matched body_len and body_sha256\n");
   }
@@ -309,7 +294,7 @@ class ReconstructCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(out())
+    assertThat(console.out())
         .startsWith("reconstruct: stdin: 4 lines, 3 records, 1 tombstone, ")
         .contains("  rebuilt ok                       1  ")
         .contains("  erased (tombstones)              1\n")
@@ -334,7 +319,7 @@ class ReconstructCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(out())
+    assertThat(console.out())
         .contains(": 9 lines, 5 records, 0 tombstones, ")
         .contains(
             "\n  note: 2 empty or null lines: tombstones, whose keys a value-only dump does not keep (dump with kcat -J to keep them)\n")
@@ -362,7 +347,7 @@ class ReconstructCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(out())
+    assertThat(console.out())
         .endsWith("  superseded                       0\nFAILED: no delta records in the input\n");
   }
 
@@ -376,8 +361,9 @@ class ReconstructCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(out.toByteArray()).isEmpty();
-    assertThat(err()).contains("  not found session tau seq 9: turn 9 is not in the input\n");
+    assertThat(console.outBytes()).isEmpty();
+    assertThat(console.err())
+        .contains("  not found session tau seq 9: turn 9 is not in the input\n");
   }
 
   @Test
@@ -391,15 +377,15 @@ class ReconstructCommandTest {
 
     // When
     int strict = reconstruct("--file", file.toString());
-    String strictOut = out();
-    out.reset();
+    String strictOut = console.out();
+    console.reset();
     int allowed = reconstruct("--file", file.toString(), "--allow-gaps");
 
     // Then
     assertThat(strict).isEqualTo(Command.FAILED);
     assertThat(strictOut).contains("  gap session tau seq 3: turns 3 to 4 are missing (2 turns)\n");
     assertThat(allowed).isEqualTo(Command.OK);
-    assertThat(out()).contains("  missing turns (gaps)             2  (allowed)\n");
+    assertThat(console.out()).contains("  missing turns (gaps)             2  (allowed)\n");
   }
 
   @Test
@@ -409,7 +395,7 @@ class ReconstructCommandTest {
     assertThat(reconstruct("--file", dir.resolve("none.jsonl").toString()))
         .isEqualTo(Command.USAGE);
     assertThat(reconstruct("--bootstrap", "localhost")).isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog reconstruct: --seq needs --session: a seq is only unique within a session\n"
                 + "prefixlog reconstruct: --print needs --session and --seq: it writes one body\n"
@@ -427,7 +413,7 @@ class ReconstructCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .isEqualTo(
             new ReconstructCommand(
                     Terminal.captured(new ByteArrayOutputStream(), new ByteArrayOutputStream()))
@@ -446,7 +432,7 @@ class ReconstructCommandTest {
             "quiet",
             "progress",
             "help")) {
-      assertThat(out()).contains("  --" + option);
+      assertThat(console.out()).contains("  --" + option);
     }
   }
 }

@@ -3,11 +3,10 @@ package io.prefixlog.tools.reconstruct;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.cli.Outcome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.rebuild.RebuildScope;
 import io.prefixlog.schemas.delta.DeltaRecord;
+import io.prefixlog.tools.CapturedTerminal;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,12 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ReconstructServiceTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   private ReconstructService service() {
-    return new ReconstructService(
-        Terminal.captured(out, err), () -> new ByteArrayInputStream(new byte[0]));
+    return new ReconstructService(console.terminal(), () -> new ByteArrayInputStream(new byte[0]));
   }
 
   private Path dump(List<DeltaRecord> records) throws IOException {
@@ -51,11 +48,11 @@ class ReconstructServiceTest {
                     .build());
 
     // Then: the chain 4, 3, 1 rebuilt, turn 4's bytes on out, nothing else printed
-    assertThat(result.outcome()).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Outcome.DONE);
+    assertThat(result.outcome()).as(console.err()).isEqualTo(Outcome.DONE);
     assertThat(result.counts().turns()).isEqualTo(3);
     assertThat(result.counts().rebuiltOk()).isEqualTo(3);
-    assertThat(out.toByteArray()).isEqualTo(tau.get(3));
-    assertThat(err.toByteArray()).isEmpty();
+    assertThat(console.outBytes()).isEqualTo(tau.get(3));
+    assertThat(console.errBytes()).isEmpty();
   }
 
   @Test
@@ -70,8 +67,7 @@ class ReconstructServiceTest {
     // Then
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(result.counts().turns()).isZero();
-    assertThat(out.toByteArray()).isEmpty();
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .endsWith("FAILED: no delta records in the input\n");
+    assertThat(console.outBytes()).isEmpty();
+    assertThat(console.err()).endsWith("FAILED: no delta records in the input\n");
   }
 }

@@ -1,13 +1,11 @@
 package io.prefixlog.tools.replay;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.core.text.Sha256;
 import io.prefixlog.schemas.delta.DeltaRecord;
-import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
+import io.prefixlog.tools.reconstruct.DeltaDump;
 import java.util.Map;
 
 /** Keyframe delta records as the stream app writes them, and kcat -J lines of them. */
@@ -69,28 +67,6 @@ final class CaptureDump {
 
   /** The record as a kcat {@code -J} envelope line under its own key. */
   static String envelope(DeltaRecord record, long offset) {
-    return envelope(record.key(), record, offset);
-  }
-
-  /** A kcat {@code -J} envelope line; a null record is a tombstone. */
-  static String envelope(String key, DeltaRecord record, long offset) {
-    ObjectNode node = Json.mapper().createObjectNode();
-    node.put("topic", "prefixlog.session.deltas");
-    node.put("partition", 0);
-    node.put("offset", offset);
-    node.put("tstype", "create");
-    node.put("ts", 1_700_000_000_000L);
-    node.put("broker", 1);
-    node.put("key", key);
-    if (record == null) {
-      node.putNull("payload");
-    } else {
-      try {
-        node.put("payload", Json.mapper().writeValueAsString(record));
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    return node.toString();
+    return DeltaDump.envelope(record.key(), record, offset);
   }
 }

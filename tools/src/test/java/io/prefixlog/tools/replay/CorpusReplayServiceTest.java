@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prefixlog.cli.Outcome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
-import java.io.ByteArrayOutputStream;
+import io.prefixlog.tools.CapturedTerminal;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +22,7 @@ class CorpusReplayServiceTest {
   private static final JsonSerde<RawRequestEvent> SERDE = JsonSerde.of(RawRequestEvent.class);
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
   private final List<RawRequestEvent> sent = new ArrayList<>();
   private final List<String> opened = new ArrayList<>();
 
@@ -48,7 +45,7 @@ class CorpusReplayServiceTest {
           };
         };
     return new CorpusReplayService(
-        Terminal.captured(out, err), factory, () -> Optional.of(dir), () -> 1_700_000_000_000L);
+        console.terminal(), factory, () -> Optional.of(dir), () -> 1_700_000_000_000L);
   }
 
   private Path corpus() throws IOException {
@@ -84,11 +81,11 @@ class CorpusReplayServiceTest {
     assertThat(sent)
         .extracting(e -> e.headers().get("x-session-id"))
         .containsExactly("c1-again", "c2-again");
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(console.out())
         .startsWith(
             "replay: 2 events from 2 conversations (1 corpus file) to x.requests.raw at h:1\n")
         .endsWith("  acknowledged 2, failed 0\n");
-    assertThat(err.toByteArray()).isEmpty();
+    assertThat(console.errBytes()).isEmpty();
   }
 
   @Test

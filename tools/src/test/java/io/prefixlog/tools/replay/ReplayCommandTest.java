@@ -6,13 +6,13 @@ import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.Version;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.RawRequestEvent;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.EventSink.SinkException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,8 +32,7 @@ class ReplayCommandTest {
 
   @TempDir Path dir;
   private Path corpus;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
   private final List<Sent> sent = new ArrayList<>();
   private String openedTopic;
   private int failSend = -1;
@@ -71,12 +70,7 @@ class ReplayCommandTest {
   private record Sent(String key, RawRequestEvent event) {}
 
   private int replay(Map<String, String> env, String... args) {
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            env,
-            false);
+    Terminal terminal = console.terminal(env);
     EventSink.Factory factory =
         (bootstrap, topic) -> {
           openedTopic = topic + "@" + bootstrap;
@@ -103,21 +97,13 @@ class ReplayCommandTest {
     return replay(Map.of(), args);
   }
 
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
   @Test
   void shouldSendOneEventPerAssistantTurnInterleavedWithEachSessionInOrder() {
     // When
     int code = replay("--corpus", corpus.toString(), "--interleave", "2", "--secret", SECRET);
 
     // Then
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     assertThat(openedTopic).isEqualTo("prefixlog.requests.raw@127.0.0.1:9092");
     assertThat(sent)
         .extracting(s -> s.event().headers().get("x-session-id"))
@@ -137,12 +123,12 @@ class ReplayCommandTest {
       assertThat(s.event().ts()).isEqualTo(1_700_000_000_000L);
       assertThat(s.event().response()).isNull();
     }
-    assertThat(out())
+    assertThat(console.out())
         .startsWith(
             "replay: 6 events from 3 conversations (1 corpus file) to prefixlog.requests.raw at"
                 + " 127.0.0.1:9092\n")
         .endsWith("  acknowledged 6, failed 0\n");
-    assertThat(err()).isEmpty();
+    assertThat(console.err()).isEmpty();
   }
 
   @Test
@@ -155,8 +141,8 @@ class ReplayCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(out()).endsWith("  acknowledged 5, failed 1\n");
-    assertThat(err())
+    assertThat(console.out()).endsWith("  acknowledged 5, failed 1\n");
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog replay: 1 of 6 events were not acknowledged; first failure:"
                 + " java.io.IOException: boom\n");
@@ -165,15 +151,9 @@ class ReplayCommandTest {
   @Test
   void shouldReportWhyTheTopicCannotBeUsed() {
     // Given
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            false);
     ReplayCommand command =
         new ReplayCommand(
-            terminal,
+            console.terminal(),
             (bootstrap, topic) -> {
               throw new SinkException("topic " + topic + " does not exist at " + bootstrap);
             },
@@ -196,7 +176,8 @@ class ReplayCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err()).isEqualTo("prefixlog replay: topic x.requests.raw does not exist at h:1\n");
+    assertThat(console.err())
+        .isEqualTo("prefixlog replay: topic x.requests.raw does not exist at h:1\n");
   }
 
   @Test
@@ -204,9 +185,9 @@ class ReplayCommandTest {
     // When
     int withDefault = replay("--corpus", corpus.toString());
     String defaultKey = sent.get(0).key();
-    String warning = err();
+    String warning = console.err();
     sent.clear();
-    err.reset();
+    console.reset();
     int withEnv = replay(Map.of("PREFIXLOG_SESSION_SECRET", SECRET), "--corpus", corpus.toString());
 
     // Then
@@ -219,7 +200,7 @@ class ReplayCommandTest {
     assertThat(defaultKey)
         .isEqualTo(new ReplayEvents(ReplayCommand.DEV_SESSION_SECRET, "x").sessionKey("c1").key());
     assertThat(withEnv).isEqualTo(Command.OK);
-    assertThat(err()).isEmpty();
+    assertThat(console.err()).isEmpty();
     assertThat(sent.get(0).key()).isEqualTo(new ReplayEvents(SECRET, "x").sessionKey("c1").key());
   }
 
@@ -260,7 +241,7 @@ class ReplayCommandTest {
 
     // Then: the suffixed id is the session id and what the key is made from; the bodies are the
     // corpus's
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     ReplayEvents events = new ReplayEvents(SECRET, "x");
     assertThat(sent)
         .extracting(s -> s.event().headers().get("x-session-id"))
@@ -290,7 +271,7 @@ class ReplayCommandTest {
             SECRET);
 
     // Then: no header captured, and one key per conversation, the one its first turn gives
-    assertThat(code).as(err()).isEqualTo(Command.OK);
+    assertThat(code).as(console.err()).isEqualTo(Command.OK);
     assertThat(sent).allSatisfy(s -> assertThat(s.event().headers()).isNull());
     assertThat(sent)
         .allSatisfy(s -> assertThat(s.event().sessionKeySource()).isEqualTo("conversation"));
@@ -322,7 +303,7 @@ class ReplayCommandTest {
     // Then
     assertThat(code).isEqualTo(Command.USAGE);
     assertThat(sent).isEmpty();
-    assertThat(err())
+    assertThat(console.err())
         .contains("--session-suffix renames the sessions' ids, and --no-session-header sends none");
   }
 
@@ -350,7 +331,7 @@ class ReplayCommandTest {
     assertThat(replay("--secret", "short")).isEqualTo(Command.USAGE);
     assertThat(replay("--corpus", dir.resolve("missing.jsonl").toString(), "--secret", SECRET))
         .isEqualTo(Command.USAGE);
-    assertThat(err())
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog replay: --interleave must be at least 1, got 0\n"
                 + "prefixlog replay: --rate needs a number, got 'fast'\n"
@@ -368,7 +349,7 @@ class ReplayCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out())
+    assertThat(console.out())
         .isEqualTo(
             new ReplayCommand(
                     Terminal.captured(new ByteArrayOutputStream(), new ByteArrayOutputStream()))
@@ -388,7 +369,7 @@ class ReplayCommandTest {
             "seed",
             "progress",
             "help")) {
-      assertThat(out()).contains("  --" + option);
+      assertThat(console.out()).contains("  --" + option);
     }
   }
 }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.prefixlog.cli.Terminal;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
+import io.prefixlog.tools.reconstruct.DeltaDump;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +36,7 @@ class ReplayFromCaptureTest {
           .getBytes(StandardCharsets.UTF_8);
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private HttpServer engine;
 
@@ -150,12 +149,12 @@ class ReplayFromCaptureTest {
             CaptureDump.turn(
                 "aa", 2, T0 + 400, "/v1/chat/completions", "app/1", aHeaders, A2, 60.0, 200L, 100L),
             5));
-    lines.add(CaptureDump.envelope(erased.key(), null, 6));
+    lines.add(DeltaDump.envelope(erased.key(), null, 6));
     return Files.write(dir.resolve("deltas.jsonl"), lines, StandardCharsets.UTF_8);
   }
 
   private int replay(String... args) {
-    return new ReplayCommand(Terminal.captured(out, err)).run(args);
+    return new ReplayCommand(console.terminal()).run(args);
   }
 
   private String url() {
@@ -172,8 +171,8 @@ class ReplayFromCaptureTest {
         replay("--from-capture", "--file", dump.toString(), "--via-proxy", url(), "--speed", "2");
 
     // Then
-    String stdout = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as(stdout + err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+    String stdout = console.out();
+    assertThat(code).as(stdout + console.err()).isEqualTo(Command.OK);
     // Byte for byte, each to its captured path; a session's turns in order (a2 waited for a1's
     // answer). Across sessions the order is the schedule's, which a cold client may not keep to
     // within the 100 ms between a1 and b1.
@@ -198,7 +197,7 @@ class ReplayFromCaptureTest {
     assertThat(received)
         .noneSatisfy(
             r -> assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains(ERASED));
-    assertThat(stdout + err).doesNotContain(ERASED).doesNotContain("KV cache");
+    assertThat(stdout + console.err()).doesNotContain(ERASED).doesNotContain("KV cache");
 
     assertThat(stdout)
         .contains("turns: 5 rebuilt and checked, 1 erased (never rebuilt, not sent)")
@@ -258,7 +257,7 @@ class ReplayFromCaptureTest {
     }
     if (expected.isEmpty()) {
       assertThat(code).isEqualTo(Command.FAILED);
-      assertThat(err.toString(StandardCharsets.UTF_8)).contains("no request to replay");
+      assertThat(console.err()).contains("no request to replay");
     } else {
       assertThat(code).isEqualTo(Command.OK);
     }
@@ -278,9 +277,7 @@ class ReplayFromCaptureTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .contains("1 empty or null lines")
-        .contains("kcat -J");
+    assertThat(console.err()).contains("1 empty or null lines").contains("kcat -J");
     assertThat(received).isEmpty();
   }
 
@@ -288,13 +285,13 @@ class ReplayFromCaptureTest {
   void shouldRefuseOptionsOfTheOtherMode() throws IOException {
     String file = dump().toString();
     assertThat(replay("--from-capture", "--file", file)).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from-capture needs --via-proxy");
+    assertThat(console.err()).contains("--from-capture needs --via-proxy");
     assertThat(replay("--from-capture", "--via-proxy", url(), "--rate", "5"))
         .isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .contains("--rate replays the corpora; --from-capture replays the capture");
     assertThat(replay("--speed", "2")).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--speed needs --from-capture");
+    assertThat(console.err()).contains("--speed needs --from-capture");
     assertThat(replay("--from-capture", "--via-proxy", url(), "--sample-sessions", "1.5"))
         .isEqualTo(Command.USAGE);
     assertThat(replay("--from-capture", "--via-proxy", url(), "--speed", "0"))

@@ -7,8 +7,8 @@ import io.prefixlog.cli.Terminal;
 import io.prefixlog.demo.DemoUpstream;
 import io.prefixlog.demo.Served;
 import io.prefixlog.embedded.Ports;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code replay --via-proxy} against the demo engine itself (no proxy in between). */
 class ReplayViaProxyTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   void shouldSendEveryTurnAsAnHttpRequestHalfOfThemStreamed() throws Exception {
@@ -41,7 +40,7 @@ class ReplayViaProxyTest {
               "--seed", "7");
 
       // Then
-      assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      assertThat(code).as(console.err()).isEqualTo(Command.OK);
     }
     assertThat(served).hasSize(6);
     assertThat(served.stream().filter(Served::stream).count()).isEqualTo(3);
@@ -50,7 +49,7 @@ class ReplayViaProxyTest {
         .allSatisfy(s -> assertThat(s.responseId()).isEqualTo("chatcmpl-" + s.requestId()));
     // Later turns of a conversation share its system prompt and history: cached.
     assertThat(served.stream().mapToLong(Served::cachedTokens).sum()).isPositive();
-    String summary = out.toString(StandardCharsets.UTF_8);
+    String summary = console.out();
     assertThat(summary)
         .contains("replay: 6 requests from 3 conversations")
         .contains("status 200 6")
@@ -93,8 +92,8 @@ class ReplayViaProxyTest {
               "--no-session-header");
 
       // Then
-      assertThat(withHeader).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
-      assertThat(without).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Command.OK);
+      assertThat(withHeader).as(console.err()).isEqualTo(Command.OK);
+      assertThat(without).as(console.err()).isEqualTo(Command.OK);
       assertThat(usual).containsExactlyInAnyOrder("c1", "c2", "c2", "c3", "c3", "c3");
       assertThat(sessionHeaders).containsExactly("null", "null", "null", "null", "null", "null");
     } finally {
@@ -112,15 +111,15 @@ class ReplayViaProxyTest {
 
     // Then
     assertThat(code).isEqualTo(Command.FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("6 of 6 requests failed");
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("status error 6");
+    assertThat(console.err()).contains("6 of 6 requests failed");
+    assertThat(console.out()).contains("status error 6");
   }
 
   @Test
   void shouldRejectAUrlThatIsNotHttp() throws Exception {
     assertThat(replay("--corpus", corpus().toString(), "--via-proxy", "ftp://x"))
         .isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--via-proxy must be an http://");
+    assertThat(console.err()).contains("--via-proxy must be an http://");
   }
 
   private Path corpus() throws Exception {
@@ -149,7 +148,7 @@ class ReplayViaProxyTest {
   }
 
   private int replay(String... args) {
-    Terminal terminal = Terminal.captured(out, err);
+    Terminal terminal = console.terminal();
     return new ReplayCommand(terminal).run(args);
   }
 }

@@ -9,7 +9,6 @@ import io.prefixlog.bridge.proxy.OfflineCapture;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.bridge.proxy.SamplingConfig;
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.chunk.ChunkLookupResolver;
 import io.prefixlog.core.chunk.LookupChains;
 import io.prefixlog.core.rebuild.Counts;
@@ -27,11 +26,11 @@ import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.topology.PrefixlogTopology;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -314,13 +313,12 @@ class SampledCaptureCorpusTest {
     }
     Files.writeString(file, lines.toString(), StandardCharsets.UTF_8);
     Path csv = Files.createDirectories(dir.resolve(name + "-csv"));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CapturedTerminal console = new CapturedTerminal();
     int code =
-        new AnalyzeCommand(Terminal.captured(out, err))
+        new AnalyzeCommand(console.terminal())
             .run(new String[] {"--file", file.toString(), "--csv", csv.toString()});
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    analyzeOut = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(console.err()).isZero();
+    analyzeOut = console.out();
     Map<String, String> files = new LinkedHashMap<>();
     try (var list = Files.list(csv)) {
       for (Path p : list.sorted().toList()) {

@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.proxy.ProxyConfig;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class SettingsCommandTest {
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-  private final SettingsCommand command = new SettingsCommand(Terminal.captured(out, err));
+  private final CapturedTerminal console = new CapturedTerminal();
+  private final SettingsCommand command = new SettingsCommand(console.terminal());
 
   @Test
   void shouldPrintOneServicesTableAsTheReadmeShowsIt() {
@@ -23,8 +20,7 @@ class SettingsCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .isEqualTo(KvBridgeConfig.DEFINITION.markdownTable());
+    assertThat(console.out()).isEqualTo(KvBridgeConfig.DEFINITION.markdownTable());
   }
 
   @Test
@@ -34,7 +30,7 @@ class SettingsCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(console.out())
         .isEqualTo(
             StreamAppConfig.DEFINITION.helpText()
                 + "\n"
@@ -50,7 +46,7 @@ class SettingsCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog settings: --service: unknown service 'router': expected stream-app, proxy"
                 + " or kv\n");

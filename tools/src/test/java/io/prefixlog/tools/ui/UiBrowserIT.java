@@ -9,7 +9,6 @@ import io.prefixlog.bridge.kv.KvBridgeConfig;
 import io.prefixlog.bridge.proxy.CaptureProxy;
 import io.prefixlog.bridge.proxy.ProxyConfig;
 import io.prefixlog.cli.ProjectHome;
-import io.prefixlog.cli.Terminal;
 import io.prefixlog.core.config.Settings;
 import io.prefixlog.core.http.HostCheck;
 import io.prefixlog.core.session.SessionKeyDeriver;
@@ -21,7 +20,9 @@ import io.prefixlog.embedded.junit.KafkaExtension;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.streams.StreamAppConfig;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
@@ -29,9 +30,7 @@ import io.prefixlog.tools.erase.EraseCommand;
 import io.prefixlog.tools.replay.ReplayCommand;
 import io.prefixlog.tools.topic.BlockIndexView;
 import io.prefixlog.tools.topic.CompactedView;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,7 +48,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -87,8 +85,7 @@ class UiBrowserIT {
   private static final Path SCREENSHOTS = Path.of("target/ui-screenshots");
 
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   @Timeout(value = 400, unit = TimeUnit.SECONDS)
@@ -129,11 +126,8 @@ class UiBrowserIT {
     int regeneration = bodiesByKey.get(shown).size();
     long turns = bodiesByKey.values().stream().mapToLong(List::size).sum();
 
-    Map<String, String> settings = new java.util.HashMap<>();
-    settings.put("PREFIXLOG_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-    settings.put("PREFIXLOG_TOPIC_PREFIX", PREFIX);
-    settings.put("PREFIXLOG_APPLICATION_ID", APP);
-    settings.put("PREFIXLOG_STATE_DIR", dir.resolve("state").toString());
+    Map<String, String> settings =
+        StreamApps.settings(kafka.bootstrapServers(), PREFIX, APP, dir.resolve("state"));
     // The stream app answers state queries on its metrics port, for the live-state panel.
     int metricsPort = Ports.free("127.0.0.1");
     settings.put("PREFIXLOG_METRICS_PORT", Integer.toString(metricsPort));
@@ -142,13 +136,10 @@ class UiBrowserIT {
     try (StreamApp app = new StreamApp(config);
         DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
         ZContext zmq = new ZContext()) {
-      app.start();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(app::state, state -> state == KafkaStreams.State.RUNNING);
+      StreamApps.start(app);
       try (CaptureProxy proxy = startProxy(kafka.bootstrapServers(), engine)) {
         assertThat(
-                new ReplayCommand(terminal(Map.of()))
+                new ReplayCommand(console.terminal(Map.of()))
                     .run(
                         new String[] {
                           "--corpus",
@@ -162,7 +153,7 @@ class UiBrowserIT {
                           "--via-proxy",
                           "http://127.0.0.1:" + proxy.port()
                         }))
-            .as(err.toString(StandardCharsets.UTF_8))
+            .as(console.err())
             .isEqualTo(Command.OK);
         for (byte[] body : List.of(edited, regenerated)) {
           HttpResponse<byte[]> answer =
@@ -423,7 +414,7 @@ class UiBrowserIT {
 
           // When: a session is erased
           int code =
-              new EraseCommand(terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
+              new EraseCommand(console.terminal(Map.of("PREFIXLOG_SESSION_SECRET", SECRET)))
                   .run(
                       new String[] {
                         "--session",
@@ -435,7 +426,7 @@ class UiBrowserIT {
                         "--application-id",
                         APP
                       });
-          assertThat(code).as(out + "\n" + err).isEqualTo(Command.OK);
+          assertThat(code).as(console.out() + "\n" + console.err()).isEqualTo(Command.OK);
 
           // Then: the list no longer has it, and its page says so
           await()
@@ -666,13 +657,5 @@ class UiBrowserIT {
     settings.put("PREFIXLOG_METRICS_PORT", "-1");
     settings.put("PREFIXLOG_SESSION_SECRET", SECRET);
     return CaptureProxy.start(ProxyConfig.fromSettings(Settings.of(settings)));
-  }
-
-  private Terminal terminal(Map<String, String> env) {
-    return new Terminal(
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        env,
-        false);
   }
 }

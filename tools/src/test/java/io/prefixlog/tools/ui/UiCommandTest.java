@@ -3,18 +3,15 @@ package io.prefixlog.tools.ui;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prefixlog.cli.Terminal;
+import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** What {@code prefixlog ui} refuses before it serves anything. */
 class UiCommandTest {
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CapturedTerminal console = new CapturedTerminal();
 
   @Test
   void shouldRefuseToServeBeyondLoopbackWithoutAToken() {
@@ -23,7 +20,7 @@ class UiCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .isEqualTo(
             "prefixlog ui: --host 0.0.0.0 is reachable beyond this machine: give a token (--token,"
                 + " or PREFIXLOG_UI_TOKEN) so that only its holders see the captured prompts\n");
@@ -36,7 +33,7 @@ class UiCommandTest {
 
     // Then
     assertThat(code).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(console.err())
         .isEqualTo("prefixlog ui: the token must be at least 16 characters, got 5\n");
   }
 
@@ -136,7 +133,7 @@ class UiCommandTest {
                       bad)))
           .as(bad)
           .isEqualTo(Command.USAGE);
-      assertThat(err.toString(StandardCharsets.UTF_8)).contains("PREFIXLOG_UI_TENANT_TOKENS");
+      assertThat(console.err()).contains("PREFIXLOG_UI_TENANT_TOKENS");
     }
   }
 
@@ -144,8 +141,8 @@ class UiCommandTest {
   void shouldRefuseAStreamAppThatIsNotAnHttpBaseUrlAndArchiveOptionsWithoutArchive() {
     // When
     int badUrl = run(Map.of(), "--stream-app", "stream-app:9464");
-    String badUrlErr = err.toString(StandardCharsets.UTF_8);
-    err.reset();
+    String badUrlErr = console.err();
+    console.reset();
     int noArchive = run(Map.of(), "--archive-max-rows", "10");
 
     // Then
@@ -155,17 +152,11 @@ class UiCommandTest {
             "prefixlog ui: --stream-app must be http://HOST:PORT (the stream app's metrics"
                 + " endpoint), got stream-app:9464\n");
     assertThat(noArchive).isEqualTo(Command.USAGE);
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .isEqualTo("prefixlog ui: --archive-max-rows needs --archive\n");
+    assertThat(console.err()).isEqualTo("prefixlog ui: --archive-max-rows needs --archive\n");
   }
 
   private int run(Map<String, String> env, String... args) {
-    Terminal terminal =
-        new Terminal(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            env,
-            false);
+    Terminal terminal = console.terminal(env);
     return new UiCommand(terminal).run(args);
   }
 }
