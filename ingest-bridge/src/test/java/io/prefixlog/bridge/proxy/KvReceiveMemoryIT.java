@@ -131,7 +131,8 @@ class KvReceiveMemoryIT {
       router.bind("tcp://127.0.0.1:" + ports[1]);
       ZMQ.Socket pub = zmq.createSocket(SocketType.XPUB);
       pub.bind("tcp://127.0.0.1:" + ports[0]);
-      Thread replier = new Thread(() -> answerFirstReplay(router, big), "test-router");
+      // The start-up replay gets every number up to REPLAYED at once.
+      Thread replier = new Thread(() -> serveReplays(router, big, from -> REPLAYED), "test-router");
       replier.setDaemon(true);
       replier.start();
       try (BridgeChild bridge =
@@ -174,37 +175,6 @@ class KvReceiveMemoryIT {
         replier.interrupt();
         replier.join(5_000);
       }
-    }
-  }
-
-  /**
-   * The engine's ROUTER: the first replay request is answered with {@code payload} under each
-   * number from the one asked to {@code REPLAYED - 1}, all sent at once, then the end marker.
-   */
-  private static void answerFirstReplay(ZMQ.Socket router, byte[] payload) {
-    router.setReceiveTimeOut(100);
-    while (!Thread.currentThread().isInterrupted()) {
-      byte[] identity;
-      try {
-        identity = router.recv(0);
-      } catch (RuntimeException e) {
-        return; // the context closed
-      }
-      if (identity == null) {
-        continue;
-      }
-      router.recv(0); // empty
-      long from = ByteBuffer.wrap(router.recv(0)).getLong();
-      for (long seq = Math.max(0, from); seq < REPLAYED; seq++) {
-        router.sendMore(identity);
-        router.sendMore(new byte[0]);
-        router.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
-        router.send(payload);
-      }
-      router.sendMore(identity);
-      router.sendMore(new byte[0]);
-      router.sendMore(ByteBuffer.allocate(8).putLong(-1).array());
-      router.send(new byte[0]);
     }
   }
 
@@ -277,6 +247,28 @@ class KvReceiveMemoryIT {
    */
   private static void answerReplays(
       ZMQ.Socket router, CountDownLatch release, AtomicInteger replays, byte[] payload) {
+    serveReplays(
+        router,
+        payload,
+        from -> {
+          if (replays.getAndIncrement() == 0) {
+            release.await();
+            return from;
+          }
+          return FLOOD;
+        });
+  }
+
+  /** The numbers a replay from {@code from} answers: up to the one returned, exclusive. */
+  private interface Replies {
+    long until(long from) throws InterruptedException;
+  }
+
+  /**
+   * The engine's ROUTER: each replay request is answered with {@code payload} under each number of
+   * its {@link Replies}, all sent at once, then the end marker.
+   */
+  private static void serveReplays(ZMQ.Socket router, byte[] payload, Replies replies) {
     router.setReceiveTimeOut(100);
     while (!Thread.currentThread().isInterrupted()) {
       byte[] identity;
@@ -290,20 +282,18 @@ class KvReceiveMemoryIT {
       }
       router.recv(0); // empty
       long from = ByteBuffer.wrap(router.recv(0)).getLong();
+      long until;
       try {
-        if (replays.getAndIncrement() == 0) {
-          release.await();
-        } else {
-          for (long seq = from; seq < FLOOD; seq++) {
-            router.sendMore(identity);
-            router.sendMore(new byte[0]);
-            router.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
-            router.send(payload);
-          }
-        }
+        until = replies.until(from);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
+      }
+      for (long seq = Math.max(0, from); seq < until; seq++) {
+        router.sendMore(identity);
+        router.sendMore(new byte[0]);
+        router.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
+        router.send(payload);
       }
       router.sendMore(identity);
       router.sendMore(new byte[0]);
