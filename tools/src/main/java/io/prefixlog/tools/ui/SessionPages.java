@@ -18,6 +18,16 @@ final class SessionPages {
       return counts.html(
           caughtUp ? "Index up to date and following: " : "Reading the topic: ", problem);
     }
+
+    /**
+     * The status line without the counts or the follower's problem, which are about every tenant's
+     * records: what a tenant's token is shown.
+     */
+    String tenantHtml() {
+      return "<p class=\"status\" role=\"status\">"
+          + (caughtUp ? "Index up to date and following." : "Reading the topic.")
+          + "</p>";
+    }
   }
 
   static String list(
@@ -25,11 +35,11 @@ final class SessionPages {
       Page page,
       List<String> models,
       List<String> paths,
-      IndexState state,
+      String stateHtml,
       String fromText,
       String toText) {
     StringBuilder b = new StringBuilder();
-    b.append("<h1>Sessions</h1>").append(state.html());
+    b.append("<h1>Sessions</h1>").append(stateHtml);
     b.append("<form class=\"filters\" method=\"get\" action=\"/\" role=\"search\">");
     field(b, "q", "Session key starts with", q.keyPrefix(), "search", null);
     field(b, "model", "Model", q.model(), "text", "models");

@@ -314,7 +314,7 @@ public final class UiServer implements AutoCloseable {
         return Response.error(
             404, "No such session", "No session " + key + " of this tenant on the topic.");
       }
-      return path.equals("/session") ? session(params, false) : routeAll(method, path, params);
+      return path.equals("/session") ? session(params, viewer) : routeAll(method, path, params);
     }
     return routeAll(method, path, params);
   }
@@ -471,7 +471,7 @@ public final class UiServer implements AutoCloseable {
             rows,
             tenant == null ? index.models() : List.of(),
             tenant == null ? index.paths() : List.of(),
-            state,
+            tenant == null ? state.html() : state.tenantHtml(),
             p.getOrDefault("from", ""),
             p.getOrDefault("to", "")));
   }
@@ -481,13 +481,15 @@ public final class UiServer implements AutoCloseable {
   }
 
   Response session(Map<String, String> p) {
-    return session(p, archive != null);
+    return session(p, Viewer.EVERY_TENANT);
   }
 
   /**
-   * @param withArchive whether the page may come from the archive and link to it
+   * @param viewer a tenant's viewer gets the page from the topic only, without the archive's link
+   *     or the index's counts
    */
-  private Response session(Map<String, String> p, boolean withArchive) {
+  private Response session(Map<String, String> p, Viewer viewer) {
+    boolean withArchive = archive != null && viewer.tenant() == null;
     String key = p.getOrDefault("key", "");
     Optional<SessionIndex.Summary> summary = index.summary(key);
     List<TurnInfo> turns = index.turns(key);
@@ -520,7 +522,7 @@ public final class UiServer implements AutoCloseable {
               "cannot read the chunk lookups: " + e.getMessage());
     }
     String blocksHtml = BlockPage.ofSession(blocks.ofSession(key), blockFollower.caughtUp());
-    String status = state().html();
+    String status = viewer.tenant() == null ? state().html() : state().tenantHtml();
     if (withArchive) {
       status +=
           "<p class=\"status\">Older chains may be in the archive: <a id=\"archive-link\""
