@@ -4,12 +4,15 @@ import static org.awaitility.Awaitility.await;
 
 import io.prefixlog.embedded.KafkaCluster;
 import io.prefixlog.streams.StreamApp;
+import io.prefixlog.tools.topic.CompactedView;
 import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -64,5 +67,17 @@ public final class StreamApps {
           .pollInterval(Duration.ofMillis(1))
           .until(() -> seen[0] += consumer.poll(Duration.ofMillis(500)).count(), n -> n >= count);
     }
+  }
+
+  /**
+   * A topic's compacted view (the latest value of each live key), values as text, so that views
+   * compare by content.
+   */
+  public static Map<String, String> compactedText(KafkaCluster kafka, String topic, String clientId)
+      throws Exception {
+    Map<String, String> view = new TreeMap<>();
+    CompactedView.read(kafka.bootstrapServers(), topic, clientId)
+        .forEach((k, v) -> view.put(k, new String(v, StandardCharsets.UTF_8)));
+    return view;
   }
 }

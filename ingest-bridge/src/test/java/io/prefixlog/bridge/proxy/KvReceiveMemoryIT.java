@@ -75,28 +75,7 @@ class KvReceiveMemoryIT {
     AtomicInteger replays = new AtomicInteger();
     try (ZContext zmq = new ZContext();
         DemoUpstream engine = DemoUpstream.start(DemoUpstream.Options.defaults());
-        BridgeChild bridge =
-            BridgeChild.start(
-                dir,
-                kafka,
-                engine.baseUrl(),
-                "flood.",
-                HEAP_MIB,
-                Map.of(
-                    "PREFIXLOG_KV_ENDPOINTS",
-                    "tcp://127.0.0.1:" + ports[0],
-                    "PREFIXLOG_KV_REPLAY_ENDPOINTS",
-                    "tcp://127.0.0.1:" + ports[1],
-                    "PREFIXLOG_KV_REPLAY_TIMEOUT",
-                    "60s",
-                    "PREFIXLOG_KV_RESUME_TIMEOUT",
-                    "0",
-                    "PREFIXLOG_KV_MAX_MESSAGE_BYTES",
-                    Long.toString(MAX_MESSAGE),
-                    "PREFIXLOG_KV_MAX_VALUES_PER_BATCH",
-                    Long.toString(MAX_VALUES),
-                    "PREFIXLOG_KV_RECEIVE_MEMORY",
-                    Long.toString(RECEIVE_MEMORY)))) {
+        BridgeChild bridge = startBridge(kafka, engine, ports, "flood.", "60s")) {
       ZMQ.Socket router = zmq.createSocket(SocketType.ROUTER);
       router.bind("tcp://127.0.0.1:" + ports[1]);
       Thread replier =
@@ -135,28 +114,7 @@ class KvReceiveMemoryIT {
       Thread replier = new Thread(() -> serveReplays(router, big, from -> REPLAYED), "test-router");
       replier.setDaemon(true);
       replier.start();
-      try (BridgeChild bridge =
-          BridgeChild.start(
-              dir,
-              kafka,
-              engine.baseUrl(),
-              "replay-flood.",
-              HEAP_MIB,
-              Map.of(
-                  "PREFIXLOG_KV_ENDPOINTS",
-                  "tcp://127.0.0.1:" + ports[0],
-                  "PREFIXLOG_KV_REPLAY_ENDPOINTS",
-                  "tcp://127.0.0.1:" + ports[1],
-                  "PREFIXLOG_KV_REPLAY_TIMEOUT",
-                  "120s",
-                  "PREFIXLOG_KV_RESUME_TIMEOUT",
-                  "0",
-                  "PREFIXLOG_KV_MAX_MESSAGE_BYTES",
-                  Long.toString(MAX_MESSAGE),
-                  "PREFIXLOG_KV_MAX_VALUES_PER_BATCH",
-                  Long.toString(MAX_VALUES),
-                  "PREFIXLOG_KV_RECEIVE_MEMORY",
-                  Long.toString(RECEIVE_MEMORY)))) {
+      try (BridgeChild bridge = startBridge(kafka, engine, ports, "replay-flood.", "120s")) {
         // When: the replay streams in
         bridge.awaitHealthy();
         String batches = "prefixlog_kv_batches_total";
@@ -300,6 +258,36 @@ class KvReceiveMemoryIT {
       router.sendMore(ByteBuffer.allocate(8).putLong(-1).array());
       router.send(new byte[0]);
     }
+  }
+
+  /**
+   * A bridge of {@code HEAP_MIB} in front of {@code engine}, its KV subscriber on the PUB at {@code
+   * ports[0]} and the ROUTER at {@code ports[1]}, with this test's receive limits.
+   */
+  private BridgeChild startBridge(
+      KafkaCluster kafka, DemoUpstream engine, int[] ports, String prefix, String replayTimeout)
+      throws Exception {
+    return BridgeChild.start(
+        dir,
+        kafka,
+        engine.baseUrl(),
+        prefix,
+        HEAP_MIB,
+        Map.of(
+            "PREFIXLOG_KV_ENDPOINTS",
+            "tcp://127.0.0.1:" + ports[0],
+            "PREFIXLOG_KV_REPLAY_ENDPOINTS",
+            "tcp://127.0.0.1:" + ports[1],
+            "PREFIXLOG_KV_REPLAY_TIMEOUT",
+            replayTimeout,
+            "PREFIXLOG_KV_RESUME_TIMEOUT",
+            "0",
+            "PREFIXLOG_KV_MAX_MESSAGE_BYTES",
+            Long.toString(MAX_MESSAGE),
+            "PREFIXLOG_KV_MAX_VALUES_PER_BATCH",
+            Long.toString(MAX_VALUES),
+            "PREFIXLOG_KV_RECEIVE_MEMORY",
+            Long.toString(RECEIVE_MEMORY)));
   }
 
   /** Waits until {@code series} satisfies {@code done}, at most {@code seconds}. */

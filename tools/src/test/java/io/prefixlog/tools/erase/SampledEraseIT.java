@@ -21,7 +21,6 @@ import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.reconstruct.ReconstructCommand;
-import io.prefixlog.tools.topic.CompactedView;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -190,12 +189,9 @@ class SampledEraseIT {
     }
   }
 
-  /** The topic's compacted view, values as text (compared by content). */
+  /** The topic's compacted view, values as text. */
   private static Map<String, String> view(KafkaCluster kafka, String topic) throws Exception {
-    Map<String, String> view = new TreeMap<>();
-    CompactedView.read(kafka.bootstrapServers(), topic, "sampled-erase-it")
-        .forEach((k, v) -> view.put(k, new String(v, StandardCharsets.UTF_8)));
-    return view;
+    return StreamApps.compactedText(kafka, topic, "sampled-erase-it");
   }
 
   private static List<String> keysOf(Map<String, String> view, String sessionKey) {

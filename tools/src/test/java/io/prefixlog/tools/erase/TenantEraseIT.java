@@ -9,9 +9,8 @@ import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamApp;
 import io.prefixlog.tools.CapturedTerminal;
 import io.prefixlog.tools.Command;
+import io.prefixlog.tools.StreamApps;
 import io.prefixlog.tools.TenantTraffic;
-import io.prefixlog.tools.topic.CompactedView;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -95,11 +94,8 @@ class TenantEraseIT {
     }
   }
 
-  /** The topic's compacted view, values as text (compared by content). */
+  /** The topic's compacted view, values as text. */
   private static Map<String, String> view(KafkaCluster kafka, String topic) throws Exception {
-    Map<String, String> view = new TreeMap<>();
-    CompactedView.read(kafka.bootstrapServers(), topic, "tenant-erase-it")
-        .forEach((k, v) -> view.put(k, new String(v, StandardCharsets.UTF_8)));
-    return view;
+    return StreamApps.compactedText(kafka, topic, "tenant-erase-it");
   }
 }
