@@ -36,6 +36,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -102,11 +103,29 @@ class StateQueriesIT {
       Map<String, String> fromA = new TreeMap<>();
       Map<String, String> fromB = new TreeMap<>();
       for (String session : sessions) {
-        await()
-            .alias("both instances answer " + session)
-            .atMost(Duration.ofSeconds(120))
-            .pollInterval(Duration.ofMillis(250))
-            .until(() -> hasAllTurns(ask(portA, session)) && hasAllTurns(ask(portB, session)));
+        // What each instance said last, so that a timeout says why instead of only that
+        Map<String, String> lastSaid = new TreeMap<>();
+        try {
+          await()
+              .alias("both instances answer " + session)
+              .atMost(Duration.ofSeconds(120))
+              .pollInterval(Duration.ofMillis(250))
+              .until(
+                  () ->
+                      hasAllTurns(ask(portA, session), "a", lastSaid)
+                          & hasAllTurns(ask(portB, session), "b", lastSaid));
+        } catch (ConditionTimeoutException e) {
+          throw new AssertionError(
+              "session "
+                  + session
+                  + ": streams a "
+                  + a.state()
+                  + ", b "
+                  + b.state()
+                  + "; last answers "
+                  + lastSaid,
+              e);
+        }
         fromA.put(session, ask(portA, session).body());
         fromB.put(session, ask(portB, session).body());
       }
@@ -193,7 +212,10 @@ class StateQueriesIT {
     }
   }
 
-  private static boolean hasAllTurns(HttpResponse<String> response) throws IOException {
+  private static boolean hasAllTurns(
+      HttpResponse<String> response, String instance, Map<String, String> lastSaid)
+      throws IOException {
+    lastSaid.put(instance, response.statusCode() + " " + response.body());
     return response.statusCode() == 200
         && Json.mapper().readTree(response.body()).get("turns").asLong() == TURNS;
   }
