@@ -3,6 +3,7 @@ package io.prefixlog.tools;
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Terminal;
 import io.prefixlog.cli.Version;
+import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.tools.analyze.AnalyzeCommand;
 import io.prefixlog.tools.archive.ArchiveCommand;
 import io.prefixlog.tools.erase.EraseCommand;
@@ -99,6 +100,10 @@ public final class Prefixlog {
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     try {
       return command.get().run(rest);
+    } catch (ConfigException e) {
+      // A setting from the environment, such as a PREFIXLOG_KAFKA_* pass-through: no trace.
+      err.println("prefixlog " + name + ": " + e.getMessage());
+      return Command.USAGE;
     } catch (RuntimeException e) {
       // Commands report their own failures; this is a bug, shown with its trace.
       err.println("prefixlog " + name + ": unexpected error: " + e);

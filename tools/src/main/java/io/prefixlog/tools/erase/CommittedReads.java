@@ -1,5 +1,6 @@
 package io.prefixlog.tools.erase;
 
+import io.prefixlog.tools.topic.KafkaClients;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -15,8 +16,7 @@ final class CommittedReads {
    * it reads and belongs to no group.
    */
   static Properties config(String bootstrap, String clientId) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

@@ -1,5 +1,6 @@
 package io.prefixlog.tools.erase;
 
+import io.prefixlog.tools.topic.KafkaClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +28,7 @@ final class ControlProducer implements AutoCloseable {
   private final List<Future<RecordMetadata>> pending = new ArrayList<>();
 
   ControlProducer(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.ACKS_CONFIG, "all");

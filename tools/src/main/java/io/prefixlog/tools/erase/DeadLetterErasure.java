@@ -2,6 +2,7 @@ package io.prefixlog.tools.erase;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.prefixlog.schemas.json.Json;
+import io.prefixlog.tools.topic.KafkaClients;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -229,8 +230,7 @@ final class DeadLetterErasure {
   }
 
   private static Properties consumerConfig(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -244,8 +244,7 @@ final class DeadLetterErasure {
   }
 
   private static Properties producerConfig(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -14,6 +14,7 @@ import io.prefixlog.schemas.control.ErasureAck;
 import io.prefixlog.schemas.json.Json;
 import io.prefixlog.tools.Command;
 import io.prefixlog.tools.topic.CompactedView;
+import io.prefixlog.tools.topic.KafkaClients;
 import io.prefixlog.tools.topic.TopicScan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -426,8 +427,7 @@ public final class EraseService {
   }
 
   private static Properties adminConfig(String bootstrap) {
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(AdminClientConfig.CLIENT_ID_CONFIG, "prefixlog-erase");
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
     return p;

@@ -2,6 +2,7 @@ package io.prefixlog.tools.replay;
 
 import io.prefixlog.cli.Causes;
 import io.prefixlog.schemas.RecordLimits;
+import io.prefixlog.tools.topic.KafkaClients;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -53,8 +54,7 @@ final class KafkaEventSink implements EventSink {
   }
 
   static Properties producerConfig(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-replay");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -76,8 +76,7 @@ final class KafkaEventSink implements EventSink {
   }
 
   private static void checkTopic(String bootstrap, String topic) throws SinkException {
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(AdminClientConfig.CLIENT_ID_CONFIG, "prefixlog-replay-check");
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(CHECK_TIMEOUT.toMillis()));
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(CHECK_TIMEOUT.toMillis()));

@@ -176,8 +176,7 @@ public final class TopicScan {
   }
 
   static Properties consumerConfig(String bootstrap, String clientId, int maxFetchBytes) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

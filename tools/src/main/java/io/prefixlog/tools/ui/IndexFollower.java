@@ -1,5 +1,6 @@
 package io.prefixlog.tools.ui;
 
+import io.prefixlog.tools.topic.KafkaClients;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -60,8 +61,7 @@ final class IndexFollower implements AutoCloseable {
   }
 
   static Properties config(String bootstrap, String clientId, int maxRecordBytes) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaClients.properties(bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

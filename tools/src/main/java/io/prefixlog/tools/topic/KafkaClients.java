@@ -1,0 +1,44 @@
+package io.prefixlog.tools.topic;
+
+import io.prefixlog.core.config.KafkaPassThrough;
+import io.prefixlog.core.config.Settings;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.CommonClientConfigs;
+
+/**
+ * The settings every Kafka client of the tools starts from: the bootstrap servers, and the client
+ * settings the environment passes through as {@code PREFIXLOG_KAFKA_*}, read as the bridge and the
+ * stream app read them ({@link KafkaPassThrough}: {@code PREFIXLOG_KAFKA_SECURITY_PROTOCOL} becomes
+ * {@code security.protocol}). So {@code erase}, {@code reconstruct}, {@code replay}, {@code ui} and
+ * the rest reach a broker that wants TLS or SASL with the same variables as the services.
+ *
+ * <p>A tool's own settings are put after these and win: they are what its reads rely on (committed
+ * records only, no group, no offset commits, its fetch sizes), and a pass-through is for how to
+ * connect, not what to read. Credentials come from the environment only, never the command line,
+ * where {@code ps} would show them.
+ *
+ * <p>Not for {@code prefixlog up}: its broker is the embedded one it starts, on loopback.
+ */
+public final class KafkaClients {
+  private KafkaClients() {}
+
+  /**
+   * The bootstrap servers over the process environment's pass-through settings: a new, mutable
+   * copy, to which a tool adds its own.
+   *
+   * @throws io.prefixlog.core.config.ConfigException when a pass-through weakens a delivery
+   *     guarantee without {@value KafkaPassThrough#ALLOW}
+   */
+  public static Properties properties(String bootstrap) {
+    return properties(bootstrap, System.getenv());
+  }
+
+  /** {@link #properties(String)} from the variables {@code environment}. */
+  static Properties properties(String bootstrap, Map<String, String> environment) {
+    Properties p = new Properties();
+    p.putAll(KafkaPassThrough.read(Settings.of(environment)));
+    p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    return p;
+  }
+}
