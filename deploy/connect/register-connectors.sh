@@ -12,6 +12,11 @@
 # is an error and nothing more is sent. Values are taken literally (the template uses no
 # properties escapes) and JSON-escaped.
 #
+# $CONNECTOR_OVERRIDES, when set, names a second properties file rendered after the template into
+# the same configuration, for what only this deployment needs (compose: the SASL settings of the
+# sink's own Kafka clients, deploy/connect/iceberg-sink-sasl.properties); its keys must not repeat
+# the template's.
+#
 # Idempotent: PUT /connectors/<name>/config creates the connector or updates its configuration.
 # Runs as compose's one-shot connect-init (curlimages/curl: POSIX sh, awk, curl).
 set -eu
@@ -31,6 +36,10 @@ trap 'rm -rf "$work"' EXIT
 
 if [ ! -f "$CONNECTOR_TEMPLATE" ]; then
   log "no connector template at $CONNECTOR_TEMPLATE"
+  exit 1
+fi
+if [ -n "${CONNECTOR_OVERRIDES:-}" ] && [ ! -f "$CONNECTOR_OVERRIDES" ]; then
+  log "no connector overrides at $CONNECTOR_OVERRIDES"
   exit 1
 fi
 
@@ -74,7 +83,7 @@ render() {
       first = 0
     }
     END { printf "}\n" }
-  ' "$CONNECTOR_TEMPLATE"
+  ' "$CONNECTOR_TEMPLATE" ${CONNECTOR_OVERRIDES:+"$CONNECTOR_OVERRIDES"}
 }
 
 # Wait until the worker serves its REST API and has loaded the Iceberg sink plugin.

@@ -140,8 +140,7 @@ class ComposeSafeDefaultsTest {
                     "PREFIXLOG_BIND_ADDRESS", "0.0.0.0",
                     "KAFKA_REMOTE_HOST", "kafka.example.net",
                     "KAFKA_TLS_DIR", dir.toString(),
-                    "KAFKA_KEYSTORE_PASSWORD", "9a8b7c6d5e4f3a2b",
-                    "KAFKA_REMOTE_PASSWORD", "1f2e3d4c5b6a7980")),
+                    "KAFKA_KEYSTORE_PASSWORD", "9a8b7c6d5e4f3a2b")),
             COMPOSE,
             SASL_OVERRIDE);
 
@@ -318,20 +317,70 @@ class ComposeSafeDefaultsTest {
                     "PREFIXLOG_BIND_ADDRESS", "0.0.0.0",
                     "KAFKA_REMOTE_HOST", "kafka.example.net",
                     "KAFKA_TLS_DIR", dir.toString(),
-                    "KAFKA_KEYSTORE_PASSWORD", "9a8b7c6d5e4f3a2b",
-                    "KAFKA_REMOTE_PASSWORD", "1f2e3d4c5b6a7980")),
+                    "KAFKA_KEYSTORE_PASSWORD", "9a8b7c6d5e4f3a2b")),
             COMPOSE,
             SASL_OVERRIDE);
 
     // Then: the REMOTE listener is SASL_SSL and the only Kafka port beyond loopback
     assertThat(compose.environment("kafka", "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP").orElseThrow())
         .contains("REMOTE:SASL_SSL")
-        .contains("EXTERNAL:PLAINTEXT");
+        .contains("INTERNAL:SASL_PLAINTEXT")
+        .contains("EXTERNAL:SASL_PLAINTEXT")
+        .contains("CONTROLLER:PLAINTEXT");
+    // the controller listener, whose principal is unauthenticated, answers inside kafka only
+    assertThat(compose.environment("kafka", "KAFKA_LISTENERS").orElseThrow())
+        .contains("CONTROLLER://127.0.0.1:9093");
     assertThat(compose.environment("kafka", "KAFKA_ADVERTISED_LISTENERS").orElseThrow())
         .contains("REMOTE://kafka.example.net:9095");
     assertThat(compose.ports("kafka"))
         .containsExactlyInAnyOrder(
             new ComposeFile.PublishedPort("127.0.0.1", "9094", "9094"),
             new ComposeFile.PublishedPort("0.0.0.0", "9095", "9095"));
+  }
+
+  @Test
+  void shouldGiveEveryKafkaClientItsOwnUserAndDenyWhatNoAclAllows() throws Exception {
+    // Given: the deployment as rendered with its .env
+    ComposeFile compose = config(DockerCompose.deploymentEnv());
+    Map<String, String> passwords = read(DockerCompose.deploymentEnv());
+
+    // Then: the broker authenticates every listener a client reaches and denies by default
+    assertThat(compose.environment("kafka", "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP").orElseThrow())
+        .isEqualTo("CONTROLLER:PLAINTEXT,INTERNAL:SASL_PLAINTEXT,EXTERNAL:SASL_PLAINTEXT");
+    assertThat(compose.environment("kafka", "KAFKA_LISTENERS").orElseThrow())
+        .contains("CONTROLLER://127.0.0.1:9093");
+    assertThat(compose.environment("kafka", "KAFKA_AUTHORIZER_CLASS_NAME"))
+        .hasValue("org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+    assertThat(compose.environment("kafka", "KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"))
+        .hasValue("false");
+    assertThat(compose.environment("kafka", "KAFKA_SUPER_USERS"))
+        .hasValue("User:admin;User:ANONYMOUS");
+    // each component logs in as its own user with its own password
+    Map<String, String> users =
+        Map.of("stream-app", "streams", "ingest-bridge", "bridge", "ui", "ui");
+    users.forEach(
+        (service, user) -> {
+          assertThat(compose.environment(service, "PREFIXLOG_KAFKA_SECURITY_PROTOCOL"))
+              .as(service)
+              .hasValue("SASL_PLAINTEXT");
+          String password =
+              passwords.get("KAFKA_" + user.toUpperCase(java.util.Locale.ROOT) + "_PASSWORD");
+          assertThat(compose.environment(service, "PREFIXLOG_KAFKA_SASL_JAAS_CONFIG").orElseThrow())
+              .as(service)
+              .contains("username=\"" + user + "\"")
+              .contains("password=\"" + password + "\"");
+        });
+    // the model server and the demo engine have no user at all
+    for (String service : List.of("vllm", "demo-engine")) {
+      assertThat(compose.environment(service, "PREFIXLOG_KAFKA_SASL_JAAS_CONFIG"))
+          .as(service)
+          .isEmpty();
+    }
+    // and the users' passwords differ
+    assertThat(
+            java.util.stream.Stream.of("ADMIN", "BRIDGE", "STREAMS", "UI", "CONNECT")
+                .map(u -> passwords.get("KAFKA_" + u + "_PASSWORD"))
+                .distinct())
+        .hasSize(5);
   }
 }

@@ -32,7 +32,12 @@ final class DockerCompose {
           "POSTGRES_PASSWORD",
           "PREFIXLOG_UI_TOKEN",
           "PREFIXLOG_STATE_TOKEN",
-          "VLLM_API_KEY");
+          "VLLM_API_KEY",
+          "KAFKA_ADMIN_PASSWORD",
+          "KAFKA_BRIDGE_PASSWORD",
+          "KAFKA_STREAMS_PASSWORD",
+          "KAFKA_UI_PASSWORD",
+          "KAFKA_CONNECT_PASSWORD");
 
   private static Path deploymentEnv;
 

@@ -185,6 +185,45 @@ class RegisterConnectorsScriptTest {
   }
 
   @Test
+  void shouldAddComposesSaslSettingsForTheSinksOwnKafkaClientsAsReferences() throws Exception {
+    // Given: compose's overrides file after the template
+    Map<String, String> env = settings();
+    env.put(
+        "CONNECTOR_OVERRIDES",
+        ROOT.resolve("deploy/connect/iceberg-sink-sasl.properties").toString());
+
+    // When
+    Result result = runScript(env);
+
+    // Then: every connector has them, the password as a reference the worker resolves
+    assertThat(result.exitCode()).as(result.output()).isZero();
+    assertThat(bodies).hasSize(4);
+    for (String body : bodies.values()) {
+      JsonNode config = JSON.readTree(body);
+      assertThat(config.get("iceberg.kafka.security.protocol").asText())
+          .isEqualTo("SASL_PLAINTEXT");
+      assertThat(config.get("iceberg.kafka.sasl.mechanism").asText()).isEqualTo("PLAIN");
+      assertThat(config.get("iceberg.kafka.sasl.jaas.config").asText())
+          .isEqualTo(
+              "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                  + " username=\"connect\" password=\"${env:KAFKA_CONNECT_PASSWORD}\";");
+      assertThat(config.get("iceberg.kafka.bootstrap.servers").asText()).isEqualTo("kafka:9092");
+    }
+  }
+
+  @Test
+  void shouldRefuseOverridesThatAreNotThere() throws Exception {
+    Map<String, String> env = settings();
+    env.put("CONNECTOR_OVERRIDES", dir.resolve("absent.properties").toString());
+
+    Result result = runScript(env);
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.output()).contains("no connector overrides at");
+    assertThat(puts).isEmpty();
+  }
+
+  @Test
   void shouldRefuseToRegisterWithAnUnsetPlaceholder() throws Exception {
     // Given
     Map<String, String> env = settings();

@@ -21,6 +21,7 @@ import io.prefixlog.tools.replay.CorpusReplayRequest;
 import io.prefixlog.tools.replay.CorpusReplayService;
 import io.prefixlog.tools.topic.BlockIndexView;
 import io.prefixlog.tools.topic.CompactedView;
+import io.prefixlog.tools.topic.KafkaClients;
 import io.prefixlog.tools.topic.TopicScan;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -145,6 +146,8 @@ public final class ComposeSmokeCommand implements Command {
         return FAILED;
       }
       SmokeEnvironment env = SmokeEnvironment.write(root, work.resolve("smoke.env"));
+      // The checks below run the commands as the operator does on the host: as Kafka's admin.
+      KafkaClients.useVariables(env.operatorKafkaVariables());
       project = new ComposeProject(root, projectName, env.file());
       prepare(root, project);
       run(project, env, turns);
@@ -315,7 +318,12 @@ public final class ComposeSmokeCommand implements Command {
             .count();
     String prometheus =
         new PrometheusCheck(env.port("PROMETHEUS_PORT")).await(streamApps, requests, CHECK_TIMEOUT);
-    String ui = checkUi(env, bootstrap, topics) + "; " + new SecurityProbes(env, project).run();
+    String ui =
+        checkUi(env, bootstrap, topics)
+            + "; "
+            + new SecurityProbes(env, project).run()
+            + "; "
+            + new KafkaAclProbes(env, bootstrap, "prefixlog.").run();
     report(
         "check",
         String.format(

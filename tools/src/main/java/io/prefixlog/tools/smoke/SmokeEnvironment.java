@@ -75,6 +75,18 @@ record SmokeEnvironment(Path file, Map<String, String> values) {
     return value;
   }
 
+  /**
+   * The {@code PREFIXLOG_KAFKA_*} variables of an operator on the host: SASL/PLAIN as Kafka's
+   * admin, as the README tells the operator to export them.
+   */
+  Map<String, String> operatorKafkaVariables() {
+    return Map.of(
+        "PREFIXLOG_KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT",
+        "PREFIXLOG_KAFKA_SASL_MECHANISM", "PLAIN",
+        "PREFIXLOG_KAFKA_SASL_JAAS_CONFIG",
+            KafkaAclProbes.jaas("admin", get("KAFKA_ADMIN_PASSWORD")));
+  }
+
   int port(String name) {
     return Integer.parseInt(get(name));
   }

@@ -21,7 +21,20 @@ import org.apache.kafka.clients.CommonClientConfigs;
  * <p>Not for {@code prefixlog up}: its broker is the embedded one it starts, on loopback.
  */
 public final class KafkaClients {
+  /** Where the pass-through is read: the process environment, unless {@link #useVariables}. */
+  private static volatile Map<String, String> variables = System.getenv();
+
   private KafkaClients() {}
+
+  /**
+   * Makes this process's clients read their pass-through from {@code variables} instead of the
+   * environment: for {@code prefixlog compose-smoke}, which runs the commands in-process as an
+   * operator whose shell holds the deployment's credentials would, and cannot change its own
+   * environment.
+   */
+  public static void useVariables(Map<String, String> variables) {
+    KafkaClients.variables = Map.copyOf(variables);
+  }
 
   /**
    * The bootstrap servers over the process environment's pass-through settings: a new, mutable
@@ -31,11 +44,11 @@ public final class KafkaClients {
    *     guarantee without {@value KafkaPassThrough#ALLOW}
    */
   public static Properties properties(String bootstrap) {
-    return properties(bootstrap, System.getenv());
+    return properties(bootstrap, variables);
   }
 
   /** {@link #properties(String)} from the variables {@code environment}. */
-  static Properties properties(String bootstrap, Map<String, String> environment) {
+  public static Properties properties(String bootstrap, Map<String, String> environment) {
     Properties p = new Properties();
     p.putAll(KafkaPassThrough.read(Settings.of(environment)));
     p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

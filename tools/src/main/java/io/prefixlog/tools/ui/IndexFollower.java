@@ -66,6 +66,9 @@ final class IndexFollower implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    // A reader never creates what it reads: a topic the stream app has not created yet is waited
+    // for. Asking a broker with ACLs to create one the user may only read is "not authorized".
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(maxRecordBytes));
     p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(maxRecordBytes));
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
