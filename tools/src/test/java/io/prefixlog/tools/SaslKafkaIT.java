@@ -66,20 +66,7 @@ class SaslKafkaIT {
         StreamApps.start(app);
 
         // When: replay and reconstruct, each with the credentials in its environment
-        Result replay =
-            prefixlog(
-                credentials(PASSWORD),
-                "replay",
-                "--corpus",
-                chat.toString(),
-                "--conversations",
-                "3",
-                "--bootstrap",
-                sasl,
-                "--topic-prefix",
-                PREFIX,
-                "--secret",
-                SECRET);
+        Result replay = replay(PASSWORD, chat, 3, sasl);
         assertThat(replay.exit()).as(replay.err()).isZero();
         StreamApps.committed(kafka, PREFIX + "session.deltas", turns, Duration.ofSeconds(90));
         Result reconstruct =
@@ -91,20 +78,7 @@ class SaslKafkaIT {
                 "--topic-prefix",
                 PREFIX);
         // and replay with a wrong password
-        Result refused =
-            prefixlog(
-                credentials("not-the-password"),
-                "replay",
-                "--corpus",
-                chat.toString(),
-                "--conversations",
-                "1",
-                "--bootstrap",
-                sasl,
-                "--topic-prefix",
-                PREFIX,
-                "--secret",
-                SECRET);
+        Result refused = replay("not-the-password", chat, 1, sasl);
 
         // Then: every turn captured, processed and rebuilt through the SASL listener
         assertThat(replay.out()).contains(turns + " events");
@@ -183,6 +157,24 @@ class SaslKafkaIT {
   }
 
   private record Result(int exit, String out, String err) {}
+
+  /** {@code prefixlog replay} of the first {@code conversations} of {@code corpus}. */
+  private Result replay(String password, Path corpus, int conversations, String bootstrap)
+      throws IOException, InterruptedException {
+    return prefixlog(
+        credentials(password),
+        "replay",
+        "--corpus",
+        corpus.toString(),
+        "--conversations",
+        Integer.toString(conversations),
+        "--bootstrap",
+        bootstrap,
+        "--topic-prefix",
+        PREFIX,
+        "--secret",
+        SECRET);
+  }
 
   /** {@code prefixlog ARGS} in a child JVM with {@code env} added to this one's environment. */
   private Result prefixlog(Map<String, String> env, String... args)
