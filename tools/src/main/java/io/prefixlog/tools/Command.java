@@ -2,9 +2,13 @@ package io.prefixlog.tools;
 
 import io.prefixlog.cli.CommandLine;
 import io.prefixlog.cli.Option;
+import io.prefixlog.cli.Outcome;
 import io.prefixlog.cli.Terminal;
+import io.prefixlog.cli.UsageException;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
@@ -82,6 +86,32 @@ public interface Command {
       ToIntFunction<? super T> action) {
     CommandLine.Invocation<T> invocation = invoke(args, terminal, reader);
     return invocation.proceed() ? action.applyAsInt(invocation.value()) : invocation.exitCode();
+  }
+
+  /**
+   * The whole {@link #run} of a command that hands its request to one service: the command line
+   * read with the terminal's environment ({@code PREFIXLOG_*} defaults), the service run on what
+   * was read, its {@link Outcome} the exit code. Analyze, erase, reconstruct and replay each
+   * spelled this out around their own reader and service; the mapping from a service's outcome to
+   * the exit code belongs here, beside {@link #invoke(String[], Terminal, CommandLine.Reader,
+   * ToIntFunction)}.
+   *
+   * @return the service's exit code; {@value #OK} after {@code --help}, {@value #USAGE} after a
+   *     usage error
+   */
+  default <T> int runService(
+      String[] args, Terminal terminal, EnvReader<T> reader, Function<? super T, Outcome> service) {
+    return invoke(
+        args,
+        terminal,
+        line -> reader.read(line, terminal.env()),
+        request -> service.apply(request).exitCode());
+  }
+
+  /** Reads a command line into a request; the environment may give defaults or secrets. */
+  @FunctionalInterface
+  interface EnvReader<T> {
+    T read(CommandLine line, Map<String, String> env) throws UsageException;
   }
 
   /**

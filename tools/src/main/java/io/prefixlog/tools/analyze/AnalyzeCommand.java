@@ -218,11 +218,11 @@ public final class AnalyzeCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    return invoke(
+    return runService(
         args,
         terminal,
-        line -> Settings.from(line, terminal.env()),
-        request -> new AnalyzeService(terminal).run(request).outcome().exitCode());
+        Settings::from,
+        request -> new AnalyzeService(terminal).run(request).outcome());
   }
 
   /** The command line read into a request. */

@@ -83,10 +83,10 @@ public final class EraseCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    return invoke(
+    return runService(
         args,
         terminal,
-        line -> EraseOptions.from(line, terminal.env()),
-        request -> new EraseService(terminal).run(request).outcome().exitCode());
+        EraseOptions::from,
+        request -> new EraseService(terminal).run(request).outcome());
   }
 }

@@ -94,18 +94,10 @@ public record ErasureRequest(
     if (sessions.isEmpty()) {
       return null;
     }
-    return new ErasureRequest(
-        new Selection(sessions, kvIds, selection.before()),
-        bootstrap,
-        topicPrefix,
-        applicationId,
-        ackTimeout,
-        sinkTimeout,
-        keepRaw,
-        check,
-        spillDirs,
-        archive,
-        null);
+    Builder resolved = new Builder(this);
+    resolved.selection = new Selection(sessions, kvIds, selection.before());
+    resolved.tenant = null;
+    return resolved.build();
   }
 
   /** A request with the command's defaults; it needs the sessions ({@link Builder#sessions}). */
@@ -131,6 +123,24 @@ public record ErasureRequest(
     NamedTenant tenant;
 
     private Builder() {}
+
+    /**
+     * A builder holding {@code request}'s settings: a request that differs from it in a few is
+     * built here, so that only {@link #build} lists every field.
+     */
+    private Builder(ErasureRequest request) {
+      selection = request.selection;
+      bootstrap = request.bootstrap;
+      topicPrefix = request.topicPrefix;
+      applicationId = request.applicationId;
+      ackTimeout = request.ackTimeout;
+      sinkTimeout = request.sinkTimeout;
+      keepRaw = request.keepRaw;
+      check = request.check;
+      spillDirs = request.spillDirs;
+      archive = request.archive;
+      tenant = request.tenant;
+    }
 
     /** Erases every chain of these session keys (32 lower-case hex digits each). */
     public Builder sessions(List<String> keys) {

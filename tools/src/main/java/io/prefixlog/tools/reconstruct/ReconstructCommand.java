@@ -128,11 +128,11 @@ public final class ReconstructCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    return invoke(
+    return runService(
         args,
         terminal,
-        line -> Settings.from(line, terminal.env()),
-        request -> new ReconstructService(terminal, stdin).run(request).outcome().exitCode());
+        Settings::from,
+        request -> new ReconstructService(terminal, stdin).run(request).outcome());
   }
 
   /** The command line read into a request. */

@@ -216,11 +216,7 @@ public final class ReplayCommand implements Command {
 
   @Override
   public int run(String[] args) {
-    return invoke(
-        args,
-        terminal,
-        line -> Settings.from(line, terminal.env()),
-        request -> serve(request).outcome().exitCode());
+    return runService(args, terminal, Settings::from, request -> serve(request).outcome());
   }
 
   private ReplayResult serve(ReplayRequest request) {
