@@ -130,6 +130,10 @@ public final class MrcBenchmark {
       boolean matches,
       Curve curve) {}
 
+  /** One naive simulation's pass: its seconds, its hits and whether they match the curve's. */
+  private record NaiveCheck(
+      double seconds, double cpuSeconds, long hits, long prefixHits, boolean matches) {}
+
   /** The wall and CPU seconds of the repeated passes of one analysis ({@code --repeat}). */
   private static final class Passes {
     private final List<Double> wallSeconds = new ArrayList<>();
@@ -306,26 +310,10 @@ public final class MrcBenchmark {
     double naiveCpu = Double.NaN;
     boolean matches = true;
     if (!options.noNaive()) {
-      NaiveLru lru = new NaiveLru(naiveCapacity);
-      long start = System.nanoTime();
-      long cpuStart = cpuNanos();
-      trace.feed(lru);
-      naive = seconds(start);
-      naiveCpu = (cpuNanos() - cpuStart) / 1e9;
-      matches = sameHits(lru::hits, lru::unitHits, exact, naiveCapacity);
-      progress(
-          "%,d keys: naive LRU at capacity %,d: %.2f s wall, %.2f s CPU; hits per chunk %,d /"
-              + " prefix %,d; exact curve at that capacity: %,d / %,d -> %s",
-          keySpace,
-          naiveCapacity,
-          naive,
-          naiveCpu,
-          lru.hits(Semantics.PER_CHUNK),
-          lru.hits(Semantics.PREFIX),
-          exact.hits(Semantics.PER_CHUNK, naiveCapacity),
-          exact.hits(Semantics.PREFIX, naiveCapacity),
-          matches ? "identical" : "DIFFERENT");
-      lru = null; // let the map go before the next pass
+      NaiveCheck check = naiveLru(keySpace, trace, naiveCapacity, exact);
+      naive = check.seconds();
+      naiveCpu = check.cpuSeconds();
+      matches = check.matches();
     }
 
     // sampled
@@ -446,33 +434,82 @@ public final class MrcBenchmark {
     }
     Machine.usedHeapAfterGcMiB(); // the OPT buffers go before the naive pass
     NaiveMin min = new NaiveMin(capacity);
+    NaiveCheck check =
+        checkNaive(
+            "MIN",
+            "OPT",
+            keySpace,
+            capacity,
+            curve,
+            () -> {
+              trace.feed(min);
+              min.finish();
+            },
+            min::hits,
+            min::unitHits);
+    return new OptResult(
+        passes,
+        check.seconds(),
+        check.cpuSeconds(),
+        check.hits(),
+        check.prefixHits(),
+        check.matches(),
+        curve);
+  }
+
+  /**
+   * The naive LRU at one capacity checked against the exact curve. Its own method so that the LRU's
+   * map goes with this frame, before the next pass.
+   */
+  private NaiveCheck naiveLru(int keySpace, ZipfTrace trace, long capacity, Curve exact) {
+    NaiveLru lru = new NaiveLru(capacity);
+    return checkNaive(
+        "LRU", "exact", keySpace, capacity, exact, () -> trace.feed(lru), lru::hits, lru::unitHits);
+  }
+
+  /**
+   * Times one naive simulation at one capacity ({@code pass}) and checks its hits against the
+   * one-pass {@code curve} at that capacity, with one progress line. The naive LRU (against the
+   * exact curve) and the naive MIN (against the OPT curve) are the same check with another
+   * simulator, so it is written once; {@code simulator} and {@code curveName} only name them.
+   */
+  private NaiveCheck checkNaive(
+      String simulator,
+      String curveName,
+      int keySpace,
+      long capacity,
+      Curve curve,
+      Runnable pass,
+      ToLongFunction<Semantics> hits,
+      ToLongFunction<Semantics> unitHits) {
     long start = System.nanoTime();
     long cpuStart = cpuNanos();
-    trace.feed(min);
-    min.finish();
-    double minSeconds = seconds(start);
-    double minCpu = (cpuNanos() - cpuStart) / 1e9;
-    boolean matches = sameHits(min::hits, min::unitHits, curve, capacity);
+    pass.run();
+    double wall = seconds(start);
+    double cpu = (cpuNanos() - cpuStart) / 1e9;
+    boolean matches = sameHits(hits, unitHits, curve, capacity);
+    NaiveCheck check =
+        new NaiveCheck(
+            wall,
+            cpu,
+            hits.applyAsLong(Semantics.PER_CHUNK),
+            hits.applyAsLong(Semantics.PREFIX),
+            matches);
     progress(
-        "%,d keys: naive MIN at capacity %,d: %.2f s wall, %.2f s CPU; hits per chunk %,d /"
-            + " prefix %,d; OPT curve at that capacity: %,d / %,d -> %s",
+        "%,d keys: naive %s at capacity %,d: %.2f s wall, %.2f s CPU; hits per chunk %,d /"
+            + " prefix %,d; %s curve at that capacity: %,d / %,d -> %s",
         keySpace,
+        simulator,
         capacity,
-        minSeconds,
-        minCpu,
-        min.hits(Semantics.PER_CHUNK),
-        min.hits(Semantics.PREFIX),
+        wall,
+        cpu,
+        check.hits(),
+        check.prefixHits(),
+        curveName,
         curve.hits(Semantics.PER_CHUNK, capacity),
         curve.hits(Semantics.PREFIX, capacity),
         matches ? "identical" : "DIFFERENT");
-    return new OptResult(
-        passes,
-        minSeconds,
-        minCpu,
-        min.hits(Semantics.PER_CHUNK),
-        min.hits(Semantics.PREFIX),
-        matches,
-        curve);
+    return check;
   }
 
   private TextTable optTable(List<Result> results) {
@@ -495,8 +532,8 @@ public final class MrcBenchmark {
       OptResult o = r.opt();
       long c = r.naiveCapacity();
       table.row(
-          String.format(Locale.ROOT, "%,d", r.keySpace()),
-          String.format(Locale.ROOT, "%,d", r.lookups()),
+          thousands(r.keySpace()),
+          thousands(r.lookups()),
           f(2, r.exactPasses().wallMedian()),
           f(2, r.exactPasses().cpuMedian()),
           f(2, o.passes().wallMedian()),
@@ -505,7 +542,7 @@ public final class MrcBenchmark {
           o.passes().walls(),
           f(2, o.minSeconds()),
           f(2, o.minCpuSeconds()),
-          String.format(Locale.ROOT, "%,d", c),
+          thousands(c),
           o.matches() ? "yes" : "NO",
           f(4, r.exact().hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c))
               + " / "
@@ -537,10 +574,10 @@ public final class MrcBenchmark {
             "peak heap - trace MiB");
     for (Result r : results) {
       table.row(
-          String.format(Locale.ROOT, "%,d", r.keySpace()),
-          String.format(Locale.ROOT, "%,d", r.lookups()),
-          String.format(Locale.ROOT, "%,d", r.requests()),
-          String.format(Locale.ROOT, "%,d", r.exact().workingSet()),
+          thousands(r.keySpace()),
+          thousands(r.lookups()),
+          thousands(r.requests()),
+          thousands(r.exact().workingSet()),
           f(2, r.exactPasses().wallMedian()),
           f(0, r.exactPasses().wallMedian() * 1e9 / r.lookups()),
           f(2, r.exactPasses().cpuMedian()),
@@ -549,7 +586,7 @@ public final class MrcBenchmark {
           f(2, r.naiveSeconds()),
           f(0, r.naiveSeconds() * 1e9 / r.lookups()),
           f(2, r.naiveCpuSeconds()),
-          String.format(Locale.ROOT, "%,d", r.naiveCapacity()),
+          thousands(r.naiveCapacity()),
           Double.isNaN(r.naiveSeconds()) ? "-" : r.naiveMatches() ? "yes" : "NO",
           f(2, r.naiveCpuSeconds() / r.exactPasses().cpuMedian()),
           f(3, r.sampledSeconds()),
@@ -576,18 +613,18 @@ public final class MrcBenchmark {
             "exact");
     for (Result r : results) {
       table.row(
-          String.format(Locale.ROOT, "%,d", r.keySpace()),
+          thousands(r.keySpace()),
           f(6, r.sampled().sampling().rate()),
-          String.format(Locale.ROOT, "%,d", r.sampledLookups()),
-          String.format(Locale.ROOT, "%,d", r.sampledRequests()),
+          thousands(r.sampledLookups()),
+          thousands(r.sampledRequests()),
           f(3, r.sampledSeconds()),
           f(4, r.maeChunks()),
           f(4, r.maxErrorChunks()),
           f(4, r.maeResolvable()),
           f(4, r.maeUnits()),
           f(4, r.maePrefixUnits()),
-          String.format(Locale.ROOT, "%,d", r.sampled().workingSet()),
-          String.format(Locale.ROOT, "%,d", r.exact().workingSet()));
+          thousands(r.sampled().workingSet()),
+          thousands(r.exact().workingSet()));
     }
     return table;
   }
@@ -598,7 +635,7 @@ public final class MrcBenchmark {
             "capacity (chunks)", "per-chunk exact", "sampled", "prefix tokens exact", "sampled");
     for (long c : Curve.logSpaced(12, r.exact().saturationCapacity(Semantics.PER_CHUNK))) {
       table.row(
-          String.format(Locale.ROOT, "%,d", c),
+          thousands(c),
           f(4, r.exact().hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c)),
           f(4, r.sampled().hitRate(Semantics.PER_CHUNK, Weighting.CHUNKS, c)),
           f(4, r.exact().hitRate(Semantics.PREFIX, Weighting.UNITS, c)),
@@ -618,6 +655,11 @@ public final class MrcBenchmark {
 
   private static double seconds(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
+  }
+
+  /** A count as the tables print it, with thousands separators. */
+  private static String thousands(long value) {
+    return String.format(Locale.ROOT, "%,d", value);
   }
 
   private static String f(int decimals, double value) {
