@@ -91,9 +91,8 @@ public interface Command {
   /**
    * The whole {@link #run} of a command that hands its request to one service: the command line
    * read with the terminal's environment ({@code PREFIXLOG_*} defaults), the service run on what
-   * was read, its {@link Outcome} the exit code. Analyze, erase, reconstruct and replay each
-   * spelled this out around their own reader and service; the mapping from a service's outcome to
-   * the exit code belongs here, beside {@link #invoke(String[], Terminal, CommandLine.Reader,
+   * was read, its {@link Outcome} the exit code: one mapping from a service's outcome to the exit
+   * code for every such command, beside {@link #invoke(String[], Terminal, CommandLine.Reader,
    * ToIntFunction)}.
    *
    * @return the service's exit code; {@value #OK} after {@code --help}, {@value #USAGE} after a
