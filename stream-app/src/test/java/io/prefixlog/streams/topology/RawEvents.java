@@ -6,6 +6,7 @@ import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawRequestEvent;
 import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
+import io.prefixlog.streams.lookup.LookupInputs;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -20,32 +21,11 @@ final class RawEvents {
     return of(session, body, null);
   }
 
+  /** An event as {@link LookupInputs#event} builds it, with the next request id and time. */
   static RawRequestEvent of(String session, byte[] body, Usage usage) {
-    BodyEncoding.EncodedBody encoded = BodyEncoding.encode(body);
-    return new RawRequestEvent(
-        1,
-        "req-" + (++counter),
-        1_700_000_000_000L + counter,
-        session,
-        "header:x-session-id",
-        "127.0.0.1",
-        "test-agent/1.0",
-        Map.of("x-session-id", "conversation-" + session),
-        "POST",
-        "/v1/chat/completions",
-        "test-model",
-        encoded.text(),
-        encoded.encoding().wireName(),
-        (long) body.length,
-        Sha256.hex(body),
-        false,
-        null,
-        usage == null ? null : new ResponseInfo(200, 51.5, 12.25, usage, "chatcmpl-x", null),
-        null,
-        null,
-        null,
-        null,
-        null);
+    counter++;
+    return LookupInputs.event(
+        "req-" + counter, 1_700_000_000_000L + counter, session, "test-model", body, usage);
   }
 
   /** An event with this request id and capture time, no headers and no response. */
