@@ -73,8 +73,9 @@ class ArchiveCatalogSchemaTest {
   /**
    * {@code schemaOf("requests_metadata").asStruct()}: the table issue 19 added, derived from {@link
    * io.prefixlog.schemas.request.RequestMetadata} from the start. Pinned so that a change to the
-   * record is a deliberate change of the table: version 2 added {@code client_request_id} last, so
-   * that the earlier columns keep their ids ({@code PrepareCatalog} adds it to an existing table).
+   * record is a deliberate change of the table: version 2 added {@code client_request_id} last, and
+   * version 3 {@code tenant} after it, so that the earlier columns keep their ids ({@code
+   * PrepareCatalog} adds them to an existing table).
    */
   private static final String REQUESTS_METADATA =
       "struct<1: schema_version: optional long, 2: request_id: optional string, "
@@ -88,7 +89,8 @@ class ArchiveCatalogSchemaTest {
           + "20: usage: optional struct<17: prompt_tokens: optional long, "
           + "18: completion_tokens: optional long, 19: cached_tokens: optional long>, "
           + "21: id: optional string, 22: error: optional string>, "
-          + "24: client_request_id: optional string, 25: kafka_ts: optional timestamptz>";
+          + "24: client_request_id: optional string, 25: tenant: optional string, "
+          + "26: kafka_ts: optional timestamptz>";
 
   @Test
   void shouldKeepTheSessionDeltasColumnsOfTheHandWrittenSchema() {

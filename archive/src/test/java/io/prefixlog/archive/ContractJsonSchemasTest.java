@@ -59,7 +59,7 @@ class ContractJsonSchemasTest {
   @Test
   void shouldGiveRequestsMetadataTheFieldsOfTheRequestMetadataSchema() throws IOException {
     // Given
-    JsonNode contract = jsonSchema("request-metadata.v2");
+    JsonNode contract = jsonSchema("request-metadata.v3");
 
     // When
     String table = render(ArchiveCatalog.schemaOf("requests_metadata").asStruct());

@@ -251,6 +251,10 @@ class GoldenExamplesTest {
           entry(
               "request-metadata.v2/invalid-client-request-id-empty.json",
               "minLength $.client_request_id"),
+          entry("request-metadata.v3/invalid-schema-version-2.json", "const $.schema_version"),
+          entry("request-metadata.v3/invalid-tenant-empty.json", "minLength $.tenant"),
+          entry("request-metadata.v3/invalid-tenant-not-a-string.json", "type $.tenant"),
+          entry("request-metadata.v3/invalid-missing-request-id.json", "required $ request_id"),
           entry("raw-request-event.v1/invalid-capture-id-empty.json", "minLength $.capture_id"),
           entry("raw-request-event.v1/invalid-session-key-not-hex.json", "pattern $.session_key"),
           entry(

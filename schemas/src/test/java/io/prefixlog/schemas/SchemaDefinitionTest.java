@@ -329,6 +329,7 @@ class SchemaDefinitionTest {
             "raw-request-event.v2",
             "request-metadata.v1",
             "request-metadata.v2",
+            "request-metadata.v3",
             "delta-record.v2",
             "delta-record.v3");
     assertThat(different).isEmpty();

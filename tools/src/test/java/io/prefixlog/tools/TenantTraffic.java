@@ -46,7 +46,8 @@ public final class TenantTraffic {
   /**
    * Publishes {@code turns} growing chat requests per session, keyed as the bridge keys them.
    *
-   * @param sessions (team, session id) pairs
+   * @param sessions (team, session id) pairs, or (team, session id, status) for a session whose
+   *     requests the engine answered with another status than 200 (401: the bridge keeps no body)
    * @return the session keys of each team
    */
   public static Map<String, Set<String>> publish(
@@ -67,6 +68,7 @@ public final class TenantTraffic {
       for (List<String> session : sessions) {
         String team = session.get(0);
         String id = session.get(1);
+        int status = session.size() > 2 ? Integer.parseInt(session.get(2)) : 200;
         StringBuilder messages = new StringBuilder();
         for (int turn = 1; turn <= turns; turn++) {
           if (turn > 1) {
@@ -84,7 +86,7 @@ public final class TenantTraffic {
                   ts++,
                   Map.of("x-session-id", id, TEAM_HEADER, team),
                   body,
-                  200,
+                  status,
                   null);
           String key = RawEventFrame.readAsVersion1(event).sessionKey();
           keysByTeam.computeIfAbsent(team, t -> new TreeSet<>()).add(key);

@@ -3,6 +3,7 @@ package io.prefixlog.core.session;
 import io.prefixlog.core.config.ConfigException;
 import io.prefixlog.core.config.ConfigKey;
 import io.prefixlog.core.config.ConfigType;
+import io.prefixlog.schemas.request.RawRequestEvent;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,7 +37,7 @@ public record TenantSource(String header, boolean credential) {
    * The captured header a request's tenant id is recorded under, in the raw event's {@code headers}
    * and from there in its delta record: the proxy writes it, never a client.
    */
-  public static final String RECORDED_HEADER = "x-prefixlog-tenant";
+  public static final String RECORDED_HEADER = RawRequestEvent.TENANT_HEADER;
 
   /** 96 bits of a keyed hash: no two credentials of a fleet share a tenant. */
   private static final int HASH_HEX_CHARS = 24;

@@ -933,6 +933,26 @@ class CaptureProxyIT {
   }
 
   @Test
+  void shouldKeepTheTenantAnIngestingProducerRecords(KafkaCluster kafka) throws Exception {
+    // Given: a middleware that derives its keys in its tenants' namespaces and records the tenant
+    // as the proxy does
+    String token = "ingest-token-0123456789";
+    CaptureProxy proxy = start(config(kafka).with(IngestConfig.TOKEN, token));
+    TopicReader reader = reader(kafka);
+    String line = rawEvent("ing-t", "{}", Map.of(TenantSource.RECORDED_HEADER, "team-a"));
+
+    // When
+    HttpResponse<String> response =
+        http.send(ingest(proxy, "Bearer " + token, line), HttpResponse.BodyHandlers.ofString());
+
+    // Then: stored with it, for the stream app's metadata and erase --tenant
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    RawRequestEvent stored = event(reader.await(1, WAIT).get(0));
+    assertThat(stored.headers()).containsExactlyEntriesOf(Map.of("x-prefixlog-tenant", "team-a"));
+    assertThat(stored.tenant()).isEqualTo("team-a");
+  }
+
+  @Test
   void shouldKeepNoMoreBodyBytesOfAClientThanItsCaptureBudget(KafkaCluster kafka) throws Exception {
     // Given: 1 byte a second, 2 KiB at once, per client; two clients by their credentials
     CaptureProxy proxy =

@@ -64,6 +64,14 @@ public record RawRequestEvent(
    */
   public static final String SAMPLED_OUT = "sampled_out";
 
+  /**
+   * The captured header a request's tenant id is recorded under: the capture proxy writes it when
+   * {@code PREFIXLOG_TENANT} is set, and drops a client's own; a producer of the ingest endpoint
+   * may write it. The stream app copies it into the request's metadata ({@link
+   * RequestMetadata#tenant}).
+   */
+  public static final String TENANT_HEADER = "x-prefixlog-tenant";
+
   public RawRequestEvent {
     // Sorted, so that the same event always serialises to the same bytes.
     headers = headers == null ? null : Collections.unmodifiableSortedMap(new TreeMap<>(headers));
@@ -82,6 +90,11 @@ public record RawRequestEvent(
   /** True when the event carries no body, only metadata (and possibly its chunk hashes). */
   public boolean metadataOnly() {
     return bodyOmitted != null;
+  }
+
+  /** The recorded tenant ({@link #TENANT_HEADER}), or null when the request has none. */
+  public String tenant() {
+    return headers == null ? null : headers.get(TENANT_HEADER);
   }
 
   /** This event with another {@code path} (one without credential parameters). */

@@ -21,11 +21,17 @@ import java.util.Objects;
  * latest by {@code ts} is the request's final outcome. Version 1 ({@link #SCHEMA_VERSION_1}) has no
  * {@code client_request_id}.
  *
+ * <p>From version 3 a record names its tenant, so that every session of a tenant is found on this
+ * topic: a session whose every turn was left out has no delta record to carry it. Version 2 ({@link
+ * #SCHEMA_VERSION_2}) has no {@code tenant}.
+ *
  * @param clientRequestId the raw event's {@code client_request_id}; absent when the client sent
  *     none, and always in version 1
  * @param turn the key of the request's delta record when its body was kept; absent otherwise
  * @param bodyOmitted why the body was not kept ({@link RawRequestEvent#SAMPLED_OUT}); absent when
  *     it was
+ * @param tenant the raw event's recorded tenant ({@link RawRequestEvent#TENANT_HEADER}); absent
+ *     when it has none, and always before version 3
  */
 public record RequestMetadata(
     @JsonProperty("schema_version") Integer schemaVersion,
@@ -42,10 +48,14 @@ public record RequestMetadata(
     @JsonProperty("turn") String turn,
     @JsonProperty("body_omitted") String bodyOmitted,
     @JsonProperty("response") ResponseInfo response,
-    @JsonProperty("client_request_id") String clientRequestId) {
+    @JsonProperty("client_request_id") String clientRequestId,
+    @JsonProperty("tenant") String tenant) {
 
-  /** The version written once every reader reads it: with {@code client_request_id}. */
-  public static final int SCHEMA_VERSION = 2;
+  /** The version written once every reader reads it: with {@code tenant}. */
+  public static final int SCHEMA_VERSION = 3;
+
+  /** The version with {@code client_request_id} and without {@code tenant}. */
+  public static final int SCHEMA_VERSION_2 = 2;
 
   /** The first version, without {@code client_request_id}. */
   public static final int SCHEMA_VERSION_1 = 1;
@@ -60,13 +70,13 @@ public record RequestMetadata(
   }
 
   /**
-   * The record of an accepted raw event in {@code version}, 1 or 2.
+   * The record of an accepted raw event in {@code version}, 1, 2 or 3.
    *
    * @param turn the turn key its body was stored under, or null when the event is metadata-only
    */
   public static RequestMetadata of(RawRequestEvent event, String turn, int version) {
     Objects.requireNonNull(event, "event");
-    if (version != SCHEMA_VERSION && version != SCHEMA_VERSION_1) {
+    if (version < SCHEMA_VERSION_1 || version > SCHEMA_VERSION) {
       throw new IllegalArgumentException("no request metadata version " + version);
     }
     if ((turn == null) != event.metadataOnly()) {
@@ -91,7 +101,8 @@ public record RequestMetadata(
         turn,
         event.bodyOmitted(),
         event.response(),
-        version == SCHEMA_VERSION_1 ? null : event.clientRequestId());
+        version == SCHEMA_VERSION_1 ? null : event.clientRequestId(),
+        version < SCHEMA_VERSION ? null : event.tenant());
   }
 
   /** The key of a metadata-only request: {@code session_key/ts/request_id}. */

@@ -67,9 +67,15 @@ public final class FormatGenerations {
   private static final FormatGeneration THIRD =
       SECOND.next(Map.of(WireFormat.SEEN_REQUEST, 2, WireFormat.REQUEST_METADATA, 2));
 
+  /**
+   * Generation 4: request metadata records that name their tenant, so that a session whose every
+   * turn was left out is found by its tenant too.
+   */
+  private static final FormatGeneration FOURTH = THIRD.next(WireFormat.REQUEST_METADATA, 3);
+
   /** The generations of this build, each the one before with formats moved on. */
   public static final FormatGenerations KNOWN =
-      new FormatGenerations(List.of(FIRST, SECOND, THIRD));
+      new FormatGenerations(List.of(FIRST, SECOND, THIRD, FOURTH));
 
   private final List<FormatGeneration> generations;
 

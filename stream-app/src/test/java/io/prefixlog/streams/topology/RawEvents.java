@@ -96,6 +96,39 @@ final class RawEvents {
         clientRequestId);
   }
 
+  /**
+   * An event of {@code tenant} as the capture proxy records it ({@link
+   * RawRequestEvent#TENANT_HEADER}), with its body, or without it as a sampled-out request is sent.
+   */
+  static RawRequestEvent ofTenant(
+      String session, String requestId, long ts, byte[] body, String tenant, boolean sampledOut) {
+    RawRequestEvent e = of(session, requestId, ts, body);
+    return new RawRequestEvent(
+        e.schemaVersion(),
+        e.requestId(),
+        e.ts(),
+        e.sessionKey(),
+        e.sessionKeySource(),
+        e.clientAddr(),
+        e.userAgent(),
+        Map.of(RawRequestEvent.TENANT_HEADER, tenant),
+        e.method(),
+        e.path(),
+        e.model(),
+        sampledOut ? null : e.body(),
+        sampledOut ? null : e.bodyEncoding(),
+        e.bodyLen(),
+        e.bodySha256(),
+        e.truncated(),
+        e.originalBodyLen(),
+        e.response(),
+        sampledOut ? RawRequestEvent.SAMPLED_OUT : null,
+        null,
+        null,
+        null,
+        null);
+  }
+
   static byte[] bytes(RawRequestEvent event) {
     return SERDE.toBytes(event);
   }

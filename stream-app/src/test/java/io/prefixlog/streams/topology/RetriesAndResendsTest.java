@@ -42,10 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
  * only an exact resend of a capture is dropped. A capture is known by its {@code capture_id}, or
  * without one by its {@code request_id} and {@code ts}; while a member of a build that dedups by
  * request id alone may run ({@code PREFIXLOG_UPGRADE_FROM} 1 or 2), the entry it looks up is
- * written too.
+ * written too. The request metadata that links the attempts names their tenant, whether or not a
+ * body was kept, in the versions a mixed group reads.
  */
 class RetriesAndResendsTest {
   private static final String SESSION = "0123456789abcdef0123456789abcdef";
+  private static final String OTHER_SESSION = "fedcba9876543210fedcba9876543210";
   private static final long T0 = Instant.parse("2026-11-24T12:00:00Z").toEpochMilli();
 
   @TempDir Path stateDir;
@@ -94,8 +96,8 @@ class RetriesAndResendsTest {
             RequestMetadata::clientRequestId,
             m -> m.response().status())
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(2, "c-1", "gw-7", 503),
-            org.assertj.core.groups.Tuple.tuple(2, "c-2", "gw-7", 200));
+            org.assertj.core.groups.Tuple.tuple(3, "c-1", "gw-7", 503),
+            org.assertj.core.groups.Tuple.tuple(3, "c-2", "gw-7", 200));
     assertThat(records.get(1).response().usage().promptTokens()).isEqualTo(42L);
   }
 
@@ -205,6 +207,43 @@ class RetriesAndResendsTest {
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(1, null),
             org.assertj.core.groups.Tuple.tuple(1, null));
+  }
+
+  @Test
+  void shouldNameTheTenantInTheMetadataOfKeptAndLeftOutRequests() {
+    // Given
+    start(Map.of());
+
+    // When: a kept turn of team-a, a request of team-a whose body was left out, one of no tenant
+    pipe(RawEvents.ofTenant(SESSION, "t-1", T0, chat(1), "team-a", false));
+    pipe(RawEvents.ofTenant(OTHER_SESSION, "t-2", T0 + 1000, chat(1), "team-a", true));
+    pipe(RawEvents.of(SESSION, "t-3", T0 + 2000, chat(2)));
+
+    // Then: the left-out request is found by its tenant on the metadata topic alone
+    assertThat(metadata.readValuesToList())
+        .extracting(
+            RequestMetadata::requestId, RequestMetadata::tenant, RequestMetadata::bodyOmitted)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("t-1", "team-a", null),
+            org.assertj.core.groups.Tuple.tuple("t-2", "team-a", RawRequestEvent.SAMPLED_OUT),
+            org.assertj.core.groups.Tuple.tuple("t-3", null, null));
+    assertThat(deltas.readValuesToList())
+        .extracting(DeltaRecord::requestId)
+        .containsExactly("t-1", "t-3");
+  }
+
+  @Test
+  void shouldWriteMetadataWithoutTheTenantWhileUpgradingFromGeneration3() {
+    // Given: a member of a group whose other members read metadata version 2 at most
+    start(Map.of("PREFIXLOG_UPGRADE_FROM", "3"));
+
+    // When
+    pipe(RawEvents.ofTenant(OTHER_SESSION, "t-1", T0, chat(1), "team-a", true));
+
+    // Then
+    assertThat(metadata.readValuesToList())
+        .extracting(RequestMetadata::schemaVersion, RequestMetadata::tenant)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(2, null));
   }
 
   // --- helpers ---

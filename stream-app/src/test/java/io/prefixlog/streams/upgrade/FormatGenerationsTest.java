@@ -65,11 +65,11 @@ class FormatGenerationsTest {
     // Then
     assertThat(upgrading.formatsToWrite()).isEqualTo(FormatGenerations.KNOWN.toWrite(1));
     assertThat(settled.formatsToWrite()).isEqualTo(FormatGenerations.KNOWN.newest());
-    assertThatThrownBy(() -> StreamAppConfig.defaults(Map.of("PREFIXLOG_UPGRADE_FROM", "4")))
+    assertThatThrownBy(() -> StreamAppConfig.defaults(Map.of("PREFIXLOG_UPGRADE_FROM", "5")))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
-            "PREFIXLOG_UPGRADE_FROM=4: expected the format generation of the build being upgraded"
-                + " from, one of 1, 2 or 3 (the generations this build reads)");
+            "PREFIXLOG_UPGRADE_FROM=5: expected the format generation of the build being upgraded"
+                + " from, one of 1, 2, 3 or 4 (the generations this build reads)");
   }
 
   @Test

@@ -76,9 +76,10 @@ public final class EraseService {
         terminal
             .out()
             .printf(
-                "no session of %s on %s: %s%n",
+                "no session of %s on %s or %s: %s%n",
                 settings.tenant().namedAs(),
                 Topics.withPrefix(settings.topicPrefix()).sessionDeltas().name(),
+                Topics.withPrefix(settings.topicPrefix()).requestsMetadata().name(),
                 settings.check() ? "nothing left" : "nothing to erase");
         return Command.OK;
       }
@@ -105,10 +106,17 @@ public final class EraseService {
     if (s.tenant() == null) {
       return s;
     }
-    String topic = Topics.withPrefix(s.topicPrefix()).sessionDeltas().name();
+    Topics topics = Topics.withPrefix(s.topicPrefix());
+    List<String> scanned = List.of(topics.sessionDeltas().name(), topics.requestsMetadata().name());
     Map<String, String> found;
-    try (Progress bar = bar("find the sessions of " + s.tenant().namedAs() + " in " + topic)) {
-      found = TenantSessions.find(s.bootstrap(), topic, s.tenant().id(), s.tenant().namedAs(), bar);
+    try (Progress bar =
+        bar(
+            "find the sessions of "
+                + s.tenant().namedAs()
+                + " in "
+                + String.join(" and ", scanned))) {
+      found =
+          TenantSessions.find(s.bootstrap(), scanned, s.tenant().id(), s.tenant().namedAs(), bar);
     }
     terminal.out().printf("%s: %d sessions%n", s.tenant().namedAs(), found.size());
     return s.withTenantSessions(found);

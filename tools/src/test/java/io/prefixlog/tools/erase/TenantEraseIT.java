@@ -26,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code prefixlog erase --tenant} on a real broker with the stream app: the bridge's own events
- * ({@link TenantTraffic}) of two sessions of team-a and one of team-b that uses the same session id
- * as one of team-a's. Erasing team-a tombstones the delta records of its two sessions and leaves
- * team-b's exactly as they were.
+ * ({@link TenantTraffic}) of three sessions of team-a, one of which the engine refused (401, so no
+ * body and no delta record, only request metadata), and one of team-b that uses the same session id
+ * as one of team-a's. Erasing team-a tombstones the delta and metadata records of its three
+ * sessions and leaves team-b's exactly as they were.
  */
 @ExtendWith(KafkaExtension.class)
 class TenantEraseIT {
@@ -44,7 +45,8 @@ class TenantEraseIT {
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
   void shouldEraseEverySessionOfTheTenantAndNoSessionOfAnother(KafkaCluster kafka)
       throws Exception {
-    // Given: team-a's sessions s1 and s2, team-b's s1, each of TURNS kept turns
+    // Given: team-a's sessions s1 and s2, team-b's s1, each of TURNS kept turns, and team-a's s3
+    // of TURNS refused requests
     Topics topics = Topics.withPrefix(PREFIX);
     try (StreamApp app =
         TenantTraffic.startStreamApp(kafka.bootstrapServers(), PREFIX, APP, dir.resolve("state"))) {
@@ -53,17 +55,26 @@ class TenantEraseIT {
               kafka.bootstrapServers(),
               topics.requestsRaw().name(),
               SECRET,
-              List.of(List.of("team-a", "s1"), List.of("team-a", "s2"), List.of("team-b", "s1")),
+              List.of(
+                  List.of("team-a", "s1"),
+                  List.of("team-a", "s2"),
+                  List.of("team-b", "s1"),
+                  List.of("team-a", "s3", "401")),
               TURNS);
       String deltas = topics.sessionDeltas().name();
+      String metadata = topics.requestsMetadata().name();
       await()
-          .alias("a delta record per request")
+          .alias("a delta record per kept request, a metadata record per request")
           .atMost(Duration.ofSeconds(120))
           .pollInterval(Duration.ofMillis(500))
-          .until(() -> view(kafka, deltas).size() == 3 * TURNS);
+          .until(
+              () ->
+                  view(kafka, deltas).size() == 3 * TURNS
+                      && view(kafka, metadata).size() == 4 * TURNS);
       Map<String, String> before = view(kafka, deltas);
+      Map<String, String> metadataBefore = view(kafka, metadata);
       assertThat(sessionsByTeam.get("team-a"))
-          .hasSize(2)
+          .hasSize(3)
           .doesNotContainAnyElementsOf(sessionsByTeam.get("team-b"));
 
       // When
@@ -84,14 +95,19 @@ class TenantEraseIT {
       // Then: team-a's sessions are gone from the topic, team-b's records are as they were
       String report = console.out();
       assertThat(code).as(report + console.err()).isEqualTo(Command.OK);
-      assertThat(report).contains("--tenant team-a: 2 sessions").doesNotContain("failed:");
-      Map<String, String> after = view(kafka, deltas);
-      Map<String, String> teamB = new TreeMap<>(before);
-      teamB.keySet().removeIf(k -> !sessionsByTeam.get("team-b").contains(k.substring(0, 32)));
-      assertThat(teamB).hasSize(TURNS);
-      assertThat(after).isEqualTo(teamB);
+      assertThat(report).contains("--tenant team-a: 3 sessions").doesNotContain("failed:");
+      Set<String> teamB = sessionsByTeam.get("team-b");
+      assertThat(view(kafka, deltas)).isEqualTo(ofSessions(before, teamB)).hasSize(TURNS);
+      assertThat(view(kafka, metadata)).isEqualTo(ofSessions(metadataBefore, teamB)).hasSize(TURNS);
       assertThat(app.state()).isEqualTo(KafkaStreams.State.RUNNING);
     }
+  }
+
+  /** The records of {@code view} whose key starts with one of {@code sessions}. */
+  private static Map<String, String> ofSessions(Map<String, String> view, Set<String> sessions) {
+    Map<String, String> kept = new TreeMap<>(view);
+    kept.keySet().removeIf(k -> !sessions.contains(k.substring(0, k.indexOf('/'))));
+    return kept;
   }
 
   /** The topic's compacted view, values as text. */

@@ -119,6 +119,7 @@ class ReconstructCommandTest {
                 turn,
                 turn == null ? RawRequestEvent.SAMPLED_OUT : null,
                 null,
+                null,
                 null));
   }
 
