@@ -362,7 +362,8 @@ class ComposeFileTest {
     List<String> command = (List<String>) file.service("archive-maintenance").get("command");
 
     // Then: prefixlog archive maintain on a schedule, after the tables exist, on catalog-init's
-    // catalog, warehouse and object store, with the same credentials
+    // catalog, warehouse and object store, with the same catalog credentials and its own S3 key,
+    // which may delete (minio-init)
     assertThat(command.subList(0, 3)).containsExactly("archive", "maintain", "--every");
     assertThat(command.get(3)).isEqualTo("${ARCHIVE_MAINTENANCE_INTERVAL:-1h}");
     assertThat(optionValue(command, "--catalog-uri"))
@@ -373,8 +374,6 @@ class ComposeFileTest {
         .isEqualTo(file.environment("catalog-init", "S3_ENDPOINT").orElseThrow());
     for (String[] pair :
         new String[][] {
-          {"PREFIXLOG_S3_ACCESS_KEY", "S3_ACCESS_KEY"},
-          {"PREFIXLOG_S3_SECRET_KEY", "S3_SECRET_KEY"},
           {"PREFIXLOG_S3_REGION", "S3_REGION"},
           {"PREFIXLOG_CATALOG_USER", "CATALOG_USER"},
           {"PREFIXLOG_CATALOG_PASSWORD", "CATALOG_PASSWORD"}
@@ -384,6 +383,10 @@ class ComposeFileTest {
           .isPresent()
           .isEqualTo(file.environment("catalog-init", pair[1]));
     }
+    assertThat(file.environment("archive-maintenance", "PREFIXLOG_S3_ACCESS_KEY"))
+        .hasValue("${MINIO_MAINTENANCE_USER:-archive-maintenance}");
+    assertThat(file.environment("archive-maintenance", "PREFIXLOG_S3_SECRET_KEY").orElseThrow())
+        .startsWith("${MINIO_MAINTENANCE_PASSWORD:?");
     assertThat(file.dependsOn("archive-maintenance"))
         .containsEntry("catalog-init", "service_completed_successfully");
     assertThat(file.service("archive-maintenance").get("restart")).isEqualTo("unless-stopped");

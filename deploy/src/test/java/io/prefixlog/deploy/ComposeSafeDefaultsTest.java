@@ -226,7 +226,7 @@ class ComposeSafeDefaultsTest {
     assertThat(compose.environment("connect", "CATALOG_PASSWORD"))
         .hasValue(env.get("POSTGRES_PASSWORD"));
     assertThat(compose.environment("connect", "S3_SECRET_KEY"))
-        .hasValue(env.get("MINIO_ROOT_PASSWORD"));
+        .hasValue(env.get("MINIO_SINK_PASSWORD"));
     assertThat(worker.getProperty("config.providers")).isEqualTo("env");
     assertThat(worker.getProperty("config.providers.env.class"))
         .isEqualTo("org.apache.kafka.common.config.provider.EnvVarConfigProvider");
@@ -336,6 +336,68 @@ class ComposeSafeDefaultsTest {
         .containsExactlyInAnyOrder(
             new ComposeFile.PublishedPort("127.0.0.1", "9094", "9094"),
             new ComposeFile.PublishedPort("0.0.0.0", "9095", "9095"));
+  }
+
+  @Test
+  void probeGivesMinioRootKeyToNoServiceButMinioAndItsInit() throws Exception {
+    // Given: the deployment as rendered with its .env
+    ComposeFile compose = config(DockerCompose.deploymentEnv());
+    Map<String, String> secrets = read(DockerCompose.deploymentEnv());
+
+    // When: every service whose environment holds each S3 secret
+    Map<String, List<String>> holders = new java.util.TreeMap<>();
+    for (String secret :
+        List.of("MINIO_ROOT_PASSWORD", "MINIO_SINK_PASSWORD", "MINIO_MAINTENANCE_PASSWORD")) {
+      for (String service : compose.serviceNames()) {
+        if (compose.service(service).get("environment") instanceof Map<?, ?> environment
+            && environment.containsValue(secrets.get(secret))) {
+          holders.computeIfAbsent(secret, s -> new java.util.ArrayList<>()).add(service);
+        }
+      }
+    }
+
+    // Then: the root key with MinIO and minio-init only; the sink's with the archive's writers;
+    // the maintenance key with maintenance; minio-init makes both users
+    assertThat(holders)
+        .containsEntry("MINIO_ROOT_PASSWORD", List.of("minio", "minio-init"))
+        .containsEntry("MINIO_SINK_PASSWORD", List.of("catalog-init", "connect", "minio-init"))
+        .containsEntry("MINIO_MAINTENANCE_PASSWORD", List.of("archive-maintenance", "minio-init"));
+    assertThat(compose.environment("catalog-init", "S3_ACCESS_KEY")).hasValue("archive-sink");
+    assertThat(compose.environment("archive-maintenance", "PREFIXLOG_S3_ACCESS_KEY"))
+        .hasValue("archive-maintenance");
+    assertThat(
+            java.util.stream.Stream.of(
+                    "MINIO_ROOT_PASSWORD", "MINIO_SINK_PASSWORD", "MINIO_MAINTENANCE_PASSWORD")
+                .map(secrets::get)
+                .distinct())
+        .hasSize(3);
+  }
+
+  @Test
+  void shouldLetTheSinksS3UserDeleteNothing() throws Exception {
+    // Given: the policies minio-init gives the two users
+    String script = Files.readString(ROOT.resolve("deploy/minio/minio-init.sh"));
+    Matcher policies =
+        Pattern.compile("policy (prefixlog-archive-\\w+) \\\\\n\\s*'([^']*)'").matcher(script);
+    Map<String, String> objectActions = new java.util.TreeMap<>();
+    while (policies.find()) {
+      objectActions.put(policies.group(1), policies.group(2));
+    }
+
+    // Then: both read and write; only maintenance deletes
+    assertThat(objectActions)
+        .containsOnlyKeys("prefixlog-archive-sink", "prefixlog-archive-maintenance");
+    assertThat(objectActions.get("prefixlog-archive-sink"))
+        .contains("\"s3:GetObject\"", "\"s3:PutObject\"")
+        .doesNotContain("Delete", "s3:*");
+    assertThat(objectActions.get("prefixlog-archive-maintenance"))
+        .contains("\"s3:GetObject\"", "\"s3:PutObject\"", "\"s3:DeleteObject\"");
+    assertThat(script)
+        .contains(
+            "mc admin policy attach archive prefixlog-archive-sink --user \"$MINIO_SINK_USER\"")
+        .contains(
+            "mc admin policy attach archive prefixlog-archive-maintenance"
+                + " --user \"$MINIO_MAINTENANCE_USER\"");
   }
 
   @Test

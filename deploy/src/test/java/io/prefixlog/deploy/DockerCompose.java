@@ -29,6 +29,8 @@ final class DockerCompose {
       List.of(
           "PREFIXLOG_SESSION_SECRET",
           "MINIO_ROOT_PASSWORD",
+          "MINIO_SINK_PASSWORD",
+          "MINIO_MAINTENANCE_PASSWORD",
           "POSTGRES_PASSWORD",
           "PREFIXLOG_UI_TOKEN",
           "PREFIXLOG_STATE_TOKEN",

@@ -68,6 +68,25 @@ class StandinInterfaceTest {
     return interfaces;
   }
 
+  /**
+   * The text of the script a {@code /bin/sh PATH} entrypoint runs, when compose mounts it from this
+   * repository: what it runs is what the image must provide, as for an inline command.
+   */
+  private static List<String> mountedScripts(Map<?, ?> service, List<String> entrypoint)
+      throws java.io.IOException {
+    if (entrypoint.size() != 2 || !entrypoint.get(0).equals("/bin/sh")) {
+      return List.of();
+    }
+    List<String> texts = new ArrayList<>();
+    for (String volume : strings(service.get("volumes"))) {
+      String[] parts = volume.split(":");
+      if (parts.length >= 2 && parts[1].equals(entrypoint.get(1)) && parts[0].startsWith("./")) {
+        texts.add(Files.readString(ROOT.resolve(parts[0].substring(2)), StandardCharsets.UTF_8));
+      }
+    }
+    return texts;
+  }
+
   private static Map<String, Map<?, ?>> services() throws Exception {
     Map<?, ?> compose = load(ROOT.resolve(Repository.COMPOSE_FILE));
     Map<String, Map<?, ?>> services = new java.util.TreeMap<>();
@@ -110,6 +129,7 @@ class StandinInterfaceTest {
       }
       List<String> texts = new ArrayList<>(entrypoint);
       texts.addAll(command);
+      texts.addAll(mountedScripts(body, entrypoint));
       if (body.get("healthcheck") instanceof Map<?, ?> health) {
         List<String> test = strings(health.get("test"));
         if (test.size() > 1) {

@@ -136,6 +136,16 @@ final class ComposeProject {
     return containers;
   }
 
+  /** The environment of container {@code id} as Docker started it, {@code NAME=value} each. */
+  List<String> environment(String id) throws IOException, InterruptedException {
+    JsonNode env =
+        JSON.readTree(
+            Processes.output(List.of("docker", "inspect", "--format", "{{json .Config.Env}}", id)));
+    List<String> entries = new ArrayList<>();
+    env.forEach(entry -> entries.add(entry.asText()));
+    return entries;
+  }
+
   /**
    * Waits until every container of {@code services} is ready (healthy, running, or a one-shot that
    * exited 0); fails at once when one failed, with its log.

@@ -681,12 +681,13 @@ public final class ComposeSmokeCommand implements Command {
         catalogUri(env));
   }
 
+  /** The operator's archive key: the maintenance user's, as the README's host examples use. */
   private static Map<String, String> archiveEnv(SmokeEnvironment env) {
     return Map.of(
         ArchiveEnv.ACCESS_KEY,
-        "prefixlog",
+        "archive-maintenance",
         ArchiveEnv.SECRET_KEY,
-        env.get("MINIO_ROOT_PASSWORD"),
+        env.get("MINIO_MAINTENANCE_PASSWORD"),
         ArchiveEnv.CATALOG_USER,
         "iceberg",
         ArchiveEnv.CATALOG_PASSWORD,

@@ -14,11 +14,16 @@ import java.util.List;
  * bridge's metrics on their published ports, where the same request by address passes, and finds no
  * host port of Kafka Connect's REST API (no authentication, and it runs any installed plugin).
  * Whoever reaches that API inside the compose network reads the connectors' configurations without
- * their secrets: the worker resolves {@code ${env:…}} itself.
+ * their secrets: the worker resolves {@code ${env:…}} itself. MinIO's root key is in no container
+ * but MinIO's and its init's: the archive's services hold keys of their own.
  */
 final class SecurityProbes {
   private static final String REBOUND = "attacker.example";
-  private static final List<String> SECRETS = List.of("MINIO_ROOT_PASSWORD", "POSTGRES_PASSWORD");
+  private static final List<String> SECRETS =
+      List.of("MINIO_ROOT_PASSWORD", "MINIO_SINK_PASSWORD", "POSTGRES_PASSWORD");
+
+  /** The services that hold MinIO's root key: MinIO, and minio-init, which makes the users. */
+  private static final List<String> MINIO_ROOT_HOLDERS = List.of("minio", "minio-init");
 
   /**
    * A GET of {@code $1} on the worker's REST API from inside its container, with bash's /dev/tcp
@@ -47,8 +52,10 @@ final class SecurityProbes {
     int metrics = env.port("BRIDGE_METRICS_PORT");
     refusedWhenRebound("the UI", ui, "/health");
     refusedWhenRebound("the bridge's metrics", metrics, "/metrics");
+    minioRootKeyOnlyWithMinio();
     return "security probes: Connect's REST API has no host port and its configs hold no secret;"
-        + " rebound Host refused by the UI and the bridge's metrics";
+        + " rebound Host refused by the UI and the bridge's metrics; MinIO's root key only in "
+        + String.join(" and ", MINIO_ROOT_HOLDERS);
   }
 
   /** The id of the project's one Connect worker container. */
@@ -92,6 +99,21 @@ final class SecurityProbes {
     if (!body.contains("${env:S3_SECRET_KEY}") || !body.contains("${env:CATALOG_PASSWORD}")) {
       throw new SmokeFailure(
           connector + "'s configuration does not take its secrets from the worker's environment");
+    }
+  }
+
+  /** No container but MinIO's and minio-init's has MinIO's root password in its environment. */
+  private void minioRootKeyOnlyWithMinio() throws IOException, InterruptedException {
+    String root = env.get("MINIO_ROOT_PASSWORD");
+    List<String> holders = new java.util.ArrayList<>();
+    for (ComposeProject.Container container : project.containers().values()) {
+      if (project.environment(container.id()).stream().anyMatch(e -> e.contains(root))) {
+        holders.add(container.service());
+      }
+    }
+    if (!MINIO_ROOT_HOLDERS.containsAll(holders) || !holders.contains("minio")) {
+      throw new SmokeFailure(
+          "MinIO's root password is in the environment of " + holders + ", not only of MinIO's");
     }
   }
 
