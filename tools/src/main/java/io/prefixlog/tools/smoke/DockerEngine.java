@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 final class DockerEngine {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
+  /** Where dockerd records its pid, and refuses to start while the file exists. */
+  private static final Path PID_FILE = Path.of("/var/run/docker.pid");
+
   private DockerEngine() {}
 
   /** Why no engine can be had, or null when one answers (started now if need be). */
@@ -31,6 +34,7 @@ final class DockerEngine {
       return "no Docker engine answers, and starting dockerd needs root";
     }
     Files.createDirectories(logFile.getParent());
+    removeStalePidFile();
     new ProcessBuilder("dockerd")
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
@@ -47,6 +51,28 @@ final class DockerEngine {
         + " s (log: "
         + logFile
         + ")";
+  }
+
+  /**
+   * Deletes a pid file whose dockerd is gone: a machine restarted without clearing /var/run (a
+   * container or a VM snapshot) keeps the file of an engine that no longer runs, its pid maybe
+   * another process's by now, and dockerd then refuses to start ("pid file found").
+   */
+  private static void removeStalePidFile() throws IOException {
+    if (!Files.exists(PID_FILE)) {
+      return;
+    }
+    String recorded = Files.readString(PID_FILE).strip();
+    boolean dockerd =
+        recorded.matches("\\d{1,10}")
+            && ProcessHandle.of(Long.parseLong(recorded))
+                .filter(ProcessHandle::isAlive)
+                .flatMap(process -> process.info().command())
+                .filter(command -> command.endsWith("dockerd"))
+                .isPresent();
+    if (!dockerd) {
+      Files.delete(PID_FILE);
+    }
   }
 
   static boolean answers() throws InterruptedException {
