@@ -4,6 +4,7 @@ import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.request.RequestMetadata;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.TopicSinks;
 import io.prefixlog.streams.errors.SourcePosition;
 import io.prefixlog.streams.kv.KvIndexTopology;
 import io.prefixlog.streams.lookup.ChunkLookupTopology;
@@ -130,23 +131,12 @@ public final class PrefixlogTopology {
         new ByteArraySerializer(),
         new SessionPartitioner<byte[]>(),
         SESSION_DELTA_PROCESSOR);
-    topology.addSink(
-        DEAD_LETTERS_SINK,
-        topics.deadLetters().name(),
-        new ByteArraySerializer(),
-        topics.deadLetters().valueSerde().serializer(),
-        SESSION_DELTA_PROCESSOR);
-    topology.addSink(
-        ERASURES_SINK,
-        topics.erasures().name(),
-        new StringSerializer(),
-        topics.erasures().valueSerde().serializer(),
-        SESSION_DELTA_PROCESSOR);
-    topology.addSink(
+    TopicSinks.add(topology, DEAD_LETTERS_SINK, topics.deadLetters(), SESSION_DELTA_PROCESSOR);
+    TopicSinks.add(topology, ERASURES_SINK, topics.erasures(), SESSION_DELTA_PROCESSOR);
+    TopicSinks.add(
+        topology,
         REQUESTS_METADATA_SINK,
-        topics.requestsMetadata().name(),
-        new StringSerializer(),
-        topics.requestsMetadata().valueSerde().serializer(),
+        topics.requestsMetadata(),
         new SessionPartitioner<RequestMetadata>(),
         SESSION_DELTA_PROCESSOR);
     if (lookupChild != null) {
