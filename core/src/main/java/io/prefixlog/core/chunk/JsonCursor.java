@@ -124,10 +124,18 @@ final class JsonCursor {
   /** Reads an object key and its colon, unescaped into {@code key} (which is reset first). */
   void key(ByteSink key) throws Malformed {
     key.reset();
+    memberKey(key, false);
+  }
+
+  /**
+   * Reads an object member's key, into {@code out} as {@link #string(ByteSink, boolean)}, then its
+   * colon.
+   */
+  private void memberKey(ByteSink out, boolean quoted) throws Malformed {
     if (peek() != '"') {
       throw Malformed.INSTANCE;
     }
-    string(key, false);
+    string(out, quoted);
     if (peek() != ':') {
       throw Malformed.INSTANCE;
     }
@@ -207,14 +215,7 @@ final class JsonCursor {
           if (!first && out != null) {
             out.write(',');
           }
-          if (peek() != '"') {
-            throw Malformed.INSTANCE;
-          }
-          string(out, true);
-          if (peek() != ':') {
-            throw Malformed.INSTANCE;
-          }
-          pos++;
+          memberKey(out, true);
           if (out != null) {
             out.write(':');
           }
