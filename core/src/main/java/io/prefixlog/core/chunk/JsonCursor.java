@@ -208,37 +208,27 @@ final class JsonCursor {
       case '"' -> string(out, true);
       case '{' -> {
         enter((byte) '{');
-        if (out != null) {
-          out.write('{');
-        }
+        append(out, '{');
         for (boolean first = true; more((byte) '}', first); first = false) {
-          if (!first && out != null) {
-            out.write(',');
+          if (!first) {
+            append(out, ',');
           }
           memberKey(out, true);
-          if (out != null) {
-            out.write(':');
-          }
+          append(out, ':');
           value(out);
         }
-        if (out != null) {
-          out.write('}');
-        }
+        append(out, '}');
       }
       case '[' -> {
         enter((byte) '[');
-        if (out != null) {
-          out.write('[');
-        }
+        append(out, '[');
         for (boolean first = true; more((byte) ']', first); first = false) {
-          if (!first && out != null) {
-            out.write(',');
+          if (!first) {
+            append(out, ',');
           }
           value(out);
         }
-        if (out != null) {
-          out.write(']');
-        }
+        append(out, ']');
       }
       case 't' -> literal("true", out);
       case 'f' -> literal("false", out);
@@ -252,6 +242,13 @@ final class JsonCursor {
           out.write(b, start, pos - start);
         }
       }
+    }
+  }
+
+  /** Writes a structural character of the value being copied; {@code out} null: it is skipped. */
+  private static void append(ByteSink out, char c) {
+    if (out != null) {
+      out.write(c);
     }
   }
 
