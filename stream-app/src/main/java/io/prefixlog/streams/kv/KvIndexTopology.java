@@ -1,6 +1,7 @@
 package io.prefixlog.streams.kv;
 
 import io.prefixlog.schemas.Topics;
+import io.prefixlog.streams.RawRecords;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
 import io.prefixlog.streams.TopicSinks;
@@ -9,12 +10,9 @@ import io.prefixlog.streams.errors.SourcePosition;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.processor.TimestampExtractor;
 
 /**
@@ -81,16 +79,9 @@ public final class KvIndexTopology {
    */
   public void addSource(StreamsBuilder builder, TimestampExtractor timestamps) {
     builder.stream(
-            config.topics().kvEvents().name(),
-            Consumed.with(Serdes.String(), Serdes.ByteArray())
-                .withName(KV_EVENTS_SOURCE)
-                .withTimestampExtractor(timestamps))
+            config.topics().kvEvents().name(), RawRecords.consumed(KV_EVENTS_SOURCE, timestamps))
         .process(SourcePosition.Stamp::new, Named.as(KV_SOURCE_POSITION_STAMP))
-        .repartition(
-            Repartitioned.<String, byte[]>as(KV_EVENTS_BY_SOURCE)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(Serdes.ByteArray())
-                .withNumberOfPartitions(config.statePartitions()))
+        .repartition(RawRecords.byKey(KV_EVENTS_BY_SOURCE, config.statePartitions()))
         .process(
             BlockIndexSupplier.of(
                 new BlockIndexSupplier.Wiring(
