@@ -1,6 +1,5 @@
 package io.prefixlog.demo;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -253,7 +252,7 @@ public final class DemoUpstream implements AutoCloseable {
             }
             choice.put("finish_reason", "stop");
             response.set("usage", usage);
-            send(reply, 200, "application/json", bytes(response));
+            send(reply, 200, "application/json", Json.treeBytes(response));
           }
         };
     long delayMs = options.delay().toMillis();
@@ -322,7 +321,10 @@ public final class DemoUpstream implements AutoCloseable {
 
   private static void event(HttpServerResponse out, ObjectNode chunk) {
     out.write(
-        Buffer.buffer().appendString("data: ").appendBytes(bytes(chunk)).appendString("\n\n"));
+        Buffer.buffer()
+            .appendString("data: ")
+            .appendBytes(Json.treeBytes(chunk))
+            .appendString("\n\n"));
   }
 
   private byte[] models() {
@@ -333,7 +335,7 @@ public final class DemoUpstream implements AutoCloseable {
         .put("object", "model")
         .put("created", 0)
         .put("owned_by", "prefixlog");
-    return bytes(list);
+    return Json.treeBytes(list);
   }
 
   private void error(HttpServerResponse exchange, int status, String message) {
@@ -344,19 +346,11 @@ public final class DemoUpstream implements AutoCloseable {
         .put("message", message)
         .put("type", status == 404 ? "NotFoundError" : "BadRequestError")
         .put("code", status);
-    send(exchange, status, "application/json", bytes(error));
+    send(exchange, status, "application/json", Json.treeBytes(error));
   }
 
   private static void send(HttpServerResponse response, int status, String type, byte[] body) {
     response.setStatusCode(status).putHeader("Content-Type", type).end(Buffer.buffer(body));
-  }
-
-  private static byte[] bytes(JsonNode node) {
-    try {
-      return Json.mapper().writeValueAsBytes(node);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a tree of plain JSON nodes always serialises", e);
-    }
   }
 
   private static long tokens(long bytes) {

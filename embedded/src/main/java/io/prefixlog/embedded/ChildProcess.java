@@ -95,6 +95,19 @@ public final class ChildProcess implements AutoCloseable {
     return OptionalInt.empty();
   }
 
+  /**
+   * Runs {@code await}, which returns once this child is ready or throws; when it throws, the child
+   * is closed before the exception goes on, so that a start that failed leaves no process behind.
+   */
+  public void awaitReady(Runnable await) {
+    try {
+      await.run();
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
   /** The last {@code lines} lines of the log file, for error messages; empty if unreadable. */
   public String logTail(int lines) {
     if (lines < 1) {

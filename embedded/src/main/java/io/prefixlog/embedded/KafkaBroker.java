@@ -105,12 +105,7 @@ public final class KafkaBroker implements KafkaCluster, AutoCloseable {
             .stopTimeout(STOP_TIMEOUT)
             .start();
     String bootstrapServers = options.host() + ":" + ports[0];
-    try {
-      awaitReady(child, options, ports[0], bootstrapServers);
-    } catch (RuntimeException e) {
-      child.close();
-      throw e;
-    }
+    child.awaitReady(() -> awaitReady(child, options, ports[0], bootstrapServers));
     LOGGER.info(
         "Kafka broker ready bootstrapServers={} pid={} dataDir={} startMillis={}",
         bootstrapServers,

@@ -125,12 +125,7 @@ public final class ConnectWorker implements AutoCloseable {
             .logFile(logFile)
             .stopTimeout(Duration.ofSeconds(20))
             .start();
-    try {
-      awaitRunning(child, restUrl, names, options.startTimeout());
-    } catch (RuntimeException e) {
-      child.close();
-      throw e;
-    }
+    child.awaitReady(() -> awaitRunning(child, restUrl, names, options.startTimeout()));
     LOGGER.info(
         "Kafka Connect ready restUrl={} connectors={} pid={} startMillis={}",
         restUrl,

@@ -81,12 +81,7 @@ public final class S3ProxyServer implements AutoCloseable {
             .logFile(logFile)
             .stopTimeout(Duration.ofSeconds(5))
             .start();
-    try {
-      awaitHttp(child, endpoint, options.startTimeout());
-    } catch (RuntimeException e) {
-      child.close();
-      throw e;
-    }
+    child.awaitReady(() -> awaitHttp(child, endpoint, options.startTimeout()));
     LOGGER.info(
         "s3proxy ready endpoint={} bucket={} pid={} startMillis={}",
         endpoint,

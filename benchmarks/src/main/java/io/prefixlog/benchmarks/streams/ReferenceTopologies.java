@@ -1,5 +1,6 @@
 package io.prefixlog.benchmarks.streams;
 
+import io.prefixlog.streams.RawRecords;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.topology.PrefixlogTopology;
 import java.util.Map;
@@ -12,7 +13,6 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -79,11 +79,7 @@ final class ReferenceTopologies {
             config.topics().requestsRaw().name(),
             Consumed.with(Serdes.String(), Serdes.ByteArray())
                 .withName(PrefixlogTopology.RAW_REQUESTS_SOURCE))
-        .repartition(
-            Repartitioned.<String, byte[]>as(ROUTING)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(Serdes.ByteArray())
-                .withNumberOfPartitions(config.statePartitions()))
+        .repartition(RawRecords.byKey(ROUTING, config.statePartitions()))
         .peek((key, value) -> routed.increment(), Named.as(ROUTED_COUNTER))
         .to(outputTopic, Produced.with(Serdes.String(), Serdes.ByteArray()).withName(SINK));
     return builder.build();

@@ -1,8 +1,6 @@
 package io.prefixlog.benchmarks.streams;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prefixlog.benchmarks.agent.AgentEvents;
@@ -11,7 +9,6 @@ import io.prefixlog.benchmarks.harness.Corpora;
 import io.prefixlog.core.session.BodyFields;
 import io.prefixlog.core.session.SessionKey;
 import io.prefixlog.core.session.SessionKeyDeriver;
-import io.prefixlog.schemas.json.Json;
 import io.prefixlog.schemas.json.JsonSerde;
 import io.prefixlog.schemas.request.BodyEncoding;
 import io.prefixlog.schemas.request.RawEventFrame;
@@ -20,6 +17,7 @@ import io.prefixlog.schemas.request.ResponseInfo;
 import io.prefixlog.schemas.request.Usage;
 import io.prefixlog.tools.corpus.AgentSessions;
 import io.prefixlog.tools.corpus.AgentShape;
+import io.prefixlog.tools.corpus.ChatRequests;
 import io.prefixlog.tools.corpus.Conversation;
 import io.prefixlog.tools.corpus.CorpusFile;
 import io.prefixlog.tools.replay.ReplayEvents;
@@ -270,17 +268,7 @@ final class SyntheticSessions {
     }
 
     private byte[] body() {
-      ObjectNode body = JsonNodeFactory.instance.objectNode();
-      body.put("model", MODEL);
-      ArrayNode array = body.putArray("messages");
-      messages.forEach(array::add);
-      body.put("temperature", 0.2);
-      body.put("max_tokens", 2048);
-      try {
-        return Json.mapper().writeValueAsBytes(body);
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException("a tree of plain JSON nodes always serialises", e);
-      }
+      return ChatRequests.body(MODEL, messages, 0.2, 2048);
     }
   }
 

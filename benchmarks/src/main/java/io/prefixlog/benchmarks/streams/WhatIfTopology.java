@@ -3,6 +3,7 @@ package io.prefixlog.benchmarks.streams;
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.TopicSinks;
 import io.prefixlog.streams.session.SessionDeltaSupplier;
 import io.prefixlog.streams.session.SessionStores;
 import io.prefixlog.streams.topology.PrefixlogTopology;
@@ -59,23 +60,20 @@ final class WhatIfTopology {
         new ByteArraySerializer(),
         new BySession<>(),
         PrefixlogTopology.SESSION_DELTA_PROCESSOR);
-    topology.addSink(
+    TopicSinks.add(
+        topology,
         PrefixlogTopology.DEAD_LETTERS_SINK,
-        topics.deadLetters().name(),
-        new ByteArraySerializer(),
-        topics.deadLetters().valueSerde().serializer(),
+        topics.deadLetters(),
         PrefixlogTopology.SESSION_DELTA_PROCESSOR);
-    topology.addSink(
+    TopicSinks.add(
+        topology,
         PrefixlogTopology.ERASURES_SINK,
-        topics.erasures().name(),
-        new StringSerializer(),
-        topics.erasures().valueSerde().serializer(),
+        topics.erasures(),
         PrefixlogTopology.SESSION_DELTA_PROCESSOR);
-    topology.addSink(
+    TopicSinks.add(
+        topology,
         PrefixlogTopology.REQUESTS_METADATA_SINK,
-        topics.requestsMetadata().name(),
-        new StringSerializer(),
-        topics.requestsMetadata().valueSerde().serializer(),
+        topics.requestsMetadata(),
         new BySession<>(),
         PrefixlogTopology.SESSION_DELTA_PROCESSOR);
     return topology;

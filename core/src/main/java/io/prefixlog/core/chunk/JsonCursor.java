@@ -124,10 +124,18 @@ final class JsonCursor {
   /** Reads an object key and its colon, unescaped into {@code key} (which is reset first). */
   void key(ByteSink key) throws Malformed {
     key.reset();
+    memberKey(key, false);
+  }
+
+  /**
+   * Reads an object member's key, into {@code out} as {@link #string(ByteSink, boolean)}, then its
+   * colon.
+   */
+  private void memberKey(ByteSink out, boolean quoted) throws Malformed {
     if (peek() != '"') {
       throw Malformed.INSTANCE;
     }
-    string(key, false);
+    string(out, quoted);
     if (peek() != ':') {
       throw Malformed.INSTANCE;
     }
@@ -200,44 +208,27 @@ final class JsonCursor {
       case '"' -> string(out, true);
       case '{' -> {
         enter((byte) '{');
-        if (out != null) {
-          out.write('{');
-        }
+        append(out, '{');
         for (boolean first = true; more((byte) '}', first); first = false) {
-          if (!first && out != null) {
-            out.write(',');
+          if (!first) {
+            append(out, ',');
           }
-          if (peek() != '"') {
-            throw Malformed.INSTANCE;
-          }
-          string(out, true);
-          if (peek() != ':') {
-            throw Malformed.INSTANCE;
-          }
-          pos++;
-          if (out != null) {
-            out.write(':');
-          }
+          memberKey(out, true);
+          append(out, ':');
           value(out);
         }
-        if (out != null) {
-          out.write('}');
-        }
+        append(out, '}');
       }
       case '[' -> {
         enter((byte) '[');
-        if (out != null) {
-          out.write('[');
-        }
+        append(out, '[');
         for (boolean first = true; more((byte) ']', first); first = false) {
-          if (!first && out != null) {
-            out.write(',');
+          if (!first) {
+            append(out, ',');
           }
           value(out);
         }
-        if (out != null) {
-          out.write(']');
-        }
+        append(out, ']');
       }
       case 't' -> literal("true", out);
       case 'f' -> literal("false", out);
@@ -251,6 +242,13 @@ final class JsonCursor {
           out.write(b, start, pos - start);
         }
       }
+    }
+  }
+
+  /** Writes a structural character of the value being copied; {@code out} null: it is skipped. */
+  private static void append(ByteSink out, char c) {
+    if (out != null) {
+      out.write(c);
     }
   }
 

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -118,6 +119,18 @@ public final class ConfigTypes {
    */
   public static <T> ConfigType<T> listOf(Function<List<String>, T> of, String description) {
     return new ListOf<>(of, description);
+  }
+
+  /**
+   * Comma-separated strings ({@link #items}) that {@code check} then normalises or refuses with a
+   * {@link ConfigException} naming the key; a default goes through the same check. Written back
+   * joined by commas.
+   *
+   * @param description what is accepted, for the docs
+   */
+  public static ConfigType<List<String>> strings(
+      BiFunction<String, List<String>, List<String>> check, String description) {
+    return new Strings(check, description);
   }
 
   /** The items of a comma-separated value, trimmed, blank ones dropped. */
@@ -270,6 +283,29 @@ public final class ConfigTypes {
     @Override
     public String format(T value) {
       return value.toString();
+    }
+
+    @Override
+    public String describe() {
+      return description;
+    }
+  }
+
+  private record Strings(BiFunction<String, List<String>, List<String>> checker, String description)
+      implements ConfigType<List<String>> {
+    @Override
+    public List<String> parse(String key, String raw) {
+      return check(key, items(raw));
+    }
+
+    @Override
+    public List<String> check(String key, List<String> value) {
+      return checker.apply(key, value);
+    }
+
+    @Override
+    public String format(List<String> value) {
+      return String.join(",", value);
     }
 
     @Override

@@ -636,9 +636,7 @@ public final class KvBatchDecoder {
         }
       case ARRAY:
         {
-          if (depth > MAX_EXTRA_KEYS_DEPTH) {
-            r.skip(1);
-            r.problem = "nested deeper than " + MAX_EXTRA_KEYS_DEPTH;
+          if (skippedTooDeep(r, depth)) {
             return null;
           }
           int n = r.arrayHeader("extra_keys");
@@ -656,9 +654,7 @@ public final class KvBatchDecoder {
         }
       case MAP:
         {
-          if (depth > MAX_EXTRA_KEYS_DEPTH) {
-            r.skip(1);
-            r.problem = "nested deeper than " + MAX_EXTRA_KEYS_DEPTH;
+          if (skippedTooDeep(r, depth)) {
             return null;
           }
           int n = r.mapHeader("extra_keys");
@@ -678,6 +674,19 @@ public final class KvBatchDecoder {
       default:
         throw new IllegalStateException("unhandled msgpack type " + type);
     }
+  }
+
+  /**
+   * Skips the container at {@code depth} when it is deeper than {@value #MAX_EXTRA_KEYS_DEPTH},
+   * noting why on {@code r}: {@code extra_keys} come from the engine, and the recursion must stop.
+   */
+  private static boolean skippedTooDeep(Reader r, int depth) throws IOException {
+    if (depth <= MAX_EXTRA_KEYS_DEPTH) {
+      return false;
+    }
+    r.skip(1);
+    r.problem = "nested deeper than " + MAX_EXTRA_KEYS_DEPTH;
+    return true;
   }
 
   private static String readJsonKey(Reader r) throws IOException, Failure {

@@ -55,6 +55,9 @@ public record CaptureConfig(
     OMIT
   }
 
+  private static final ConfigType<List<String>> HEADER_NAMES =
+      ConfigTypes.strings(CaptureConfig::headerNames, "header names, comma separated");
+
   public static final ConfigKey<Long> MAX_BODY_BYTES =
       ConfigKey.of("PREFIXLOG_MAX_BODY_BYTES", ConfigTypes.size(1, 1L << 30))
           .defaultValue(16L << 20)
@@ -73,12 +76,12 @@ public record CaptureConfig(
                   + " is refused at start (exit 2, naming the variable)");
 
   public static final ConfigKey<List<String>> SESSION_HEADERS =
-      ConfigKey.of("PREFIXLOG_SESSION_HEADERS", new HeaderNames())
+      ConfigKey.of("PREFIXLOG_SESSION_HEADERS", HEADER_NAMES)
           .defaultValue(SessionKeyDeriver.DEFAULT_HEADERS)
           .doc("session headers, in the order tried; credential headers are refused");
 
   public static final ConfigKey<List<String>> CAPTURE_HEADERS =
-      ConfigKey.of("PREFIXLOG_CAPTURE_HEADERS", new HeaderNames())
+      ConfigKey.of("PREFIXLOG_CAPTURE_HEADERS", HEADER_NAMES)
           .defaultValue(
               List.of(
                   "x-request-id",
@@ -219,50 +222,32 @@ public record CaptureConfig(
    * HTTP header names, lower-cased and deduplicated; a credential header (Authorization, API key,
    * token, secret, cookie) is refused, so it can never be captured or become a session key.
    */
-  private static final class HeaderNames implements ConfigType<List<String>> {
-    @Override
-    public List<String> parse(String key, String raw) {
-      return check(key, ConfigTypes.items(raw));
-    }
-
-    @Override
-    public List<String> check(String key, List<String> names) {
-      List<String> result = new ArrayList<>();
-      for (String name : names) {
-        String lower = name.trim().toLowerCase(Locale.ROOT);
-        if (lower.isEmpty()) {
-          continue;
-        }
-        if (!lower.matches("[0-9a-z!#$%&'*+.^_`|~-]+")) {
-          throw new ConfigException(key + ": '" + name + "' is not an HTTP header name");
-        }
-        if (HeaderPolicy.isReserved(lower)) {
-          throw new ConfigException(
-              key + " names '" + lower + "', the header the proxy records a request's tenant in");
-        }
-        if (HeaderPolicy.isSecret(lower)) {
-          throw new ConfigException(
-              key
-                  + " names '"
-                  + lower
-                  + "', a credential header: Authorization, API-key, token, secret and cookie"
-                  + " headers are never captured");
-        }
-        if (!result.contains(lower)) {
-          result.add(lower);
-        }
+  private static List<String> headerNames(String key, List<String> names) {
+    List<String> result = new ArrayList<>();
+    for (String name : names) {
+      String lower = name.trim().toLowerCase(Locale.ROOT);
+      if (lower.isEmpty()) {
+        continue;
       }
-      return List.copyOf(result);
+      if (!lower.matches("[0-9a-z!#$%&'*+.^_`|~-]+")) {
+        throw new ConfigException(key + ": '" + name + "' is not an HTTP header name");
+      }
+      if (HeaderPolicy.isReserved(lower)) {
+        throw new ConfigException(
+            key + " names '" + lower + "', the header the proxy records a request's tenant in");
+      }
+      if (HeaderPolicy.isSecret(lower)) {
+        throw new ConfigException(
+            key
+                + " names '"
+                + lower
+                + "', a credential header: Authorization, API-key, token, secret and cookie"
+                + " headers are never captured");
+      }
+      if (!result.contains(lower)) {
+        result.add(lower);
+      }
     }
-
-    @Override
-    public String format(List<String> value) {
-      return String.join(",", value);
-    }
-
-    @Override
-    public String describe() {
-      return "header names, comma separated";
-    }
+    return List.copyOf(result);
   }
 }

@@ -47,9 +47,7 @@ public record ListenConfig(String host, int port, int eventLoops, Duration drain
           .doc("how long shutdown waits for exchanges in flight");
 
   public ListenConfig {
-    if (host.isBlank()) {
-      throw new ConfigException(HOST.name() + " must not be empty");
-    }
+    ConfigException.requireNotBlank(HOST, host);
   }
 
   static ListenConfig from(ConfigValues values) {

@@ -28,9 +28,7 @@ public record MetricsConfig(String host, int port, boolean histograms, HostCheck
   public static final ConfigKey<HostCheck> ALLOWED_HOSTS = HostCheck.SETTING;
 
   public MetricsConfig {
-    if (host.isBlank()) {
-      throw new ConfigException(HOST.name() + " must not be empty");
-    }
+    ConfigException.requireNotBlank(HOST, host);
   }
 
   static MetricsConfig from(ConfigValues values) {

@@ -108,9 +108,7 @@ public record PublishConfig(
   public static final ConfigKey<Boolean> ALLOW_WEAKER_DELIVERY = CommonKeys.ALLOW_WEAKER_DELIVERY;
 
   public PublishConfig {
-    if (bootstrapServers.isBlank()) {
-      throw new ConfigException(BOOTSTRAP_SERVERS.name() + " must not be empty");
-    }
+    ConfigException.requireNotBlank(BOOTSTRAP_SERVERS, bootstrapServers);
     kafka = Map.copyOf(new TreeMap<>(kafka));
   }
 

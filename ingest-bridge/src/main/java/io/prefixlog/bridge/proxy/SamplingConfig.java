@@ -24,6 +24,12 @@ public record SamplingConfig(
     int chunkSizeBytes,
     long clientRate,
     long clientBurst) {
+  /** Plain comma-separated items (model names, path prefixes), trimmed, empty ones dropped. */
+  private static final ConfigType<List<String>> ITEMS =
+      ConfigTypes.strings(
+          (key, items) -> items.stream().map(String::trim).filter(item -> !item.isEmpty()).toList(),
+          "items, comma separated");
+
   public static final ConfigKey<Double> SESSIONS =
       ConfigKey.of("PREFIXLOG_SAMPLE_SESSIONS", ConfigTypes.decimal(0, 1))
           .defaultValue(1.0)
@@ -50,13 +56,13 @@ public record SamplingConfig(
                   + " which is always metadata only");
 
   public static final ConfigKey<List<String>> KEEP_MODELS =
-      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_MODELS", new Items())
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_MODELS", ITEMS)
           .defaultValue(List.of())
           .documentedDefault("none")
           .doc("models whose request bodies are always kept (the body's `model`, exact match)");
 
   public static final ConfigKey<List<String>> KEEP_PATHS =
-      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_PATHS", new Items())
+      ConfigKey.of("PREFIXLOG_SAMPLE_KEEP_PATHS", ITEMS)
           .defaultValue(List.of())
           .documentedDefault("none")
           .doc("request path prefixes whose bodies are always kept (`/v1/completions`)");
@@ -110,28 +116,5 @@ public record SamplingConfig(
         values.get(CHUNK_SIZE_BYTES).intValue(),
         values.get(CLIENT_RATE),
         values.get(CLIENT_BURST));
-  }
-
-  /** Plain comma-separated items (model names, path prefixes), trimmed, empty ones dropped. */
-  private static final class Items implements ConfigType<List<String>> {
-    @Override
-    public List<String> parse(String key, String raw) {
-      return check(key, ConfigTypes.items(raw));
-    }
-
-    @Override
-    public List<String> check(String key, List<String> items) {
-      return items.stream().map(String::trim).filter(item -> !item.isEmpty()).toList();
-    }
-
-    @Override
-    public String format(List<String> value) {
-      return String.join(",", value);
-    }
-
-    @Override
-    public String describe() {
-      return "items, comma separated";
-    }
   }
 }

@@ -2,10 +2,12 @@ package io.prefixlog.schemas.json;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -40,10 +42,33 @@ public final class Json {
           .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION.mappedFeature())
           .build();
 
+  private static final String NEVER = "a tree of plain JSON nodes always serialises";
+
   private Json() {}
 
   /** The shared, thread-safe mapper. Do not reconfigure it. */
   public static ObjectMapper mapper() {
     return MAPPER;
+  }
+
+  /**
+   * A tree of plain JSON nodes (built, not bound from objects) as UTF-8 bytes. Such a tree always
+   * serialises, so Jackson's checked exception would be a catch at every caller that cannot happen.
+   */
+  public static byte[] treeBytes(JsonNode tree) {
+    try {
+      return MAPPER.writeValueAsBytes(tree);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(NEVER, e);
+    }
+  }
+
+  /** {@link #treeBytes} as a string. */
+  public static String treeString(JsonNode tree) {
+    try {
+      return MAPPER.writeValueAsString(tree);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(NEVER, e);
+    }
   }
 }

@@ -1,23 +1,18 @@
 package io.prefixlog.streams.kv;
 
-import io.prefixlog.schemas.Topic;
 import io.prefixlog.schemas.Topics;
-import io.prefixlog.schemas.kv.BlockIndexEntry;
-import io.prefixlog.schemas.kv.SourceStats;
+import io.prefixlog.streams.RawRecords;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.TopicSinks;
 import io.prefixlog.streams.admin.TopicCompression;
 import io.prefixlog.streams.errors.SourcePosition;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.processor.TimestampExtractor;
 
 /**
@@ -84,16 +79,9 @@ public final class KvIndexTopology {
    */
   public void addSource(StreamsBuilder builder, TimestampExtractor timestamps) {
     builder.stream(
-            config.topics().kvEvents().name(),
-            Consumed.with(Serdes.String(), Serdes.ByteArray())
-                .withName(KV_EVENTS_SOURCE)
-                .withTimestampExtractor(timestamps))
+            config.topics().kvEvents().name(), RawRecords.consumed(KV_EVENTS_SOURCE, timestamps))
         .process(SourcePosition.Stamp::new, Named.as(KV_SOURCE_POSITION_STAMP))
-        .repartition(
-            Repartitioned.<String, byte[]>as(KV_EVENTS_BY_SOURCE)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(Serdes.ByteArray())
-                .withNumberOfPartitions(config.statePartitions()))
+        .repartition(RawRecords.byKey(KV_EVENTS_BY_SOURCE, config.statePartitions()))
         .process(
             BlockIndexSupplier.of(
                 new BlockIndexSupplier.Wiring(
@@ -120,32 +108,10 @@ public final class KvIndexTopology {
                 kvMetrics, config.kvStatsInterval(), SOURCE_STATS_SINK, ERASURES_SINK),
             changelog()),
         BLOCK_INDEX_PROCESSOR);
-    Topic<String, BlockIndexEntry> index = topics.blockIndex();
-    topology.addSink(
-        BLOCK_INDEX_SINK,
-        index.name(),
-        index.keySerde().serializer(),
-        index.valueSerde().serializer(),
-        BLOCK_INDEX_PROCESSOR);
-    Topic<String, SourceStats> stats = topics.sourceStats();
-    topology.addSink(
-        SOURCE_STATS_SINK,
-        stats.name(),
-        stats.keySerde().serializer(),
-        stats.valueSerde().serializer(),
-        SOURCE_STATS_PROCESSOR);
-    topology.addSink(
-        DEAD_LETTERS_SINK,
-        topics.deadLetters().name(),
-        new ByteArraySerializer(),
-        topics.deadLetters().valueSerde().serializer(),
-        BLOCK_INDEX_PROCESSOR);
-    topology.addSink(
-        ERASURES_SINK,
-        topics.erasures().name(),
-        topics.erasures().keySerde().serializer(),
-        topics.erasures().valueSerde().serializer(),
-        SOURCE_STATS_PROCESSOR);
+    TopicSinks.add(topology, BLOCK_INDEX_SINK, topics.blockIndex(), BLOCK_INDEX_PROCESSOR);
+    TopicSinks.add(topology, SOURCE_STATS_SINK, topics.sourceStats(), SOURCE_STATS_PROCESSOR);
+    TopicSinks.add(topology, DEAD_LETTERS_SINK, topics.deadLetters(), BLOCK_INDEX_PROCESSOR);
+    TopicSinks.add(topology, ERASURES_SINK, topics.erasures(), SOURCE_STATS_PROCESSOR);
     return topology;
   }
 }

@@ -1,9 +1,8 @@
 package io.prefixlog.streams.lookup;
 
-import io.prefixlog.schemas.Topic;
-import io.prefixlog.schemas.lookup.ChunkLookupRecord;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.TopicSinks;
 import java.util.Objects;
 import org.apache.kafka.streams.Topology;
 
@@ -66,16 +65,14 @@ public final class ChunkLookupTopology {
               + ", got "
               + chunkSizeBytes);
     }
-    Topic<String, ChunkLookupRecord> lookups = config.topics().chunkLookups();
     topology.addProcessor(
         CHUNK_LOOKUP_PROCESSOR,
         new ChunkLookupSupplier(config, new ChunkLookupMetrics(metrics.registry()), chunkSizeBytes),
         sourceNodeName);
-    topology.addSink(
+    TopicSinks.add(
+        topology,
         CHUNK_LOOKUPS_SINK,
-        lookups.name(),
-        lookups.keySerde().serializer(),
-        lookups.valueSerde().serializer(),
+        config.topics().chunkLookups(),
         new SessionOfValuePartitioner(),
         CHUNK_LOOKUP_PROCESSOR);
     return topology;

@@ -2,8 +2,10 @@ package io.prefixlog.streams.topology;
 
 import io.prefixlog.schemas.Topics;
 import io.prefixlog.schemas.request.RequestMetadata;
+import io.prefixlog.streams.RawRecords;
 import io.prefixlog.streams.StreamAppConfig;
 import io.prefixlog.streams.StreamAppMetrics;
+import io.prefixlog.streams.TopicSinks;
 import io.prefixlog.streams.errors.SourcePosition;
 import io.prefixlog.streams.kv.KvIndexTopology;
 import io.prefixlog.streams.lookup.ChunkLookupTopology;
@@ -11,15 +13,12 @@ import io.prefixlog.streams.session.SessionDeltaSupplier;
 import java.util.Properties;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyConfig;
-import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Repartitioned;
 
 /**
  * Builds the stream app's topology. Both {@code main()} and the tests call {@link #build}; a golden
@@ -93,16 +92,11 @@ public final class PrefixlogTopology {
         config.chunkLookupsEnabled() ? ChunkLookupTopology.CHUNK_LOOKUP_PROCESSOR : null;
     builder.stream(
             topics.requestsRaw().name(),
-            Consumed.with(Serdes.String(), Serdes.ByteArray())
-                .withName(RAW_REQUESTS_SOURCE)
-                .withTimestampExtractor(
-                    new ClockSkewBound(config.maxClockSkew(), wallClock, metrics, "sessionKey")))
+            RawRecords.consumed(
+                RAW_REQUESTS_SOURCE,
+                new ClockSkewBound(config.maxClockSkew(), wallClock, metrics, "sessionKey")))
         .process(SourcePosition.Stamp::new, Named.as(SOURCE_POSITION_STAMP))
-        .repartition(
-            Repartitioned.<String, byte[]>as(REQUESTS_BY_SESSION)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(Serdes.ByteArray())
-                .withNumberOfPartitions(config.statePartitions()))
+        .repartition(RawRecords.byKey(REQUESTS_BY_SESSION, config.statePartitions()))
         .process(
             new SessionDeltaSupplier(
                 config,
@@ -130,23 +124,12 @@ public final class PrefixlogTopology {
         new ByteArraySerializer(),
         new SessionPartitioner<byte[]>(),
         SESSION_DELTA_PROCESSOR);
-    topology.addSink(
-        DEAD_LETTERS_SINK,
-        topics.deadLetters().name(),
-        new ByteArraySerializer(),
-        topics.deadLetters().valueSerde().serializer(),
-        SESSION_DELTA_PROCESSOR);
-    topology.addSink(
-        ERASURES_SINK,
-        topics.erasures().name(),
-        new StringSerializer(),
-        topics.erasures().valueSerde().serializer(),
-        SESSION_DELTA_PROCESSOR);
-    topology.addSink(
+    TopicSinks.add(topology, DEAD_LETTERS_SINK, topics.deadLetters(), SESSION_DELTA_PROCESSOR);
+    TopicSinks.add(topology, ERASURES_SINK, topics.erasures(), SESSION_DELTA_PROCESSOR);
+    TopicSinks.add(
+        topology,
         REQUESTS_METADATA_SINK,
-        topics.requestsMetadata().name(),
-        new StringSerializer(),
-        topics.requestsMetadata().valueSerde().serializer(),
+        topics.requestsMetadata(),
         new SessionPartitioner<RequestMetadata>(),
         SESSION_DELTA_PROCESSOR);
     if (lookupChild != null) {

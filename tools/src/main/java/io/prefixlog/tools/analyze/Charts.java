@@ -187,13 +187,11 @@ final class Charts {
     }
     long widest = opt == null ? 0 : Report.widestGap(subject);
     if (widest > 0) {
-      double gap =
-          opt.hitRate(Semantics.PER_CHUNK, w, widest) - curve.hitRate(Semantics.PREFIX, w, widest);
       chart.mark(
           String.format(
               Locale.ROOT,
               "largest gap %s at %s",
-              Report.points(gap),
+              Report.points(Report.gap(subject, widest)),
               shortCapacity(subject, widest)),
           HitRateChart.PALETTE[3],
           widest,

@@ -132,8 +132,6 @@ final class CsvFiles {
       throws IOException {
     WindowHits w = window.window();
     WindowHits c = window.cumulative();
-    boolean any = w.totals().accesses() > 0;
-    boolean anyCumulative = c.totals().accesses() > 0;
     StringBuilder row = new StringBuilder();
     row.append(quote(name(subject))).append(',');
     row.append(subject.unit() == null ? "" : subject.unit()).append(',');
@@ -143,28 +141,28 @@ final class CsvFiles {
     row.append(w.totals().accesses()).append(',');
     row.append(capacity).append(',');
     row.append(bytes(subject, capacity)).append(',');
-    row.append(
-        any ? weighted(subject, w.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity)) : "");
-    row.append(',');
-    row.append(
-        anyCumulative
-            ? weighted(subject, c.hitRate(Semantics.PREFIX, Weighting.UNITS, capacity))
-            : "");
-    row.append(',');
-    row.append(any ? rate(w.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)) : "");
-    row.append(',');
-    row.append(anyCumulative ? rate(c.hitRate(Semantics.PREFIX, Weighting.CHUNKS, capacity)) : "");
-    row.append(',');
-    row.append(
-        any ? weighted(subject, w.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity)) : "");
-    row.append(',');
-    row.append(
-        anyCumulative
-            ? weighted(subject, c.hitRate(Semantics.PER_CHUNK, Weighting.UNITS, capacity))
-            : "");
+    row.append(windowRate(subject, w, Semantics.PREFIX, Weighting.UNITS, capacity)).append(',');
+    row.append(windowRate(subject, c, Semantics.PREFIX, Weighting.UNITS, capacity)).append(',');
+    row.append(windowRate(subject, w, Semantics.PREFIX, Weighting.CHUNKS, capacity)).append(',');
+    row.append(windowRate(subject, c, Semantics.PREFIX, Weighting.CHUNKS, capacity)).append(',');
+    row.append(windowRate(subject, w, Semantics.PER_CHUNK, Weighting.UNITS, capacity)).append(',');
+    row.append(windowRate(subject, c, Semantics.PER_CHUNK, Weighting.UNITS, capacity));
     row.append(',').append(rate(w.engine().hitRate()));
     row.append(',').append(rate(c.engine().hitRate()));
     out.write(row.append('\n').toString());
+  }
+
+  /**
+   * One field: the hit rate of {@code hits} at {@code capacity}, weighted by units (empty when the
+   * subject is not weighted) or per chunk; empty when the window saw no access.
+   */
+  private static String windowRate(
+      Subject subject, WindowHits hits, Semantics semantics, Weighting weighting, long capacity) {
+    if (hits.totals().accesses() == 0) {
+      return "";
+    }
+    double hitRate = hits.hitRate(semantics, weighting, capacity);
+    return weighting == Weighting.UNITS ? weighted(subject, hitRate) : rate(hitRate);
   }
 
   private static String name(Subject subject) {

@@ -49,11 +49,7 @@ final class Quantities {
    * @throws IllegalArgumentException saying what is expected
    */
   static Capacity capacity(String text) {
-    Matcher m = AMOUNT.matcher(text);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          "expected chunks (4096) or a size (40GiB, 500MB), got '" + text + "'");
-    }
+    Matcher m = amount(text, "chunks (4096) or a size (40GiB, 500MB)");
     String unit = m.group(2).toLowerCase(Locale.ROOT);
     if (unit.isEmpty() || unit.equals("chunk") || unit.equals("chunks")) {
       if (m.group(1).contains(".")) {
@@ -78,11 +74,7 @@ final class Quantities {
    * @throws IllegalArgumentException saying what is expected
    */
   static long bytes(String text) {
-    Matcher m = AMOUNT.matcher(text);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          "expected a size (131072, 128KiB, 40GiB), got '" + text + "'");
-    }
+    Matcher m = amount(text, "a size (131072, 128KiB, 40GiB)");
     String unit = m.group(2).toLowerCase(Locale.ROOT);
     double multiplier =
         switch (unit) {
@@ -104,6 +96,18 @@ final class Quantities {
       throw new IllegalArgumentException("size too large: " + text);
     }
     return (long) Math.floor(value);
+  }
+
+  /**
+   * {@code text} matched as a number and its unit; refused, saying what was {@code expected}, when
+   * it is not one.
+   */
+  private static Matcher amount(String text, String expected) {
+    Matcher m = AMOUNT.matcher(text);
+    if (!m.matches()) {
+      throw new IllegalArgumentException("expected " + expected + ", got '" + text + "'");
+    }
+    return m;
   }
 
   /**

@@ -294,13 +294,11 @@ final class Report {
     }
     long widest = widestGap(subject);
     if (widest > 0) {
-      double gap =
-          opt.hitRate(Semantics.PER_CHUNK, w, widest) - lru.hitRate(Semantics.PREFIX, w, widest);
       s.append(
           String.format(
               Locale.ROOT,
               "    largest gap: %s at %s (LRU %s, OPT %s)%n",
-              points(gap),
+              points(gap(subject, widest)),
               subject.capacity(widest),
               Quantities.percent(lru.hitRate(Semantics.PREFIX, w, widest)),
               Quantities.percent(opt.hitRate(Semantics.PER_CHUNK, w, widest))));
@@ -312,19 +310,26 @@ final class Report {
    * #GAP_POINTS} log-spaced capacities up to the working set; 0 when OPT is nowhere above.
    */
   static long widestGap(Subject subject) {
-    Curve lru = subject.curve();
-    Curve opt = subject.optimal();
-    Weighting w = subject.headlineWeighting();
     long widest = 0;
     double gap = 0;
-    for (long c : Curve.logSpaced(GAP_POINTS, Math.max(1, lru.workingSet()))) {
-      double g = opt.hitRate(Semantics.PER_CHUNK, w, c) - lru.hitRate(Semantics.PREFIX, w, c);
+    for (long c : Curve.logSpaced(GAP_POINTS, Math.max(1, subject.curve().workingSet()))) {
+      double g = gap(subject, c);
       if (g > gap) {
         gap = g;
         widest = c;
       }
     }
     return widest;
+  }
+
+  /**
+   * How far OPT's per-chunk rate is above LRU's prefix rate at {@code capacity}, in the subject's
+   * headline weighting: what no eviction policy could add to what the prefix cache got.
+   */
+  static double gap(Subject subject, long capacity) {
+    Weighting w = subject.headlineWeighting();
+    return subject.optimal().hitRate(Semantics.PER_CHUNK, w, capacity)
+        - subject.curve().hitRate(Semantics.PREFIX, w, capacity);
   }
 
   /** A difference of rates in percentage points: {@code +12.3 pts}. */

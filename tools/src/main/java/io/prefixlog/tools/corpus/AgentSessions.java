@@ -1,6 +1,5 @@
 package io.prefixlog.tools.corpus;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -269,7 +268,7 @@ public final class AgentSessions {
       call.put("type", "function");
       ObjectNode function = call.putObject("function");
       function.put("name", name);
-      function.put("arguments", json(arguments));
+      function.put("arguments", Json.treeString(arguments));
       history.add(assistant);
       ObjectNode tool = NODES.objectNode();
       tool.put("role", "tool");
@@ -299,11 +298,7 @@ public final class AgentSessions {
       body.putObject("stream_options").put("include_usage", true);
       body.put("temperature", 0.0);
       body.put("max_tokens", 8192);
-      try {
-        return Json.mapper().writeValueAsBytes(body);
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException("a tree of plain JSON nodes always serialises", e);
-      }
+      return Json.treeBytes(body);
     }
 
     private int resultSize() {
@@ -406,14 +401,6 @@ public final class AgentSessions {
     message.put("role", role);
     message.put("content", content);
     return message;
-  }
-
-  private static String json(JsonNode node) {
-    try {
-      return Json.mapper().writeValueAsString(node);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a tree of plain JSON nodes always serialises", e);
-    }
   }
 
   /** A message's text: a string content, or the text parts of an array content. */

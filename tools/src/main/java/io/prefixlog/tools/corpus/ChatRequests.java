@@ -1,6 +1,5 @@
 package io.prefixlog.tools.corpus;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -51,25 +50,26 @@ public final class ChatRequests {
     for (ObjectNode message : conversation.messages()) {
       if ("assistant".equals(message.path("role").asText())) {
         turn++;
-        requests.add(new ChatRequest(conversation.id(), turn, body(history)));
+        requests.add(new ChatRequest(conversation.id(), turn, body(model, history, 0.7, 1024)));
       }
       history.add(message);
     }
     return requests;
   }
 
-  private byte[] body(List<ObjectNode> history) {
+  /**
+   * The body of a chat completion request: {@code model}, {@code messages} (the nodes themselves,
+   * not copies), {@code temperature} and {@code max_tokens}, in that order.
+   */
+  public static byte[] body(
+      String model, List<ObjectNode> messages, double temperature, int maxTokens) {
     ObjectNode body = JsonNodeFactory.instance.objectNode();
     body.put("model", model);
-    ArrayNode messages = body.putArray("messages");
-    history.forEach(messages::add);
-    body.put("temperature", 0.7);
-    body.put("max_tokens", 1024);
-    try {
-      return Json.mapper().writeValueAsBytes(body);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a tree of plain JSON nodes always serialises", e);
-    }
+    ArrayNode array = body.putArray("messages");
+    messages.forEach(array::add);
+    body.put("temperature", temperature);
+    body.put("max_tokens", maxTokens);
+    return Json.treeBytes(body);
   }
 
   /**

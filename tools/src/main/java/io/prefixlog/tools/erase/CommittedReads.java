@@ -16,12 +16,9 @@ final class CommittedReads {
    * it reads and belongs to no group.
    */
   static Properties config(String bootstrap, String clientId) {
-    Properties p = KafkaClients.properties(bootstrap);
+    Properties p = KafkaClients.committedReader(bootstrap, clientId);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
     return p;
   }
 }

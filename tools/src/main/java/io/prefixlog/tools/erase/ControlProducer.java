@@ -28,12 +28,9 @@ final class ControlProducer implements AutoCloseable {
   private final List<Future<RecordMetadata>> pending = new ArrayList<>();
 
   ControlProducer(String bootstrap) {
-    Properties p = KafkaClients.properties(bootstrap);
+    Properties p = KafkaClients.idempotentWriter(bootstrap, "prefixlog-erase");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-erase");
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) SEND_TIMEOUT.toMillis());
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) SEND_TIMEOUT.toMillis());
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) SEND_TIMEOUT.toMillis() / 2);

@@ -230,13 +230,10 @@ final class DeadLetterErasure {
   }
 
   private static Properties consumerConfig(String bootstrap) {
-    Properties p = KafkaClients.properties(bootstrap);
+    Properties p = KafkaClients.committedReader(bootstrap, "prefixlog-erase-dlq");
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "prefixlog-erase-dlq");
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 20);
     // A deployment without a dlq topic has no letters: asking for it must not create it.
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
@@ -244,13 +241,10 @@ final class DeadLetterErasure {
   }
 
   private static Properties producerConfig(String bootstrap) {
-    Properties p = KafkaClients.properties(bootstrap);
+    Properties p = KafkaClients.idempotentWriter(bootstrap, "prefixlog-erase-dlq");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 64 << 20);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-erase-dlq");
     return p;
   }
 }

@@ -54,12 +54,9 @@ final class KafkaEventSink implements EventSink {
   }
 
   static Properties producerConfig(String bootstrap) {
-    Properties p = KafkaClients.properties(bootstrap);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "prefixlog-replay");
+    Properties p = KafkaClients.idempotentWriter(bootstrap, "prefixlog-replay");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     // One request in flight: on a loaded machine, pipelined retries of an idempotent producer were
     // seen to loop on OutOfOrderSequenceException until the delivery timeout expired them (an
     // integration run on 2 busy cores). A replay is a load generator: order and every

@@ -5,6 +5,8 @@ import io.prefixlog.core.config.Settings;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The settings every Kafka client of the tools starts from: the bootstrap servers, and the client
@@ -45,6 +47,33 @@ public final class KafkaClients {
    */
   public static Properties properties(String bootstrap) {
     return properties(bootstrap, variables);
+  }
+
+  /**
+   * {@link #properties(String)} for a consumer that reads committed records only, since what a tool
+   * counts or rebuilds is what a transaction has made visible, and commits no offsets, since it
+   * assigns itself the partitions it reads and belongs to no group. The caller adds its
+   * deserializers and fetch sizes.
+   */
+  public static Properties committedReader(String bootstrap, String clientId) {
+    Properties p = properties(bootstrap);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    return p;
+  }
+
+  /**
+   * {@link #properties(String)} for a producer whose every record is acknowledged by all in-sync
+   * replicas and written once however often it is retried ({@code acks=all}, idempotence), as the
+   * pipeline's own writers do. The caller adds its serializers and sizes.
+   */
+  public static Properties idempotentWriter(String bootstrap, String clientId) {
+    Properties p = properties(bootstrap);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    return p;
   }
 
   /** {@link #properties(String)} from the variables {@code environment}. */

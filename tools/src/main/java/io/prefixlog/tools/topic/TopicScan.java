@@ -176,12 +176,9 @@ public final class TopicScan {
   }
 
   static Properties consumerConfig(String bootstrap, String clientId, int maxFetchBytes) {
-    Properties p = KafkaClients.properties(bootstrap);
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    Properties p = KafkaClients.committedReader(bootstrap, clientId);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     // Soft limits (a larger first batch is still returned), sized so that a full-size record

@@ -61,10 +61,7 @@ final class IndexFollower implements AutoCloseable {
   }
 
   static Properties config(String bootstrap, String clientId, int maxRecordBytes) {
-    Properties p = KafkaClients.properties(bootstrap);
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    Properties p = KafkaClients.committedReader(bootstrap, clientId);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     // A reader never creates what it reads: a topic the stream app has not created yet is waited
     // for. Asking a broker with ACLs to create one the user may only read is "not authorized".
