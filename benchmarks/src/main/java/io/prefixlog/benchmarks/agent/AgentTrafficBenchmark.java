@@ -226,25 +226,8 @@ public final class AgentTrafficBenchmark {
         options.streamApp()
             ? new StreamAppRun(stateRoot.resolve("e2e"), options.appSettings(), APP_JVM_FLAGS)
             : null;
-    for (int w = 1; app != null && w <= options.warmupRounds(); w++) {
-      // Unmeasured rounds, so that the measured ones find the app's JIT done with the hot code, as
-      // at line rate: after one round of 700 turns its compilers were still busy (seconds of CPU
-      // in the next round's window) and the stream thread's rate still rising.
-      long seed = options.seed() - w;
-      AgentSessions warmUp = AgentSessions.fromCorpora(options.corpora(), shape.withSeed(seed));
-      StreamAppRun.Result warm =
-          app.round(
-              new AgentEvents(!options.jsonEvents())
-                  .of(warmUp.requests(), AgentEvents.Variant.KEYED, seed, startMs));
-      out.printf(
-          Locale.ROOT,
-          "stream app warm-up round %d: %,d turns, %.1f MB/s of bodies, %.1f MB per stream-thread"
-              + " CPU second, JIT %.1f CPU s%n",
-          w,
-          warm.turns(),
-          warm.steadyMegabytesPerSecond(),
-          warm.streamThreadMegabytesPerCpuSecond(),
-          warm.jitCpuSeconds());
+    if (app != null) {
+      warmUp(app, shape, startMs);
     }
     for (int round = 1; round <= options.rounds(); round++) {
       AgentSessions generator =
@@ -388,6 +371,31 @@ public final class AgentTrafficBenchmark {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * Unmeasured rounds through the app, so that the measured ones find its JIT done with the hot
+   * code, as at line rate: after one round of 700 turns its compilers were still busy (seconds of
+   * CPU in the next round's window) and the stream thread's rate still rising.
+   */
+  private void warmUp(StreamAppRun app, AgentShape shape, long startMs) throws Exception {
+    for (int w = 1; w <= options.warmupRounds(); w++) {
+      long seed = options.seed() - w;
+      AgentSessions warmUp = AgentSessions.fromCorpora(options.corpora(), shape.withSeed(seed));
+      StreamAppRun.Result warm =
+          app.round(
+              new AgentEvents(!options.jsonEvents())
+                  .of(warmUp.requests(), AgentEvents.Variant.KEYED, seed, startMs));
+      out.printf(
+          Locale.ROOT,
+          "stream app warm-up round %d: %,d turns, %.1f MB/s of bodies, %.1f MB per stream-thread"
+              + " CPU second, JIT %.1f CPU s%n",
+          w,
+          warm.turns(),
+          warm.steadyMegabytesPerSecond(),
+          warm.streamThreadMegabytesPerCpuSecond(),
+          warm.jitCpuSeconds());
+    }
   }
 
   private static TextTable bytesTable(List<Figures> all) {
