@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -36,19 +37,29 @@ final class AppThreadCpu {
 
   private final long pid;
   private final Pattern streamThreadName;
+
   private final Set<Long> streamThreads;
 
   /**
+   * Finds the stream threads, waiting up to {@code wait} for a process that has just started to
+   * start them (before a round's events are produced, so that no sample waits for {@code jcmd}).
+   *
    * @param streamThreadName the Java names of the stream threads, as a regular expression
    */
-  AppThreadCpu(long pid, Pattern streamThreadName) {
+  AppThreadCpu(long pid, Pattern streamThreadName, Duration wait) throws InterruptedException {
     this.pid = pid;
     this.streamThreadName = streamThreadName;
-    this.streamThreads = streamThreadIds();
-    if (streamThreads.isEmpty()) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    Set<Long> found = streamThreadIds();
+    while (found.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(250);
+      found = streamThreadIds();
+    }
+    if (found.isEmpty()) {
       throw new IllegalStateException(
           "no thread of process " + pid + " is named like " + streamThreadName.pattern());
     }
+    this.streamThreads = found;
   }
 
   /**

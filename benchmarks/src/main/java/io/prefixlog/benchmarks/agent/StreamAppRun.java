@@ -144,7 +144,7 @@ final class StreamAppRun implements AutoCloseable {
    */
   Result round(List<AgentEvents.Event> events) throws Exception {
     double target = turnsSoFar + events.size();
-    AppThreadCpu threads = new AppThreadCpu(app.pid(), STREAM_THREAD);
+    AppThreadCpu threads = new AppThreadCpu(app.pid(), STREAM_THREAD, STALL);
     produce(topics.requestsRaw().name(), events);
     long firstNanos = 0;
     double firstBytes = 0;
