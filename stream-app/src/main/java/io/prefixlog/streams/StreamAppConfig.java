@@ -337,8 +337,11 @@ public final class StreamAppConfig {
                   + " ~6 % of a rendered prompt at 256-byte chunks), shared by the process: with"
                   + " them a turn hashes only its new chunks and its lookup record lists only"
                   + " their hashes; a chain not in it (evicted, restored, moved) gets one whole"
-                  + " record. 64 MiB holds ~4 M chunks, about 2,000 sessions of 0.5 MB; `0`: every"
-                  + " record whole and every chunk hashed");
+                  + " record. 64 MiB holds ~4 M chunks, about 2,000 sessions of 0.5 MB. As much"
+                  + " again, bounded apart, holds each live chain's newest body and its rendering,"
+                  + " from which the next turn renders only what it adds (a chain not in it is"
+                  + " rendered whole: about 60 sessions of 0.5 MB at 64 MiB); `0`: every record"
+                  + " whole and every chunk hashed and rendered");
 
   public static final ConfigKey<String> APPLICATION_SERVER =
       ConfigKey.of("PREFIXLOG_APPLICATION_SERVER", ConfigTypes.text())

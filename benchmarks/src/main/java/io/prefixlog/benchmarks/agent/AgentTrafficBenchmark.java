@@ -46,6 +46,12 @@ public final class AgentTrafficBenchmark {
               Option.value("turns", "N", "70", "Requests per conversation."),
               Option.value("rounds", "N", "3", "Rounds, each with a seed of its own."),
               Option.value("seed", "S", "20261128", "The first round's seed."),
+              Option.value(
+                  "warmup-rounds",
+                  "N",
+                  "2",
+                  "Unmeasured rounds through the stream app before the measured ones, each with a"
+                      + " seed of its own (below --seed)."),
               Option.flag(
                   "no-stream-app",
                   "Leave out the end-to-end run of the stream app on a broker (its rate, memory"
@@ -98,6 +104,7 @@ public final class AgentTrafficBenchmark {
       int turns,
       int rounds,
       long seed,
+      int warmupRounds,
       boolean streamApp,
       int liveSessions,
       int liveTurns,
@@ -111,6 +118,7 @@ public final class AgentTrafficBenchmark {
           (int) Benchmark.atMost("turns", line.longValue("turns", 70, 1), 10_000),
           (int) Benchmark.atMost("rounds", line.longValue("rounds", 3, 1), 100),
           line.longValue("seed", 20261128, Long.MIN_VALUE),
+          (int) Benchmark.atMost("warmup-rounds", line.longValue("warmup-rounds", 2, 0), 20),
           !line.has("no-stream-app"),
           (int) Benchmark.atMost("live-sessions", line.longValue("live-sessions", 0, 0), 100_000),
           (int) Benchmark.atMost("live-turns", line.longValue("live-turns", 4, 1), 100),
@@ -219,20 +227,7 @@ public final class AgentTrafficBenchmark {
             ? new StreamAppRun(stateRoot.resolve("e2e"), options.appSettings(), APP_JVM_FLAGS)
             : null;
     if (app != null) {
-      // One unmeasured round, so that the measured ones find the app's JIT warm, as at line rate.
-      AgentSessions warmUp =
-          AgentSessions.fromCorpora(options.corpora(), shape.withSeed(options.seed() - 1));
-      StreamAppRun.Result warm =
-          app.round(
-              new AgentEvents(!options.jsonEvents())
-                  .of(warmUp.requests(), AgentEvents.Variant.KEYED, options.seed() - 1, startMs));
-      out.printf(
-          Locale.ROOT,
-          "stream app warm-up round: %,d turns, %.1f MB/s of bodies, %.1f MB per stream-thread CPU"
-              + " second%n",
-          warm.turns(),
-          warm.steadyMegabytesPerSecond(),
-          warm.streamThreadMegabytesPerCpuSecond());
+      warmUp(app, shape, startMs);
     }
     for (int round = 1; round <= options.rounds(); round++) {
       AgentSessions generator =
@@ -272,10 +267,13 @@ public final class AgentTrafficBenchmark {
           endToEnd.add(new EndToEnd(round, run, refs));
           out.printf(
               Locale.ROOT,
-              "  stream app: %.1f MB/s of bodies, %.1f MB per stream-thread CPU second, peak RSS"
-                  + " %,d MiB, on disk: deltas %,.0f B/turn, lookups %,.0f B/turn%n",
+              "  stream app: %.1f MB/s of bodies, %.1f MB per stream-thread CPU second (JIT %.1f"
+                  + " CPU s, GC %.1f CPU ms/MB), peak RSS %,d MiB, on disk: deltas %,.0f B/turn,"
+                  + " lookups %,.0f B/turn%n",
               run.steadyMegabytesPerSecond(),
               run.streamThreadMegabytesPerCpuSecond(),
+              run.jitCpuSeconds(),
+              run.gcCpuMillisPerMegabyte(),
               run.peakRssMiB(),
               run.deltaDiskBytes() / (double) run.turns(),
               run.lookupDiskBytes() / (double) run.turns());
@@ -325,9 +323,14 @@ public final class AgentTrafficBenchmark {
               + String.join(" ", APP_JVM_FLAGS)
               + "), one stream thread, defaults otherwise, on a broker on this machine, fed the"
               + " keyed variant's events as the capture proxy produces them (framed unless"
-              + " --json-events, lz4); MB/s = bodies taken in from its first turn to its last;"
-              + " per CPU s = the same bodies over the stream thread's CPU time (what one stream"
-              + " thread sustains on a core of its own); RSS = VmHWM; on disk = the topics' log"
+              + " --json-events, lz4), after "
+              + options.warmupRounds()
+              + " unmeasured rounds; MB/s = bodies taken in from its first turn to its last;"
+              + " per CPU s = the same bodies over the stream thread's CPU time in that window"
+              + " (the thread found by its Java name, nanoseconds from /proc; what one stream"
+              + " thread sustains on a core of its own); JIT CPU s = the app's compiler threads"
+              + " in the window (near 0 once warm); GC CPU ms/MB = its collector threads, per MB"
+              + " of bodies; RSS = VmHWM; on disk = the topics' log"
               + " segments on the broker, per turn; rebuilt from the deltas topic, read committed."
               + " Target: >= "
               + MEGABYTES_PER_SECOND_TARGET
@@ -368,6 +371,31 @@ public final class AgentTrafficBenchmark {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * Unmeasured rounds through the app, so that the measured ones find its JIT done with the hot
+   * code, as at line rate: after one round of 700 turns its compilers were still busy (seconds of
+   * CPU in the next round's window) and the stream thread's rate still rising.
+   */
+  private void warmUp(StreamAppRun app, AgentShape shape, long startMs) throws Exception {
+    for (int w = 1; w <= options.warmupRounds(); w++) {
+      long seed = options.seed() - w;
+      AgentSessions warmUp = AgentSessions.fromCorpora(options.corpora(), shape.withSeed(seed));
+      StreamAppRun.Result warm =
+          app.round(
+              new AgentEvents(!options.jsonEvents())
+                  .of(warmUp.requests(), AgentEvents.Variant.KEYED, seed, startMs));
+      out.printf(
+          Locale.ROOT,
+          "stream app warm-up round %d: %,d turns, %.1f MB/s of bodies, %.1f MB per stream-thread"
+              + " CPU second, JIT %.1f CPU s%n",
+          w,
+          warm.turns(),
+          warm.steadyMegabytesPerSecond(),
+          warm.streamThreadMegabytesPerCpuSecond(),
+          warm.jitCpuSeconds());
+    }
   }
 
   private static TextTable bytesTable(List<Figures> all) {
@@ -500,6 +528,8 @@ public final class AgentTrafficBenchmark {
             "turns",
             "MB/s of bodies",
             "MB per stream-thread CPU s",
+            "JIT CPU s",
+            "GC CPU ms/MB",
             "peak RSS MiB",
             "deltas on disk B/turn",
             "lookups on disk B/turn",
@@ -513,6 +543,8 @@ public final class AgentTrafficBenchmark {
           r.turns(),
           String.format(Locale.ROOT, "%.1f", r.steadyMegabytesPerSecond()),
           String.format(Locale.ROOT, "%.1f", r.streamThreadMegabytesPerCpuSecond()),
+          String.format(Locale.ROOT, "%.1f", r.jitCpuSeconds()),
+          String.format(Locale.ROOT, "%.1f", r.gcCpuMillisPerMegabyte()),
           r.peakRssMiB(),
           bytes(r.deltaDiskBytes() / (double) r.turns()),
           bytes(r.lookupDiskBytes() / (double) r.turns()),
@@ -529,13 +561,17 @@ public final class AgentTrafficBenchmark {
             "%.1f",
             Medians.of(
                 runs.stream().mapToDouble(e -> e.run().steadyMegabytesPerSecond()).toArray())),
+        withRange(
+            runs.stream().mapToDouble(e -> e.run().streamThreadMegabytesPerCpuSecond()).toArray(),
+            "%.1f"),
         String.format(
             Locale.ROOT,
             "%.1f",
-            Medians.of(
-                runs.stream()
-                    .mapToDouble(e -> e.run().streamThreadMegabytesPerCpuSecond())
-                    .toArray())),
+            Medians.of(runs.stream().mapToDouble(e -> e.run().jitCpuSeconds()).toArray())),
+        String.format(
+            Locale.ROOT,
+            "%.1f",
+            Medians.of(runs.stream().mapToDouble(e -> e.run().gcCpuMillisPerMegabyte()).toArray())),
         (long) Medians.of(runs.stream().mapToDouble(e -> e.run().peakRssMiB()).toArray()),
         "",
         "",
@@ -553,13 +589,18 @@ public final class AgentTrafficBenchmark {
   }
 
   private static String withRange(double[] values) {
+    return withRange(values, "%.2f");
+  }
+
+  private static String withRange(double[] values, String format) {
     double min = Double.MAX_VALUE;
     double max = -Double.MAX_VALUE;
     for (double v : values) {
       min = Math.min(min, v);
       max = Math.max(max, v);
     }
-    return String.format(Locale.ROOT, "%.2f [%.2f-%.2f]", Medians.of(values), min, max);
+    return String.format(
+        Locale.ROOT, format + " [" + format + "-" + format + "]", Medians.of(values), min, max);
   }
 
   private static String bytes(double value) {

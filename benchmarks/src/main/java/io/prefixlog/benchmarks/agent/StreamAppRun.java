@@ -27,7 +27,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -53,8 +52,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * disk, and whether every turn of the round rebuilds from the deltas topic.
  */
 final class StreamAppRun implements AutoCloseable {
-  /** The stream thread's name starts with the client id: a short one keeps it in {@code comm}. */
   private static final String CLIENT_ID = "ab";
+
+  /** Kafka Streams names its stream threads {@code <client id>-StreamThread-<n>}. */
+  private static final Pattern STREAM_THREAD = Pattern.compile(CLIENT_ID + "-StreamThread-\\d+");
 
   private static final Pattern METRIC =
       Pattern.compile("^(prefixlog_turns_total|prefixlog_body_bytes_in_total)(\\{[^}]*})? (\\S+)$");
@@ -68,8 +69,13 @@ final class StreamAppRun implements AutoCloseable {
    *
    * @param steadyMegabytesPerSecond bodies taken in per second, from the round's first turn to its
    *     last
-   * @param streamThreadMegabytesPerCpuSecond the same bodies over the stream thread's CPU time:
-   *     what one stream thread sustains when nothing else takes its core
+   * @param streamThreadMegabytesPerCpuSecond the same bodies over the stream thread's CPU time in
+   *     the same window: what one stream thread sustains when nothing else takes its core; NaN when
+   *     the stream thread was replaced during the round
+   * @param jitCpuSeconds the app's JIT compiler threads' CPU time in the window: above a few tenths
+   *     of a second, the round ran partly on code still being compiled
+   * @param gcCpuMillisPerMegabyte the app's garbage collector threads' CPU time in the window, per
+   *     MB of bodies: work the stream thread's allocations cause on other threads
    * @param peakRssMiB the app's resident memory at its highest so far ({@code VmHWM})
    * @param deltaDiskBytes what the round added to {@code session.deltas}' log segments
    * @param lookupDiskBytes what the round added to {@code chunk.lookups}' log segments
@@ -78,6 +84,8 @@ final class StreamAppRun implements AutoCloseable {
       long turns,
       double steadyMegabytesPerSecond,
       double streamThreadMegabytesPerCpuSecond,
+      double jitCpuSeconds,
+      double gcCpuMillisPerMegabyte,
       long peakRssMiB,
       long deltaDiskBytes,
       long lookupDiskBytes,
@@ -136,13 +144,14 @@ final class StreamAppRun implements AutoCloseable {
    */
   Result round(List<AgentEvents.Event> events) throws Exception {
     double target = turnsSoFar + events.size();
+    AppThreadCpu threads = new AppThreadCpu(app.pid(), STREAM_THREAD, STALL);
     produce(topics.requestsRaw().name(), events);
     long firstNanos = 0;
     double firstBytes = 0;
     long lastNanos = 0;
     double lastBytes = 0;
-    long threadCpuAtFirst = -1;
-    long threadCpuAtLast = -1;
+    AppThreadCpu.Sample cpuAtFirst = null;
+    AppThreadCpu.Sample cpuAtLast = null;
     long lastChange = System.nanoTime();
     double previousTurns = -1;
     while (true) {
@@ -154,14 +163,14 @@ final class StreamAppRun implements AutoCloseable {
       if (progress != null && progress[0] > turnsSoFar && firstNanos == 0) {
         firstNanos = now;
         firstBytes = progress[1];
-        threadCpuAtFirst = streamThreadCpuNanos(app.pid());
+        cpuAtFirst = threads.sample();
       }
       if (progress != null && progress[0] != previousTurns) {
         previousTurns = progress[0];
         lastChange = now;
         lastNanos = now;
         lastBytes = progress[1];
-        threadCpuAtLast = streamThreadCpuNanos(app.pid());
+        cpuAtLast = threads.sample();
       }
       if (progress != null && progress[0] >= target) {
         break;
@@ -184,6 +193,7 @@ final class StreamAppRun implements AutoCloseable {
       Thread.sleep(50);
     }
     turnsSoFar = target;
+    boolean sameThreads = threads.sameStreamThreads();
     // Read back while the app runs: it commits a turn's records within its commit interval.
     RebuildReport rebuild;
     try {
@@ -203,12 +213,15 @@ final class StreamAppRun implements AutoCloseable {
     long lookupBytes = broker.topicLogBytes(topics.chunkLookups().name());
     double seconds = (lastNanos - firstNanos) / 1e9;
     double megabytes = (lastBytes - firstBytes) / 1e6;
-    double threadSeconds = (threadCpuAtLast - threadCpuAtFirst) / 1e9;
+    AppThreadCpu.Sample cpu = cpuAtLast.minus(cpuAtFirst);
+    double threadSeconds = cpu.stream() / 1e9;
     Result result =
         new Result(
             events.size(),
             seconds > 0 ? megabytes / seconds : Double.NaN,
-            threadSeconds > 0 ? megabytes / threadSeconds : Double.NaN,
+            threadSeconds > 0 && sameThreads ? megabytes / threadSeconds : Double.NaN,
+            cpu.jit() / 1e9,
+            megabytes > 0 ? cpu.gc() / 1e6 / megabytes : Double.NaN,
             peakRssMiB(app.pid()),
             deltaBytes - deltaBytesSoFar,
             lookupBytes - lookupBytesSoFar,
@@ -349,25 +362,6 @@ final class StreamAppRun implements AutoCloseable {
       Thread.currentThread().interrupt();
       return "(interrupted)";
     }
-  }
-
-  /** CPU of the process's stream threads, from {@code /proc/<pid>/task/<tid>/stat}. */
-  private static long streamThreadCpuNanos(long pid) {
-    long ticks = 0;
-    try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-      for (Path task : tasks.toList()) {
-        String comm = Files.readString(task.resolve("comm")).trim();
-        if (!comm.startsWith(CLIENT_ID + "-StreamThread")) {
-          continue;
-        }
-        String stat = Files.readString(task.resolve("stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-      }
-    } catch (IOException e) {
-      return -1;
-    }
-    return ticks * 10_000_000L;
   }
 
   private static long peakRssMiB(long pid) {

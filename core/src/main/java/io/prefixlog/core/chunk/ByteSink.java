@@ -40,6 +40,11 @@ final class ByteSink {
     return buf;
   }
 
+  /** The buffer itself, whose first {@link #size()} bytes are those written. */
+  byte[] buffer() {
+    return buf;
+  }
+
   void setSize(int size) {
     this.size = size;
   }

@@ -51,8 +51,13 @@ public final class ChunkLookups {
    * @param prints the request's chunk hashes and fingerprints
    * @param sharedChunks leading chunks the request has in common with the previous turn, hashed
    *     only there (also counted when the record lists them again, being whole)
+   * @param resume where the next turn's rendering can take up this one's, or null
    */
-  public record Lookup(ChunkLookupRecord record, ChunkPrints prints, int sharedChunks) {}
+  public record Lookup(
+      ChunkLookupRecord record,
+      ChunkPrints prints,
+      int sharedChunks,
+      PromptRenderer.Resume resume) {}
 
   /**
    * The version 2 record of a validated request. The chunks it shares with the previous turn of its
@@ -64,8 +69,24 @@ public final class ChunkLookups {
    *     point does
    */
   public Lookup of(ValidatedRequest request, ChunkPrints previous, boolean whole) {
+    return of(request, previous, null, whole);
+  }
+
+  /**
+   * {@link #of(ValidatedRequest, ChunkPrints, boolean)}, rendering the body from where it stops
+   * sharing the bytes of the body that left {@code resume} ({@link PromptRenderer#render(byte[],
+   * PromptRenderer.Resume)}): the same record, at the cost of what the request adds.
+   *
+   * @param resume what the previous turn's rendering left, or null
+   */
+  public Lookup of(
+      ValidatedRequest request, ChunkPrints previous, PromptRenderer.Resume resume, boolean whole) {
     Objects.requireNonNull(request, "request");
-    RenderedPrompt prompt = prompt(request.body(), request.utf8());
+    PromptRenderer.Resumable rendering =
+        request.utf8()
+            ? PromptRenderer.render(request.body(), resume)
+            : new PromptRenderer.Resumable(PromptRenderer.raw(request.body()), null, 0);
+    RenderedPrompt prompt = rendering.prompt();
     int chunkSize = hasher.chunkSize();
     long[] fingerprints = ChunkPrints.fingerprints(prompt.bytes(), chunkSize);
     int shared = 0;
@@ -80,7 +101,8 @@ public final class ChunkLookups {
     RawRequestEvent event = request.event();
     ChunkLookupRecord v1 = record(event, described(prompt, chunkSize, List.of()));
     ChunkLookupRecord record = v1.asVersion2(prefix, tail);
-    return new Lookup(record, new ChunkPrints(chunkSize, hashes, fingerprints), shared);
+    return new Lookup(
+        record, new ChunkPrints(chunkSize, hashes, fingerprints), shared, rendering.resume());
   }
 
   /**

@@ -192,6 +192,31 @@ final class JsonCursor {
     pos = mark;
   }
 
+  /** The bytes read. */
+  byte[] bytes() {
+    return b;
+  }
+
+  /** The position after the last byte consumed. */
+  int position() {
+    return pos;
+  }
+
+  /** The containers entered and not yet closed. */
+  int depth() {
+    return depth;
+  }
+
+  /**
+   * Continues where another cursor over bytes that are equal up to {@code position} stood: at that
+   * position and nesting depth. Nothing the cursor did before a position depends on the bytes after
+   * it, so it goes on as if it had read these bytes from the start.
+   */
+  void resumeAt(int position, int depth) {
+    this.pos = position;
+    this.depth = depth;
+  }
+
   private boolean isInteger(int start) {
     for (int i = start; i < pos; i++) {
       byte c = b[i];

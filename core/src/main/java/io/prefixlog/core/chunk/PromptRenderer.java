@@ -4,6 +4,7 @@ import io.prefixlog.core.chunk.JsonCursor.Malformed;
 import io.prefixlog.core.chunk.RenderedPrompt.Kind;
 import io.prefixlog.core.text.Sha256;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
 
@@ -59,6 +60,112 @@ public final class PromptRenderer {
     return rendered == null ? raw(body) : rendered;
   }
 
+  /**
+   * A rendering, and where the next body of the same conversation can take the pass up again.
+   *
+   * @param resume the points after each message of the body's {@code messages}, or null when it has
+   *     none
+   * @param resumedAt the body offset this pass started from: 0, or the point of {@code previous} it
+   *     took up
+   */
+  public record Resumable(RenderedPrompt prompt, Resume resume, int resumedAt) {}
+
+  /**
+   * {@link #render}, taken up after the last message that this body shares byte for byte with the
+   * body {@code previous} was made from, instead of from the start. A conversation's next request
+   * repeats the one before up to where it adds to it, so its rendering costs what it adds. The
+   * result is exactly {@link #render}'s: the pass over a body's first bytes depends on nothing
+   * after them, and it is those bytes' pass whose state is taken up.
+   *
+   * @param previous what the rendering of an earlier body left, or null
+   */
+  public static Resumable render(byte[] body, Resume previous) {
+    Objects.requireNonNull(body, "body");
+    Pass pass = new Pass(body);
+    int point = previous == null ? -1 : previous.lastPointWithin(body);
+    RenderedPrompt rendered;
+    try {
+      rendered = point < 0 ? pass.run() : pass.runFrom(previous, point);
+    } catch (Malformed e) {
+      return new Resumable(raw(body), null, 0);
+    }
+    int resumedAt = point < 0 ? 0 : previous.positions[point];
+    return new Resumable(rendered == null ? raw(body) : rendered, pass.leftForNext(), resumedAt);
+  }
+
+  /**
+   * The state of a rendering pass after each message of a body's {@code messages} (the first such
+   * key's): where the message ends in the body, and what had been written by then. Holds the body
+   * and the pass's output buffer, which must not change. The scalar state is what it was when the
+   * array began: nothing else changes inside it.
+   */
+  public static final class Resume {
+    private final byte[] body;
+    private final byte[] out;
+    private final int[] positions;
+    private final int[] outSizes;
+    private final int points;
+    private final int depth;
+    private final int toolsStart;
+    private final int toolsEnd;
+    private final int promptStart;
+    private final int promptEnd;
+    private final int messagesStart;
+
+    private Resume(Pass pass) {
+      this.body = pass.json.bytes();
+      this.out = pass.out.buffer();
+      this.positions = pass.positions;
+      this.outSizes = pass.outSizes;
+      this.points = pass.points;
+      this.depth = pass.pointDepth;
+      this.toolsStart = pass.pointToolsStart;
+      this.toolsEnd = pass.pointToolsEnd;
+      this.promptStart = pass.pointPromptStart;
+      this.promptEnd = pass.pointPromptEnd;
+      this.messagesStart = pass.pointMessagesStart;
+    }
+
+    /** Heap held, for bounded caches: the body and the output buffer, counted whole. */
+    public long heapBytes() {
+      return 96L + body.length + out.length + 8L * positions.length;
+    }
+
+    /**
+     * The state at every point, as text: equal for the passes that would resume alike (and never
+     * the body's content).
+     */
+    String points() {
+      StringBuilder text =
+          new StringBuilder()
+              .append(depth)
+              .append(' ')
+              .append(toolsStart)
+              .append('-')
+              .append(toolsEnd)
+              .append(' ')
+              .append(promptStart)
+              .append('-')
+              .append(promptEnd)
+              .append(' ')
+              .append(messagesStart);
+      for (int i = 0; i < points; i++) {
+        text.append(' ').append(positions[i]).append(':').append(outSizes[i]);
+      }
+      return text.toString();
+    }
+
+    /** The last point at which {@code next} still has this body's bytes, or -1. */
+    private int lastPointWithin(byte[] next) {
+      int shared = Arrays.mismatch(body, next);
+      if (shared < 0) {
+        shared = body.length;
+      }
+      int found = Arrays.binarySearch(positions, 0, points, shared);
+      return found >= 0 ? found : -found - 2;
+    }
+  }
+
   /** The body itself, unrendered (for bodies known not to be UTF-8 JSON). */
   public static RenderedPrompt raw(byte[] body) {
     return new RenderedPrompt(Kind.RAW_BODY, Objects.requireNonNull(body, "body"));
@@ -109,6 +216,23 @@ public final class PromptRenderer {
     private int promptStart = ABSENT;
     private int promptEnd;
 
+    /**
+     * The resume points ({@link Resume}): recorded in the first {@code messages} array only, with
+     * the scalar state as it was when that array began.
+     */
+    private boolean recordPoints;
+
+    private boolean pointsTaken;
+    private int[] positions = new int[0];
+    private int[] outSizes = new int[0];
+    private int points;
+    private int pointDepth;
+    private int pointToolsStart;
+    private int pointToolsEnd;
+    private int pointPromptStart;
+    private int pointPromptEnd;
+    private int pointMessagesStart;
+
     Pass(byte[] body) {
       this.json = new JsonCursor(body);
       this.out = new ByteSink(body.length + 64);
@@ -121,7 +245,46 @@ public final class PromptRenderer {
         return null;
       }
       json.enter((byte) '{');
-      for (boolean first = true; json.more((byte) '}', first); first = false) {
+      return members(true);
+    }
+
+    /**
+     * {@link #run} from point {@code point} of {@code from}, whose body has the same bytes as this
+     * one up to there: the state at that point restored, the rest of the messages read, then the
+     * rest of the request's members.
+     */
+    RenderedPrompt runFrom(Resume from, int point) throws Malformed {
+      json.resumeAt(from.positions[point], from.depth);
+      out.write(from.out, 0, from.outSizes[point]);
+      toolsStart = from.toolsStart;
+      toolsEnd = from.toolsEnd;
+      promptStart = from.promptStart;
+      promptEnd = from.promptEnd;
+      recordPoints = true;
+      pointsTaken = true;
+      positions = Arrays.copyOf(from.positions, Math.max(16, point + 1 + 16));
+      outSizes = Arrays.copyOf(from.outSizes, positions.length);
+      points = point + 1;
+      pointDepth = from.depth;
+      pointToolsStart = from.toolsStart;
+      pointToolsEnd = from.toolsEnd;
+      pointPromptStart = from.promptStart;
+      pointPromptEnd = from.promptEnd;
+      pointMessagesStart = from.messagesStart;
+      // At least one message was read there: the array's next member follows a comma.
+      messageElements(from.messagesStart, false);
+      // And the messages were a member of the request: its next member follows a comma too.
+      return members(false);
+    }
+
+    /** What the pass leaves for the next body of the conversation, or null. */
+    Resume leftForNext() {
+      return points == 0 ? null : new Resume(this);
+    }
+
+    /** The request object's members from the next one on, then the rendering. */
+    private RenderedPrompt members(boolean firstMember) throws Malformed {
+      for (boolean first = firstMember; json.more((byte) '}', first); first = false) {
         json.key(key);
         if (is(key, MESSAGES)) {
           messages();
@@ -172,17 +335,48 @@ public final class PromptRenderer {
         return;
       }
       int start = out.size();
-      boolean ok = true;
       json.enter((byte) '[');
-      for (boolean first = true; json.more((byte) ']', first); first = false) {
+      if (!pointsTaken) {
+        // The first messages array of the body: its points are the ones a later body resumes at.
+        pointsTaken = true;
+        recordPoints = true;
+        pointDepth = json.depth();
+        pointToolsStart = toolsStart;
+        pointToolsEnd = toolsEnd;
+        pointPromptStart = promptStart;
+        pointPromptEnd = promptEnd;
+        pointMessagesStart = start;
+      }
+      messageElements(start, true);
+    }
+
+    /** The messages from the next one on, the array's close included. */
+    private void messageElements(int start, boolean firstElement) throws Malformed {
+      boolean ok = true;
+      for (boolean first = firstElement; json.more((byte) ']', first); first = false) {
         if (ok) {
           ok = message();
+          if (ok && recordPoints) {
+            point();
+          }
         } else {
           json.skip();
         }
       }
+      recordPoints = false;
       messagesStart = ok ? start : INVALID;
       messagesEnd = out.size();
+    }
+
+    /** Records the state after a message that rendered. */
+    private void point() {
+      if (points == positions.length) {
+        positions = Arrays.copyOf(positions, Math.max(16, points * 2));
+        outSizes = Arrays.copyOf(outSizes, positions.length);
+      }
+      positions[points] = json.position();
+      outSizes[points] = out.size();
+      points++;
     }
 
     /** Renders one message into {@link #out}; false (having consumed it) if it has no role. */

@@ -18,4 +18,12 @@ public interface BaseBodies {
   default CodePointIndex indexOf(long seq, byte[] body) {
     return CodePointIndex.of(body);
   }
+
+  /**
+   * The base {@code seq}'s bytes with their {@link PrefixFingerprint#states}, when both are at hand
+   * without loading anything (kept with the body where bodies are cached), else null.
+   */
+  default PrefixFingerprint.Known fingerprinted(long seq) {
+    return null;
+  }
 }

@@ -278,6 +278,12 @@ public final class DeltaEncoder {
 
   /** Collects byte-range ops in target order and converts them to code-point ops. */
   private static final class OpsBuilder {
+    /**
+     * Copies up to this long are counted byte by byte; longer ones through the base's index, whose
+     * lookups count up to a block (4 KiB) each.
+     */
+    private static final int COUNTED_COPY_BYTES = 8192;
+
     private final byte[] base;
     private final byte[] target;
     private final List<DeltaOp> ops = new ArrayList<>();
@@ -331,8 +337,14 @@ public final class DeltaEncoder {
       if (copyFrom < 0) {
         return;
       }
-      long from = baseIndex().codePointAt(copyFrom);
-      long length = Utf8.countCodePoints(base, copyFrom, copyFrom + copyLength);
+      CodePointIndex index = baseIndex();
+      long from = index.codePointAt(copyFrom);
+      // A long copy (the shared prefix of a 0.5 MB agent turn) is counted from the index, which
+      // looks at one block of bytes at most; counting the copy itself made every turn O(body).
+      long length =
+          copyLength > COUNTED_COPY_BYTES
+              ? index.codePointAt(copyFrom + copyLength) - from
+              : Utf8.countCodePoints(base, copyFrom, copyFrom + copyLength);
       ops.add(new DeltaOp.Copy(Math.toIntExact(from), Math.toIntExact(length)));
       copyFrom = -1;
     }

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param newState the session state after this turn
  * @param storeBody whether the turn's body must be stored as a base under {@code seq}
  * @param evictedSeqs stored bases no longer needed: delete their bodies
+ * @param fingerprintStates the body's {@link PrefixFingerprint#states}, for a cache that keeps the
+ *     body as a base; null when not computed (a body that is not UTF-8)
  */
 public record EncodedTurn(
     long seq,
@@ -23,7 +25,8 @@ public record EncodedTurn(
     int chainDepth,
     SessionState newState,
     boolean storeBody,
-    List<Long> evictedSeqs) {
+    List<Long> evictedSeqs,
+    long[] fingerprintStates) {
 
   public EncodedTurn {
     Objects.requireNonNull(newState, "newState");
@@ -31,6 +34,19 @@ public record EncodedTurn(
     if ((keyframeReason == null) == (delta == null)) {
       throw new IllegalArgumentException("a turn is either a keyframe or a delta");
     }
+  }
+
+  /** A turn without its body's fingerprint states. */
+  public EncodedTurn(
+      long seq,
+      KeyframeReason keyframeReason,
+      BaseInfo base,
+      EncodedDelta delta,
+      int chainDepth,
+      SessionState newState,
+      boolean storeBody,
+      List<Long> evictedSeqs) {
+    this(seq, keyframeReason, base, delta, chainDepth, newState, storeBody, evictedSeqs, null);
   }
 
   /** The chain the turn belongs to. */
@@ -44,7 +60,8 @@ public record EncodedTurn(
    * the next keyframe come sooner).
    */
   public EncodedTurn asKeyframe(KeyframeReason reason) {
-    return new EncodedTurn(seq, reason, null, null, 0, newState, storeBody, evictedSeqs);
+    return new EncodedTurn(
+        seq, reason, null, null, 0, newState, storeBody, evictedSeqs, fingerprintStates);
   }
 
   public boolean isKeyframe() {

@@ -90,7 +90,8 @@ public final class TurnEncoder {
           new SessionState(state.chain(), seq + 1, lastSeenMs, state.bases(), state.log());
       return new EncodedTurn(seq, KeyframeReason.NOT_UTF8, null, null, 0, next, false, List.of());
     }
-    long[] fingerprint = PrefixFingerprint.of(body);
+    long[] states = fingerprintStates(state, body, bodies);
+    long[] fingerprint = PrefixFingerprint.fingerprint(states);
     Choice best = chooseBase(state, body, fingerprint, bodies);
 
     KeyframeReason reason = null;
@@ -115,9 +116,27 @@ public final class TurnEncoder {
     boolean storeBody = bases.contains(stored);
     SessionState next = new SessionState(state.chain(), seq + 1, lastSeenMs, bases, state.log());
     if (reason != null) {
-      return new EncodedTurn(seq, reason, null, null, 0, next, storeBody, evicted);
+      return new EncodedTurn(seq, reason, null, null, 0, next, storeBody, evicted, states);
     }
-    return new EncodedTurn(seq, null, best.base, best.delta, chainDepth, next, storeBody, evicted);
+    return new EncodedTurn(
+        seq, null, best.base, best.delta, chainDepth, next, storeBody, evicted, states);
+  }
+
+  /**
+   * The body's fingerprint states, taken up from the session's newest base where the two bodies
+   * part when that base's states are at hand ({@link BaseBodies#fingerprinted}), else computed over
+   * the body.
+   */
+  private static long[] fingerprintStates(SessionState state, byte[] body, BaseBodies bodies) {
+    if (!state.bases().isEmpty()) {
+      PrefixFingerprint.Known newest = bodies.fingerprinted(state.bases().get(0).seq());
+      if (newest != null) {
+        int shared = Arrays.mismatch(newest.body(), body);
+        return PrefixFingerprint.statesFrom(
+            body, newest.states(), shared < 0 ? body.length : shared);
+      }
+    }
+    return PrefixFingerprint.states(body);
   }
 
   private Choice chooseBase(

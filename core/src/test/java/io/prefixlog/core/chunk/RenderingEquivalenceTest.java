@@ -154,6 +154,90 @@ class RenderingEquivalenceTest {
         .isEqualTo(Kind.RAW_BODY);
   }
 
+  @Test
+  void shouldRenderEachCorpusTurnFromThePreviousTurnsRenderingAsFromTheStart() {
+    // Given: conversations turn by turn, each body the one before with messages added
+    String[][] files = {
+      {"chat/oasst_en100_threads.jsonl", null},
+      {"agentic/tau_bench_gpt4o_airline.jsonl", CorpusBodies.AIRLINE_TOOLS},
+      {"agentic/swe_agent_trajectories.jsonl", null},
+    };
+    int resumed = 0;
+    long bytesSkipped = 0;
+    for (String[] file : files) {
+      for (CorpusBodies.Conversation conversation :
+          CorpusBodies.conversations(file[0], 200, file[1])) {
+        PromptRenderer.Resume previous = null;
+        for (byte[] body : conversation.bodies()) {
+          // When
+          PromptRenderer.Resumable rendering = PromptRenderer.render(body, previous);
+
+          // Then
+          assertSameAsFromTheStart(body, rendering, conversation.id());
+          if (rendering.resumedAt() > 0) {
+            resumed++;
+            bytesSkipped += rendering.resumedAt();
+          }
+          previous = rendering.resume();
+        }
+      }
+    }
+    assertThat(resumed).isGreaterThan(1_000);
+    assertThat(bytesSkipped).isGreaterThan(10_000_000L);
+  }
+
+  @Test
+  void shouldRenderAnEditedBodyFromAnEarlierRenderingAsFromTheStart() throws Exception {
+    // Given: random requests, then the same request with messages added, or damaged by one edit
+    // anywhere (before, inside or after the messages the earlier rendering went through), or cut
+    Random random = new Random(20261129L);
+    byte[] alphabet =
+        "{}[]\",:\\/ \n\t0123456789.-+eEtrufalsn\u0001xu".getBytes(StandardCharsets.UTF_8);
+    int resumed = 0;
+    int fromTheStart = 0;
+    for (int i = 0; i < 20_000; i++) {
+      ObjectNode request = randomRequest(random);
+      byte[] earlier = Json.mapper().writeValueAsBytes(request);
+      PromptRenderer.Resume resume = PromptRenderer.render(earlier, null).resume();
+      byte[] body;
+      if (random.nextBoolean() && request.get("messages") instanceof ArrayNode messages) {
+        for (int m = 1 + random.nextInt(3); m > 0; m--) {
+          messages.add(randomMessage(random));
+        }
+        body = Json.mapper().writeValueAsBytes(request);
+      } else {
+        body = mutate(earlier, random, alphabet);
+      }
+
+      // When
+      PromptRenderer.Resumable rendering = PromptRenderer.render(body, resume);
+
+      // Then
+      assertSameAsFromTheStart(body, rendering, "request " + i);
+      if (rendering.resumedAt() > 0) {
+        resumed++;
+      } else {
+        fromTheStart++;
+      }
+    }
+    assertThat(resumed).isGreaterThan(5_000);
+    assertThat(fromTheStart).isGreaterThan(1_000);
+  }
+
+  /** The rendering is {@link PromptRenderer#render(byte[])}'s, and leaves the same points. */
+  private static void assertSameAsFromTheStart(
+      byte[] body, PromptRenderer.Resumable rendering, String what) {
+    RenderedPrompt whole = PromptRenderer.render(body);
+    assertThat(rendering.prompt().kind()).as(what).isEqualTo(whole.kind());
+    assertThat(rendering.prompt().bytes()).as(what).isEqualTo(whole.bytes());
+    PromptRenderer.Resume fresh = PromptRenderer.render(body, null).resume();
+    PromptRenderer.Resume left = rendering.resume();
+    assertThat(left == null).as(what).isEqualTo(fresh == null);
+    if (left != null) {
+      assertThat(left.points()).as(what).isEqualTo(fresh.points());
+    }
+  }
+
   private static byte[] mutate(byte[] seed, Random random, byte[] alphabet) {
     int at = random.nextInt(seed.length);
     byte[] out;

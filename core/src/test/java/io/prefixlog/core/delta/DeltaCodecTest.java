@@ -112,6 +112,36 @@ class DeltaCodecTest {
   }
 
   @Test
+  void shouldCountCopiesLongerThanAnIndexBlockInCodePoints() {
+    // Given: bodies of 20,000 to 60,000 characters, many of several bytes, so that the shared
+    // prefix and the copies after an edit span many of the code-point index's 4 KiB blocks
+    Random random = new Random(7);
+    for (int round = 0; round < 40; round++) {
+      String base = randomText(random, 20_000 + random.nextInt(40_000));
+      String target = mutate(random, base);
+
+      // When
+      EncodedDelta delta = encoder.encode(bytes(base), bytes(target));
+
+      // Then
+      assertRebuilds(base, target, delta);
+      long copied = 0;
+      for (DeltaOp op : delta.ops()) {
+        if (op instanceof DeltaOp.Copy copy) {
+          copied += copy.len();
+        }
+      }
+      long inserted = 0;
+      for (DeltaOp op : delta.ops()) {
+        if (op instanceof DeltaOp.Insert insert) {
+          inserted += insert.text().codePointCount(0, insert.text().length());
+        }
+      }
+      assertThat(copied + inserted).isEqualTo(target.codePointCount(0, target.length()));
+    }
+  }
+
+  @Test
   void shouldSplitNoCodePointWhenMatchesEndInsideAMultiByteCharacter() {
     // Given: é (C3 A9) and è (C3 A8) share their first byte
     String common = lorem(200);

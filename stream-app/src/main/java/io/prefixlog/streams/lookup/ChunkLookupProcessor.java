@@ -11,7 +11,8 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * Writes the chunk-hash lookup record of every request that became a turn: render the body, hash
+ * Writes the chunk-hash lookup record of every request that became a turn: render the body (from
+ * where it stops repeating the previous turn's body, when that turn's rendering is at hand), hash
  * its full chunks ({@link ChunkLookups}), forward the record under the turn's key.
  *
  * <p>Version 2 records ({@code PREFIXLOG_UPGRADE_FROM} unset or past generation 1) list only the
@@ -93,8 +94,9 @@ final class ChunkLookupProcessor
     String chain = turn.chainKey();
     ChunkPrints previous = prints.previous(chain, turn.seq());
     boolean whole = (turn.seq() - 1) % WHOLE_EVERY == 0;
-    ChunkLookups.Lookup lookup = lookups.of(request, previous, whole);
-    prints.put(chain, turn.seq(), lookup.prints());
+    ChunkLookups.Lookup lookup =
+        lookups.of(request, previous, prints.previousRendering(chain, turn.seq()), whole);
+    prints.put(chain, turn.seq(), lookup.prints(), lookup.resume());
     int chunks = lookup.prints().hashes().length;
     metrics.emitted(lookup.record(), chunks - lookup.sharedChunks(), lookup.sharedChunks());
     return lookup.record();

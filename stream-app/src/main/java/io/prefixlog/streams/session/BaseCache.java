@@ -1,5 +1,6 @@
 package io.prefixlog.streams.session;
 
+import io.prefixlog.core.delta.PrefixFingerprint;
 import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.streams.state.BoundedLru;
 
@@ -17,11 +18,12 @@ import io.prefixlog.streams.state.BoundedLru;
  */
 final class BaseCache {
   /**
-   * A cached base: its bytes, their digest, and their code-point index when it was built (the index
-   * of a turn's body comes with its delta, extended from its base's: the next turn, encoded against
-   * it, then counts no code point of what the two share).
+   * A cached base: its bytes, their digest, their code-point index when it was built (the index of
+   * a turn's body comes with its delta, extended from its base's: the next turn, encoded against
+   * it, then counts no code point of what the two share), and their fingerprint states when the
+   * turn computed them (the next turn's fingerprint is taken up from them).
    */
-  private record Entry(byte[] body, String sha256, CodePointIndex index) {}
+  private record Entry(byte[] body, String sha256, CodePointIndex index, long[] states) {}
 
   private final BoundedLru<Entry> entries;
 
@@ -42,10 +44,31 @@ final class BaseCache {
   }
 
   /**
-   * @param index the body's code-point index, or null when it has none yet
+   * The body cached under {@code key} if its digest is {@code sha256}, with its states, or null.
    */
-  void put(String key, byte[] body, String sha256, CodePointIndex index) {
-    entries.put(key, new Entry(body, sha256, index));
+  PrefixFingerprint.Known fingerprinted(String key, String sha256) {
+    Entry entry = entries.get(key);
+    return entry != null && entry.sha256.equals(sha256) && entry.states != null
+        ? new PrefixFingerprint.Known(entry.body, entry.states)
+        : null;
+  }
+
+  /**
+   * @param index the body's code-point index, or null when it has none yet
+   * @param states the body's fingerprint states, or null when they were not computed
+   */
+  void put(String key, byte[] body, String sha256, CodePointIndex index, long[] states) {
+    entries.put(key, new Entry(body, sha256, index, states));
+  }
+
+  /**
+   * Adds the code-point index built for the body cached under {@code key}, keeping its states; puts
+   * the body without states when another entry (or none) is there.
+   */
+  void putIndex(String key, byte[] body, String sha256, CodePointIndex index) {
+    Entry entry = entries.get(key);
+    long[] states = entry != null && entry.body == body ? entry.states : null;
+    entries.put(key, new Entry(body, sha256, index, states));
   }
 
   void remove(String key) {

@@ -11,6 +11,7 @@ import io.prefixlog.core.delta.DeltaException;
 import io.prefixlog.core.delta.EncodedDelta;
 import io.prefixlog.core.delta.EncodedTurn;
 import io.prefixlog.core.delta.EncoderSettings;
+import io.prefixlog.core.delta.PrefixFingerprint;
 import io.prefixlog.core.delta.SessionState;
 import io.prefixlog.core.text.CodePointIndex;
 import io.prefixlog.core.text.Sha256;
@@ -89,7 +90,7 @@ final class BaseStore {
     if (!Sha256.hex(body).equals(base.sha256())) {
       return failed(session, seq, "rebuilt body does not match its SHA-256");
     }
-    cache.put(key, body, base.sha256(), null);
+    cache.put(key, body, base.sha256(), null, null);
     return body;
   }
 
@@ -112,10 +113,19 @@ final class BaseStore {
           index = CodePointIndex.of(body);
           BaseInfo base = find(state, seq);
           if (base != null) {
-            cache.put(key, body, base.sha256(), index);
+            cache.putIndex(key, body, base.sha256(), index);
           }
         }
         return index;
+      }
+
+      @Override
+      public PrefixFingerprint.Known fingerprinted(long seq) {
+        BaseInfo base = find(state, seq);
+        return base == null
+            ? null
+            : cache.fingerprinted(
+                SessionStores.baseKey(session, state.chain(), seq), base.sha256());
       }
     };
   }
@@ -128,6 +138,7 @@ final class BaseStore {
    * @param body the body, for the cache
    * @param bodySha256 its digest
    * @param index its code-point index, when the turn's delta came with one
+   * @param states its fingerprint states, when the turn computed them
    * @param dropped the keys of the records no kept base needs any more
    * @param next the turn's new state with its base log
    */
@@ -137,6 +148,7 @@ final class BaseStore {
       byte[] body,
       String bodySha256,
       CodePointIndex index,
+      long[] states,
       List<String> dropped,
       SessionState next) {
     Write {
@@ -172,14 +184,21 @@ final class BaseStore {
     }
     CodePointIndex index = turn.isKeyframe() ? null : turn.delta().targetIndex();
     return new Write(
-        key, record, body, bodySha256, index, dropped, turn.newState().withLog(retained));
+        key,
+        record,
+        body,
+        bodySha256,
+        index,
+        turn.fingerprintStates(),
+        dropped,
+        turn.newState().withLog(retained));
   }
 
   /** Writes what {@link #prepare} computed. */
   void write(Write write) {
     if (write.key() != null) {
       store.put(write.key(), write.record());
-      cache.put(write.key(), write.body(), write.bodySha256(), write.index());
+      cache.put(write.key(), write.body(), write.bodySha256(), write.index(), write.states());
     }
     write.dropped().forEach(this::delete);
   }
