@@ -92,9 +92,13 @@ public record RawRequestEvent(
     return bodyOmitted != null;
   }
 
-  /** The recorded tenant ({@link #TENANT_HEADER}), or null when the request has none. */
+  /**
+   * The recorded tenant ({@link #TENANT_HEADER}), or null when the request has none: an empty
+   * value, which a producer other than the proxy may write, names no tenant.
+   */
   public String tenant() {
-    return headers == null ? null : headers.get(TENANT_HEADER);
+    String tenant = headers == null ? null : headers.get(TENANT_HEADER);
+    return tenant == null || tenant.isEmpty() ? null : tenant;
   }
 
   /** This event with another {@code path} (one without credential parameters). */

@@ -218,6 +218,8 @@ class RetriesAndResendsTest {
     pipe(RawEvents.ofTenant(SESSION, "t-1", T0, chat(1), "team-a", false));
     pipe(RawEvents.ofTenant(OTHER_SESSION, "t-2", T0 + 1000, chat(1), "team-a", true));
     pipe(RawEvents.of(SESSION, "t-3", T0 + 2000, chat(2)));
+    // and one whose producer recorded an empty tenant, which names none
+    pipe(RawEvents.ofTenant(OTHER_SESSION, "t-4", T0 + 3000, chat(1), "", true));
 
     // Then: the left-out request is found by its tenant on the metadata topic alone
     assertThat(metadata.readValuesToList())
@@ -226,7 +228,8 @@ class RetriesAndResendsTest {
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("t-1", "team-a", null),
             org.assertj.core.groups.Tuple.tuple("t-2", "team-a", RawRequestEvent.SAMPLED_OUT),
-            org.assertj.core.groups.Tuple.tuple("t-3", null, null));
+            org.assertj.core.groups.Tuple.tuple("t-3", null, null),
+            org.assertj.core.groups.Tuple.tuple("t-4", null, RawRequestEvent.SAMPLED_OUT));
     assertThat(deltas.readValuesToList())
         .extracting(DeltaRecord::requestId)
         .containsExactly("t-1", "t-3");
