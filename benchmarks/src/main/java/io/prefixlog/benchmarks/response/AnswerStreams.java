@@ -74,7 +74,8 @@ final class AnswerStreams {
       String word = words.group();
       int at = 0;
       while (at < word.length()) {
-        int end = Math.min(word.length(), word.offsetByCodePoints(at, 0) + TOKEN_CHARS);
+        int end = Math.min(word.length(), at + TOKEN_CHARS);
+        // Never between the two halves of a character outside the BMP (an emoji).
         if (end < word.length() && Character.isLowSurrogate(word.charAt(end))) {
           end++;
         }

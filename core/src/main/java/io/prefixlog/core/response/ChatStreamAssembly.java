@@ -34,7 +34,8 @@ import java.util.TreeMap;
  * <p>Fed the bytes as they arrive, split anywhere. An event that is not JSON is counted and passed
  * over; the assembly says whether the stream ended with {@code [DONE]} and whether every choice has
  * a {@code finish_reason}, so that a stream cut off or failed mid-way is kept as far as it went and
- * marked. Not thread-safe.
+ * marked. It holds the assembly and the line being read in memory, so the caller bounds what it
+ * feeds, as the capture bounds a body. Not thread-safe.
  */
 public final class ChatStreamAssembly {
   /** Delta fields that carry text in pieces: concatenated. */
